@@ -1,0 +1,32 @@
+// gj2k: the one exception type of the public API.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace gj2k {
+
+// What kind of failure an Error reports. Messages say what was wrong and where
+// (file, marker or box, byte offset, tile); the code lets callers branch without parsing text.
+enum class ErrorCode {
+  kInvalidArgument,  // a parameter or option the caller gave is out of range or inconsistent
+  kIo,               // a file could not be opened, read or written
+  kFormat,           // the input violates its format (bad magic, header lie, bad marker)
+  kTruncated,        // the input ended before the data its headers promise
+  kUnsupported,      // valid input that gj2k does not handle (said explicitly, never guessed)
+  kDevice,           // the GPU is absent, failed, or ran out of memory
+  kInternal,         // a broken invariant inside gj2k: a bug
+};
+
+const char* to_string(ErrorCode code);
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ErrorCode code() const noexcept { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+}  // namespace gj2k

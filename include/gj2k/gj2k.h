@@ -1,0 +1,10 @@
+// gj2k: the whole public API.
+#pragma once
+
+#include "gj2k/error.h"
+#include "gj2k/image.h"
+
+namespace gj2k {
+// The library's version, "MAJOR.MINOR.PATCH".
+const char* version();
+}  // namespace gj2k

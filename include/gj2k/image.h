@@ -1,0 +1,81 @@
+// gj2k: the image model. An image is a list of components placed on the JPEG 2000 reference
+// grid (ISO/IEC 15444-1 Annex B.2): the image area is [x0, x1) x [y0, y1) on the grid, and
+// component c samples the grid every (dx, dy) points, so it holds the samples at grid points
+// (dx*x, dy*y) for ceil(x0/dx) <= x < ceil(x1/dx), ceil(y0/dy) <= y < ceil(y1/dy) (B-2).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gj2k {
+
+// The largest precision a file sample may have; internal buffers may carry up to 32 bits.
+inline constexpr uint32_t kMaxFilePrecision = 16;
+inline constexpr uint32_t kMaxPrecision = 32;
+
+enum class ColorSpace {
+  kUnknown,  // not stated
+  kGrey,     // enumerated greyscale
+  kSRGB,     // enumerated sRGB
+  kSYCC,     // enumerated sYCC
+  kICC,      // described by the ICC profile in Image::icc_profile
+};
+
+// One component: planar int32 samples, row-major, width * height, stride == width.
+struct Component {
+  uint32_t dx = 1, dy = 1;  // subsampling on the reference grid, 1..255
+  uint32_t precision = 8;   // bits per sample, 1..kMaxPrecision
+  bool is_signed = false;   // two's-complement range [-2^(p-1), 2^(p-1)) instead of [0, 2^p)
+  bool is_alpha = false;    // opacity channel (JP2 cdef, TIFF extra sample)
+  uint32_t width = 0, height = 0;
+  std::vector<int32_t> samples;
+
+  int32_t& at(uint32_t x, uint32_t y) { return samples[static_cast<size_t>(y) * width + x]; }
+  int32_t at(uint32_t x, uint32_t y) const { return samples[static_cast<size_t>(y) * width + x]; }
+  int64_t min_value() const { return is_signed ? -(int64_t{1} << (precision - 1)) : 0; }
+  int64_t max_value() const {
+    return is_signed ? (int64_t{1} << (precision - 1)) - 1 : (int64_t{1} << precision) - 1;
+  }
+};
+
+struct Image {
+  uint32_t x0 = 0, y0 = 0;  // image origin on the reference grid
+  uint32_t x1 = 0, y1 = 0;  // one past the image's last grid point
+  std::vector<Component> components;
+  ColorSpace color_space = ColorSpace::kUnknown;
+  std::vector<uint8_t> icc_profile;  // ICC profile bytes when color_space == kICC
+
+  uint32_t width() const { return x1 - x0; }
+  uint32_t height() const { return y1 - y0; }
+};
+
+// A component's extent on its own grid for an image area and subsampling (15444-1 B-2).
+uint32_t component_extent(uint32_t origin, uint32_t end, uint32_t subsampling);
+
+// Makes an image of `num_components` components of size width x height at origin (x0, y0),
+// each with the given precision, signedness and subsampling 1x1, all samples zero.
+// Throws Error(kInvalidArgument) for a zero size, precision outside 1..32 or an
+// extent that overflows the grid.
+Image make_image(uint32_t width, uint32_t height, uint32_t num_components, uint32_t precision,
+                 bool is_signed = false, uint32_t x0 = 0, uint32_t y0 = 0);
+
+// Fills in every component's width/height from the image area and its subsampling and sizes
+// its sample buffer (zeros). Throws Error(kInvalidArgument) on bad geometry.
+void allocate_components(Image& image);
+
+// Checks that an image is self-consistent: area non-empty, every component's dx, dy in 1..255,
+// precision in 1..32, width/height matching B-2, sample count = width*height, and every sample
+// within the component's range. Throws Error(kInvalidArgument) naming the first problem.
+void validate(const Image& image);
+
+// Compares two images: geometry, component count, subsampling, precision, signedness and every
+// sample. Returns nullopt when identical, otherwise a description of the first difference.
+std::optional<std::string> compare(const Image& a, const Image& b);
+
+// One line describing an image: "640x480 @(0,0), 3 components u8 [1x1 1x1 1x1], sRGB".
+std::string describe(const Image& image);
+
+}  // namespace gj2k

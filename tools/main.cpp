@@ -1,0 +1,58 @@
+// gj2k: command-line front end. Subcommands live in tools/cmd_*.cpp and register themselves.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <memory>
+
+#include "gj2k/gj2k.h"
+#include "tools/command.h"
+
+namespace gj2k::cli {
+
+static std::vector<Command>& registry() {
+  static std::vector<Command> r;
+  return r;
+}
+
+bool register_command(Command command) {
+  registry().push_back(std::move(command));
+  return true;
+}
+
+const std::vector<Command>& commands() {
+  return registry();
+}
+
+}  // namespace gj2k::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"gj2k: JPEG 2000 (ISO/IEC 15444-1) encoder, decoder and image converter"};
+  app.set_version_flag("--version", std::string("gj2k ") + gj2k::version());
+  app.require_subcommand(1);
+  auto cmds = gj2k::cli::commands();
+  std::sort(cmds.begin(), cmds.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::map<CLI::App*, gj2k::cli::RunFn> runs;
+  for (const auto& cmd : cmds) {
+    CLI::App* sub = app.add_subcommand(cmd.name, cmd.summary);
+    runs[sub] = cmd.setup(*sub);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (auto& [sub, run] : runs)
+      if (sub->parsed()) return run();
+  } catch (const gj2k::Error& e) {
+    std::fprintf(stderr, "gj2k: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gj2k: internal error: %s\n", e.what());
+    return 2;
+  }
+  return 1;
+}

@@ -1,0 +1,53 @@
+// The 2-D discrete wavelet transform of a tile-component (ISO/IEC 15444-1 Annex F).
+//
+// Contract, shared by every variant (reference, fast CPU, GPU):
+// - The buffer holds the tile-component `tc` (absolute coordinates on its component's grid):
+//   width(tc) x height(tc) samples, row-major, row pitch `stride` samples (>= width).
+// - forward(levels) replaces the samples by the Mallat arrangement of their subbands after
+//   `levels` decomposition levels (see band_placement in geometry.h); inverse undoes it.
+//   levels = 0 leaves the buffer untouched. Levels past the point where a resolution is empty
+//   are allowed; a 1-sample signal follows the 1D_SD / 1D_SR procedures (F.3.7, F.4.7: kept if
+//   its coordinate is even, else doubled forward and halved inverse); empty extents: no-ops.
+// - 1-D lifting parity comes from the absolute coordinate of the first sample (i0 = x0 or y0 of
+//   the resolution being split), with whole-sample symmetric extension (F.3.7, F.4.7).
+// - 5/3 (reversible): int32, exactly F.3.8.2 / F.4.8.2. Perfect reconstruction.
+// - 9/7 (irreversible): float32 lifting with the Table F.4 constants and the K scaling of
+//   F.3.8.2 / F.4.8.2: low-pass outputs scaled by 1/K, high-pass by K (forward).
+// - Only the buffer is touched; no element outside [0, height) x [0, width) rows of the stride.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "transform/geometry.h"
+
+namespace gj2k::transform {
+
+template <class T>
+struct Plane {
+  T* data = nullptr;
+  size_t stride = 0;  // samples between the starts of two rows
+};
+
+// One signature per kernel; variants fill a DwtOps table (STYLE.md 2).
+using Dwt53Fn = void (*)(Plane<int32_t> p, const Rect& tc, int levels);
+using Dwt97Fn = void (*)(Plane<float> p, const Rect& tc, int levels);
+
+struct DwtOps {
+  const char* name = "";
+  Dwt53Fn forward53 = nullptr;
+  Dwt53Fn inverse53 = nullptr;
+  Dwt97Fn forward97 = nullptr;
+  Dwt97Fn inverse97 = nullptr;
+};
+
+enum class DwtVariant {
+  kReference,    // spec-literal Annex F lifting (dwt_ref.cpp), kept forever
+  kCpu,          // fast multithreaded CPU lifting (Galiano et al. multicore lifting)
+  kCpuConvolve,  // 9/7 by filter-bank convolution (Galiano et al.); 5/3 as kCpu
+};
+
+// The table for a CPU variant. GPU variants live in transform/cuda/ (device buffers, streams).
+const DwtOps& dwt_ops(DwtVariant variant);
+
+}  // namespace gj2k::transform
