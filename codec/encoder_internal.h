@@ -1,6 +1,16 @@
-// Helpers shared by the encoder's translation units (codec/encoder*.cpp). Not public.
+// Helpers and data shared by the encoder's translation units (codec/encoder*.cpp). Not public.
+//
+// Pipeline (DESIGN.md): image -> tiles -> per tile-component DC shift + MCT -> DWT ->
+// quantization -> code-blocks -> Tier-1 (encoder_tile.cpp) -> rate control over all blocks of
+// the image -> Tier-2 packets, tile-parts, markers (encoder_stream.cpp) -> JP2 (encoder.cpp).
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
+#include "codec/markers/codestream.h"
+#include "codec/structure.h"
+#include "entropy/t1.h"
 #include "gj2k/encoder.h"
 #include "gj2k/image.h"
 
@@ -20,5 +30,54 @@ int precinct_exponent(const EncodeParams& params, int levels, int r, bool horizo
 
 // log2 of a power of two.
 int exponent_of(uint32_t pow2);
+
+// One coded code-block.
+struct BlockCoding {
+  entropy::EncodedBlock enc;
+  uint32_t rc = UINT32_MAX;            // index in the rate allocator (blocks with passes)
+  std::vector<uint32_t> layer_passes;  // cumulative passes included after each layer
+};
+
+// One subband of one resolution of a tile-component.
+struct BandCoding {
+  double delta = 1;                 // quantization step (1 for reversible)
+  double weight = 1;                // distortion weight: delta^2 * synthesis norm^2 * MCT norm^2
+  uint32_t mb = 0;                  // M_b (E-2)
+  std::vector<BlockCoding> blocks;  // raster order over the band's code-block grid
+};
+
+struct TileComponentCoding {
+  TileComponentLayout layout;
+  std::vector<std::vector<BandCoding>> bands;  // [r][b], parallel to layout.resolutions[r].bands
+};
+
+struct TileCoding {
+  uint32_t index = 0;
+  transform::Rect rect;  // on the reference grid
+  std::vector<TileComponentCoding> components;
+};
+
+// Everything the codestream stage needs besides the coded tiles.
+struct EncodeSetup {
+  MainHeader main;  // SIZ, COD, QCD/QCC, POC, COM (TLM is added by the stream stage)
+  bool mct = false;
+  int layers = 1;
+  int threads = 1;
+  double mct_norms[3] = {1, 1, 1};  // synthesis norms of the inverse MCT per component 0..2
+  double container_bytes = 0;       // bytes the output adds around the codestream (JP2 boxes)
+};
+
+// Builds the main header and setup from the validated params and the (origin-adjusted) image.
+EncodeSetup make_setup(const EncodeParams& params, const Image& image);
+
+// Transforms, quantizes and Tier-1 codes tile t. `progress(fraction)` may be empty.
+TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
+                       uint32_t t);
+
+// Rate allocation and codestream assembly: fills every block's layer_passes from the targets
+// and returns the codestream (SOC .. EOC). `stats` (may be null) gets layer sizes.
+std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeSetup& setup,
+                                         const EncodeParams& params, const Image& image,
+                                         EncodeStats* stats);
 
 }  // namespace gj2k::codec

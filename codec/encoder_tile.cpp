@@ -1,0 +1,223 @@
+// Encoder, per tile: sample extraction, DC level shift + MCT (Annex G), DWT (Annex F),
+// quantization (Annex E), code-block partition (B.7) and Tier-1 coding (Annex D), OpenMP over
+// the code-blocks of the tile.
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <string>
+
+#include "codec/encoder_internal.h"
+#include "gj2k/error.h"
+#include "transform/dwt.h"
+#include "transform/mct.h"
+#include "transform/quant.h"
+
+namespace gj2k::codec {
+namespace {
+
+using transform::Band;
+using transform::Rect;
+
+transform::Band to_band(Band b) {
+  return b;
+}
+
+entropy::BandKind band_kind(Band b) {
+  return static_cast<entropy::BandKind>(static_cast<int>(b));
+}
+
+uint32_t magnitude_bit_count(uint32_t v) {
+  uint32_t n = 0;
+  while (v) {
+    ++n;
+    v >>= 1;
+  }
+  return n;
+}
+
+struct BlockJob {
+  uint32_t c, r, b, k;  // component, resolution, band index in the resolution, block index
+  Rect rect;            // on the band grid
+};
+
+}  // namespace
+
+TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
+                       uint32_t t) {
+  const MainHeader& mh = setup.main;
+  const Siz& siz = mh.siz;
+  const ComponentCoding& cc = mh.cod.component;
+  const bool irreversible = cc.wavelet == Wavelet::k9x7Irreversible;
+  const transform::Wavelet wavelet =
+      irreversible ? transform::Wavelet::k97 : transform::Wavelet::k53;
+  const size_t nc = image.components.size();
+  const int levels = cc.levels;
+
+  TileCoding tile;
+  tile.index = t;
+  tile.rect = tile_rect(siz, t);
+  tile.components.resize(nc);
+
+  // 1. Samples of each tile-component, on the component's grid (B-12).
+  std::vector<Rect> tcr(nc);
+  std::vector<std::vector<int32_t>> ibuf(nc);
+  std::vector<std::vector<float>> fbuf(nc);
+  for (size_t c = 0; c < nc; ++c) {
+    const Component& comp = image.components[c];
+    tcr[c] = tile_component_rect(siz, t, static_cast<uint16_t>(c));
+    const Rect& r = tcr[c];
+    ibuf[c].resize(size_t{r.width()} * r.height());
+    const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
+    const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+    for (uint32_t y = r.y0; y < r.y1; ++y) {
+      const int32_t* src = comp.samples.data() + size_t{y - cy0} * comp.width + (r.x0 - cx0);
+      std::copy(src, src + r.width(), ibuf[c].data() + size_t{y - r.y0} * r.width());
+    }
+  }
+
+  // 2. DC level shift (G.1) and the multi-component transform (G.2 RCT, G.3 ICT).
+  std::vector<int32_t> offset(nc);
+  for (size_t c = 0; c < nc; ++c)
+    offset[c] = transform::dc_offset(static_cast<int>(image.components[c].precision),
+                                     image.components[c].is_signed);
+  const size_t first_plain = setup.mct ? 3 : 0;
+  if (setup.mct) {
+    const size_t n = ibuf[0].size();
+    const int32_t off3[3] = {offset[0], offset[1], offset[2]};
+    if (irreversible) {
+      for (int c = 0; c < 3; ++c) fbuf[c].resize(n);
+      transform::dc_shift_ict_forward(ibuf[0].data(), ibuf[1].data(), ibuf[2].data(),
+                                      fbuf[0].data(), fbuf[1].data(), fbuf[2].data(), n, off3);
+      for (int c = 0; c < 3; ++c) std::vector<int32_t>().swap(ibuf[c]);
+    } else {
+      transform::dc_shift_rct_forward(ibuf[0].data(), ibuf[1].data(), ibuf[2].data(), n, off3);
+    }
+  }
+  for (size_t c = first_plain; c < nc; ++c) {
+    if (irreversible) {
+      fbuf[c].resize(ibuf[c].size());
+      transform::dc_shift_to_float(ibuf[c].data(), fbuf[c].data(), ibuf[c].size(), offset[c]);
+      std::vector<int32_t>().swap(ibuf[c]);
+    } else {
+      transform::dc_shift_forward(ibuf[c].data(), ibuf[c].size(), offset[c]);
+    }
+  }
+
+  // 3. DWT, 4. layout and quantization.
+  const transform::DwtOps& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
+  std::vector<PrecinctExponents> pp;
+  for (int r = 0; r <= levels; ++r) {
+    const PrecinctSize ps = cc.precinct(r);
+    pp.push_back({ps.ppx, ps.ppy});
+  }
+  std::vector<BlockJob> jobs;
+  for (size_t c = 0; c < nc; ++c) {
+    const Rect& r = tcr[c];
+    const size_t w = r.width();
+    if (!r.empty()) {
+      if (irreversible)
+        ops.forward97({fbuf[c].data(), w}, r, levels);
+      else
+        ops.forward53({ibuf[c].data(), w}, r, levels);
+    }
+    TileComponentCoding& tcc = tile.components[c];
+    tcc.layout = make_layout(r, levels, cc.xcb, cc.ycb, pp);
+    const Quantization& q = effective_quantization(mh, nullptr, static_cast<uint16_t>(c));
+    std::vector<transform::QuantStep> signalled;
+    for (const StepSize& s : q.steps) signalled.push_back({s.exponent, s.mantissa});
+    const auto qstyle = static_cast<transform::QuantStyle>(static_cast<int>(q.style));
+    if (irreversible) ibuf[c].assign(fbuf[c].size(), 0);
+    tcc.bands.resize(tcc.layout.resolutions.size());
+    for (size_t ri = 0; ri < tcc.layout.resolutions.size(); ++ri) {
+      const ResolutionLayout& res = tcc.layout.resolutions[ri];
+      tcc.bands[ri].resize(res.bands.size());
+      for (size_t bi = 0; bi < res.bands.size(); ++bi) {
+        const BandLayout& bl = res.bands[bi];
+        BandCoding& bc = tcc.bands[ri][bi];
+        const transform::QuantStep step =
+            transform::signalled_step(qstyle, signalled, levels, bl.level, to_band(bl.band));
+        const int range =
+            transform::nominal_range(static_cast<int>(image.components[c].precision), bl.band);
+        bc.delta = irreversible ? transform::step_size(range, step) : 1.0;
+        bc.mb = static_cast<uint32_t>(transform::magnitude_bits(q.guard_bits, step));
+        const double norm = transform::subband_l2_norm(wavelet, bl.level, bl.band);
+        const double mct_norm = c < 3 && setup.mct ? setup.mct_norms[c] : 1.0;
+        bc.weight = bc.delta * bc.delta * norm * norm * mct_norm * mct_norm;
+        bc.blocks.resize(size_t{bl.blocks_x} * bl.blocks_y);
+        if (bl.rect.empty()) continue;
+        if (irreversible) {
+          const transform::BandPlacement pl =
+              transform::band_placement(r, levels, bl.level, bl.band);
+          const float d = static_cast<float>(bc.delta);
+          for (uint32_t y = 0; y < bl.rect.height(); ++y) {
+            const size_t at = (size_t{pl.y_off} + y) * w + pl.x_off;
+            transform::quantize(fbuf[c].data() + at, ibuf[c].data() + at, bl.rect.width(), d);
+          }
+        }
+        for (uint32_t j = 0; j < bl.blocks_y; ++j)
+          for (uint32_t i = 0; i < bl.blocks_x; ++i)
+            jobs.push_back({static_cast<uint32_t>(c), static_cast<uint32_t>(ri),
+                            static_cast<uint32_t>(bi), j * bl.blocks_x + i, bl.code_block(i, j)});
+      }
+    }
+    std::vector<float>().swap(fbuf[c]);
+  }
+
+  // 5. Tier-1 over every code-block of the tile.
+  std::atomic<size_t> done{0};
+  std::atomic<bool> failed{false};
+  std::string failure;
+  const uint8_t style = cc.cblk_style;
+  const int64_t njobs = static_cast<int64_t>(jobs.size());
+#pragma omp parallel for schedule(dynamic, 4)
+  for (int64_t ji = 0; ji < njobs; ++ji) {
+    if (failed.load(std::memory_order_relaxed)) continue;
+    const BlockJob& job = jobs[static_cast<size_t>(ji)];
+    TileComponentCoding& tcc = tile.components[job.c];
+    const BandLayout& bl = tcc.layout.resolutions[job.r].bands[job.b];
+    BandCoding& bc = tcc.bands[job.r][job.b];
+    BlockCoding& blk = bc.blocks[job.k];
+    if (job.rect.empty()) continue;
+    const Rect& r = tcr[job.c];
+    const transform::BandPlacement pl = transform::band_placement(r, levels, bl.level, bl.band);
+    const size_t stride = r.width();
+    const int32_t* q = ibuf[job.c].data() +
+                       (size_t{pl.y_off} + (job.rect.y0 - bl.rect.y0)) * stride + pl.x_off +
+                       (job.rect.x0 - bl.rect.x0);
+    uint32_t max_mag = 0;
+    for (uint32_t y = 0; y < job.rect.height(); ++y)
+      for (uint32_t x = 0; x < job.rect.width(); ++x) {
+        const int32_t v = q[y * stride + x];
+        max_mag = std::max(max_mag, v < 0 ? 0u - static_cast<uint32_t>(v) : uint32_t(v));
+      }
+    if (magnitude_bit_count(max_mag) > bc.mb) {
+      if (!failed.exchange(true)) {
+#pragma omp critical(gj2k_encode_failure)
+        failure = "--guard-bits: coefficients of component " + std::to_string(job.c) + " need " +
+                  std::to_string(magnitude_bit_count(max_mag)) +
+                  " magnitude bit-planes but the quantization allows only " +
+                  std::to_string(bc.mb) + "; use more guard bits";
+      }
+      continue;
+    }
+    try {
+      entropy::encode_block(q, stride, job.rect.width(), job.rect.height(), band_kind(bl.band),
+                            style, bc.mb, blk.enc);
+    } catch (const std::exception& e) {
+      if (!failed.exchange(true)) {
+#pragma omp critical(gj2k_encode_failure)
+        failure = std::string("tier-1: ") + e.what();
+      }
+      continue;
+    }
+    const size_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (params.progress && omp_get_thread_num() == 0 && (d & 63) == 0)
+      params.progress("tier-1", double(d) / double(njobs));
+  }
+  if (failed) throw Error(ErrorCode::kInvalidArgument, failure);
+  return tile;
+}
+
+}  // namespace gj2k::codec
