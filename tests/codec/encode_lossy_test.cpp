@@ -124,8 +124,9 @@ TEST(EncodeLossy, PsnrTargetIsMet) {
     p.irreversible = true;
     p.psnr = {target};
     const Decoded d = encode_decode(image, p, FileFormat::kJ2k, "psnr " + std::to_string(target));
-    // The distortion model is an estimate: allow half a dB below, and no wild overshoot.
-    EXPECT_GT(d.psnr, target - 0.5) << "target " << target;
+    // The distortion model sums weighted coefficient errors in the wavelet domain and ignores
+    // the cross terms of the non-orthogonal synthesis: allow 1.5 dB below, no wild overshoot.
+    EXPECT_GT(d.psnr, target - 1.5) << "target " << target;
     EXPECT_LT(d.psnr, target + 3.0) << "target " << target;
   }
 }
