@@ -185,12 +185,12 @@ Image read_tiff(std::span<const uint8_t> data, const std::string& name) {
     photometric = spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
 
   if (spp == 0) fail(ErrorCode::kFormat, name, "zero samples per pixel");
-  if (bps == 0 || bps > kMaxFilePrecision)
-    fail(bps == 0 ? ErrorCode::kFormat : ErrorCode::kUnsupported, name,
-         std::to_string(bps) + " bits per sample (gj2k reads 1..16)");
   if (format == SAMPLEFORMAT_IEEEFP || format == SAMPLEFORMAT_COMPLEXINT ||
       format == SAMPLEFORMAT_COMPLEXIEEEFP)
     fail(ErrorCode::kUnsupported, name, "floating-point or complex samples");
+  if (bps == 0 || bps > kMaxFilePrecision)
+    fail(bps == 0 ? ErrorCode::kFormat : ErrorCode::kUnsupported, name,
+         std::to_string(bps) + " bits per sample (gj2k reads 1..16)");
   const bool is_signed = format == SAMPLEFORMAT_INT;
   if (compression == COMPRESSION_JPEG || compression == COMPRESSION_OJPEG)
     fail(ErrorCode::kUnsupported, name, "JPEG-compressed TIFF");
