@@ -26,6 +26,18 @@ inline uint32_t bits_for(uint32_t maxval) {
   return bits;
 }
 
+// a * b, saturated at UINT64_MAX (sizes computed from untrusted headers never wrap).
+inline uint64_t mul_sat(uint64_t a, uint64_t b) {
+  if (a != 0 && b > UINT64_MAX / a) return UINT64_MAX;
+  return a * b;
+}
+inline uint64_t mul_sat(uint64_t a, uint64_t b, uint64_t c) {
+  return mul_sat(mul_sat(a, b), c);
+}
+inline uint64_t mul_sat(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
+  return mul_sat(mul_sat(a, b, c), d);
+}
+
 // Sign-extends the low `bits` bits of v.
 inline int32_t sign_extend(uint32_t v, uint32_t bits) {
   const uint32_t m = uint32_t{1} << (bits - 1);

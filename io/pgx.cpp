@@ -8,6 +8,7 @@ namespace gj2k::io {
 
 using detail::at_byte;
 using detail::fail;
+using detail::mul_sat;
 using detail::sign_extend;
 
 namespace {
@@ -89,7 +90,7 @@ Image read_pgx(std::span<const uint8_t> data, const std::string& name) {
              " outside 1..16");
   if (width == 0 || height == 0) fail(ErrorCode::kFormat, name, "zero width or height");
   const uint64_t bytes = precision <= 8 ? 1 : 2;
-  const uint64_t need = uint64_t{width} * height * bytes;
+  const uint64_t need = mul_sat(width, height, bytes);
   const uint64_t have = data.size() - pos;
   if (need > have)
     fail(ErrorCode::kTruncated, name,

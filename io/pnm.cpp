@@ -11,6 +11,7 @@ namespace gj2k::io {
 using detail::at_byte;
 using detail::bits_for;
 using detail::fail;
+using detail::mul_sat;
 
 namespace {
 
@@ -122,17 +123,17 @@ Image read_pnm(std::span<const uint8_t> data, const std::string& name) {
       fail(ErrorCode::kFormat, name, "maxval 0 " + at_byte(at) + " (must be 1..65535)");
   }
   const uint32_t precision = bits_for(maxval);
-  const uint64_t count = uint64_t{width} * height;
-  const uint64_t samples = count * channels;
+  const uint64_t samples = mul_sat(width, height, channels);
 
   // Check the data can hold the samples before allocating anything for them.
   uint64_t need = 0;
   if (text) {
     s.skip_space_and_comments();
-    need = bitmap ? samples : samples * 2 - 1;  // a digit each, separators between
+    need = bitmap ? samples : mul_sat(samples, 2) - 1;  // a digit each, separators between
   } else {
     s.end_of_header();
-    need = bitmap ? uint64_t{(width + 7) / 8} * height : samples * (maxval > 255 ? 2 : 1);
+    need = bitmap ? mul_sat((uint64_t{width} + 7) / 8, height)
+                  : mul_sat(samples, maxval > 255 ? 2 : 1);
   }
   if (need > s.remaining())
     fail(ErrorCode::kTruncated, name,

@@ -7,6 +7,7 @@
 namespace gj2k::io {
 
 using detail::fail;
+using detail::mul_sat;
 using detail::sign_extend;
 
 Image read_raw(std::span<const uint8_t> data, const RawGeometry& g, const std::string& name) {
@@ -17,8 +18,8 @@ Image read_raw(std::span<const uint8_t> data, const RawGeometry& g, const std::s
     fail(ErrorCode::kInvalidArgument, name,
          "raw precision " + std::to_string(g.precision) + " outside 1..16");
   const uint64_t bytes = g.precision <= 8 ? 1 : 2;
-  const uint64_t plane = uint64_t{g.width} * g.height * bytes;
-  const uint64_t need = plane * g.num_components;
+  const uint64_t plane = mul_sat(g.width, g.height, bytes);
+  const uint64_t need = mul_sat(plane, g.num_components);
   if (need > data.size())
     fail(ErrorCode::kTruncated, name,
          std::to_string(g.num_components) + " planes of " + std::to_string(g.width) + "x" +

@@ -16,6 +16,7 @@
 namespace gj2k::io {
 
 using detail::fail;
+using detail::mul_sat;
 using detail::sign_extend;
 
 namespace {
@@ -241,10 +242,10 @@ Image read_tiff(std::span<const uint8_t> data, const std::string& name) {
 
   // Refuse sizes the data cannot justify before allocating for them: uncompressed data must be
   // in the file; compressed data expands at most ~4096 times (LZW's best case is below that).
-  const uint64_t samples = uint64_t{width} * height * spp;
-  const uint64_t packed_bytes = (uint64_t{width} * spp * bps + 7) / 8 * height;
+  const uint64_t samples = mul_sat(width, height, spp);
+  const uint64_t packed_bytes = mul_sat((mul_sat(width, spp, bps) + 7) / 8, height);
   const uint64_t ratio = compression == COMPRESSION_NONE ? 1 : 4096;
-  if (packed_bytes > uint64_t{data.size()} * ratio || samples > (uint64_t{1} << 40))
+  if (packed_bytes > mul_sat(data.size(), ratio) || samples > (uint64_t{1} << 40))
     fail(compression == COMPRESSION_NONE ? ErrorCode::kTruncated : ErrorCode::kFormat, name,
          std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(spp) +
              " samples at " + std::to_string(bps) + " bits cannot come from " +
@@ -267,6 +268,10 @@ Image read_tiff(std::span<const uint8_t> data, const std::string& name) {
   const uint64_t row_bytes = (uint64_t{chunk_w} * nsamp * bps + 7) / 8;
   const tmsize_t chunk_size = tiled ? TIFFTileSize(tif) : TIFFStripSize(tif);
   if (chunk_size <= 0) libtiff_failed(stream, name, "cannot size the strips or tiles");
+  if (static_cast<uint64_t>(chunk_size) > mul_sat(data.size(), ratio))
+    fail(ErrorCode::kFormat, name,
+         std::string(tiled ? "tile" : "strip") + " of " + std::to_string(chunk_size) +
+             " bytes cannot come from " + std::to_string(data.size()) + " bytes");
   if (static_cast<uint64_t>(chunk_size) < row_bytes * std::min(chunk_h, height))
     fail(ErrorCode::kFormat, name, "strip or tile size smaller than its rows");
   std::vector<uint8_t> buffer(static_cast<size_t>(chunk_size));
