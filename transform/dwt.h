@@ -35,6 +35,16 @@ inline constexpr double kDwt97Gamma = 0.882911075530934;
 inline constexpr double kDwt97Delta = 0.443506852043971;
 inline constexpr double kDwt97K = 1.230174104914001;
 
+// The 9/7 filter bank equivalent to the lifting above (same scaling), derived numerically
+// from the Table F.4 lifting by impulse responses (double precision). Symmetric filters, tap
+// t[k] applies at offsets +-k: analysis low (9 taps), high (7 taps), synthesis low (7 taps),
+// high (9 taps). Used by the convolution variant and the subband L2 norms.
+struct Dwt97Filters {
+  double lo[5], hi[4];          // analysis: low output at even i, high output at odd i
+  double syn_lo[4], syn_hi[5];  // synthesis: response of one low / high coefficient
+};
+const Dwt97Filters& dwt97_filters();
+
 template <class T>
 struct Plane {
   T* data = nullptr;
