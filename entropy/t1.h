@@ -12,12 +12,12 @@ namespace gj2k::entropy {
 
 // SPcod/SPcoc code-block style bits (15444-1 Table A.19).
 enum CodeBlockStyle : uint8_t {
-  kBypass = 0x01,                   // selective arithmetic coding bypass (D.6)
-  kResetProbabilities = 0x02,       // reset contexts after each pass (D.4.1)
-  kTermAll = 0x04,                  // terminate after each pass (D.4.1)
-  kVerticallyCausal = 0x08,         // vertically causal context formation (D.7)
-  kPredictableTermination = 0x10,   // predictable termination (D.4.2)
-  kSegmentationSymbols = 0x20,      // segmentation symbol after each cleanup (D.5)
+  kBypass = 0x01,                  // selective arithmetic coding bypass (D.6)
+  kResetProbabilities = 0x02,      // reset contexts after each pass (D.4.1)
+  kTermAll = 0x04,                 // terminate after each pass (D.4.1)
+  kVerticallyCausal = 0x08,        // vertically causal context formation (D.7)
+  kPredictableTermination = 0x10,  // predictable termination (D.4.2)
+  kSegmentationSymbols = 0x20,     // segmentation symbol after each cleanup (D.5)
 };
 
 // Subband orientation, numbered as b in 15444-1 Equation B-15 (HL = horizontally high-pass).
