@@ -118,8 +118,9 @@ Corpus make_corpus(int step) {
   for (auto& img : planes) {
     uint32_t cw = w, ch = h;
     for (int level = 0; level < 5; ++level) {
-      for (uint32_t y = 0; y < ch; ++y) lift53(&img[y * w], cw, 1, tmp);
+      // 2D_SD (F.4.2): vertical lifting first, then horizontal.
       for (uint32_t x = 0; x < cw; ++x) lift53(&img[x], ch, w, tmp);
+      for (uint32_t y = 0; y < ch; ++y) lift53(&img[y * w], cw, 1, tmp);
       const uint32_t lw = (cw + 1) / 2, lh = (ch + 1) / 2;
       add_band(c, img, w, lw, 0, cw - lw, lh, BandKind::kHL, step);
       add_band(c, img, w, 0, lh, lw, ch - lh, BandKind::kLH, step);
