@@ -306,6 +306,219 @@ TEST(T1OpenJpeg, DecodesOurBlocksEveryOrientation) {
   }
 }
 
+// ---- The other way: OpenJPEG encodes, we decode its code-blocks -----------------------------
+
+OPJ_SIZE_T mem_write(void* buf, OPJ_SIZE_T n, void* user) {
+  auto* v = static_cast<std::vector<uint8_t>*>(user);
+  v->insert(v->end(), static_cast<uint8_t*>(buf), static_cast<uint8_t*>(buf) + n);
+  return n;
+}
+OPJ_OFF_T mem_wskip(OPJ_OFF_T n, void* user) {
+  auto* v = static_cast<std::vector<uint8_t>*>(user);
+  v->resize(v->size() + static_cast<size_t>(n));
+  return n;
+}
+OPJ_BOOL mem_wseek(OPJ_OFF_T, void*) {
+  return OPJ_FALSE;
+}
+
+std::vector<uint8_t> encode_with_openjpeg(const std::vector<int32_t>& img, uint32_t w, uint32_t h,
+                                          uint32_t levels, uint8_t style) {
+  opj_cparameters_t params;
+  opj_set_default_encoder_parameters(&params);
+  params.tcp_numlayers = 1;
+  params.tcp_rates[0] = 0;
+  params.cp_disto_alloc = 1;
+  params.numresolution = static_cast<int>(levels) + 1;
+  params.cblockw_init = 64;
+  params.cblockh_init = 64;
+  params.mode = style;
+  params.irreversible = 0;
+  params.tcp_mct = 0;
+  opj_image_cmptparm_t cp{};
+  cp.dx = cp.dy = 1;
+  cp.w = w;
+  cp.h = h;
+  cp.prec = 8;
+  cp.sgnd = 0;
+  opj_image_t* image = opj_image_create(1, &cp, OPJ_CLRSPC_GRAY);
+  image->x1 = w;
+  image->y1 = h;
+  std::copy(img.begin(), img.end(), image->comps[0].data);
+  std::vector<uint8_t> out;
+  opj_codec_t* codec = opj_create_compress(OPJ_CODEC_J2K);
+  opj_stream_t* st = opj_stream_create(1 << 16, OPJ_FALSE);
+  opj_stream_set_user_data(st, &out, nullptr);
+  opj_stream_set_write_function(st, mem_write);
+  opj_stream_set_skip_function(st, mem_wskip);
+  opj_stream_set_seek_function(st, mem_wseek);
+  const bool ok = opj_setup_encoder(codec, &params, image) &&
+                  opj_start_compress(codec, image, st) && opj_encode(codec, st) &&
+                  opj_end_compress(codec, st);
+  opj_stream_destroy(st);
+  opj_destroy_codec(codec);
+  opj_image_destroy(image);
+  if (!ok) out.clear();
+  return out;
+}
+
+// Packet header reader (B.10.1).
+struct HeaderReader {
+  const uint8_t* p;
+  const uint8_t* end;
+  uint32_t c = 0;
+  int ct = 0;
+  uint32_t bit() {
+    if (ct == 0) {
+      const bool after_ff = c == 0xFF;
+      c = p < end ? *p++ : 0;
+      ct = after_ff ? 7 : 8;
+    }
+    return (c >> --ct) & 1;
+  }
+  uint32_t bits(int n) {
+    uint32_t v = 0;
+    while (n-- > 0) v = (v << 1) | bit();
+    return v;
+  }
+  void align() {
+    if (c == 0xFF) ++p;  // the stuffed byte after a final 0xFF
+    ct = 0;
+    c = 0;
+  }
+};
+
+uint32_t get_num_passes(HeaderReader& r) {
+  if (!r.bit()) return 1;
+  if (!r.bit()) return 2;
+  const uint32_t two = r.bits(2);
+  if (two < 3) return 3 + two;
+  const uint32_t five = r.bits(5);
+  if (five < 31) return 6 + five;
+  return 37 + r.bits(7);
+}
+
+struct OpjBlock {
+  uint32_t missing = 0;
+  std::vector<Segment> segs;
+};
+
+// Parses one packet with one code-block per band; returns the position after its body.
+const uint8_t* parse_packet(const uint8_t* p, const uint8_t* end, size_t nbands, uint8_t style,
+                            std::vector<OpjBlock>& blocks) {
+  HeaderReader r{p, end};
+  blocks.assign(nbands, {});
+  if (!r.bit()) {
+    r.align();
+    return r.p;
+  }
+  std::vector<std::vector<uint32_t>> lengths(nbands);
+  for (size_t b = 0; b < nbands; ++b) {
+    if (!r.bit()) continue;  // not included
+    while (!r.bit()) ++blocks[b].missing;
+    uint32_t passes = get_num_passes(r);
+    uint32_t lblock = 3;
+    while (r.bit()) ++lblock;
+    uint32_t first = 0;
+    while (passes > 0) {
+      const uint32_t n = std::min(passes, passes_in_segment(style, first));
+      const uint32_t len = r.bits(static_cast<int>(lblock + std::bit_width(n) - 1));
+      blocks[b].segs.push_back({nullptr, len, n});
+      passes -= n;
+      first += n;
+    }
+  }
+  r.align();
+  const uint8_t* body = r.p;
+  for (auto& blk : blocks) {
+    for (auto& s : blk.segs) {
+      s.data = body;
+      body += s.length;
+    }
+  }
+  return body;
+}
+
+size_t find_marker(const std::vector<uint8_t>& cs, uint16_t m, size_t from = 0) {
+  for (size_t i = from; i + 1 < cs.size(); ++i) {
+    if (cs[i] == (m >> 8) && cs[i + 1] == (m & 0xFF)) return i;
+  }
+  return cs.size();
+}
+
+void check_opj_to_ours(uint32_t seed, uint32_t w, uint32_t h, uint32_t levels, uint8_t style) {
+  const std::string what = "seed " + std::to_string(seed) + " size " + std::to_string(w) + "x" +
+                           std::to_string(h) + " levels " + std::to_string(levels) + " style 0x" +
+                           std::to_string(style);
+  std::mt19937 rng(seed);
+  std::vector<int32_t> img(static_cast<size_t>(w) * h);
+  const int noise = 1 + static_cast<int>(rng() % 96);
+  for (uint32_t y = 0; y < h; ++y) {
+    for (uint32_t x = 0; x < w; ++x) {
+      const int v = static_cast<int>((x * 5 + y * 3) % 256) + static_cast<int>(rng() % noise);
+      img[y * w + x] = std::clamp(v, 0, 255);
+    }
+  }
+  const auto cs = encode_with_openjpeg(img, w, h, levels, style);
+  ASSERT_FALSE(cs.empty()) << what << ": OpenJPEG encoding failed";
+  // Mb per band from QCD (A.6.4, E-2): guard bits + exponent - 1.
+  const size_t qcd = find_marker(cs, 0xFF5C);
+  ASSERT_LT(qcd + 5, cs.size()) << what;
+  const uint32_t guard = cs[qcd + 4] >> 5;
+  std::vector<uint32_t> mb;
+  for (uint32_t b = 0; b < 1 + 3 * levels; ++b) mb.push_back(guard + (cs[qcd + 5 + b] >> 3) - 1);
+  // Expected coefficients: our own forward 5/3 of the DC-shifted image.
+  std::vector<int32_t> c(img);
+  for (auto& v : c) v -= 128;
+  struct Band {
+    uint32_t x0, y0, bw, bh;
+    BandKind kind;
+  };
+  std::vector<std::vector<Band>> resolutions;
+  if (levels == 0) {
+    resolutions.push_back({{0, 0, w, h, BandKind::kLL}});
+  } else {
+    for (uint32_t x = 0; x < w; ++x) lift53(&c[x], h, w);
+    for (uint32_t y = 0; y < h; ++y) lift53(&c[y * w], w, 1);
+    const uint32_t lw = (w + 1) / 2, lh = (h + 1) / 2;
+    resolutions.push_back({{0, 0, lw, lh, BandKind::kLL}});
+    resolutions.push_back({{lw, 0, w - lw, lh, BandKind::kHL},
+                           {0, lh, lw, h - lh, BandKind::kLH},
+                           {lw, lh, w - lw, h - lh, BandKind::kHH}});
+  }
+  const uint8_t* p = cs.data() + find_marker(cs, 0xFF93) + 2;
+  const uint8_t* end = cs.data() + find_marker(cs, 0xFFD9);
+  ASSERT_LT(p, end) << what;
+  uint32_t band_index = 0;
+  for (const auto& res : resolutions) {
+    std::vector<OpjBlock> blocks;
+    p = parse_packet(p, end, res.size(), style, blocks);
+    ASSERT_LE(p, end) << what;
+    for (size_t b = 0; b < res.size(); ++b, ++band_index) {
+      const Band& band = res[b];
+      std::vector<int32_t> out(static_cast<size_t>(band.bw) * band.bh, 7);
+      const uint32_t nbp = mb[band_index] - blocks[b].missing;
+      decode_block(blocks[b].segs.data(), blocks[b].segs.size(), nbp, band.kind, style, out.data(),
+                   band.bw, band.bw, band.bh);
+      for (uint32_t y = 0; y < band.bh; ++y) {
+        for (uint32_t x = 0; x < band.bw; ++x) {
+          ASSERT_EQ(out[y * band.bw + x], 2 * c[(band.y0 + y) * w + band.x0 + x])
+              << what << " band " << band_index << " (" << x << ", " << y << ")";
+        }
+      }
+    }
+  }
+}
+
+TEST(T1OpenJpeg, WeDecodeOpenJpegBlocksEveryStyle) {
+  for (int style = 0; style < 64; ++style) {
+    check_opj_to_ours(500 + style, 64, 64, 0, static_cast<uint8_t>(style));
+    if (HasFatalFailure()) return;
+    check_opj_to_ours(600 + style, 61, 37, 1, static_cast<uint8_t>(style));
+    if (HasFatalFailure()) return;
+  }
+}
+
 #else
 TEST(T1OpenJpeg, DecodesOurBlocksEveryStyle) {
   GTEST_SKIP() << "built without libopenjp2";
