@@ -28,6 +28,32 @@ std::string depth_str(uint8_t precision, bool is_signed) {
   return std::string(is_signed ? "s" : "u") + std::to_string(precision);
 }
 
+// " SIZ@2 COD@45 PPMx225@169..100599": runs of one marker are folded.
+std::string marker_list(const std::vector<MarkerInfo>& markers) {
+  std::string s;
+  for (size_t i = 0; i < markers.size();) {
+    size_t j = i + 1;
+    while (j < markers.size() && markers[j].code == markers[i].code) ++j;
+    s += " " + marker_name(markers[i].code);
+    if (j - i > 2)
+      s += "x" + std::to_string(j - i) + "@" + std::to_string(markers[i].offset) + ".." +
+           std::to_string(markers[j - 1].offset);
+    else
+      for (size_t k = i; k < j; ++k)
+        s += (k > i ? " " + marker_name(markers[k].code) : std::string()) + "@" +
+             std::to_string(markers[k].offset);
+    i = j;
+  }
+  return s;
+}
+
+// Latin-1 comment text with control characters shown as '.'.
+std::string printable(const std::vector<uint8_t>& d) {
+  std::string s;
+  for (uint8_t ch : d) s += (ch >= 0x20 && ch != 0x7F) ? static_cast<char>(ch) : '.';
+  return s;
+}
+
 const char* cs_name(uint32_t e) {
   switch (e) {
     case enum_cs::kSRGB:
@@ -156,7 +182,7 @@ void print_header_overrides(const char* indent, const TileHeader& h) {
   if (!h.plt.empty()) std::printf("%sPLT: %zu packet lengths\n", indent, plt);
   for (const Com& c : h.com)
     std::printf("%sCOM (%s): %s\n", indent, c.registration == 1 ? "text" : "binary",
-                c.registration == 1 ? c.text().c_str()
+                c.registration == 1 ? printable(c.data).c_str()
                                     : (std::to_string(c.data.size()) + " bytes").c_str());
 }
 
@@ -164,10 +190,7 @@ void print_codestream(const Codestream& cs, uint64_t base) {
   const MainHeader& m = cs.main;
   const Siz& s = m.siz;
   std::printf("Codestream%s\n", base ? (" at offset " + std::to_string(base)).c_str() : "");
-  std::printf("  markers in main header:");
-  for (const MarkerInfo& mi : m.markers)
-    std::printf(" %s@%zu", marker_name(mi.code).c_str(), mi.offset);
-  std::printf("\n");
+  std::printf("  markers in main header:%s\n", marker_list(m.markers).c_str());
   std::printf("  SIZ: Rsiz %u; image [%u,%u)x[%u,%u) = %ux%u; tiles %ux%u at (%u,%u): %ux%u = %u\n",
               s.rsiz, s.xosiz, s.xsiz, s.yosiz, s.ysiz, s.xsiz - s.xosiz, s.ysiz - s.yosiz, s.xtsiz,
               s.ytsiz, s.xtosiz, s.ytosiz, num_tiles_x(s), num_tiles_y(s), num_tiles(s));
@@ -215,6 +238,9 @@ void print_codestream(const Codestream& cs, uint64_t base) {
                   tp.body_end - tp.body_begin);
     }
     std::printf("\n");
+    for (size_t i : t.parts)
+      std::printf("      markers of part %u:%s\n", cs.tile_parts[i].tpsot,
+                  marker_list(cs.tile_parts[i].markers).c_str());
     print_header_overrides("      ", t.header);
   }
   size_t missing = 0;

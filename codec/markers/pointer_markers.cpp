@@ -75,9 +75,19 @@ Ppx parse_ppx(ByteReader& r) {
   return p;
 }
 
+void sort_by_z(std::vector<Ppx>& segments) {
+  // Segments numbered 0, 1, 2, ... (mod 256, for more than 256 of them) stay in file order;
+  // otherwise they are put in Z order.
+  bool in_order = true;
+  for (size_t i = 1; i < segments.size(); ++i)
+    in_order &= segments[i].index == static_cast<uint8_t>(segments[i - 1].index + 1);
+  if (!in_order)
+    std::stable_sort(segments.begin(), segments.end(),
+                     [](const Ppx& a, const Ppx& b) { return a.index < b.index; });
+}
+
 std::vector<std::vector<uint8_t>> split_ppm(std::vector<Ppx> segments) {
-  std::stable_sort(segments.begin(), segments.end(),
-                   [](const Ppx& a, const Ppx& b) { return a.index < b.index; });
+  sort_by_z(segments);
   std::vector<uint8_t> all;
   for (const auto& s : segments) all.insert(all.end(), s.data.begin(), s.data.end());
   std::vector<std::vector<uint8_t>> out;

@@ -248,8 +248,7 @@ TilePartHeader read_tile_part_header(std::span<const uint8_t> cs, size_t offset,
   tp.body_end = end;
   if (tp.psot == 0 && end >= tp.body_begin + 2 && cs[end - 2] == 0xFF && cs[end - 1] == 0xD9)
     tp.body_end = end - 2;  // Psot = 0: the data runs to the EOC
-  std::stable_sort(tp.header.ppt.begin(), tp.header.ppt.end(),
-                   [](const Ppx& a, const Ppx& b) { return a.index < b.index; });
+  sort_by_z(tp.header.ppt);
   for (const auto& p : tp.header.ppt)
     tp.header.ppt_data.insert(tp.header.ppt_data.end(), p.data.begin(), p.data.end());
   return tp;

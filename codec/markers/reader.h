@@ -52,6 +52,8 @@ Plt parse_plt(ByteReader& r);
 Ppx parse_ppx(ByteReader& r);  // PPM or PPT: Z index + data
 std::vector<CrgOffset> parse_crg(ByteReader& r, uint32_t csiz);
 Com parse_com(ByteReader& r);
+// PPM/PPT segments in Z order (file order when numbered consecutively modulo 256).
+void sort_by_z(std::vector<Ppx>& segments);
 // PPM: split the concatenated Ippm (Nppm-prefixed chunks) into per-tile-part packed headers.
 std::vector<std::vector<uint8_t>> split_ppm(std::vector<Ppx> segments);
 
