@@ -45,17 +45,15 @@ MarkerInfo next_marker(ByteReader& r, int tile) {
   return m;
 }
 
-// Checks that `q` has enough step sizes for `levels`.
-void check_steps(const Quantization& q, int levels, uint16_t c, int tile) {
+// Checks that `q` has enough step sizes for `levels`; `offset` locates the header at fault.
+void check_steps(const Quantization& q, int levels, uint16_t c, size_t offset, int tile) {
   const size_t need = q.style == QuantStyle::kScalarDerived ? 1 : 3 * size_t(levels) + 1;
-  if (q.steps.size() < need) {
-    std::string s = "component " + std::to_string(c) + " has " + std::to_string(levels) +
-                    " decomposition levels but its quantization gives " +
-                    std::to_string(q.steps.size()) + " step sizes (needs " + std::to_string(need) +
-                    ")";
-    if (tile >= 0) s += " in tile " + std::to_string(tile);
-    throw Error(ErrorCode::kFormat, s);
-  }
+  if (q.steps.size() < need)
+    fail_at(ErrorCode::kFormat,
+            "component " + std::to_string(c) + " has " + std::to_string(levels) +
+                " decomposition levels but its quantization (QCD/QCC) gives " +
+                std::to_string(q.steps.size()) + " step sizes (needs " + std::to_string(need) + ")",
+            offset, tile);
 }
 
 // Markers that may appear in both main and tile-part headers.
@@ -170,7 +168,7 @@ MainHeader read_main_header(std::span<const uint8_t> cs) {
   }
   for (uint16_t c = 0; c < mh.siz.components.size(); ++c)
     check_steps(effective_quantization(mh, nullptr, c), effective_coding(mh, nullptr, c).levels, c,
-                -1);
+                mh.end, -1);
   return mh;
 }
 
@@ -318,7 +316,8 @@ Codestream read_codestream(std::span<const uint8_t> cs, const ReadOptions& optio
     if (th.cod || th.qcd || !th.coc.empty() || !th.qcc.empty()) {
       for (uint16_t c = 0; c < out.main.siz.components.size(); ++c)
         check_steps(effective_quantization(out.main, &th, c),
-                    effective_coding(out.main, &th, c).levels, c, tile.index);
+                    effective_coding(out.main, &th, c).levels, c,
+                    out.tile_parts[tile.parts[0]].sot_offset, tile.index);
     }
   }
   return out;
