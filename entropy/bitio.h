@@ -24,12 +24,13 @@ class HeaderBitWriter {
   // Appends the finished header to `out` instead of returning it.
   void finish_into(std::vector<uint8_t>& out);
   // Bits written so far (stuffed bits included), for size estimates.
-  size_t bit_count() const { return bytes_.size() * 8 - (free_bits_ == 8 ? 0 : free_bits_); }
+  size_t bit_count() const { return bytes_.size() * 8 + count_; }
 
  private:
-  std::vector<uint8_t> bytes_;
-  int free_bits_ = 8;      // bits still free in bytes_.back(); 8 means no open byte
-  bool after_ff_ = false;  // the open byte follows a 0xFF: it holds 7 bits
+  std::vector<uint8_t> bytes_;  // completed bytes
+  uint32_t cur_ = 0;            // the open byte's bits so far
+  int count_ = 0;               // bits in cur_
+  int capacity_ = 8;            // 7 after a 0xFF (B.10.1), else 8
 };
 
 // Reads header bits from a bounded buffer. Reading past its end throws
