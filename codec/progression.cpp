@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 
 #include "gj2k/error.h"
 
@@ -14,7 +15,7 @@ namespace {
 // the layers of one precinct come in order).
 class Emitter {
  public:
-  Emitter(const TileProgression& tile, std::vector<PacketId>& out) : tile_(tile), out_(out) {
+  Emitter(const TileProgression& tile, std::vector<PacketId>& out) : out_(out) {
     done_.resize(tile.components.size());
     for (size_t c = 0; c < tile.components.size(); ++c) {
       const auto& res = tile.components[c].resolutions;
@@ -32,7 +33,6 @@ class Emitter {
   }
 
  private:
-  const TileProgression& tile_;
   std::vector<PacketId>& out_;
   std::vector<std::vector<std::vector<uint32_t>>> done_;
 };
