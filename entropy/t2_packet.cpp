@@ -158,6 +158,15 @@ size_t PacketEncoder::encode_packet(int layer,
     out.insert(out.end(), {0xFF, 0x91, 0x00, 0x04, static_cast<uint8_t>(packet_index >> 8),
                            static_cast<uint8_t>(packet_index)});
   }
+  // B.10.4: the inclusion tree holds each block's layer of first inclusion. All blocks first
+  // included in this layer are set before any is coded: they share the threshold layer + 1.
+  for (size_t b = 0; b < bands_.size(); ++b) {
+    for (uint32_t i = 0; i < bands_[b].blocks.size(); ++i) {
+      if (!bands_[b].blocks[i].included && contributions[b][i].new_passes > 0) {
+        bands_[b].inclusion.set_value(i, layer);
+      }
+    }
+  }
   HeaderBitWriter w;
   w.put_bit(any ? 1 : 0);
   for (size_t b = 0; any && b < bands_.size(); ++b) {
@@ -167,8 +176,6 @@ size_t PacketEncoder::encode_packet(int layer,
       BlockState& st = band.blocks[i];
       const bool now = c.new_passes > 0;
       if (!st.included) {
-        // B.10.4: the inclusion tree holds the layer of first inclusion, set when reached.
-        if (now) band.inclusion.set_value(i, layer);
         band.inclusion.encode(w, i, layer + 1);
         if (!now) continue;
         if (band.zero_planes.value(i) == TagTree::kInfinity) {

@@ -28,9 +28,10 @@ class TagTree {
   void reset();
 
   // Encoder: sets the value of leaf (x, y) = leaf index x + y * width and updates the minima
-  // of its ancestors. A value may only be lowered once coding has started, and only where
-  // the lowered value stays at or above every threshold already coded for it (the inclusion
-  // tree sets a block's first layer when it is reached, which satisfies this).
+  // of its ancestors. Values may only be lowered. Once coding has started, a value v may be
+  // set only while every threshold coded so far, for any leaf, is at most v: the inclusion
+  // tree sets the first layer of all blocks first included in layer l before coding any leaf
+  // against l + 1.
   void set_value(uint32_t leaf, int32_t value);
   int32_t value(uint32_t leaf) const { return nodes_[leaf].value; }
 
