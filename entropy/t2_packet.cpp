@@ -235,7 +235,13 @@ DecodedPacket PacketDecoder::decode_packet(int layer, std::span<const uint8_t> h
 
   DecodedPacket res;
   res.blocks.resize(bands_.size());
-  for (size_t b = 0; b < bands_.size(); ++b) res.blocks[b].resize(bands_[b].blocks.size());
+  for (size_t b = 0; b < bands_.size(); ++b) {
+    res.blocks[b].resize(bands_[b].blocks.size());
+    for (size_t i = 0; i < res.blocks[b].size(); ++i) {
+      res.blocks[b][i].first_pass = bands_[b].blocks[i].passes;
+      res.blocks[b][i].missing_msbs = bands_[b].blocks[i].missing_msbs;
+    }
+  }
   res.empty = r.get_bit() == 0;
   uint64_t body = 0;
   for (size_t b = 0; !res.empty && b < bands_.size(); ++b) {
@@ -243,14 +249,12 @@ DecodedPacket PacketDecoder::decode_packet(int layer, std::span<const uint8_t> h
     for (uint32_t i = 0; i < band.blocks.size(); ++i) {
       BlockState& st = band.blocks[i];
       BlockPacketInfo& info = res.blocks[b][i];
-      info.first_pass = st.passes;
       if (!st.included) {
         if (!band.inclusion.decode(r, i, layer + 1)) continue;
         st.missing_msbs = band.zero_planes.decode_value(r, i, kMaxMissingMsbs);
         st.included = true;
         info.first_inclusion = true;
       } else if (!r.get_bit()) {
-        info.missing_msbs = st.missing_msbs;
         continue;
       }
       info.missing_msbs = st.missing_msbs;
