@@ -2,7 +2,8 @@
 // reference vs fast lifting vs (9/7) filter-bank convolution, on 1 thread and on all threads.
 // Prints Google Benchmark's report, then a summary table in Msamples/s and GB/s, where GB/s
 // counts the bytes a transform must move at least: every sample of each level's input read
-// once and written once (8 bytes per sample per level for int32/float32).
+// once and written once (8 bytes per sample per level for int32/float32). Single-thread rows
+// use CPU time, multi-thread rows real time. A memcpy row gives the copy bandwidth.
 //
 // Usage: bench_transform [--gj2k_sizes=4096,8192] [--gj2k_no_ref] [benchmark flags]
 // (the default sizes are 4096 and 8192; the reference is slow, it runs one iteration).
@@ -148,12 +149,30 @@ int main(int argc, char** argv) {
               else
                 run<float>(st, var.v, false, fwd, size, t);
             });
-            b->Unit(benchmark::kMillisecond)->UseRealTime();
+            b->Unit(benchmark::kMillisecond);
+            if (t > 1) b->UseRealTime();  // 1 thread: CPU time, robust on a shared machine
             if (var.v == DwtVariant::kReference) b->Iterations(1);
             order.push_back(name);
             if (t == all && all == 1) break;
           }
         }
+  // The machine's copy bandwidth, for comparison: memcpy of one int32 image, read + write.
+  for (uint32_t size : sizes) {
+    const std::string name = "copy/" + std::to_string(size) + "/threads:1";
+    benchmark::RegisterBenchmark(name.c_str(), [size](benchmark::State& st) {
+      const size_t n = size_t{size} * size;
+      std::vector<int32_t> a(n, 1), b(n, 2);
+      for (auto _ : st) {
+        std::memcpy(b.data(), a.data(), n * sizeof(int32_t));
+        benchmark::DoNotOptimize(b.data());
+        benchmark::ClobberMemory();
+      }
+      st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * n));
+      st.counters["GB/s"] =
+          benchmark::Counter(8.0 * n * st.iterations(), benchmark::Counter::kIsRate);
+    })->Unit(benchmark::kMillisecond);
+    order.push_back(name);
+  }
   benchmark::Initialize(&nargs, args.data());
   TableReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
