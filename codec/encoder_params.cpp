@@ -1,6 +1,7 @@
 // EncodeParams validation and the output-format choice (include/gj2k/encoder.h).
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <string>
 
 #include "codec/encoder_internal.h"
@@ -133,6 +134,8 @@ void validate(const EncodeParams& p, const Image& image_in) {
   if (p.guard_bits < 0 || p.guard_bits > 7)
     refuse("--guard-bits", std::to_string(p.guard_bits) + " is out of 0..7");
   if (p.threads < 0) refuse("--threads", "must be >= 0 (0 = all cores)");
+  if (!(p.base_step >= 0) || !std::isfinite(p.base_step))
+    refuse("--base-step", "must be a finite step >= 0 (0 = default)");
   if (static_cast<int>(p.order) > 4) refuse("--order", "unknown progression order");
 
   // Rate targets.

@@ -51,31 +51,32 @@ with open(dst, 'wb') as f:
 EOF
 }
 
-now() { date +%s.%N; }
-psnr() {  # original decoded.j2k -> PSNR dB (or "lossless")
+# Runs a command, prints "wall user+sys" seconds.
+timed() {
+  local TIMEFORMAT='%R %U %S' out
+  out=$({ time "$@" >/dev/null 2>&1; } 2>&1)
+  echo "$out" | awk '{ printf "%.3f %.3f", $1, $2 + $3 }'
+}
+psnr() {  # original decoded.j2k -> PSNR dB (or "exact")
   "$opjd" -i "$2" -o "$tmp/dec.ppm" >/dev/null 2>&1
   local line
   line=$("$gj2k" compare --metrics "$1" "$tmp/dec.ppm")
   case "$line" in identical*) echo "exact" ;; *) echo "$line" | sed -n 's/.*PSNR \([0-9.]*\) dB.*/\1/p' ;; esac
 }
 
-printf '%-22s %-10s %10s %10s %7s %8s %8s %8s %8s\n' image mode gj2k_B opj_B size% \
-  gj2k_dB opj_dB gj2k_s opj_s
+printf '%-22s %-12s %9s %9s %7s %7s %7s %7s %7s %7s %7s\n' image mode gj2k_B opj_B size% \
+  gj2k_dB opj_dB gj2k_s opj_s gj2k_cpu opj_cpu
 run() {  # image label gj2k-args opj-args
-  local img=$1 label=$2 t0 t1 t2 ga oa gs os gp op
-  t0=$(now)
-  "$gj2k" encode -q --threads "$threads" -i "$img" -o "$tmp/g.j2k" $3
-  t1=$(now)
-  "$opjc" -threads "$threads" -i "$img" -o "$tmp/o.j2k" $4 >/dev/null 2>&1
-  t2=$(now)
+  local img=$1 label=$2 g o ga oa gp op
+  g=$(timed "$gj2k" encode -q --threads "$threads" -i "$img" -o "$tmp/g.j2k" $3)
+  o=$(timed "$opjc" -threads "$threads" -i "$img" -o "$tmp/o.j2k" $4)
   ga=$(stat -c %s "$tmp/g.j2k")
   oa=$(stat -c %s "$tmp/o.j2k")
   gp=$(psnr "$img" "$tmp/g.j2k")
   op=$(psnr "$img" "$tmp/o.j2k")
-  gs=$(awk "BEGIN { print $t1 - $t0 }")
-  os=$(awk "BEGIN { print $t2 - $t1 }")
-  printf '%-22s %-10s %10d %10d %+6.2f%% %8s %8s %8.3f %8.3f\n' "$(basename "$img")" "$label" \
-    "$ga" "$oa" "$(awk "BEGIN { print ($ga - $oa) * 100 / $oa }")" "$gp" "$op" "$gs" "$os"
+  printf '%-22s %-12s %9d %9d %+6.2f%% %7s %7s %7.2f %7.2f %7.2f %7.2f\n' "$(basename "$img")" \
+    "$label" "$ga" "$oa" "$(awk "BEGIN { print ($ga - $oa) * 100 / $oa }")" "$gp" "$op" \
+    ${g% *} ${o% *} ${g#* } ${o#* }
 }
 
 for photo in Bretagne1 Cevennes2; do
@@ -94,4 +95,4 @@ if [ "$sizes" != small ]; then
   run "$tmp/big_10240x6400.ppm" lossless "" ""
   run "$tmp/big_10240x6400.ppm" "9/7 1bpp" "--irreversible --rate 24" "-I -r 24"
 fi
-echo "threads: $threads; times are wall seconds of one run each (file read included)"
+echo "threads: $threads; _s = wall seconds, _cpu = user+sys CPU seconds, one run each (file read included)"

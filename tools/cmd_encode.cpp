@@ -126,6 +126,7 @@ struct Options {
   bool irreversible = false, sop = false, eph = false, tlm = false, plt = false, quiet = false,
        no_comment = false;
   int levels = 5, mct = -1, layers = 0, guard_bits = 2, threads = 0;
+  double base_step = 0;
   std::string comment;
 };
 
@@ -137,6 +138,7 @@ EncodeParams make_params(const Options& o) {
   p.layers = o.layers;
   p.guard_bits = o.guard_bits;
   p.threads = o.threads;
+  p.base_step = o.base_step;
   p.sop = o.sop;
   p.eph = o.eph;
   p.tlm = o.tlm;
@@ -255,6 +257,8 @@ const bool registered = register_command(
        app.add_option("--tile-parts", o->tile_parts,
                       "new tile-part on each resolution (R), layer (L) or component (C)");
        app.add_option("--guard-bits", o->guard_bits, "guard bits 0..7 (default 2)");
+       app.add_option("--base-step", o->base_step,
+                      "9/7 base quantization step in sample units (default 2^(precision-8))");
        app.add_option("--comment", o->comment, "COM marker text");
        app.add_flag("--no-comment", o->no_comment, "write no COM marker");
        app.add_option("--threads", o->threads, "threads (default: all cores)");
