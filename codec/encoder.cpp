@@ -23,13 +23,17 @@ namespace codec {
 namespace {
 
 // Quantization of one component: 5/3 -> exponents only (style none); 9/7 -> expounded steps
-// from a base step of 2^(precision - 8) sample units weighted by the synthesis norms.
-Quantization make_quantization(const EncodeParams& p, uint32_t precision) {
+// from one base step weighted by the synthesis norms (transform::choose_steps). The default base
+// step is 2^(precision - 8) sample units when the last layer's byte target is at most half a
+// bit per sample (there the rate, not the quantizer, sets the quality, and a coarser step saves
+// Tier-1 work), else 2^(precision - 9).
+Quantization make_quantization(const EncodeParams& p, uint32_t precision, bool low_rate) {
   const transform::Wavelet wavelet =
       p.irreversible ? transform::Wavelet::k97 : transform::Wavelet::k53;
   const transform::QuantStyle style =
       p.irreversible ? transform::QuantStyle::kScalarExpounded : transform::QuantStyle::kNone;
-  const double base = p.base_step > 0 ? p.base_step : std::ldexp(1.0, int(precision) - 8);
+  const double base =
+      p.base_step > 0 ? p.base_step : std::ldexp(1.0, int(precision) - (low_rate ? 8 : 9));
   Quantization q;
   q.style = p.irreversible ? QuantStyle::kScalarExpounded : QuantStyle::kNone;
   q.guard_bits = static_cast<uint8_t>(p.guard_bits);
@@ -114,10 +118,23 @@ EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
       cc.precincts.push_back({static_cast<uint8_t>(precinct_exponent(p, p.levels, r, true)),
                               static_cast<uint8_t>(precinct_exponent(p, p.levels, r, false))});
 
-  mh.qcd = make_quantization(p, image.components[0].precision);
+  // Bits per sample of the last layer's byte target, if any.
+  double target_bits = -1;
+  const double samples = [&] {
+    double n = 0;
+    for (const Component& c : image.components) n += double(c.width) * c.height;
+    return n;
+  }();
+  double raw_bits = 0;
+  for (const Component& c : image.components) raw_bits += double(c.width) * c.height * c.precision;
+  if (!p.rates.empty() && p.rates.back() > 1) target_bits = raw_bits / p.rates.back();
+  if (!p.bpp.empty()) target_bits = p.bpp.back() * double(image.width()) * image.height();
+  const bool low_rate = target_bits >= 0 && target_bits <= 0.5 * samples;
+  mh.qcd = make_quantization(p, image.components[0].precision, low_rate);
   for (size_t c = 1; c < image.components.size(); ++c)
     if (image.components[c].precision != image.components[0].precision)
-      mh.qcc[static_cast<uint16_t>(c)] = make_quantization(p, image.components[c].precision);
+      mh.qcc[static_cast<uint16_t>(c)] =
+          make_quantization(p, image.components[c].precision, low_rate);
 
   if (!p.progression_changes.empty()) {
     for (const ProgressionChange& pc : p.progression_changes)

@@ -21,7 +21,10 @@ using entropy::RateAllocator;
 
 struct Packet {
   PacketId id;
-  std::vector<uint8_t> bytes;  // SOP + header + EPH + body
+  std::vector<uint8_t> bytes;  // SOP + header + EPH + body (body left out when measuring)
+  size_t body = 0;             // body bytes
+  size_t size() const { return measured ? bytes.size() + body : bytes.size(); }
+  bool measured = false;
 };
 
 // Bytes of block data that passes [0, passes) occupy.
@@ -30,7 +33,7 @@ uint32_t bytes_through(const entropy::EncodedBlock& b, uint32_t passes) {
 }
 
 // All packets of one tile in progression order.
-std::vector<Packet> tile_packets(const TileCoding& tile, const EncodeSetup& setup) {
+std::vector<Packet> tile_packets(const TileCoding& tile, const EncodeSetup& setup, bool measure) {
   const MainHeader& mh = setup.main;
   const CodingStyle& cod = mh.cod;
   const uint8_t style = cod.component.cblk_style;
@@ -100,6 +103,7 @@ std::vector<Packet> tile_packets(const TileCoding& tile, const EncodeSetup& setu
     contrib.assign(prec.bands.size(), {});
     Packet pk;
     pk.id = id;
+    pk.measured = measure;
     for (size_t b = 0; b < prec.bands.size(); ++b) {
       const PrecinctBand& pb = prec.bands[b];
       contrib[b].resize(pb.block_count());
@@ -138,8 +142,10 @@ std::vector<Packet> tile_packets(const TileCoding& tile, const EncodeSetup& setu
           const uint32_t cur = blk.layer_passes[id.layer];
           if (cur <= prev) continue;
           const uint8_t* d = blk.enc.data.data();
-          pk.bytes.insert(pk.bytes.end(), d + bytes_through(blk.enc, prev),
-                          d + bytes_through(blk.enc, cur));
+          pk.body += bytes_through(blk.enc, cur) - bytes_through(blk.enc, prev);
+          if (!measure)
+            pk.bytes.insert(pk.bytes.end(), d + bytes_through(blk.enc, prev),
+                            d + bytes_through(blk.enc, cur));
         }
     }
     packets.push_back(std::move(pk));
@@ -163,22 +169,27 @@ int64_t split_key(TilePartSplit split, const PacketId& id) {
 }
 
 struct Assembled {
-  std::vector<uint8_t> stream;
+  std::vector<uint8_t> stream;        // empty when measuring
+  uint64_t size = 0;                  // codestream bytes
   std::vector<uint64_t> layer_bytes;  // headers + packets of layers <= l
 };
 
 // Writes the codestream for the current layer_passes of every block.
+// With `measure`, packet bodies are counted, not copied: layer_bytes and the size are exact,
+// the stream is not.
 Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
-                   const EncodeParams& params) {
+                   const EncodeParams& params, bool measure) {
   const size_t layers = static_cast<size_t>(setup.layers);
   std::vector<uint64_t> layer_packet_bytes(layers, 0);
   struct TilePart {
     uint16_t tile;
     std::vector<uint8_t> bytes;
+    size_t skipped = 0;  // body bytes not copied (measuring)
+    size_t size() const { return bytes.size() + skipped; }
   };
   std::vector<TilePart> parts;
   for (const TileCoding& tile : tiles) {
-    std::vector<Packet> packets = tile_packets(tile, setup);
+    std::vector<Packet> packets = tile_packets(tile, setup, measure);
     // Split into tile-parts.
     std::vector<std::pair<size_t, size_t>> ranges;  // [begin, end) packet indices
     size_t begin = 0;
@@ -206,16 +217,18 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
       if (params.plt) {
         std::vector<uint32_t> lengths;
         for (size_t i = ranges[k].first; i < ranges[k].second; ++i)
-          lengths.push_back(static_cast<uint32_t>(packets[i].bytes.size()));
+          lengths.push_back(static_cast<uint32_t>(packets[i].size()));
         if (!lengths.empty()) write_plt_segments(w, lengths, 0);
       }
       write_sod(w);
+      size_t body_skipped = 0;
       for (size_t i = ranges[k].first; i < ranges[k].second; ++i) {
         w.bytes(packets[i].bytes);
-        layer_packet_bytes[packets[i].id.layer] += packets[i].bytes.size();
+        layer_packet_bytes[packets[i].id.layer] += packets[i].size();
+        body_skipped += packets[i].size() - packets[i].bytes.size();
       }
-      patch_psot(w, sot);
-      parts.push_back({tph.isot, w.release()});
+      if (!measure) patch_psot(w, sot);
+      parts.push_back({tph.isot, w.release(), body_skipped});
     }
   }
 
@@ -232,23 +245,27 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
       tlm.tile_bytes = 2;
       tlm.length_bytes = 4;
       for (size_t k = i; k < std::min(parts.size(), i + per_segment); ++k)
-        tlm.entries.push_back({parts[k].tile, static_cast<uint32_t>(parts[k].bytes.size())});
+        tlm.entries.push_back({parts[k].tile, static_cast<uint32_t>(parts[k].size())});
       mh.tlm.push_back(std::move(tlm));
     }
   }
   ByteWriter out;
   write_main_header(out, mh);
   size_t total = out.size() + 2;
-  for (const TilePart& p : parts) total += p.bytes.size();
-  out.data().reserve(total);
-  for (const TilePart& p : parts) out.bytes(p.bytes);
-  write_eoc(out);
-
+  for (const TilePart& p : parts) total += p.size();
   Assembled a;
-  a.stream = out.release();
+  a.size = total;
+  if (!measure) {
+    out.data().reserve(total);
+    for (const TilePart& p : parts) out.bytes(p.bytes);
+    write_eoc(out);
+    a.stream = out.release();
+    if (a.stream.size() != total)
+      throw Error(ErrorCode::kInternal, "encoder: codestream size bookkeeping is off");
+  }
   uint64_t packet_total = 0;
   for (uint64_t b : layer_packet_bytes) packet_total += b;
-  const uint64_t overhead = a.stream.size() - packet_total;
+  const uint64_t overhead = a.size - packet_total;
   uint64_t cumulative = overhead;
   for (uint64_t b : layer_packet_bytes) {
     cumulative += b;
@@ -257,9 +274,10 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
   return a;
 }
 
-// Sets every block's layer_passes from per-layer thresholds.
+// Sets every block's layer_passes from per-layer thresholds; the last layer's from
+// `last_passes` (indexed by allocator block) when given.
 void apply_thresholds(std::vector<TileCoding>& tiles, const RateAllocator& ra,
-                      const std::vector<double>& lambda) {
+                      const std::vector<double>& lambda, const std::vector<uint32_t>* last_passes) {
   for (TileCoding& tile : tiles)
     for (TileComponentCoding& tcc : tile.components)
       for (auto& res : tcc.bands)
@@ -268,7 +286,9 @@ void apply_thresholds(std::vector<TileCoding>& tiles, const RateAllocator& ra,
             blk.layer_passes.assign(lambda.size(), 0);
             if (blk.rc == UINT32_MAX) continue;
             for (size_t l = 0; l < lambda.size(); ++l)
-              blk.layer_passes[l] = ra.passes_at(blk.rc, lambda[l]);
+              blk.layer_passes[l] = l + 1 == lambda.size() && last_passes
+                                        ? (*last_passes)[blk.rc]
+                                        : ra.passes_at(blk.rc, lambda[l]);
           }
 }
 
@@ -331,46 +351,64 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
   }
   // Container bytes outside the codestream count toward the target too.
   const double container = setup.container_bytes;
-  std::vector<double> overhead(layers, 0);
+  const size_t last = layers - 1;
   bool have_bytes = false;
   for (size_t l = 0; l < layers; ++l) have_bytes |= byte_target[l] >= 0;
-  // First guess of the overhead: markers plus about 1 byte per block and layer.
+  // Overhead (markers, packet headers) per layer: first a guess, then measured.
+  std::vector<double> overhead(layers);
   for (size_t l = 0; l < layers; ++l) overhead[l] = 200 + container + double(blocks) * (l + 1);
 
-  Assembled best;
-  double best_error = INFINITY;
-  const int max_rounds = have_bytes ? 10 : 1;
-  for (int round = 0; round < max_rounds; ++round) {
-    for (size_t l = 0; l < layers; ++l)
+  // The last layer's target sets the file size: search its data budget B with measured sizes
+  // (bracketing + secant) until the file is at most the target and within 0.2% of it. Lower
+  // layers follow a fixed-point estimate of their overhead.
+  const double target = byte_target[last];
+  double budget = target - overhead[last];
+  double under_b = -1, under_size = -1, over_b = -1, over_size = -1;
+  auto set_lambdas = [&](double last_budget) {
+    for (size_t l = 0; l < last; ++l)
       if (byte_target[l] >= 0)
         lambda[l] = ra.threshold_for_bytes(std::max(0.0, byte_target[l] - overhead[l]));
+    if (target >= 0) lambda[last] = ra.threshold_for_bytes(std::max(0.0, last_budget));
     for (size_t l = 1; l < layers; ++l) lambda[l] = std::min(lambda[l], lambda[l - 1]);
-    apply_thresholds(tiles, ra, lambda);
-    if (params.progress) params.progress("tier-2", double(round + 1) / max_rounds);
-    Assembled a = assemble(tiles, setup, params);
-    if (!have_bytes) {
-      best = std::move(a);
-      break;
+    if (target >= 0) {
+      const std::vector<uint32_t> passes = ra.fill(lambda[last], std::max(0.0, last_budget));
+      apply_thresholds(tiles, ra, lambda, &passes);
+    } else {
+      apply_thresholds(tiles, ra, lambda, nullptr);
     }
-    // Final size against the last byte target; prefer sizes at or under it.
-    const double target = byte_target[layers - 1];
-    const double size = double(a.stream.size()) + container;
-    double error = 0;
-    if (target >= 0) error = size > target ? (size - target) * 4 : target - size;
-    const bool better = error < best_error;
-    for (size_t l = 0; l < layers; ++l) {
-      const double data = double(ra.total_bytes(lambda[l]));
-      overhead[l] = double(a.layer_bytes[l]) + container - data;
+  };
+  const uint64_t all_hull_bytes = ra.total_bytes(1e-300);
+  const int max_rounds = have_bytes ? 16 : 0;
+  for (int round = 0; round < max_rounds; ++round) {
+    set_lambdas(budget);
+    if (params.progress) params.progress("rate control", double(round + 1) / max_rounds);
+    const Assembled a = assemble(tiles, setup, params, /*measure=*/true);
+    const double size = double(a.size) + container;
+    for (size_t l = 0; l < last; ++l)
+      overhead[l] = double(a.layer_bytes[l]) + container - double(ra.total_bytes(lambda[l]));
+    if (target < 0) {
+      if (round >= 2) break;
+      continue;
     }
-    if (better) {
-      best_error = error;
-      best = std::move(a);
+    if (size <= target) {
+      if (size > under_size) under_b = budget, under_size = size;
+      if (size >= target * 0.998) break;
+      if (budget >= double(all_hull_bytes)) break;  // nothing more to add
+    } else if (over_b < 0 || budget < over_b) {
+      over_b = budget, over_size = size;
     }
-    if (target < 0 || (size <= target && size >= target * 0.995)) break;
-    const bool all_in =
-        ra.total_bytes(lambda[layers - 1]) == ra.total_bytes(1e-300);  // nothing more to add
-    if (size < target && all_in) break;
+    if (under_b >= 0 && over_b >= 0) {
+      if (over_b - under_b < 1) break;
+      double next = under_b + (target - under_size) * (over_b - under_b) / (over_size - under_size);
+      if (!(next > under_b && next < over_b)) next = (under_b + over_b) / 2;
+      budget = next;
+    } else {
+      budget += target - size;
+    }
   }
+  if (target >= 0 && under_b >= 0) budget = under_b;
+  set_lambdas(budget);
+  Assembled best = assemble(tiles, setup, params, /*measure=*/false);
   if (stats) stats->layer_bytes = best.layer_bytes;
   return std::move(best.stream);
 }

@@ -114,19 +114,22 @@ void RateAllocator::sort_steps() const {
   if (sorted_) return;
   steps_.clear();
   steps_.reserve(points_.size());
-  for (const Block& blk : blocks_) {
+  for (size_t b = 0; b < blocks_.size(); ++b) {
+    const Block& blk = blocks_[b];
     uint32_t prev_bytes = 0;
     double prev_gain = 0;
     for (uint32_t k = 0; k < blk.count; ++k) {
       const auto& p = points_[blk.first + k];
       const double g = point_gain_[blk.first + k];
-      steps_.push_back({p.slope, p.bytes - prev_bytes, g - prev_gain});
+      steps_.push_back(
+          {p.slope, p.bytes - prev_bytes, g - prev_gain, static_cast<uint32_t>(b), blk.first + k});
       prev_bytes = p.bytes;
       prev_gain = g;
     }
   }
-  std::sort(steps_.begin(), steps_.end(),
-            [](const Step& a, const Step& b) { return a.slope > b.slope; });
+  // Decreasing slope; within a block its points keep their order (their slopes decrease).
+  std::stable_sort(steps_.begin(), steps_.end(),
+                   [](const Step& a, const Step& b) { return a.slope > b.slope; });
   sorted_ = true;
 }
 
@@ -162,6 +165,23 @@ double RateAllocator::threshold_for_bytes(
   }
   if (lo == 0) return kNothing;
   return steps_[group_ends[lo - 1] - 1].slope;
+}
+
+std::vector<uint32_t> RateAllocator::fill(double lambda, double budget) const {
+  sort_steps();
+  std::vector<uint32_t> passes(blocks_.size(), 0);
+  std::vector<uint8_t> closed(blocks_.size(), 0);
+  double used = 0;
+  for (const Step& st : steps_) {
+    if (closed[st.block]) continue;
+    if (st.slope < lambda && used + st.delta_bytes > budget) {
+      closed[st.block] = 1;
+      continue;
+    }
+    used += st.delta_bytes;
+    passes[st.block] = points_[st.point].passes;
+  }
+  return passes;
 }
 
 double RateAllocator::threshold_for_gain(double gain) const {

@@ -65,6 +65,13 @@ class RateAllocator {
   double threshold_for_bytes(double budget,
                              const std::function<double(double lambda)>& overhead = {}) const;
 
+  // Passes per block (indexed by block) for a byte budget: every hull point with slope >=
+  // lambda, then, in decreasing slope order, each further hull point that still fits into
+  // `budget` data bytes; a block whose next point does not fit gets no more points (its later
+  // points depend on it). Lets a size target be met to within a small step, where a pure
+  // threshold can only stop before a large step.
+  std::vector<uint32_t> fill(double lambda, double budget) const;
+
   // The largest threshold (least data) whose included distortion decrease reaches `gain`;
   // kAllPasses when even all hull points do not reach it.
   double threshold_for_gain(double gain) const;
@@ -78,6 +85,8 @@ class RateAllocator {
     double slope;
     uint32_t delta_bytes;
     double delta_gain;
+    uint32_t block;  // its block
+    uint32_t point;  // its index in points_
   };
   void sort_steps() const;
 

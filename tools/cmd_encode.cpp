@@ -258,7 +258,8 @@ const bool registered = register_command(
                       "new tile-part on each resolution (R), layer (L) or component (C)");
        app.add_option("--guard-bits", o->guard_bits, "guard bits 0..7 (default 2)");
        app.add_option("--base-step", o->base_step,
-                      "9/7 base quantization step in sample units (default 2^(precision-8))");
+                      "9/7 base quantization step in sample units (default 2^(precision-8) at <= "
+                      "0.5 bit per sample, else 2^(precision-9))");
        app.add_option("--comment", o->comment, "COM marker text");
        app.add_flag("--no-comment", o->no_comment, "write no COM marker");
        app.add_option("--threads", o->threads, "threads (default: all cores)");
