@@ -140,4 +140,37 @@ TEST(EncodeRateControl, ThresholdForGainReachesTarget) {
   }
 }
 
+TEST(EncodeRateControl, FillStaysInBudgetAndExtendsTheThreshold) {
+  const uint32_t seed = 9001;
+  std::mt19937 rng(seed);
+  for (int t = 0; t < 40; ++t) {
+    std::vector<RandomBlock> blocks(std::uniform_int_distribution<int>(1, 50)(rng));
+    RateAllocator ra;
+    for (auto& b : blocks) {
+      b = random_block(rng);
+      ra.add_block(b.ends.data(), b.gains.data(), b.ends.size());
+    }
+    const uint64_t all = ra.total_bytes(1e-300);
+    for (int q = 0; q < 20; ++q) {
+      const double budget = std::uniform_real_distribution<double>(0, 1.05)(rng) * all;
+      const double lambda = ra.threshold_for_bytes(budget);
+      const std::vector<uint32_t> passes = ra.fill(lambda, budget);
+      ASSERT_EQ(passes.size(), blocks.size());
+      uint64_t used = 0;
+      for (size_t i = 0; i < blocks.size(); ++i) {
+        // Never less than the threshold gives, and always a hull point (or nothing).
+        ASSERT_GE(passes[i], ra.passes_at(i, lambda)) << "seed " << seed;
+        const auto hull =
+            convex_hull(blocks[i].ends.data(), blocks[i].gains.data(), blocks[i].ends.size());
+        bool on_hull = passes[i] == 0;
+        for (const auto& p : hull) on_hull |= p.passes == passes[i];
+        ASSERT_TRUE(on_hull) << "seed " << seed << " block " << i;
+        used += passes[i] ? blocks[i].ends[passes[i] - 1] : 0;
+      }
+      ASSERT_LE(double(used), budget) << "seed " << seed;
+      ASSERT_GE(used, ra.total_bytes(lambda)) << "seed " << seed;
+    }
+  }
+}
+
 }  // namespace
