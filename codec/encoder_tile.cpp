@@ -37,6 +37,9 @@ uint32_t magnitude_bit_count(uint32_t v) {
   return n;
 }
 
+// Samples per parallel chunk of the point-wise stages (DC shift, MCT).
+constexpr size_t kChunk = size_t{1} << 16;
+
 struct BlockJob {
   uint32_t c, r, b, k;  // component, resolution, band index in the resolution, block index
   Rect rect;            // on the band grid
@@ -71,9 +74,12 @@ TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const Encod
     ibuf[c].resize(size_t{r.width()} * r.height());
     const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
     const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
-    for (uint32_t y = r.y0; y < r.y1; ++y) {
+    int32_t* dst = ibuf[c].data();
+#pragma omp parallel for schedule(static)
+    for (int64_t yy = r.y0; yy < int64_t{r.y1}; ++yy) {
+      const uint32_t y = static_cast<uint32_t>(yy);
       const int32_t* src = comp.samples.data() + size_t{y - cy0} * comp.width + (r.x0 - cx0);
-      std::copy(src, src + r.width(), ibuf[c].data() + size_t{y - r.y0} * r.width());
+      std::copy(src, src + r.width(), dst + size_t{y - r.y0} * r.width());
     }
   }
 
@@ -86,23 +92,36 @@ TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const Encod
   if (setup.mct) {
     const size_t n = ibuf[0].size();
     const int32_t off3[3] = {offset[0], offset[1], offset[2]};
-    if (irreversible) {
+    if (irreversible)
       for (int c = 0; c < 3; ++c) fbuf[c].resize(n);
-      transform::dc_shift_ict_forward(ibuf[0].data(), ibuf[1].data(), ibuf[2].data(),
-                                      fbuf[0].data(), fbuf[1].data(), fbuf[2].data(), n, off3);
-      for (int c = 0; c < 3; ++c) std::vector<int32_t>().swap(ibuf[c]);
-    } else {
-      transform::dc_shift_rct_forward(ibuf[0].data(), ibuf[1].data(), ibuf[2].data(), n, off3);
+    const int64_t chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < chunks; ++k) {
+      const size_t at = static_cast<size_t>(k) * kChunk, len = std::min(kChunk, n - at);
+      if (irreversible)
+        transform::dc_shift_ict_forward(ibuf[0].data() + at, ibuf[1].data() + at,
+                                        ibuf[2].data() + at, fbuf[0].data() + at,
+                                        fbuf[1].data() + at, fbuf[2].data() + at, len, off3);
+      else
+        transform::dc_shift_rct_forward(ibuf[0].data() + at, ibuf[1].data() + at,
+                                        ibuf[2].data() + at, len, off3);
     }
+    if (irreversible)
+      for (int c = 0; c < 3; ++c) std::vector<int32_t>().swap(ibuf[c]);
   }
   for (size_t c = first_plain; c < nc; ++c) {
-    if (irreversible) {
-      fbuf[c].resize(ibuf[c].size());
-      transform::dc_shift_to_float(ibuf[c].data(), fbuf[c].data(), ibuf[c].size(), offset[c]);
-      std::vector<int32_t>().swap(ibuf[c]);
-    } else {
-      transform::dc_shift_forward(ibuf[c].data(), ibuf[c].size(), offset[c]);
+    const size_t n = ibuf[c].size();
+    if (irreversible) fbuf[c].resize(n);
+    const int64_t chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < chunks; ++k) {
+      const size_t at = static_cast<size_t>(k) * kChunk, len = std::min(kChunk, n - at);
+      if (irreversible)
+        transform::dc_shift_to_float(ibuf[c].data() + at, fbuf[c].data() + at, len, offset[c]);
+      else
+        transform::dc_shift_forward(ibuf[c].data() + at, len, offset[c]);
     }
+    if (irreversible) std::vector<int32_t>().swap(ibuf[c]);
   }
 
   // 3. DWT, 4. layout and quantization.
@@ -151,9 +170,13 @@ TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const Encod
           const transform::BandPlacement pl =
               transform::band_placement(r, levels, bl.level, bl.band);
           const float d = static_cast<float>(bc.delta);
-          for (uint32_t y = 0; y < bl.rect.height(); ++y) {
-            const size_t at = (size_t{pl.y_off} + y) * w + pl.x_off;
-            transform::quantize(fbuf[c].data() + at, ibuf[c].data() + at, bl.rect.width(), d);
+          const float* fin = fbuf[c].data();
+          int32_t* qout = ibuf[c].data();
+          const uint32_t bw = bl.rect.width();
+#pragma omp parallel for schedule(static)
+          for (int64_t y = 0; y < int64_t{bl.rect.height()}; ++y) {
+            const size_t at = (size_t{pl.y_off} + static_cast<size_t>(y)) * w + pl.x_off;
+            transform::quantize(fin + at, qout + at, bw, d);
           }
         }
         for (uint32_t j = 0; j < bl.blocks_y; ++j)
