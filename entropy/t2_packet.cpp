@@ -74,6 +74,31 @@ std::vector<int> split_passes(const SegmentStyle& style, int first_pass, int cou
   return pieces;
 }
 
+std::vector<uint32_t> piece_lengths_from_ends(const SegmentStyle& style,
+                                              std::span<const uint32_t> pass_ends, int first_pass,
+                                              int count) {
+  if (first_pass < 0 || count < 0 || size_t(first_pass) + size_t(count) > pass_ends.size()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "piece_lengths_from_ends: passes " + std::to_string(first_pass) + " + " +
+                    std::to_string(count) + " of " + std::to_string(pass_ends.size()));
+  }
+  std::vector<uint32_t> out;
+  uint32_t start = first_pass > 0 ? pass_ends[first_pass - 1] : 0;
+  int pass = first_pass;
+  for (int n : split_passes(style, first_pass, count)) {
+    pass += n;
+    const uint32_t end = pass_ends[pass - 1];
+    if (end < start) {
+      throw Error(
+          ErrorCode::kInvalidArgument,
+          "piece_lengths_from_ends: pass ends decrease at pass " + std::to_string(pass - 1));
+    }
+    out.push_back(end - start);
+    start = end;
+  }
+  return out;
+}
+
 size_t skip_sop(std::span<const uint8_t> bytes) {
   if (bytes.size() < 2 || bytes[0] != 0xFF || bytes[1] != 0x91) return 0;
   if (bytes.size() < 6) {

@@ -44,6 +44,14 @@ bool pass_ends_segment(const SegmentStyle& style, int pass);
 // after every pass that ends a segment; the last piece may end mid-segment.
 std::vector<int> split_passes(const SegmentStyle& style, int first_pass, int count);
 
+// The piece lengths of passes [first_pass, first_pass + count) of a block whose pass p ends at
+// byte pass_ends[p] of its coded data (cumulative, as Tier-1 reports it): the byte difference
+// across each piece that split_passes makes. Throws Error(kInvalidArgument) when the passes
+// are out of range or the ends decrease.
+std::vector<uint32_t> piece_lengths_from_ends(const SegmentStyle& style,
+                                              std::span<const uint32_t> pass_ends, int first_pass,
+                                              int count);
+
 // The code-block grid of one subband inside a precinct (may be 0 x 0).
 struct PrecinctBandShape {
   uint32_t blocks_x = 0, blocks_y = 0;
