@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <openjpeg.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -26,22 +27,31 @@ namespace {
 
 struct Config {
   uint32_t w = 0, h = 0, x0 = 0, y0 = 0, comps = 1;
+  uint32_t tw = 0, th = 0, tox = 0, toy = 0;  // tw = 0: one tile
+  std::vector<uint32_t> dx, dy;               // per component
   int levels = 0, xcb = 6, ycb = 6, layers = 1, order = 0, mode = 0;
   bool sop = false, eph = false, precincts = false;
   std::vector<int> ppx, ppy;  // OpenJPEG order: highest resolution first
 };
 
+uint32_t ceil_div(uint32_t a, uint32_t b) {
+  return (a + b - 1) / b;
+}
+
 bool encode_with_openjpeg(const Config& cfg, uint32_t seed, const std::string& path) {
   std::vector<opj_image_cmptparm_t> cp(cfg.comps);
-  for (auto& c : cp) {
-    c = {};
-    c.dx = c.dy = 1;
-    c.w = cfg.w;
-    c.h = cfg.h;
-    c.x0 = cfg.x0;
-    c.y0 = cfg.y0;
-    c.prec = 8;
-    c.sgnd = 0;
+  bool subsampled = false;
+  for (uint32_t c = 0; c < cfg.comps; ++c) {
+    cp[c] = {};
+    cp[c].dx = cfg.dx[c];
+    cp[c].dy = cfg.dy[c];
+    cp[c].x0 = ceil_div(cfg.x0, cfg.dx[c]);
+    cp[c].y0 = ceil_div(cfg.y0, cfg.dy[c]);
+    cp[c].w = ceil_div(cfg.x0 + cfg.w, cfg.dx[c]) - cp[c].x0;
+    cp[c].h = ceil_div(cfg.y0 + cfg.h, cfg.dy[c]) - cp[c].y0;
+    cp[c].prec = 8;
+    cp[c].sgnd = 0;
+    subsampled = subsampled || cfg.dx[c] > 1 || cfg.dy[c] > 1;
   }
   opj_image_t* image =
       opj_image_create(cfg.comps, cp.data(), cfg.comps == 3 ? OPJ_CLRSPC_SRGB : OPJ_CLRSPC_GRAY);
@@ -52,12 +62,13 @@ bool encode_with_openjpeg(const Config& cfg, uint32_t seed, const std::string& p
   image->y1 = cfg.y0 + cfg.h;
   std::mt19937 rng(seed);
   for (uint32_t c = 0; c < cfg.comps; ++c) {
-    for (uint32_t i = 0; i < cfg.w * cfg.h; ++i) {
-      const uint32_t x = i % cfg.w, y = i / cfg.w;
+    const uint32_t w = cp[c].w, h = cp[c].h;
+    for (uint32_t i = 0; i < w * h; ++i) {
+      const uint32_t x = i % w, y = i / w;
       // Smooth ramps, a flat area (all-zero code-blocks) and noise.
       int v = static_cast<int>((x * 3 + y * 2 + c * 40) % 256);
-      if (x < cfg.w / 3 && y < cfg.h / 3) v = 128;
-      if (x > cfg.w / 2) v = static_cast<int>(rng() % 256);
+      if (x < w / 3 && y < h / 3) v = 128;
+      if (x > w / 2) v = static_cast<int>(rng() % 256);
       image->comps[c].data[i] = v;
     }
   }
@@ -65,14 +76,22 @@ bool encode_with_openjpeg(const Config& cfg, uint32_t seed, const std::string& p
   opj_set_default_encoder_parameters(&p);
   p.tcp_numlayers = cfg.layers;
   p.cp_disto_alloc = 1;
-  for (int l = 0; l < cfg.layers; ++l)
+  for (int l = 0; l < cfg.layers; ++l) {
     p.tcp_rates[l] = static_cast<float>((cfg.layers - 1 - l) * 6);
+  }
   p.numresolution = cfg.levels + 1;
   p.cblockw_init = 1 << cfg.xcb;
   p.cblockh_init = 1 << cfg.ycb;
   p.prog_order = static_cast<OPJ_PROG_ORDER>(cfg.order);
   p.mode = cfg.mode;
-  p.tcp_mct = cfg.comps == 3 ? 1 : 0;
+  p.tcp_mct = cfg.comps == 3 && !subsampled ? 1 : 0;
+  if (cfg.tw > 0) {
+    p.tile_size_on = OPJ_TRUE;
+    p.cp_tdx = static_cast<int>(cfg.tw);
+    p.cp_tdy = static_cast<int>(cfg.th);
+    p.cp_tx0 = static_cast<int>(cfg.tox);
+    p.cp_ty0 = static_cast<int>(cfg.toy);
+  }
   if (cfg.sop) p.csty |= 0x02;
   if (cfg.eph) p.csty |= 0x04;
   if (cfg.precincts) {
@@ -117,90 +136,38 @@ std::vector<uint8_t> openjpeg_stream(const Config& cfg, uint32_t seed) {
   return bytes;
 }
 
-void walk_packets(const Config& cfg, std::vector<uint8_t> bytes) {
-  Stream s;
-  s.bytes = std::move(bytes);
-  ASSERT_EQ(s.u16(), 0xFF4Fu);  // SOC
-  Rect image, tile;
+// What the main header says (only what packet walking needs).
+struct MainHeader {
+  Rect image;
+  uint32_t tw = 0, th = 0, tox = 0, toy = 0;
   std::vector<uint32_t> dx, dy;
   int levels = 0, xcb = 0, ycb = 0, layers = 0, order = 0, guard = 0;
   uint32_t scod = 0, style = 0;
   std::vector<PrecinctExponents> pp;
   std::vector<int> eps;
-  size_t body_begin = 0, body_end = 0;
-  while (true) {
-    const uint32_t marker = s.u16();
-    if (marker == 0xFF93) {  // SOD
-      body_begin = s.pos;
-      break;
-    }
-    const size_t seg = s.pos;
-    const uint32_t len = s.u16();
-    if (marker == 0xFF51) {  // SIZ
-      s.u16();
-      image.x1 = s.u32();
-      image.y1 = s.u32();
-      image.x0 = s.u32();
-      image.y0 = s.u32();
-      const uint32_t tw = s.u32(), th = s.u32(), tox = s.u32(), toy = s.u32();
-      tile = Rect{std::max(tox, image.x0), std::max(toy, image.y0), std::min(tox + tw, image.x1),
-                  std::min(toy + th, image.y1)};
-      const uint32_t nc = s.u16();
-      for (uint32_t c = 0; c < nc; ++c) {
-        s.u8();
-        dx.push_back(s.u8());
-        dy.push_back(s.u8());
-      }
-    } else if (marker == 0xFF52) {  // COD
-      scod = s.u8();
-      order = static_cast<int>(s.u8());
-      layers = static_cast<int>(s.u16());
-      s.u8();
-      levels = static_cast<int>(s.u8());
-      xcb = static_cast<int>(s.u8()) + 2;
-      ycb = static_cast<int>(s.u8()) + 2;
-      style = s.u8();
-      s.u8();
-      for (int r = 0; (scod & 1) && r <= levels; ++r) {
-        const uint32_t b = s.u8();
-        pp.push_back({static_cast<int>(b & 15), static_cast<int>(b >> 4)});
-      }
-    } else if (marker == 0xFF5C) {  // QCD, reversible: exponents only
-      const uint32_t sq = s.u8();
-      ASSERT_EQ(sq & 31, 0u);
-      guard = static_cast<int>(sq >> 5);
-      while (s.pos < seg + len) eps.push_back(static_cast<int>(s.u8() >> 3));
-    } else if (marker == 0xFF90) {  // SOT
-      s.u16();
-      body_end = seg - 2 + s.u32();
-      ASSERT_EQ(s.u8(), 0u);  // the first and only tile-part
-    }
-    s.pos = seg + len;
-  }
-  ASSERT_EQ(order, cfg.order);
-  ASSERT_EQ(layers, cfg.layers);
-  ASSERT_EQ(static_cast<int>(eps.size()), 3 * levels + 1);
-  const entropy::SegmentStyle seg_style{(style & 1) != 0, (style & 4) != 0};
-  const entropy::PacketFraming framing{(scod & 2) != 0, (scod & 4) != 0};
+};
 
+// Walks the packets of one tile body; checks exact use of the body and lossless pass counts.
+void walk_tile(const MainHeader& mh, const Rect& tile, std::span<const uint8_t> body) {
+  const entropy::SegmentStyle seg_style{(mh.style & 1) != 0, (mh.style & 4) != 0};
+  const entropy::PacketFraming framing{(mh.scod & 2) != 0, (mh.scod & 4) != 0};
   TileProgression prog;
   prog.tile = tile;
-  prog.layers = static_cast<uint32_t>(layers);
+  prog.layers = static_cast<uint32_t>(mh.layers);
   std::vector<TileComponentLayout> layouts;
-  for (size_t c = 0; c < dx.size(); ++c) {
-    const Rect tc{(tile.x0 + dx[c] - 1) / dx[c], (tile.y0 + dy[c] - 1) / dy[c],
-                  (tile.x1 + dx[c] - 1) / dx[c], (tile.y1 + dy[c] - 1) / dy[c]};
-    layouts.push_back(make_layout(tc, levels, xcb, ycb, pp));
-    prog.components.push_back(component_precincts(layouts.back(), dx[c], dy[c]));
+  for (size_t c = 0; c < mh.dx.size(); ++c) {
+    const Rect tc{ceil_div(tile.x0, mh.dx[c]), ceil_div(tile.y0, mh.dy[c]),
+                  ceil_div(tile.x1, mh.dx[c]), ceil_div(tile.y1, mh.dy[c])};
+    layouts.push_back(make_layout(tc, mh.levels, mh.xcb, mh.ycb, mh.pp));
+    prog.components.push_back(component_precincts(layouts.back(), mh.dx[c], mh.dy[c]));
   }
-  const std::vector<PacketId> packets = packet_order(prog, static_cast<ProgressionOrder>(order));
+  const std::vector<PacketId> packets = packet_order(prog, static_cast<ProgressionOrder>(mh.order));
 
   struct Prec {
     entropy::PacketDecoder dec;
     std::vector<std::vector<int>> passes, missing;
   };
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Prec> precs;
-  const std::span<const uint8_t> body(s.bytes.data() + body_begin, body_end - body_begin);
   size_t pos = 0;
   for (size_t n = 0; n < packets.size(); ++n) {
     const PacketId& id = packets[n];
@@ -208,8 +175,8 @@ void walk_packets(const Config& cfg, std::vector<uint8_t> bytes) {
     const ResolutionLayout& res = layouts[id.component].resolutions[id.resolution];
     auto [it, fresh] = precs.try_emplace({id.component, id.resolution, id.precinct});
     Prec& pr = it->second;
-    const Precinct geo = res.precinct(id.precinct);
     if (fresh) {
+      const Precinct geo = res.precinct(id.precinct);
       std::vector<entropy::PrecinctBandShape> shapes;
       for (const PrecinctBand& b : geo.bands) {
         shapes.push_back({b.blocks_x, b.blocks_y});
@@ -237,7 +204,7 @@ void walk_packets(const Config& cfg, std::vector<uint8_t> bytes) {
       // Lossless: every included block holds all passes of its Mb - missing bit-planes.
       for (size_t b = 0; b < pr.passes.size(); ++b) {
         const size_t band_index = id.resolution == 0 ? 0 : 1 + 3 * (id.resolution - 1) + b;
-        const int mb = guard + eps[band_index] - 1;
+        const int mb = mh.guard + mh.eps[band_index] - 1;
         for (size_t i = 0; i < pr.passes[b].size(); ++i) {
           if (pr.missing[b][i] < 0) continue;
           EXPECT_EQ(pr.passes[b][i], 3 * (mb - pr.missing[b][i]) - 2)
@@ -249,8 +216,86 @@ void walk_packets(const Config& cfg, std::vector<uint8_t> bytes) {
   EXPECT_EQ(pos, body.size());
 }
 
+// Parses the main header and walks every tile (one tile-part each, as OpenJPEG writes them).
+void walk_packets(const Config& cfg, std::vector<uint8_t> bytes) {
+  Stream s;
+  s.bytes = std::move(bytes);
+  ASSERT_EQ(s.u16(), 0xFF4Fu);  // SOC
+  MainHeader mh;
+  int tiles = 0;
+  while (true) {
+    const size_t marker_at = s.pos;
+    const uint32_t marker = s.u16();
+    if (marker == 0xFFD9) break;  // EOC
+    const size_t seg = s.pos;
+    const uint32_t len = s.u16();
+    if (marker == 0xFF51) {  // SIZ
+      s.u16();
+      mh.image.x1 = s.u32();
+      mh.image.y1 = s.u32();
+      mh.image.x0 = s.u32();
+      mh.image.y0 = s.u32();
+      mh.tw = s.u32();
+      mh.th = s.u32();
+      mh.tox = s.u32();
+      mh.toy = s.u32();
+      const uint32_t nc = s.u16();
+      for (uint32_t c = 0; c < nc; ++c) {
+        s.u8();
+        mh.dx.push_back(s.u8());
+        mh.dy.push_back(s.u8());
+      }
+    } else if (marker == 0xFF52) {  // COD
+      mh.scod = s.u8();
+      mh.order = static_cast<int>(s.u8());
+      mh.layers = static_cast<int>(s.u16());
+      s.u8();
+      mh.levels = static_cast<int>(s.u8());
+      mh.xcb = static_cast<int>(s.u8()) + 2;
+      mh.ycb = static_cast<int>(s.u8()) + 2;
+      mh.style = s.u8();
+      s.u8();
+      for (int r = 0; (mh.scod & 1) && r <= mh.levels; ++r) {
+        const uint32_t b = s.u8();
+        mh.pp.push_back({static_cast<int>(b & 15), static_cast<int>(b >> 4)});
+      }
+    } else if (marker == 0xFF5C) {  // QCD, reversible: exponents only
+      const uint32_t sq = s.u8();
+      ASSERT_EQ(sq & 31, 0u);
+      mh.guard = static_cast<int>(sq >> 5);
+      while (s.pos < seg + len) mh.eps.push_back(static_cast<int>(s.u8() >> 3));
+    } else if (marker == 0xFF90) {  // SOT
+      const uint32_t isot = s.u16();
+      const size_t end = marker_at + s.u32();
+      ASSERT_EQ(s.u8(), 0u);  // one tile-part per tile
+      s.pos = seg + len;
+      while (s.u16() != 0xFF93) s.pos += s.u16() - 2;  // tile-part header markers, to SOD
+      const uint32_t ntx = ceil_div(mh.image.x1 - mh.tox, mh.tw);
+      const uint32_t p = isot % ntx, q = isot / ntx;
+      const Rect tile{std::max(mh.tox + p * mh.tw, mh.image.x0),
+                      std::max(mh.toy + q * mh.th, mh.image.y0),
+                      std::min(mh.tox + (p + 1) * mh.tw, mh.image.x1),
+                      std::min(mh.toy + (q + 1) * mh.th, mh.image.y1)};
+      SCOPED_TRACE("tile " + std::to_string(isot));
+      ASSERT_LE(end, s.bytes.size());
+      walk_tile(mh, tile, std::span(s.bytes).subspan(s.pos, end - s.pos));
+      if (testing::Test::HasFatalFailure()) return;
+      ++tiles;
+      s.pos = end;
+      continue;
+    }
+    s.pos = seg + len;
+  }
+  EXPECT_EQ(mh.order, cfg.order);
+  EXPECT_EQ(mh.layers, cfg.layers);
+  EXPECT_EQ(static_cast<int>(mh.eps.size()), 3 * mh.levels + 1);
+  const uint32_t ntiles =
+      ceil_div(mh.image.x1 - mh.tox, mh.tw) * ceil_div(mh.image.y1 - mh.toy, mh.th);
+  EXPECT_EQ(static_cast<uint32_t>(tiles), ntiles);
+}
+
 TEST(StructureOpenJpeg, RandomStreamsParseExactly) {
-  int streams = 0;
+  int streams = 0, tiled = 0, subsampled = 0;
   for (uint32_t seed = 1; seed <= 80; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(seed);
@@ -260,6 +305,20 @@ TEST(StructureOpenJpeg, RandomStreamsParseExactly) {
     cfg.x0 = rng() % 2 ? 0 : rng() % 37;
     cfg.y0 = rng() % 2 ? 0 : rng() % 29;
     cfg.comps = rng() % 3 == 0 ? 3 : 1;
+    for (uint32_t c = 0; c < cfg.comps; ++c) {
+      const bool sub = c > 0 && rng() % 2;
+      cfg.dx.push_back(sub ? 1 + rng() % 3 : 1);
+      cfg.dy.push_back(sub ? 1 + rng() % 3 : 1);
+    }
+    if (rng() % 2) {
+      cfg.tw = 8 + rng() % 40;
+      cfg.th = 8 + rng() % 40;
+      cfg.tox = cfg.x0 > 0 ? rng() % (cfg.x0 + 1) : 0;
+      cfg.toy = cfg.y0 > 0 ? rng() % (cfg.y0 + 1) : 0;
+      // The first tile must meet the image (A.5.1: XTOsiz + XTsiz > XOsiz).
+      cfg.tox = std::max<int64_t>(cfg.tox, int64_t{cfg.x0} - cfg.tw + 1);
+      cfg.toy = std::max<int64_t>(cfg.toy, int64_t{cfg.y0} - cfg.th + 1);
+    }
     cfg.levels = static_cast<int>(rng() % 6);
     cfg.xcb = 2 + static_cast<int>(rng() % 5);
     cfg.ycb = 2 + static_cast<int>(rng() % 5);
@@ -287,10 +346,12 @@ TEST(StructureOpenJpeg, RandomStreamsParseExactly) {
     std::vector<uint8_t> bytes = openjpeg_stream(cfg, seed);
     if (bytes.empty()) continue;
     ++streams;
+    tiled += cfg.tw > 0;
+    subsampled += std::any_of(cfg.dx.begin(), cfg.dx.end(), [](uint32_t d) { return d > 1; });
     walk_packets(cfg, std::move(bytes));
     if (HasFatalFailure()) return;
   }
-  std::printf("walked %d OpenJPEG streams\n", streams);
+  std::printf("walked %d OpenJPEG streams (%d tiled, %d subsampled)\n", streams, tiled, subsampled);
   EXPECT_GE(streams, 40);
 }
 
