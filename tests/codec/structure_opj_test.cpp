@@ -31,7 +31,8 @@ struct Config {
   std::vector<uint32_t> dx, dy;               // per component
   int levels = 0, xcb = 6, ycb = 6, layers = 1, order = 0, mode = 0;
   bool sop = false, eph = false, precincts = false;
-  std::vector<int> ppx, ppy;  // OpenJPEG order: highest resolution first
+  std::vector<int> ppx, ppy;            // OpenJPEG order: highest resolution first
+  std::vector<ProgressionChange> pocs;  // POC (single-tile streams only)
 };
 
 uint32_t ceil_div(uint32_t a, uint32_t b) {
@@ -92,6 +93,17 @@ bool encode_with_openjpeg(const Config& cfg, uint32_t seed, const std::string& p
     p.cp_tx0 = static_cast<int>(cfg.tox);
     p.cp_ty0 = static_cast<int>(cfg.toy);
   }
+  p.numpocs = static_cast<OPJ_UINT32>(cfg.pocs.size());
+  for (size_t i = 0; i < cfg.pocs.size(); ++i) {
+    const ProgressionChange& ch = cfg.pocs[i];
+    p.POC[i].tile = 1;
+    p.POC[i].resno0 = ch.res_start;
+    p.POC[i].compno0 = ch.comp_start;
+    p.POC[i].layno1 = ch.layer_end;
+    p.POC[i].resno1 = ch.res_end;
+    p.POC[i].compno1 = ch.comp_end;
+    p.POC[i].prg1 = static_cast<OPJ_PROG_ORDER>(ch.order);
+  }
   if (cfg.sop) p.csty |= 0x02;
   if (cfg.eph) p.csty |= 0x04;
   if (cfg.precincts) {
@@ -145,10 +157,29 @@ struct MainHeader {
   uint32_t scod = 0, style = 0;
   std::vector<PrecinctExponents> pp;
   std::vector<int> eps;
+  std::vector<ProgressionChange> pocs;
 };
 
+// POC marker segment body (A.6.6) from s.pos to `end`.
+std::vector<ProgressionChange> parse_poc(Stream& s, size_t end, size_t ncomp) {
+  std::vector<ProgressionChange> out;
+  while (s.pos < end) {
+    ProgressionChange ch;
+    ch.res_start = s.u8();
+    ch.comp_start = ncomp < 257 ? s.u8() : s.u16();
+    ch.layer_end = s.u16();
+    ch.res_end = s.u8();
+    ch.comp_end = ncomp < 257 ? s.u8() : s.u16();
+    if (ch.comp_end == 0) ch.comp_end = ncomp < 257 ? 256 : 16384;
+    ch.order = static_cast<ProgressionOrder>(s.u8());
+    out.push_back(ch);
+  }
+  return out;
+}
+
 // Walks the packets of one tile body; checks exact use of the body and lossless pass counts.
-void walk_tile(const MainHeader& mh, const Rect& tile, std::span<const uint8_t> body) {
+void walk_tile(const MainHeader& mh, const std::vector<ProgressionChange>& pocs, const Rect& tile,
+               std::span<const uint8_t> body) {
   const entropy::SegmentStyle seg_style{(mh.style & 1) != 0, (mh.style & 4) != 0};
   const entropy::PacketFraming framing{(mh.scod & 2) != 0, (mh.scod & 4) != 0};
   TileProgression prog;
@@ -161,7 +192,15 @@ void walk_tile(const MainHeader& mh, const Rect& tile, std::span<const uint8_t> 
     layouts.push_back(make_layout(tc, mh.levels, mh.xcb, mh.ycb, mh.pp));
     prog.components.push_back(component_precincts(layouts.back(), mh.dx[c], mh.dy[c]));
   }
-  const std::vector<PacketId> packets = packet_order(prog, static_cast<ProgressionOrder>(mh.order));
+  const std::vector<PacketId> packets =
+      pocs.empty() ? packet_order(prog, static_cast<ProgressionOrder>(mh.order))
+                   : packet_order(prog, pocs);
+  EXPECT_EQ(packets.size(), [&] {
+    size_t n = 0;
+    for (const auto& c : prog.components)
+      for (const auto& r : c.resolutions) n += size_t{r.precincts_x} * r.precincts_y;
+    return n * prog.layers;
+  }());
 
   struct Prec {
     entropy::PacketDecoder dec;
@@ -216,13 +255,15 @@ void walk_tile(const MainHeader& mh, const Rect& tile, std::span<const uint8_t> 
   EXPECT_EQ(pos, body.size());
 }
 
-// Parses the main header and walks every tile (one tile-part each, as OpenJPEG writes them).
+// Parses the main header, joins the tile-parts of each tile and walks every tile.
 void walk_packets(const Config& cfg, std::vector<uint8_t> bytes) {
   Stream s;
   s.bytes = std::move(bytes);
   ASSERT_EQ(s.u16(), 0xFF4Fu);  // SOC
   MainHeader mh;
-  int tiles = 0;
+  std::map<uint32_t, std::vector<uint8_t>> tile_bodies;
+  std::map<uint32_t, std::vector<ProgressionChange>> tile_pocs;
+  std::map<uint32_t, bool> tile_poc_seen;
   while (true) {
     const size_t marker_at = s.pos;
     const uint32_t marker = s.u16();
@@ -264,39 +305,60 @@ void walk_packets(const Config& cfg, std::vector<uint8_t> bytes) {
       ASSERT_EQ(sq & 31, 0u);
       mh.guard = static_cast<int>(sq >> 5);
       while (s.pos < seg + len) mh.eps.push_back(static_cast<int>(s.u8() >> 3));
+    } else if (marker == 0xFF5F) {  // POC
+      mh.pocs = parse_poc(s, seg + len, mh.dx.size());
     } else if (marker == 0xFF90) {  // SOT
       const uint32_t isot = s.u16();
       const size_t end = marker_at + s.u32();
-      ASSERT_EQ(s.u8(), 0u);  // one tile-part per tile
       s.pos = seg + len;
-      while (s.u16() != 0xFF93) s.pos += s.u16() - 2;  // tile-part header markers, to SOD
-      const uint32_t ntx = ceil_div(mh.image.x1 - mh.tox, mh.tw);
-      const uint32_t p = isot % ntx, q = isot / ntx;
-      const Rect tile{std::max(mh.tox + p * mh.tw, mh.image.x0),
-                      std::max(mh.toy + q * mh.th, mh.image.y0),
-                      std::min(mh.tox + (p + 1) * mh.tw, mh.image.x1),
-                      std::min(mh.toy + (q + 1) * mh.th, mh.image.y1)};
-      SCOPED_TRACE("tile " + std::to_string(isot));
+      std::vector<ProgressionChange>& pocs = tile_pocs[isot];
+      if (pocs.empty()) pocs = mh.pocs;
+      for (uint32_t m = s.u16(); m != 0xFF93; m = s.u16()) {  // tile-part header, to SOD
+        const size_t mseg = s.pos;
+        const uint32_t mlen = s.u16();
+        if (m == 0xFF5F) {
+          // A.6.6: POC segments of a tile's tile-parts add up, in order; they replace the
+          // main header's.
+          if (!tile_poc_seen[isot]) pocs.clear();
+          tile_poc_seen[isot] = true;
+          for (const ProgressionChange& ch : parse_poc(s, mseg + mlen, mh.dx.size())) {
+            pocs.push_back(ch);
+          }
+        }
+        s.pos = mseg + mlen;
+      }
       ASSERT_LE(end, s.bytes.size());
-      walk_tile(mh, tile, std::span(s.bytes).subspan(s.pos, end - s.pos));
-      if (testing::Test::HasFatalFailure()) return;
-      ++tiles;
+      // Tile-parts of one tile (OpenJPEG splits at POC changes) join into one body.
+      std::vector<uint8_t>& body = tile_bodies[isot];
+      body.insert(body.end(), s.bytes.begin() + static_cast<ptrdiff_t>(s.pos),
+                  s.bytes.begin() + static_cast<ptrdiff_t>(end));
       s.pos = end;
       continue;
     }
     s.pos = seg + len;
+  }
+  const uint32_t ntx = ceil_div(mh.image.x1 - mh.tox, mh.tw);
+  for (const auto& [isot, body] : tile_bodies) {
+    const uint32_t p = isot % ntx, q = isot / ntx;
+    const Rect tile{std::max(mh.tox + p * mh.tw, mh.image.x0),
+                    std::max(mh.toy + q * mh.th, mh.image.y0),
+                    std::min(mh.tox + (p + 1) * mh.tw, mh.image.x1),
+                    std::min(mh.toy + (q + 1) * mh.th, mh.image.y1)};
+    SCOPED_TRACE("tile " + std::to_string(isot));
+    walk_tile(mh, tile_pocs[isot], tile, body);
+    if (testing::Test::HasFatalFailure()) return;
   }
   EXPECT_EQ(mh.order, cfg.order);
   EXPECT_EQ(mh.layers, cfg.layers);
   EXPECT_EQ(static_cast<int>(mh.eps.size()), 3 * mh.levels + 1);
   const uint32_t ntiles =
       ceil_div(mh.image.x1 - mh.tox, mh.tw) * ceil_div(mh.image.y1 - mh.toy, mh.th);
-  EXPECT_EQ(static_cast<uint32_t>(tiles), ntiles);
+  EXPECT_EQ(tile_bodies.size(), ntiles);
 }
 
 TEST(StructureOpenJpeg, RandomStreamsParseExactly) {
-  int streams = 0, tiled = 0, subsampled = 0;
-  for (uint32_t seed = 1; seed <= 80; ++seed) {
+  int streams = 0, tiled = 0, subsampled = 0, pocs = 0;
+  for (uint32_t seed = 1; seed <= 120; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(seed);
     Config cfg;
@@ -343,16 +405,35 @@ TEST(StructureOpenJpeg, RandomStreamsParseExactly) {
                  std::to_string(cfg.layers) + ", order " + std::to_string(cfg.order) + ", mode " +
                  std::to_string(cfg.mode) + (cfg.sop ? ", sop" : "") + (cfg.eph ? ", eph" : "") +
                  (cfg.precincts ? ", precincts" : ""));
+    if (cfg.tw == 0 && rng() % 2) {
+      // Two progressions that split the packets by resolution or by component, each in its
+      // own order. (OpenJPEG 2.5 writes overlapping progressions' packets twice, against
+      // B.12.2, so overlaps are tested in progression_order_test.cpp only.)
+      ProgressionChange a, b;
+      a.order = static_cast<ProgressionOrder>(rng() % 5);
+      b.order = static_cast<ProgressionOrder>(rng() % 5);
+      a.layer_end = b.layer_end = cfg.layers;
+      a.res_end = b.res_end = cfg.levels + 1;
+      a.comp_end = b.comp_end = cfg.comps;
+      if (cfg.comps > 1 && rng() % 2) {
+        a.comp_end = b.comp_start = 1 + rng() % (cfg.comps - 1);
+      } else if (cfg.levels > 0) {
+        a.res_end = b.res_start = 1 + rng() % cfg.levels;
+      }
+      cfg.pocs = {a, b};
+    }
     std::vector<uint8_t> bytes = openjpeg_stream(cfg, seed);
     if (bytes.empty()) continue;
     ++streams;
     tiled += cfg.tw > 0;
     subsampled += std::any_of(cfg.dx.begin(), cfg.dx.end(), [](uint32_t d) { return d > 1; });
+    pocs += !cfg.pocs.empty();
     walk_packets(cfg, std::move(bytes));
     if (HasFatalFailure()) return;
   }
-  std::printf("walked %d OpenJPEG streams (%d tiled, %d subsampled)\n", streams, tiled, subsampled);
-  EXPECT_GE(streams, 40);
+  std::printf("walked %d OpenJPEG streams (%d tiled, %d subsampled, %d with POC)\n", streams, tiled,
+              subsampled, pocs);
+  EXPECT_GE(streams, 60);
 }
 
 }  // namespace
