@@ -3,7 +3,7 @@
 // styles are walked packet by packet with codec/structure, codec/progression and
 // entropy/t2_packet; every packet must parse and the packets must use up the tile-part body
 // exactly, and each lossless code-block must hold all its passes (3 (Mb - missing) - 2, B.10.5,
-// E.1). Only the markers needed here are parsed (SIZ, COD, QCD, SOT, SOD).
+// E.1). Only the markers needed here are parsed (SIZ, COD, QCD, POC, SOT, SOD).
 #ifdef GJ2K_HAVE_OPENJPEG
 #include <gtest/gtest.h>
 #include <openjpeg.h>
