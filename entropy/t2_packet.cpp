@@ -250,6 +250,14 @@ size_t PacketEncoder::encode_packet(int layer,
 
 DecodedPacket PacketDecoder::decode_packet(int layer, std::span<const uint8_t> header,
                                            const PacketFraming& framing, bool sop_in_header) {
+  DecodedPacket res;
+  decode_packet(layer, header, framing, sop_in_header, res);
+  return res;
+}
+
+void PacketDecoder::decode_packet(int layer, std::span<const uint8_t> header,
+                                  const PacketFraming& framing, bool sop_in_header,
+                                  DecodedPacket& res) {
   if (layer != next_layer_) {
     throw Error(ErrorCode::kInternal, "decode_packet: layer " + std::to_string(layer) +
                                           " but the next is " + std::to_string(next_layer_));
@@ -258,13 +266,16 @@ DecodedPacket PacketDecoder::decode_packet(int layer, std::span<const uint8_t> h
   if (framing.sop && sop_in_header) pos = skip_sop(header);
   HeaderBitReader r(header.subspan(pos), "packet header");
 
-  DecodedPacket res;
   res.blocks.resize(bands_.size());
   for (size_t b = 0; b < bands_.size(); ++b) {
     res.blocks[b].resize(bands_[b].blocks.size());
     for (size_t i = 0; i < res.blocks[b].size(); ++i) {
-      res.blocks[b][i].first_pass = bands_[b].blocks[i].passes;
-      res.blocks[b][i].missing_msbs = bands_[b].blocks[i].missing_msbs;
+      BlockPacketInfo& info = res.blocks[b][i];
+      info.new_passes = 0;
+      info.first_inclusion = false;
+      info.first_pass = bands_[b].blocks[i].passes;
+      info.missing_msbs = bands_[b].blocks[i].missing_msbs;
+      info.pieces.clear();
     }
   }
   res.empty = r.get_bit() == 0;
@@ -318,7 +329,6 @@ DecodedPacket PacketDecoder::decode_packet(int layer, std::span<const uint8_t> h
     res.header_bytes += 2;
   }
   ++next_layer_;
-  return res;
 }
 
 }  // namespace gj2k::entropy

@@ -117,6 +117,8 @@ class PrecinctState {
   int next_layer_ = 0;  // packets must come in layer order 0, 1, ...
 };
 
+// Copyable: a rate allocator may copy an encoder to size a trial packet without touching the
+// real state.
 class PacketEncoder : public PrecinctState {
  public:
   using PrecinctState::PrecinctState;
@@ -153,9 +155,13 @@ class PacketDecoder : public PrecinctState {
   // start of `header`. With framing.sop, an SOP marker segment at the start is checked and
   // skipped when present (`sop_in_header` false: the headers were moved to PPM/PPT and SOP
   // stays in the body; see skip_sop). With framing.eph, the EPH marker that must follow the
-  // header is checked and skipped. Errors (kTruncated, kFormat) name the layer and offset.
+  // header is checked and skipped. Errors (kTruncated, kFormat) name the layer and offset;
+  // after an error the precinct's state is unspecified (reset() or discard it).
   DecodedPacket decode_packet(int layer, std::span<const uint8_t> header,
                               const PacketFraming& framing, bool sop_in_header = true);
+  // The same into `out`, reusing its allocations (for decoders that walk many packets).
+  void decode_packet(int layer, std::span<const uint8_t> header, const PacketFraming& framing,
+                     bool sop_in_header, DecodedPacket& out);
 };
 
 // The length of an SOP marker segment at the start of `bytes` (6), or 0 when there is none.
