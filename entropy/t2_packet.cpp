@@ -151,7 +151,7 @@ void PacketEncoder::set_missing_msbs(size_t band, uint32_t block, int missing_ms
 size_t PacketEncoder::encode_packet(int layer,
                                     std::span<const std::vector<BlockContribution>> contributions,
                                     const PacketFraming& framing, uint32_t packet_index,
-                                    std::vector<uint8_t>& out) {
+                                    std::vector<uint8_t>& out, bool empty_as_zero_bit) {
   if (layer != next_layer_) {
     throw Error(ErrorCode::kInternal, "encode_packet: layer " + std::to_string(layer) +
                                           " but the next is " + std::to_string(next_layer_));
@@ -193,8 +193,9 @@ size_t PacketEncoder::encode_packet(int layer,
     }
   }
   HeaderBitWriter w;
-  w.put_bit(any ? 1 : 0);
-  for (size_t b = 0; any && b < bands_.size(); ++b) {
+  const bool coded = any || !empty_as_zero_bit;
+  w.put_bit(coded ? 1 : 0);
+  for (size_t b = 0; coded && b < bands_.size(); ++b) {
     BandState& band = bands_[b];
     for (uint32_t i = 0; i < band.blocks.size(); ++i) {
       const BlockContribution& c = contributions[b][i];

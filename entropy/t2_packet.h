@@ -133,9 +133,11 @@ class PacketEncoder : public PrecinctState {
   // (a single 0 bit when no block contributes), and EPH when framing.eph. `contributions`
   // holds one entry per band, each with block_count(band) entries in raster order. Returns
   // the number of bytes appended. Bodies are the caller's to append after it.
+  // `empty_as_zero_bit` false codes a packet without contributions as a non-empty header whose
+  // blocks are all not included, as some encoders do; both forms are valid (B.10.3).
   size_t encode_packet(int layer, std::span<const std::vector<BlockContribution>> contributions,
                        const PacketFraming& framing, uint32_t packet_index,
-                       std::vector<uint8_t>& out);
+                       std::vector<uint8_t>& out, bool empty_as_zero_bit = true);
 };
 
 // Result of decoding one packet header.

@@ -1,8 +1,9 @@
 // Structure, progression and packet headers on the ISO/IEC 15444-4 conformance codestreams
 // (written by other encoders): every tile's packets are walked in the signalled order (COD,
 // COC, POC in main and tile-part headers) with headers in the body, in PPM or in PPT, with
-// SOP/EPH; the packets must use up each tile's body (and packed headers) exactly. Only the
-// markers needed for that are parsed here; the real parser belongs to the decoder.
+// SOP/EPH; the packets must use up each tile's body (and packed headers) exactly, and the
+// packet encoder, fed what each header said, must rewrite every header byte for byte. Only
+// the markers needed for that are parsed here; the real parser belongs to the decoder.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -87,6 +88,7 @@ struct Tile {
 struct Summary {
   size_t tiles = 0, packets = 0, header_bytes = 0, body_bytes = 0;
   bool packed = false, poc = false, sop = false, eph = false;
+  size_t reencoded_same = 0;  // packet headers our encoder rewrites byte for byte
 };
 
 // The codestream inside a JP2 file (its jp2c box), or the bytes themselves.
@@ -129,6 +131,11 @@ void walk_tile(const std::vector<uint32_t>& dx, const std::vector<uint32_t>& dy,
       t.pocs.empty() ? packet_order(prog, static_cast<ProgressionOrder>(cod.order))
                      : packet_order(prog, t.pocs);
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, entropy::PacketDecoder> decs;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<entropy::PrecinctBandShape>>
+      shapes_of;
+  // Each packet's header bytes (without SOP) and what it said, for re-encoding.
+  std::vector<std::vector<uint8_t>> original(packets.size());
+  std::vector<entropy::DecodedPacket> decoded(packets.size());
   size_t bpos = 0, hpos = 0;
   for (size_t n = 0; n < packets.size(); ++n) {
     const PacketId& id = packets[n];
@@ -140,6 +147,7 @@ void walk_tile(const std::vector<uint32_t>& dx, const std::vector<uint32_t>& dy,
       const Precinct geo = layouts[id.component].resolutions[id.resolution].precinct(id.precinct);
       std::vector<entropy::PrecinctBandShape> shapes;
       for (const PrecinctBand& b : geo.bands) shapes.push_back({b.blocks_x, b.blocks_y});
+      shapes_of[it->first] = shapes;
       const uint32_t style = cod.comps[id.component].style;
       it->second = entropy::PacketDecoder(shapes, {(style & 1) != 0, (style & 4) != 0});
     }
@@ -148,6 +156,7 @@ void walk_tile(const std::vector<uint32_t>& dx, const std::vector<uint32_t>& dy,
       ASSERT_NO_THROW(got = it->second.decode_packet(static_cast<int>(id.layer),
                                                      std::span(t.headers).subspan(hpos), framing,
                                                      false));
+      original[n].assign(t.headers.begin() + hpos, t.headers.begin() + hpos + got.header_bytes);
       hpos += got.header_bytes;
       ASSERT_LE(bpos, t.body.size());
       if (framing.sop) bpos += entropy::skip_sop(std::span(t.body).subspan(bpos));
@@ -155,9 +164,12 @@ void walk_tile(const std::vector<uint32_t>& dx, const std::vector<uint32_t>& dy,
       ASSERT_LE(bpos, t.body.size());
       ASSERT_NO_THROW(got = it->second.decode_packet(static_cast<int>(id.layer),
                                                      std::span(t.body).subspan(bpos), framing));
+      const size_t sop = framing.sop ? entropy::skip_sop(std::span(t.body).subspan(bpos)) : 0;
+      original[n].assign(t.body.begin() + bpos + sop, t.body.begin() + bpos + got.header_bytes);
       bpos += got.header_bytes;
     }
     bpos += got.body_bytes;
+    decoded[n] = got;
     sum.header_bytes += got.header_bytes;
     sum.body_bytes += got.body_bytes;
     ASSERT_LE(bpos, t.body.size());
@@ -169,6 +181,43 @@ void walk_tile(const std::vector<uint32_t>& dx, const std::vector<uint32_t>& dy,
   sum.eph = sum.eph || framing.eph;
   EXPECT_EQ(bpos, t.body.size()) << "unused tile body bytes";
   EXPECT_EQ(hpos, t.headers.size()) << "unused packed header bytes";
+
+  // Re-encode every header from what it said: missing bit-planes first (from each block's
+  // first inclusion), then the packets in order.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, entropy::PacketEncoder> encs;
+  for (const auto& [key, shapes] : shapes_of) {
+    const uint32_t style = cod.comps[std::get<0>(key)].style;
+    encs.emplace(key, entropy::PacketEncoder(shapes, {(style & 1) != 0, (style & 4) != 0}));
+  }
+  for (size_t n = 0; n < packets.size(); ++n) {
+    const PacketId& id = packets[n];
+    entropy::PacketEncoder& enc = encs.at({id.component, id.resolution, id.precinct});
+    for (size_t b = 0; b < decoded[n].blocks.size(); ++b) {
+      for (uint32_t i = 0; i < decoded[n].blocks[b].size(); ++i) {
+        if (decoded[n].blocks[b][i].first_inclusion) {
+          enc.set_missing_msbs(b, i, decoded[n].blocks[b][i].missing_msbs);
+        }
+      }
+    }
+  }
+  for (size_t n = 0; n < packets.size(); ++n) {
+    const PacketId& id = packets[n];
+    std::vector<std::vector<entropy::BlockContribution>> contrib(decoded[n].blocks.size());
+    for (size_t b = 0; b < contrib.size(); ++b) {
+      for (const entropy::BlockPacketInfo& info : decoded[n].blocks[b]) {
+        entropy::BlockContribution c;
+        c.new_passes = info.new_passes;
+        for (const entropy::Piece& piece : info.pieces) c.piece_lengths.push_back(piece.length);
+        contrib[b].push_back(std::move(c));
+      }
+    }
+    std::vector<uint8_t> again;
+    encs.at({id.component, id.resolution, id.precinct})
+        .encode_packet(static_cast<int>(id.layer), contrib, {false, framing.eph},
+                       static_cast<uint32_t>(n), again, decoded[n].empty);
+    sum.reencoded_same += again == original[n];
+    EXPECT_EQ(again, original[n]) << "re-encoded header of packet " << n << " differs";
+  }
 }
 
 void walk_codestream(std::span<const uint8_t> cs, Summary& sum) {
@@ -337,10 +386,12 @@ TEST(StructureConformance, PacketsUseUpEveryTile) {
     Summary sum;
     walk_codestream(cs, sum);
     EXPECT_GT(sum.tiles, 0u);
-    std::printf("%-18s %4zu tiles %6zu packets %6zu header bytes %8zu body bytes%s%s%s%s\n",
-                f.filename().string().c_str(), sum.tiles, sum.packets, sum.header_bytes,
-                sum.body_bytes, sum.packed ? " PPM/PPT" : "", sum.poc ? " POC" : "",
-                sum.sop ? " SOP" : "", sum.eph ? " EPH" : "");
+    std::printf(
+        "%-18s %4zu tiles %6zu packets (%6zu re-encoded alike) %6zu header bytes %8zu body "
+        "bytes%s%s%s%s\n",
+        f.filename().string().c_str(), sum.tiles, sum.packets, sum.reencoded_same, sum.header_bytes,
+        sum.body_bytes, sum.packed ? " PPM/PPT" : "", sum.poc ? " POC" : "", sum.sop ? " SOP" : "",
+        sum.eph ? " EPH" : "");
   }
 }
 
