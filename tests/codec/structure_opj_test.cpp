@@ -1,9 +1,10 @@
 // Structure, progression and packet headers against OpenJPEG: streams written by libopenjp2
-// with random levels, code-block and precinct sizes, orders, layers, SOP/EPH and code-block
-// styles are walked packet by packet with codec/structure, codec/progression and
-// entropy/t2_packet; every packet must parse and the packets must use up the tile-part body
-// exactly, and each lossless code-block must hold all its passes (3 (Mb - missing) - 2, B.10.5,
-// E.1). Only the markers needed here are parsed (SIZ, COD, QCD, POC, SOT, SOD).
+// with random image and tile origins, tiles, subsampled components, levels, code-block and
+// precinct sizes, orders, POC, layers, SOP/EPH and code-block styles are walked packet by
+// packet with codec/structure, codec/progression and entropy/t2_packet; every packet must
+// parse, the packets must use up each tile's body exactly, and each lossless code-block must
+// hold all its passes (3 (Mb - missing) - 2; B.10.5, E.1). Only the markers needed here are
+// parsed (SIZ, COD, QCD, POC, SOT, SOD).
 #ifdef GJ2K_HAVE_OPENJPEG
 #include <gtest/gtest.h>
 #include <openjpeg.h>
