@@ -84,6 +84,16 @@ TEST_P(IoRoundTrip, WriteAndReadBackIdentical) {
   ASSERT_NO_THROW(validate(image));
   const fs::path dir = test::scratch_dir();
   const std::string stem = "rt_" + test_name({GetParam(), 0});
+  // Files written here are removed when the test ends, passed or not.
+  struct Cleanup {
+    fs::path dir;
+    std::string stem;
+    ~Cleanup() {
+      std::error_code ec;
+      for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.path().filename().string().rfind(stem, 0) == 0) fs::remove(entry.path(), ec);
+    }
+  } cleanup{dir, stem};
 
   // TIFF (uncompressed and Deflate), when the components share precision and size.
   const bool tiff_fits = pnm_fits(image) || (same_size(image) && [&] {
