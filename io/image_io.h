@@ -113,7 +113,8 @@ void write_pnm(const Image& image, const std::filesystem::path& path);
 // (ML) or little-endian (LM). Precision 1..16; a sample outside its precision is an error.
 Image read_pgx(std::span<const uint8_t> data, const std::string& name = "<memory>");
 Image read_pgx(const std::filesystem::path& path);
-// One component as a PGX file.
+// One component as a PGX file; the header is "PG ML|LM +|- <precision> <width> <height>\n",
+// the layout OpenJPEG's opj_decompress writes.
 std::vector<uint8_t> encode_pgx(const Component& component, bool little_endian = false,
                                 const std::string& name = "<memory>");
 // Writes a one-component image to `path`; an image of N > 1 components to "<stem>_<k>.pgx"

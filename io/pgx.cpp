@@ -139,7 +139,7 @@ std::vector<uint8_t> encode_pgx(const Component& comp, bool little_endian,
       comp.samples.size() != size_t{comp.width} * comp.height)
     fail(ErrorCode::kInvalidArgument, name, "component size and sample buffer disagree");
   const std::string header = std::string("PG ") + (little_endian ? "LM " : "ML ") +
-                             (comp.is_signed ? "-" : "+") + std::to_string(comp.precision) + " " +
+                             (comp.is_signed ? "- " : "+ ") + std::to_string(comp.precision) + " " +
                              std::to_string(comp.width) + " " + std::to_string(comp.height) + "\n";
   const size_t bytes = comp.precision <= 8 ? 1 : 2;
   std::vector<uint8_t> out(header.begin(), header.end());

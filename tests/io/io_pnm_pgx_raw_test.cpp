@@ -194,6 +194,19 @@ TEST(IoPgx, HeaderVariationsAndByteOrders) {
   }
 }
 
+TEST(IoPgx, WriterHeader) {
+  Image im = make_image(3, 2, 1, 12, true);
+  im.components[0].samples = {-2048, -1, 0, 1, 2047, 0x123};
+  const auto bytes = io::encode_pgx(im.components[0], true);
+  const std::string header = "PG LM - 12 3 2\n";
+  ASSERT_EQ(std::string(bytes.begin(), bytes.begin() + header.size()), header);
+  ASSERT_EQ(bytes.size(), header.size() + 12);
+  EXPECT_EQ(bytes[header.size()], 0x00);  // -2048 little-endian: 00 f8
+  EXPECT_EQ(bytes[header.size() + 1], 0xf8);
+  EXPECT_EQ(bytes[header.size() + 10], 0x23);
+  EXPECT_EQ(bytes[header.size() + 11], 0x01);
+}
+
 TEST(IoPgx, Malformed) {
   const std::vector<std::pair<std::string, ErrorCode>> cases = {
       {"", ErrorCode::kTruncated},
