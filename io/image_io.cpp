@@ -19,7 +19,8 @@ std::optional<Format> format_from_extension(const std::filesystem::path& path) {
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext == ".tif" || ext == ".tiff") return Format::kTiff;
-  if (ext == ".pnm" || ext == ".pbm" || ext == ".pgm" || ext == ".ppm") return Format::kPnm;
+  if (ext == ".pnm" || ext == ".pbm" || ext == ".pgm" || ext == ".ppm" || ext == ".pam")
+    return Format::kPnm;
   if (ext == ".pgx") return Format::kPgx;
   if (ext == ".raw") return Format::kRaw;
   if (ext == ".rawl") return Format::kRawLittle;
@@ -38,7 +39,7 @@ Format need_format(const std::filesystem::path& path) {
   if (!format)
     fail(ErrorCode::kInvalidArgument, path.string(),
          "unknown image format extension '" + path.extension().string() +
-             "' (known: .tif .tiff .pnm .pbm .pgm .ppm .pgx .raw .rawl)");
+             "' (known: .tif .tiff .pnm .pbm .pgm .ppm .pam .pgx .raw .rawl)");
   return *format;
 }
 

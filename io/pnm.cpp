@@ -102,8 +102,9 @@ class Scanner {
 
 Image read_pnm(std::span<const uint8_t> data, const std::string& name) {
   if (data.size() < 2) fail(ErrorCode::kTruncated, name, "too short for a PNM header");
+  if (data[0] == 'P' && data[1] == '7') return read_pam(data, name);
   if (data[0] != 'P' || data[1] < '1' || data[1] > '6')
-    fail(ErrorCode::kFormat, name, "not a PNM file (magic is not P1..P6)");
+    fail(ErrorCode::kFormat, name, "not a PNM file (magic is not P1..P7)");
   const int kind = data[1] - '0';
   const bool text = kind <= 3;
   const bool bitmap = kind == 1 || kind == 4;
@@ -275,7 +276,8 @@ std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap, const std::stri
 void write_pnm(const Image& image, const std::filesystem::path& path) {
   std::string ext = path.extension().string();
   for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  write_file(path, encode_pnm(image, ext == ".pbm", path.string()));
+  write_file(path, ext == ".pam" ? encode_pam(image, path.string())
+                                 : encode_pnm(image, ext == ".pbm", path.string()));
 }
 
 }  // namespace gj2k::io

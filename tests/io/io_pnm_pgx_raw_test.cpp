@@ -155,6 +155,58 @@ TEST(IoPnm, SixteenBitIsBigEndian) {
   EXPECT_EQ(bytes[bytes.size() - 1], 0xbc);
 }
 
+TEST(IoPam, ReadWriteAndAlpha) {
+  std::vector<uint8_t> file = bytes_of(
+      "P7\n# comment\nWIDTH 2\nHEIGHT 1\nDEPTH 2\r\nMAXVAL 1000\n"
+      "TUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n");
+  file.insert(file.end(), {0x03, 0xe8, 0x00, 0x01, 0x00, 0x02, 0x01, 0x00});
+  const Image im = io::read_pnm(file, "in.x");
+  ASSERT_EQ(im.components.size(), 2u);
+  EXPECT_EQ(im.components[0].precision, 10u);
+  EXPECT_EQ(im.components[0].samples, (std::vector<int32_t>{1000, 2}));
+  EXPECT_EQ(im.components[1].samples, (std::vector<int32_t>{1, 256}));
+  EXPECT_FALSE(im.components[0].is_alpha);
+  EXPECT_TRUE(im.components[1].is_alpha);
+  EXPECT_EQ(im.color_space, ColorSpace::kGrey);
+  uint32_t seed = 200;
+  for (uint32_t n : {1u, 2u, 3u, 4u, 5u})
+    for (uint32_t precision : {1u, 8u, 9u, 16u}) {
+      Image r = random_image(7, 3, n, precision, false, ++seed);
+      if (n == 2 || n == 4) r.components.back().is_alpha = true;
+      const Image back = io::read_pnm(io::encode_pam(r), "in.x");
+      auto diff = compare(r, back);
+      EXPECT_FALSE(diff) << n << " components, " << precision << " bits: " << *diff;
+      for (uint32_t c = 0; c < n; ++c)
+        EXPECT_EQ(back.components[c].is_alpha, r.components[c].is_alpha);
+    }
+  EXPECT_THROW(io::encode_pam(make_image(2, 2, 1, 8, true)), Error);
+  Image alpha_first = make_image(2, 2, 2, 8);
+  alpha_first.components[0].is_alpha = true;
+  EXPECT_THROW(io::encode_pam(alpha_first), Error);
+}
+
+TEST(IoPam, Malformed) {
+  const std::string ok = "WIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 255\nENDHDR\n";
+  const std::vector<std::pair<std::string, ErrorCode>> cases = {
+      {"P7", ErrorCode::kTruncated},
+      {"P7 WIDTH 2\n", ErrorCode::kFormat},
+      {"P7\n" + ok + "abc", ErrorCode::kTruncated},
+      {"P7\nWIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 255\n", ErrorCode::kTruncated},
+      {"P7\nWIDTH 2\nHEIGHT 2\nMAXVAL 255\nENDHDR\nabcd", ErrorCode::kFormat},
+      {"P7\nWIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 0\nENDHDR\nabcd", ErrorCode::kFormat},
+      {"P7\nWIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 70000\nENDHDR\nabcd", ErrorCode::kFormat},
+      {"P7\nWIDTH 2\nHEIGHT 2\nDEPTH 99999\nMAXVAL 255\nENDHDR\nabcd", ErrorCode::kFormat},
+      {"P7\nWIDTH x\nHEIGHT 2\nDEPTH 1\nMAXVAL 255\nENDHDR\nabcd", ErrorCode::kFormat},
+      {"P7\nWIDTH 4294967295\nHEIGHT 4294967295\nDEPTH 16384\nMAXVAL 65535\nENDHDR\nab",
+       ErrorCode::kTruncated},
+      {"P7\nWIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 100\nENDHDR\n\x01\x02\x03\xff", ErrorCode::kFormat},
+      {"P7\nWIDTH 2\nCOLOUR 2\n", ErrorCode::kFormat},
+  };
+  for (const auto& [text, code] : cases)
+    expect_error([&] { io::read_pnm(bytes_of(text), "in.x"); }, code, "'" + text + "'");
+  EXPECT_NO_THROW(io::read_pnm(bytes_of("P7\n" + ok + "abcd"), "in.x"));  // control
+}
+
 // ---- PGX ------------------------------------------------------------------------------------
 
 TEST(IoPgx, HeaderVariationsAndByteOrders) {
