@@ -209,7 +209,8 @@ std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap, const std::stri
   const size_t n = image.components.size();
   if (n != 1 && n != 3)
     fail(ErrorCode::kUnsupported, name,
-         "PNM holds 1 (grey) or 3 (RGB) components, the image has " + std::to_string(n));
+         "PNM holds 1 (grey) or 3 (RGB) components, the image has " + std::to_string(n) +
+             " (PAM, .pam, holds any number)");
   const Component& c0 = image.components[0];
   for (size_t c = 0; c < n; ++c) {
     const Component& comp = image.components[c];
