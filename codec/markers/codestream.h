@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -282,11 +283,19 @@ struct Tile {
 
 struct Codestream {
   MainHeader main;
-  std::vector<TilePartHeader> tile_parts;  // in codestream order
+  // In codestream order; with PPM, tile_parts[k] takes main.ppm_tile_parts[k] (A.7.4).
+  std::vector<TilePartHeader> tile_parts;
   std::vector<Tile> tiles;  // num_tiles() entries, tiles[t].index == t; parts may be empty
   bool eoc_found = false;
   bool truncated = false;  // only with ReadOptions::allow_truncated: data ended early
 };
+
+// The packed packet headers of tile `t` (PPM chunks of its tile-parts, or its PPT data), in
+// TPsot order; nullopt when the packet headers are in the bit stream (no PPM, no PPT).
+std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& cs, uint16_t t);
+// The data of tile `t`'s tile-parts (body_begin..body_end of each, in TPsot order),
+// concatenated. `data` is the codestream the offsets refer to.
+std::vector<uint8_t> tile_data(std::span<const uint8_t> data, const Codestream& cs, uint16_t t);
 
 // ---- effective parameters for (tile, component) (A.6) --------------------------------------
 // `tile` may be null (main header only). Component c must be < Csiz.
