@@ -101,24 +101,7 @@ StepSize Quantization::step(int levels, int n, transform::Band band) const {
   if (levels < 0 || levels > transform::kMaxLevels || n < 0 || n > levels ||
       (band == transform::Band::kLL && n != levels) || (band != transform::Band::kLL && n < 1))
     throw Error(ErrorCode::kInternal, "Quantization::step: no such subband");
-  if (style == QuantStyle::kScalarDerived) {
-    if (steps.empty()) throw Error(ErrorCode::kFormat, "derived quantization without a step");
-    // E-5: epsilon_b = epsilon_0 - NL + n_b (never below 0 for a valid stream).
-    const int e = int{steps[0].exponent} - levels + n;
-    if (e < 0)
-      throw Error(ErrorCode::kFormat,
-                  "derived quantization exponent below 0 at level " + std::to_string(n));
-    return {static_cast<uint8_t>(e), steps[0].mantissa};
-  }
-  const size_t i = band == transform::Band::kLL
-                       ? 0
-                       : 1 + 3 * static_cast<size_t>(levels - n) + static_cast<size_t>(band) - 1;
-  if (i >= steps.size())
-    throw Error(ErrorCode::kFormat, "quantization has " + std::to_string(steps.size()) +
-                                        " step sizes, fewer than the " +
-                                        std::to_string(3 * levels + 1) + " that " +
-                                        std::to_string(levels) + " levels need");
-  return steps[i];
+  return transform::signalled_step(style, steps, levels, n, band);
 }
 
 const CodingStyle& effective_cod(const MainHeader& main, const TileHeader* tile) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "transform/geometry.h"
+#include "transform/quant.h"
 
 namespace gj2k::codec {
 
@@ -98,6 +99,9 @@ inline constexpr uint8_t kAll = 0x3F;
 std::string cblk_style_names(uint8_t style);  // "BYPASS|RESET|..." or "none"
 
 enum class Wavelet : uint8_t { k9x7Irreversible = 0, k5x3Reversible = 1 };  // Table A.20
+inline transform::Wavelet to_transform(Wavelet w) {
+  return static_cast<transform::Wavelet>(w);
+}
 
 // Precinct size exponents of one resolution level (Table A.21): 2^ppx x 2^ppy on the
 // resolution's grid. 15/15 is the default when Scod/Scoc bit 0 is clear. ppx, ppy are 0..15;
@@ -136,14 +140,12 @@ struct CodingStyle {
 };
 
 // ---- QCD / QCC (A.6.4, A.6.5) --------------------------------------------------------------
-enum class QuantStyle : uint8_t { kNone = 0, kScalarDerived = 1, kScalarExpounded = 2 };
+// The quantization style and step of transform/quant.h (Annex E), shared with the
+// quantizer: QuantStyle::kNone / kScalarDerived / kScalarExpounded; StepSize {exponent 0..31,
+// mantissa 0..2047 (0 for kNone)}.
+using QuantStyle = transform::QuantStyle;
+using StepSize = transform::QuantStep;
 const char* to_string(QuantStyle s);
-
-struct StepSize {
-  uint8_t exponent = 0;   // epsilon_b, 0..31
-  uint16_t mantissa = 0;  // mu_b, 0..2047 (0 for kNone)
-  bool operator==(const StepSize&) const = default;
-};
 
 struct Quantization {
   QuantStyle style = QuantStyle::kNone;
@@ -152,8 +154,9 @@ struct Quantization {
   // n = NL..1: HL(n), LH(n), HH(n)  (3 NL + 1 entries). kScalarDerived: exactly one (LL).
   std::vector<StepSize> steps;
   // The step of subband `band` at decomposition level n (1..levels; LL uses n = levels), with
-  // the derived rule E-5 (epsilon_b = epsilon_0 - NL + n_b, mu_b = mu_0). Throws
-  // Error(kFormat) when `steps` has too few entries for `levels`.
+  // the derived rule E-5 (epsilon_b = epsilon_0 - NL + n_b, mu_b = mu_0), as
+  // transform::signalled_step. Throws Error(kFormat) when `steps` has too few entries for
+  // `levels` or a derived exponent leaves 0..31.
   StepSize step(int levels, int n, transform::Band band) const;
   bool operator==(const Quantization&) const = default;
 };
