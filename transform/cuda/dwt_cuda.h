@@ -1,0 +1,75 @@
+// GPU 2-D DWT of a tile-component in device memory (host API; kernels in dwt_kernels.cu).
+//
+// Same numerical contract as transform/dwt.h (15444-1 Annex F; Mallat arrangement of
+// geometry.h band_placement; parity from absolute coordinates; any size >= 1, any origin,
+// 0..32 levels): 5/3 results are identical to dwt_ops(kReference), 9/7 results agree within
+// float rounding (tests/gpu states the bound).
+//
+// Buffers are device pointers (d_ prefix) with a row pitch in samples. Work is enqueued on
+// `stream` and not waited for; argument errors and launch failures throw
+// gj2k::Error(kDevice or kInvalidArgument) naming the call. Scratch memory is the caller's:
+// query dwt_workspace_bytes() first, allocate, and pass it in (STYLE.md 6).
+//
+// Device memory, as multiples of the tile-component's w x h samples N (4 bytes each):
+//   out-of-place (src -> dst): src N + dst N + workspace ~N/4 + N/16  = 2.31 N
+//   in-place (one buffer):     buffer N + workspace N + N/4 + N/16    = 2.31 N
+// The block-based single-pass method cannot write its subbands over its own input (another
+// block may not have read it yet), so it always needs a second full-size buffer; the
+// in-place entry point copies the buffer into the workspace first (one extra read and write).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "transform/geometry.h"
+
+namespace gj2k::transform::cuda {
+
+// The GPU DWT methods (see DESIGN.md); every one can be forced, kDefault is the fastest
+// correct one on the present device.
+enum class GpuDwtVariant {
+  kDefault,
+  kBlock,      // block-based single pass per level, 64x32 tiles (Kula et al.)
+  kBlockWide,  // the same with 128x16 tiles (wider coalesced rows, more halo rows)
+};
+const char* to_string(GpuDwtVariant v);
+// Parses "default", "block", "block-wide"; throws Error(kInvalidArgument) otherwise.
+GpuDwtVariant parse_gpu_dwt_variant(const char* name);
+
+template <class T>
+struct DevicePlane {
+  T* d_data = nullptr;
+  size_t pitch = 0;  // samples between the starts of two rows (>= width)
+};
+
+// Bytes of device scratch that the calls below need for `tc` and `levels`. 4-byte samples.
+size_t dwt_workspace_bytes(GpuDwtVariant v, const Rect& tc, int levels, bool in_place);
+
+// Out-of-place: `src` holds the tile-component, `dst` receives its Mallat arrangement
+// (forward) or the reverse. src is not modified; src and dst must not overlap.
+void dwt53_forward(GpuDwtVariant v, DevicePlane<const int32_t> src, DevicePlane<int32_t> dst,
+                   const Rect& tc, int levels, void* d_workspace, size_t workspace_bytes,
+                   cudaStream_t stream);
+void dwt53_inverse(GpuDwtVariant v, DevicePlane<const int32_t> src, DevicePlane<int32_t> dst,
+                   const Rect& tc, int levels, void* d_workspace, size_t workspace_bytes,
+                   cudaStream_t stream);
+void dwt97_forward(GpuDwtVariant v, DevicePlane<const float> src, DevicePlane<float> dst,
+                   const Rect& tc, int levels, void* d_workspace, size_t workspace_bytes,
+                   cudaStream_t stream);
+void dwt97_inverse(GpuDwtVariant v, DevicePlane<const float> src, DevicePlane<float> dst,
+                   const Rect& tc, int levels, void* d_workspace, size_t workspace_bytes,
+                   cudaStream_t stream);
+
+// In-place, exactly the CPU contract of dwt.h: the buffer becomes its subbands (or back).
+void dwt53_forward(GpuDwtVariant v, DevicePlane<int32_t> p, const Rect& tc, int levels,
+                   void* d_workspace, size_t workspace_bytes, cudaStream_t stream);
+void dwt53_inverse(GpuDwtVariant v, DevicePlane<int32_t> p, const Rect& tc, int levels,
+                   void* d_workspace, size_t workspace_bytes, cudaStream_t stream);
+void dwt97_forward(GpuDwtVariant v, DevicePlane<float> p, const Rect& tc, int levels,
+                   void* d_workspace, size_t workspace_bytes, cudaStream_t stream);
+void dwt97_inverse(GpuDwtVariant v, DevicePlane<float> p, const Rect& tc, int levels,
+                   void* d_workspace, size_t workspace_bytes, cudaStream_t stream);
+
+}  // namespace gj2k::transform::cuda

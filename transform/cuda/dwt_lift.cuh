@@ -1,0 +1,159 @@
+// Device primitives of the GPU DWT: whole-sample symmetric extension and the lifting steps of
+// the 5/3 reversible and 9/7 irreversible filters (15444-1 Annex F), applied by a thread
+// block to a tile held in shared memory.
+//
+// Tile convention: a tile window starts at an even absolute coordinate, so window index k has
+// the parity of its absolute coordinate: even k = low-pass, odd k = high-pass. A lifting step
+// updates the positions of one parity in [1, n - 1) from their two neighbours; after all steps
+// the values at distance >= L::kHalo from the window's ends are exact.
+#pragma once
+
+#include <cstdint>
+
+namespace gj2k::transform::cuda::dev {
+
+inline constexpr int kThreads = 256;  // threads per block of every DWT kernel
+
+// Whole-sample symmetric extension (F.3.7, F.4.7): the coordinate in [a, b) that p mirrors
+// to, for a signal of length b - a >= 1. Lifting the periodically mirrored signal gives the
+// same in-range values as the standard's finite extension, since every lifting step keeps the
+// symmetry about a and b - 1.
+__device__ __forceinline__ int64_t mirror(int64_t p, int64_t a, int64_t b) {
+  if (p >= a && p < b) return p;
+  const int64_t n = b - a;
+  if (n == 1) return a;
+  const int64_t period = 2 * (n - 1);
+  int64_t q = (p - a) % period;
+  if (q < 0) q += period;
+  if (q >= n) q = period - q;
+  return a + q;
+}
+
+// 5/3 reversible lifting, integer (F.3.8.1 eq. F-9 forward, F.4.8.1 eq. F-8 inverse).
+struct Lift53 {
+  using T = int32_t;
+  static constexpr int kHalo = 2;
+  static constexpr int kSteps = 2;
+  // Forward step s: s = 0 predicts odd positions, s = 1 updates even ones.
+  template <int S>
+  __device__ static T fwd(T c, T l, T r) {
+    if constexpr (S == 0)
+      return c - ((l + r) >> 1);
+    else
+      return c + ((l + r + 2) >> 2);
+  }
+  // Inverse step s: s = 0 undoes the update (even), s = 1 the prediction (odd).
+  template <int S>
+  __device__ static T inv(T c, T l, T r) {
+    if constexpr (S == 0)
+      return c - ((l + r + 2) >> 2);
+    else
+      return c + ((l + r) >> 1);
+  }
+  // 1-sample signals at an odd coordinate (F.3.7 / F.4.7).
+  __device__ static T twice(T v) { return v * 2; }
+  __device__ static T half(T v) { return v / 2; }
+  // Subband gains: none for 5/3.
+  __device__ static T gain_fwd(T v, bool, bool, bool, bool) { return v; }
+  __device__ static T gain_inv(T v, bool, bool, bool, bool) { return v; }
+};
+
+// 9/7 irreversible lifting, float32 (F.3.8.2, F.4.8.2, Table F.4). Forward: low-pass outputs
+// scaled by 1/K, high-pass by K (dwt.h); inverse: the reverse.
+struct Lift97 {
+  using T = float;
+  static constexpr int kHalo = 4;
+  static constexpr int kSteps = 4;
+  static constexpr float kAlpha = -1.586134342059924f;
+  static constexpr float kBeta = -0.052980118572961f;
+  static constexpr float kGamma = 0.882911075530934f;
+  static constexpr float kDelta = 0.443506852043971f;
+  static constexpr float kK = 1.230174104914001f;
+  static constexpr float kInvK = static_cast<float>(1.0 / 1.230174104914001);
+  template <int S>
+  __device__ static T fwd(T c, T l, T r) {
+    constexpr float coef = S == 0 ? kAlpha : S == 1 ? kBeta : S == 2 ? kGamma : kDelta;
+    return c + coef * (l + r);
+  }
+  template <int S>
+  __device__ static T inv(T c, T l, T r) {
+    constexpr float coef = S == 0 ? kDelta : S == 1 ? kGamma : S == 2 ? kBeta : kAlpha;
+    return c - coef * (l + r);
+  }
+  __device__ static T twice(T v) { return v * 2.0f; }
+  __device__ static T half(T v) { return v * 0.5f; }
+  // The K scaling of both directions, folded into one multiply (lifting is linear, so where it
+  // happens changes only float rounding). A direction of length 1 has no lifting and no K.
+  __device__ static T gain_fwd(T v, bool xlow, bool ylow, bool x_one, bool y_one) {
+    const float fx = x_one ? 1.0f : (xlow ? kInvK : kK);
+    const float fy = y_one ? 1.0f : (ylow ? kInvK : kK);
+    return v * (fx * fy);
+  }
+  __device__ static T gain_inv(T v, bool xlow, bool ylow, bool x_one, bool y_one) {
+    const float fx = x_one ? 1.0f : (xlow ? kK : kInvK);
+    const float fy = y_one ? 1.0f : (ylow ? kK : kInvK);
+    return v * (fx * fy);
+  }
+};
+
+// One lifting step down the columns [C0, C0 + NC) of a tile of RH rows, pitch P: rows of the
+// step's parity in [1, RH - 1).
+template <class L, bool kFwd, int S, int RH, int P, int C0, int NC>
+__device__ __forceinline__ void vstep(typename L::T* s) {
+  constexpr bool odd = kFwd ? (S % 2 == 0) : (S % 2 == 1);
+  constexpr int k0 = odd ? 1 : 2;
+  constexpr int nr = (RH - k0) / 2;
+  for (int i = threadIdx.x; i < nr * NC; i += kThreads) {
+    typename L::T* p = s + (k0 + 2 * (i / NC)) * P + C0 + i % NC;
+    if constexpr (kFwd)
+      *p = L::template fwd<S>(*p, p[-P], p[P]);
+    else
+      *p = L::template inv<S>(*p, p[-P], p[P]);
+  }
+}
+
+// One lifting step along the rows [R0, R0 + NR) of a tile CW columns wide, pitch P.
+template <class L, bool kFwd, int S, int CW, int P, int R0, int NR>
+__device__ __forceinline__ void hstep(typename L::T* s) {
+  constexpr bool odd = kFwd ? (S % 2 == 0) : (S % 2 == 1);
+  constexpr int k0 = odd ? 1 : 2;
+  constexpr int nc = (CW - k0) / 2;
+  for (int i = threadIdx.x; i < nc * NR; i += kThreads) {
+    typename L::T* p = s + (R0 + i / nc) * P + k0 + 2 * (i % nc);
+    if constexpr (kFwd)
+      *p = L::template fwd<S>(*p, p[-1], p[1]);
+    else
+      *p = L::template inv<S>(*p, p[-1], p[1]);
+  }
+}
+
+// All lifting steps of one direction, with the barriers between them (and after the last).
+template <class L, bool kFwd, int RH, int P, int C0, int NC>
+__device__ __forceinline__ void vlift(typename L::T* s) {
+  vstep<L, kFwd, 0, RH, P, C0, NC>(s);
+  __syncthreads();
+  vstep<L, kFwd, 1, RH, P, C0, NC>(s);
+  __syncthreads();
+  if constexpr (L::kSteps == 4) {
+    vstep<L, kFwd, 2, RH, P, C0, NC>(s);
+    __syncthreads();
+    vstep<L, kFwd, 3, RH, P, C0, NC>(s);
+    __syncthreads();
+  }
+}
+
+template <class L, bool kFwd, int CW, int P, int R0, int NR>
+__device__ __forceinline__ void hlift(typename L::T* s) {
+  hstep<L, kFwd, 0, CW, P, R0, NR>(s);
+  __syncthreads();
+  hstep<L, kFwd, 1, CW, P, R0, NR>(s);
+  __syncthreads();
+  if constexpr (L::kSteps == 4) {
+    hstep<L, kFwd, 2, CW, P, R0, NR>(s);
+    __syncthreads();
+    hstep<L, kFwd, 3, CW, P, R0, NR>(s);
+    __syncthreads();
+  }
+}
+
+}  // namespace gj2k::transform::cuda::dev
