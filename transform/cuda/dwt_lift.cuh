@@ -51,7 +51,7 @@ struct Lift53 {
       return c + ((l + r) >> 1);
   }
   // 1-sample signals at an odd coordinate (F.3.7 / F.4.7).
-  __device__ static T twice(T v) { return v * 2; }
+  __device__ static T twice(T v) { return static_cast<T>(int64_t{v} * 2); }
   __device__ static T half(T v) { return v / 2; }
   // Subband gains: none for 5/3.
   __device__ static T gain_fwd(T v, bool, bool, bool, bool) { return v; }
