@@ -1,0 +1,293 @@
+// GPU DWT benchmark: 5-level forward and inverse 2-D DWT, 5/3 (int32) and 9/7 (float32), of
+// square single-component images already on the device, per GPU variant.
+//
+// Figures: Gsamples/s (image samples / time) and achieved bandwidth, counting one read and one
+// write of every sample of every level's input: bytes = 2 * 4 * sum over levels of the level's
+// area. It is given as a percentage of the device-to-device copy bandwidth measured in the
+// same run (cudaMemcpyDeviceToDevice of a 1 GiB buffer, bytes read + written). Device memory
+// is measured with cudaMemGetInfo around the allocations. A CPU figure (dwt_ops(kCpu), all
+// cores) gives the ratio. Times: CUDA events, median of the iterations after warm-up.
+//
+// Environment: GJ2K_BENCH_SIZES (comma list, default 2048,8192,16384), GJ2K_BENCH_CPU=0 to
+// skip the CPU figures. Prints a summary table last.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "transform/device.h"
+#include "transform/dwt.h"
+
+#if defined(GJ2K_HAVE_CUDA)
+#include "transform/cuda/cuda_check.h"
+#include "transform/cuda/cuda_memory.h"
+#include "transform/cuda/dwt_cuda.h"
+#endif
+
+namespace {
+
+using gj2k::transform::Rect;
+constexpr int kLevels = 5;
+
+std::vector<uint32_t> bench_sizes() {
+  std::vector<uint32_t> s;
+  const char* env = std::getenv("GJ2K_BENCH_SIZES");
+  std::string list = env && *env ? env : "2048,8192,16384";
+  size_t pos = 0;
+  while (pos < list.size()) {
+    const size_t comma = list.find(',', pos);
+    s.push_back(static_cast<uint32_t>(std::stoul(list.substr(pos, comma - pos))));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return s;
+}
+
+// Bytes the transform must move: one read + one write of each level's input, 4-byte samples.
+double counted_bytes(uint32_t n, int levels) {
+  double b = 0;
+  const Rect tc{0, 0, n, n};
+  for (int l = 0; l < levels; ++l) {
+    const double w = gj2k::transform::ceil_div_pow2(tc.x1, l);
+    const double h = gj2k::transform::ceil_div_pow2(tc.y1, l);
+    b += 2.0 * 4.0 * w * h;
+  }
+  return b;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Row {
+  std::string name;
+  double ms = 0, gsps = 0, gbps = 0, pct = 0, mem_x = 0, cpu_ratio = 0;
+};
+std::vector<Row> g_rows;
+std::map<std::string, double> g_cpu_ms;  // "53f/8192" -> ms
+double g_copy_gbps = 0;
+
+std::string key(bool is97, bool fwd, uint32_t n) {
+  return std::string(is97 ? "97" : "53") + (fwd ? "f/" : "i/") + std::to_string(n);
+}
+
+#if defined(GJ2K_HAVE_CUDA)
+namespace gc = gj2k::transform::cuda;
+
+double measure_copy_gbps() {
+  const size_t bytes = size_t{1} << 30;
+  gc::DeviceBuffer a(bytes), b(bytes);
+  GJ2K_CUDA_CHECK(cudaMemset(a.get(), 1, bytes));
+  gc::Event e0, e1;
+  std::vector<double> t;
+  for (int i = 0; i < 12; ++i) {
+    e0.record(nullptr);
+    GJ2K_CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, nullptr));
+    e1.record(nullptr);
+    const double ms = gc::Event::elapsed_ms(e0, e1);
+    if (i >= 2) t.push_back(ms);
+  }
+  return 2.0 * bytes / (median(t) * 1e-3) / 1e9;
+}
+
+void fill_random(gc::DeviceBuffer& d, size_t n, bool is97) {
+  std::vector<int32_t> h(n);
+  std::mt19937 rng(12345);
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t v = static_cast<int32_t>(rng() & 0xff) - 128;
+    if (is97) {
+      const float f = static_cast<float>(v);
+      std::memcpy(&h[i], &f, 4);
+    } else {
+      h[i] = v;
+    }
+  }
+  GJ2K_CUDA_CHECK(cudaMemcpy(d.get(), h.data(), n * 4, cudaMemcpyHostToDevice));
+}
+
+void BM_GpuDwt(benchmark::State& state, gc::GpuDwtVariant v, bool is97, bool fwd, bool in_place,
+               uint32_t n) {
+  const Rect tc{0, 0, n, n};
+  const size_t samples = size_t{n} * n;
+  size_t free0 = 0, free1 = 0, total = 0;
+  GJ2K_CUDA_CHECK(cudaDeviceSynchronize());
+  GJ2K_CUDA_CHECK(cudaMemGetInfo(&free0, &total));
+  gc::DeviceBuffer src(samples * 4), dst(in_place ? 0 : samples * 4);
+  const size_t wsb = gc::dwt_workspace_bytes(v, tc, kLevels, in_place);
+  gc::DeviceBuffer ws(wsb);
+  GJ2K_CUDA_CHECK(cudaMemGetInfo(&free1, &total));
+  const double mem_x = double(free0 - free1) / double(samples * 4);
+  fill_random(src, samples, is97);
+  // Inverse input: a forward transform of the random data (realistic coefficients).
+  if (!fwd) {
+    gc::DeviceBuffer tmp(samples * 4), tws(gc::dwt_workspace_bytes(v, tc, kLevels, false));
+    GJ2K_CUDA_CHECK(cudaMemcpy(tmp.get(), src.get(), samples * 4, cudaMemcpyDeviceToDevice));
+    if (is97)
+      gc::dwt97_forward(v, {tmp.as<const float>(), n}, {src.as<float>(), n}, tc, kLevels, tws.get(),
+                        tws.bytes(), nullptr);
+    else
+      gc::dwt53_forward(v, {tmp.as<const int32_t>(), n}, {src.as<int32_t>(), n}, tc, kLevels,
+                        tws.get(), tws.bytes(), nullptr);
+    GJ2K_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  auto run = [&] {
+    if (in_place) {
+      if (is97) {
+        gc::DevicePlane<float> p{src.as<float>(), n};
+        fwd ? gc::dwt97_forward(v, p, tc, kLevels, ws.get(), wsb, nullptr)
+            : gc::dwt97_inverse(v, p, tc, kLevels, ws.get(), wsb, nullptr);
+      } else {
+        gc::DevicePlane<int32_t> p{src.as<int32_t>(), n};
+        fwd ? gc::dwt53_forward(v, p, tc, kLevels, ws.get(), wsb, nullptr)
+            : gc::dwt53_inverse(v, p, tc, kLevels, ws.get(), wsb, nullptr);
+      }
+    } else if (is97) {
+      gc::DevicePlane<const float> s{src.as<const float>(), n};
+      gc::DevicePlane<float> d{dst.as<float>(), n};
+      fwd ? gc::dwt97_forward(v, s, d, tc, kLevels, ws.get(), wsb, nullptr)
+          : gc::dwt97_inverse(v, s, d, tc, kLevels, ws.get(), wsb, nullptr);
+    } else {
+      gc::DevicePlane<const int32_t> s{src.as<const int32_t>(), n};
+      gc::DevicePlane<int32_t> d{dst.as<int32_t>(), n};
+      fwd ? gc::dwt53_forward(v, s, d, tc, kLevels, ws.get(), wsb, nullptr)
+          : gc::dwt53_inverse(v, s, d, tc, kLevels, ws.get(), wsb, nullptr);
+    }
+  };
+  run();
+  run();  // warm-up
+  GJ2K_CUDA_CHECK(cudaDeviceSynchronize());
+  gc::Event e0, e1;
+  std::vector<double> times;
+  for (auto _ : state) {
+    e0.record(nullptr);
+    run();
+    e1.record(nullptr);
+    const double ms = gc::Event::elapsed_ms(e0, e1);
+    state.SetIterationTime(ms * 1e-3);
+    times.push_back(ms);
+  }
+  GJ2K_CUDA_CHECK(cudaDeviceSynchronize());
+  Row r;
+  r.name = std::string(is97 ? "9/7 " : "5/3 ") + (fwd ? "fwd " : "inv ") + std::to_string(n) + " " +
+           gc::to_string(v) + (in_place ? " in-place" : "");
+  r.ms = median(times);
+  r.gsps = samples / (r.ms * 1e-3) / 1e9;
+  r.gbps = counted_bytes(n, kLevels) / (r.ms * 1e-3) / 1e9;
+  r.pct = g_copy_gbps > 0 ? 100.0 * r.gbps / g_copy_gbps : 0;
+  r.mem_x = mem_x;
+  if (auto it = g_cpu_ms.find(key(is97, fwd, n)); it != g_cpu_ms.end())
+    r.cpu_ratio = it->second / r.ms;
+  g_rows.push_back(r);
+  state.counters["Gsamples/s"] = r.gsps;
+  state.counters["GB/s"] = r.gbps;
+  state.counters["pct_copy"] = r.pct;
+  state.counters["mem_x_data"] = mem_x;
+}
+#endif
+
+// CPU fast path (dwt_ops(kCpu)), all cores: median of 3 after one warm-up.
+void measure_cpu(uint32_t n) {
+  const auto& ops = gj2k::transform::dwt_ops(gj2k::transform::DwtVariant::kCpu);
+  const Rect tc{0, 0, n, n};
+  std::vector<int32_t> a(size_t{n} * n);
+  std::vector<float> f(size_t{n} * n);
+  std::mt19937 rng(5);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<int32_t>(rng() & 0xff) - 128;
+    f[i] = static_cast<float>(a[i]);
+  }
+  auto time = [&](auto&& fn) {
+    std::vector<double> t;
+    for (int i = 0; i < 4; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      fn();
+      const auto t1 = std::chrono::steady_clock::now();
+      if (i > 0) t.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    return median(t);
+  };
+  gj2k::transform::Plane<int32_t> pa{a.data(), n};
+  gj2k::transform::Plane<float> pf{f.data(), n};
+  g_cpu_ms[key(false, true, n)] = time([&] { ops.forward53(pa, tc, kLevels); });
+  g_cpu_ms[key(false, false, n)] = time([&] { ops.inverse53(pa, tc, kLevels); });
+  g_cpu_ms[key(true, true, n)] = time([&] { ops.forward97(pf, tc, kLevels); });
+  g_cpu_ms[key(true, false, n)] = time([&] { ops.inverse97(pf, tc, kLevels); });
+  std::printf(
+      "CPU %s DWT %u^2 (%u threads): 5/3 fwd %.1f ms inv %.1f ms, 9/7 fwd %.1f ms inv %.1f ms\n",
+      ops.name, n, std::thread::hardware_concurrency(), g_cpu_ms[key(false, true, n)],
+      g_cpu_ms[key(false, false, n)], g_cpu_ms[key(true, true, n)], g_cpu_ms[key(true, false, n)]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  const gj2k::transform::GpuInfo info = gj2k::transform::gpu_info();
+  const std::vector<uint32_t> sizes = bench_sizes();
+  const char* cpu_env = std::getenv("GJ2K_BENCH_CPU");
+  const bool cpu = !(cpu_env && std::string(cpu_env) == "0");
+  if (cpu) {
+    for (uint32_t n : sizes)
+      if (n <= 8192) measure_cpu(n);
+  }
+#if defined(GJ2K_HAVE_CUDA)
+  if (!info.available) {
+    std::printf("no GPU: %s\n", info.reason.c_str());
+    return 0;
+  }
+  std::printf("GPU: %s, %d SMs, %.1f GiB\n", info.name.c_str(), info.multiprocessors,
+              info.global_memory / 1073741824.0);
+  g_copy_gbps = measure_copy_gbps();
+  std::printf("device-to-device copy: %.0f GB/s (read + write)\n", g_copy_gbps);
+  for (uint32_t n : sizes) {
+    for (bool is97 : {false, true}) {
+      for (bool fwd : {true, false}) {
+        for (gc::GpuDwtVariant v : {gc::GpuDwtVariant::kBlock, gc::GpuDwtVariant::kBlockWide}) {
+          const std::string name = std::string("gpu_dwt/") + (is97 ? "97/" : "53/") +
+                                   (fwd ? "fwd/" : "inv/") + gc::to_string(v) + "/" +
+                                   std::to_string(n);
+          benchmark::RegisterBenchmark(name.c_str(), BM_GpuDwt, v, is97, fwd, false, n)
+              ->UseManualTime()
+              ->Iterations(n >= 16384 ? 5 : 15)
+              ->Unit(benchmark::kMillisecond);
+        }
+        if (n == 8192) {
+          const std::string name = std::string("gpu_dwt/") + (is97 ? "97/" : "53/") +
+                                   (fwd ? "fwd/" : "inv/") + "default-in-place/" +
+                                   std::to_string(n);
+          benchmark::RegisterBenchmark(name.c_str(), BM_GpuDwt, gc::GpuDwtVariant::kDefault, is97,
+                                       fwd, true, n)
+              ->UseManualTime()
+              ->Iterations(15)
+              ->Unit(benchmark::kMillisecond);
+        }
+      }
+    }
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  std::printf("\nGPU DWT, %d levels, data on the device; copy bandwidth %.0f GB/s\n", kLevels,
+              g_copy_gbps);
+  std::printf("%-34s %9s %10s %8s %7s %7s %9s\n", "case", "ms", "Gsample/s", "GB/s", "%copy",
+              "mem/N", "x CPU");
+  for (const Row& r : g_rows) {
+    std::printf(
+        "%-34s %9.3f %10.2f %8.0f %6.1f%% %7.2f %9s\n", r.name.c_str(), r.ms, r.gsps, r.gbps, r.pct,
+        r.mem_x,
+        r.cpu_ratio > 0 ? std::to_string(static_cast<int>(r.cpu_ratio + 0.5)).c_str() : "-");
+  }
+#else
+  std::printf("built without CUDA: %s\n", info.reason.c_str());
+  benchmark::RunSpecifiedBenchmarks();
+#endif
+  return 0;
+}
