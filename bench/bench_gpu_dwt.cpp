@@ -251,7 +251,8 @@ int main(int argc, char** argv) {
   for (uint32_t n : sizes) {
     for (bool is97 : {false, true}) {
       for (bool fwd : {true, false}) {
-        for (gc::GpuDwtVariant v : {gc::GpuDwtVariant::kBlock, gc::GpuDwtVariant::kBlockWide}) {
+        for (gc::GpuDwtVariant v : {gc::GpuDwtVariant::kBlock, gc::GpuDwtVariant::kBlockWide,
+                                    gc::GpuDwtVariant::kFused, gc::GpuDwtVariant::kFusedShort}) {
           const std::string name = std::string("gpu_dwt/") + (is97 ? "97/" : "53/") +
                                    (fwd ? "fwd/" : "inv/") + gc::to_string(v) + "/" +
                                    std::to_string(n);

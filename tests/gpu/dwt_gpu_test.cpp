@@ -35,7 +35,8 @@ constexpr double kTol97 = 2e-5;
 #if defined(GJ2K_HAVE_CUDA)
 namespace gc = transform::cuda;
 
-const gc::GpuDwtVariant kVariants[] = {gc::GpuDwtVariant::kBlock, gc::GpuDwtVariant::kBlockWide};
+const gc::GpuDwtVariant kVariants[] = {gc::GpuDwtVariant::kBlock, gc::GpuDwtVariant::kBlockWide,
+                                       gc::GpuDwtVariant::kFused, gc::GpuDwtVariant::kFusedShort};
 
 struct Size {
   uint32_t w, h;

@@ -43,7 +43,9 @@ Layout layout(const Rect& tc, int levels, bool in_place) {
 }
 
 struct Policy {
+  bool fused = true;
   BlockTile tile = BlockTile::k64x32;
+  FusedRows rows = FusedRows::k32;
   int max_grid_y = 65535;
 };
 Policy policy_for(GpuDwtVariant v) {
@@ -52,7 +54,10 @@ Policy policy_for(GpuDwtVariant v) {
   GJ2K_CUDA_CHECK(cudaGetDevice(&dev));
   GJ2K_CUDA_CHECK(cudaDeviceGetAttribute(&p.max_grid_y, cudaDevAttrMaxGridDimY, dev));
   // kDefault: the fastest correct variant measured on sm_90 (bench_gpu_dwt).
+  if (v == GpuDwtVariant::kDefault) v = GpuDwtVariant::kFused;
+  p.fused = v == GpuDwtVariant::kFused || v == GpuDwtVariant::kFusedShort;
   p.tile = v == GpuDwtVariant::kBlockWide ? BlockTile::k128x16 : BlockTile::k64x32;
+  p.rows = v == GpuDwtVariant::kFusedShort ? FusedRows::k16 : FusedRows::k32;
   return p;
 }
 
@@ -82,16 +87,28 @@ void copy2d(T* dst, size_t dp, const T* src, size_t sp, const Rect& r, cudaStrea
 }
 
 void launch_fwd(const LevelFwdArgs<int32_t>& a, const Policy& p, cudaStream_t st) {
-  launch_block_fwd53(a, p.tile, p.max_grid_y, st);
+  if (p.fused)
+    launch_fused_fwd53(a, p.rows, p.max_grid_y, st);
+  else
+    launch_block_fwd53(a, p.tile, p.max_grid_y, st);
 }
 void launch_fwd(const LevelFwdArgs<float>& a, const Policy& p, cudaStream_t st) {
-  launch_block_fwd97(a, p.tile, p.max_grid_y, st);
+  if (p.fused)
+    launch_fused_fwd97(a, p.rows, p.max_grid_y, st);
+  else
+    launch_block_fwd97(a, p.tile, p.max_grid_y, st);
 }
 void launch_inv(const LevelInvArgs<int32_t>& a, const Policy& p, cudaStream_t st) {
-  launch_block_inv53(a, p.tile, p.max_grid_y, st);
+  if (p.fused)
+    launch_fused_inv53(a, p.rows, p.max_grid_y, st);
+  else
+    launch_block_inv53(a, p.tile, p.max_grid_y, st);
 }
 void launch_inv(const LevelInvArgs<float>& a, const Policy& p, cudaStream_t st) {
-  launch_block_inv97(a, p.tile, p.max_grid_y, st);
+  if (p.fused)
+    launch_fused_inv97(a, p.rows, p.max_grid_y, st);
+  else
+    launch_block_inv97(a, p.tile, p.max_grid_y, st);
 }
 
 // Forward: level n reads the LL of level n-1 (src for n = 1, else scratch T[(n-2)%2]) and
@@ -200,12 +217,11 @@ const char* to_string(GpuDwtVariant v) {
 }
 
 GpuDwtVariant parse_gpu_dwt_variant(const char* name) {
-  for (GpuDwtVariant v :
-       {GpuDwtVariant::kDefault, GpuDwtVariant::kBlock, GpuDwtVariant::kBlockWide}) {
+  for (GpuDwtVariant v : kAllGpuDwtVariants) {
     if (std::strcmp(name, to_string(v)) == 0) return v;
   }
-  throw Error(ErrorCode::kInvalidArgument,
-              std::string("unknown GPU DWT variant '") + name + "' (default|block|block-wide)");
+  throw Error(ErrorCode::kInvalidArgument, std::string("unknown GPU DWT variant '") + name +
+                                               "' (default|block|block-wide|fused|fused-short)");
 }
 
 size_t dwt_workspace_bytes(GpuDwtVariant, const Rect& tc, int levels, bool in_place) {

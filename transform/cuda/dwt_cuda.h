@@ -31,11 +31,18 @@ namespace gj2k::transform::cuda {
 // correct one on the present device.
 enum class GpuDwtVariant {
   kDefault,
-  kBlock,      // block-based single pass per level, 64x32 tiles (Kula et al.)
-  kBlockWide,  // the same with 128x16 tiles (wider coalesced rows, more halo rows)
+  kBlock,       // block-based single pass per level, 64x32 tiles, lifting in shared memory
+  kBlockWide,   // the same with 128x16 tiles
+  kFused,       // single pass, 128-column windows x 32 rows: columns lifted in registers,
+                // rows with warp shuffles (Kula et al. + van der Laan et al.)
+  kFusedShort,  // the same with 16-row tiles
 };
+inline constexpr GpuDwtVariant kAllGpuDwtVariants[] = {
+    GpuDwtVariant::kDefault, GpuDwtVariant::kBlock, GpuDwtVariant::kBlockWide,
+    GpuDwtVariant::kFused, GpuDwtVariant::kFusedShort};
 const char* to_string(GpuDwtVariant v);
-// Parses "default", "block", "block-wide"; throws Error(kInvalidArgument) otherwise.
+// Parses "default", "block", "block-wide", "fused", "fused-short"; throws Error(kInvalidArgument)
+// otherwise.
 GpuDwtVariant parse_gpu_dwt_variant(const char* name);
 
 template <class T>

@@ -54,4 +54,17 @@ void launch_block_inv53(const LevelInvArgs<int32_t>& a, BlockTile tile, int max_
 void launch_block_inv97(const LevelInvArgs<float>& a, BlockTile tile, int max_grid_y,
                         cudaStream_t stream);
 
+// Fused single-pass kernels (dwt_fused_kernels.cu): 128-column windows, one thread per column
+// for the vertical lifting in registers, warp shuffles for the horizontal; tile rows per block.
+enum class FusedRows { k16, k32 };
+
+void launch_fused_fwd53(const LevelFwdArgs<int32_t>& a, FusedRows rows, int max_grid_y,
+                        cudaStream_t stream);
+void launch_fused_fwd97(const LevelFwdArgs<float>& a, FusedRows rows, int max_grid_y,
+                        cudaStream_t stream);
+void launch_fused_inv53(const LevelInvArgs<int32_t>& a, FusedRows rows, int max_grid_y,
+                        cudaStream_t stream);
+void launch_fused_inv97(const LevelInvArgs<float>& a, FusedRows rows, int max_grid_y,
+                        cudaStream_t stream);
+
 }  // namespace gj2k::transform::cuda
