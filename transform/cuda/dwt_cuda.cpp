@@ -212,6 +212,10 @@ const char* to_string(GpuDwtVariant v) {
       return "block";
     case GpuDwtVariant::kBlockWide:
       return "block-wide";
+    case GpuDwtVariant::kFused:
+      return "fused";
+    case GpuDwtVariant::kFusedShort:
+      return "fused-short";
   }
   return "?";
 }
