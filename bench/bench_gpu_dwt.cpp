@@ -197,6 +197,7 @@ void BM_GpuDwt(benchmark::State& state, gc::GpuDwtVariant v, bool is97, bool fwd
 // CPU fast path (dwt_ops(kCpu)), all cores: median of 3 after one warm-up.
 void measure_cpu(uint32_t n) {
   const auto& ops = gj2k::transform::dwt_ops(gj2k::transform::DwtVariant::kCpu);
+  if (!ops.forward53 || !ops.inverse53 || !ops.forward97 || !ops.inverse97) return;
   const Rect tc{0, 0, n, n};
   std::vector<int32_t> a(size_t{n} * n);
   std::vector<float> f(size_t{n} * n);
