@@ -30,10 +30,12 @@ struct Vec4;
 template <>
 struct Vec4<int32_t> {
   using type = int4;
+  using pair = int2;
 };
 template <>
 struct Vec4<float> {
   using type = float4;
+  using pair = float2;
 };
 
 // Vertical lifting of a register column v[0..RH) (row 0 at an even coordinate).
@@ -105,14 +107,30 @@ __global__ void __launch_bounds__(kCols) fused_fwd_kernel(const LevelFwdArgs<typ
   const int64_t ntiles_y = (y1 - ybase + TH - 1) / TH;
   const int c = threadIdx.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const T* col = a.src + (dev::mirror(xb - H + c, x0, x1) - x0);
+  // This lane's outputs: window columns 4 lane + j; lows (j even) go to consecutive columns
+  // lo_col, lo_col + 1 of LL/LH, highs to hi_col, hi_col + 1 of HL/HH.
+  const int64_t hb = (xb - H) >> 1;  // xb - H is even
+  const int64_t lo_col = hb + 2 * lane - cx0, hi_col = wl + hb + 2 * lane - fx0;
+  bool ok[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const int k = 4 * lane + j;
+    const int64_t ax = xb - H + k;
+    ok[j] = k >= H && k < H + TW && ax >= x0 && ax < x1;
+  }
+  const bool all_ok = ok[0] && ok[1] && ok[2] && ok[3];
   for (int64_t ty = blockIdx.y; ty < ntiles_y; ty += gridDim.y) {
     const int64_t yb = ybase + ty * TH;
     const bool y_inside = yb - H >= y0 && yb + TH + H <= y1;
     T v[RH];
+    if (y_inside) {
+      const T* p = col + static_cast<size_t>(yb - H - y0) * a.src_pitch;
 #pragma unroll
-    for (int r = 0; r < RH; ++r) {
-      const int64_t ay = y_inside ? yb - H + r : dev::mirror(yb - H + r, y0, y1);
-      v[r] = col[static_cast<size_t>(ay - y0) * a.src_pitch];
+      for (int r = 0; r < RH; ++r) v[r] = p[r * a.src_pitch];
+    } else {
+#pragma unroll
+      for (int r = 0; r < RH; ++r)
+        v[r] = col[static_cast<size_t>(dev::mirror(yb - H + r, y0, y1) - y0) * a.src_pitch];
     }
     if (!y_one) {
       vlift_reg<L, true>(v);
@@ -133,19 +151,24 @@ __global__ void __launch_bounds__(kCols) fused_fwd_kernel(const LevelFwdArgs<typ
       if (ay < y0 || ay >= y1) continue;
       const bool ylow = !(ay & 1);
       const int64_t oy = ylow ? (ay >> 1) - cy0 : hl + (ay >> 1) - fy0;
+      T* brow = a.bands + static_cast<size_t>(oy) * a.bands_pitch;
+      T* lo = (ylow ? a.ll + static_cast<size_t>(oy) * a.ll_pitch : brow) + lo_col;
+      T* hi = brow + hi_col;
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const int k = 4 * lane + j;
-        const int64_t ax = xb - H + k;
-        if (k < H || k >= H + TW || ax < x0 || ax >= x1) continue;
-        const bool xlow = (j & 1) == 0;
-        T val = L::gain_fwd(e[j], xlow, ylow, x_one, y_one);
-        if (x_twice) val = L::twice(val);
-        const int64_t ox = xlow ? (ax >> 1) - cx0 : wl + (ax >> 1) - fx0;
-        if (xlow && ylow)
-          a.ll[static_cast<size_t>(oy) * a.ll_pitch + ox] = val;
-        else
-          a.bands[static_cast<size_t>(oy) * a.bands_pitch + ox] = val;
+        e[j] = L::gain_fwd(e[j], (j & 1) == 0, ylow, x_one, y_one);
+        if (x_twice) e[j] = L::twice(e[j]);
+      }
+      using P = typename Vec4<T>::pair;
+      if (all_ok &&
+          ((reinterpret_cast<uintptr_t>(lo) | reinterpret_cast<uintptr_t>(hi)) & 7) == 0) {
+        *reinterpret_cast<P*>(lo) = P{e[0], e[2]};
+        *reinterpret_cast<P*>(hi) = P{e[1], e[3]};
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (ok[j]) ((j & 1) == 0 ? lo : hi)[j >> 1] = e[j];
+        }
       }
     }
     __syncthreads();
@@ -178,6 +201,8 @@ __global__ void __launch_bounds__(kCols) fused_inv_kernel(const LevelInvArgs<typ
     xl[j] = !(ax & 1);
     ix[j] = xl[j] ? (ax >> 1) - cx0 : wl + (ax >> 1) - fx0;
   }
+  // Unmirrored lanes read lows (ix[0], ix[0] + 1) and highs (ix[1], ix[1] + 1) as pairs.
+  const bool pairs = xl[0] && !xl[1] && xl[2] && !xl[3] && ix[2] == ix[0] + 1 && ix[3] == ix[1] + 1;
   for (int64_t ty = blockIdx.y; ty < ntiles_y; ty += gridDim.y) {
     const int64_t yb = ybase + ty * TH;
 #pragma unroll
@@ -189,12 +214,20 @@ __global__ void __launch_bounds__(kCols) fused_inv_kernel(const LevelInvArgs<typ
       const T* brow = a.bands + static_cast<size_t>(iy) * a.bands_pitch;
       const T* lrow = ylow ? a.ll + static_cast<size_t>(iy) * a.ll_pitch : brow;
       T e[4];
+      using P = typename Vec4<T>::pair;
+      const T* lo = lrow + ix[0];
+      const T* hi = brow + ix[1];
+      if (pairs && ((reinterpret_cast<uintptr_t>(lo) | reinterpret_cast<uintptr_t>(hi)) & 7) == 0) {
+        const P l2 = *reinterpret_cast<const P*>(lo), h2 = *reinterpret_cast<const P*>(hi);
+        e[0] = l2.x, e[1] = h2.x, e[2] = l2.y, e[3] = h2.y;
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) e[j] = (xl[j] ? lrow : brow)[ix[j]];
+      }
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const bool xlow = xl[j];
-        T val = (xlow ? lrow : brow)[ix[j]];
-        if (x_half) val = L::half(val);  // a 1-column signal's HOR_SR (F.4.7)
-        e[j] = L::gain_inv(val, xlow, ylow, x_one, y_one);
+        if (x_half) e[j] = L::half(e[j]);  // a 1-column signal's HOR_SR (F.4.7)
+        e[j] = L::gain_inv(e[j], xl[j], ylow, x_one, y_one);
       }
       if (!x_one) hlift_shfl<L, false>(e);
       *reinterpret_cast<V*>(&s[r][4 * lane]) = V{e[0], e[1], e[2], e[3]};
@@ -207,12 +240,18 @@ __global__ void __launch_bounds__(kCols) fused_inv_kernel(const LevelInvArgs<typ
     const int64_t ax = xb - H + c;
     if (c >= H && c < H + TW && ax >= x0 && ax < x1) {
       T* out = a.dst + (ax - x0);
+      if (yb >= y0 && yb + TH <= y1) {
+        T* p = out + static_cast<size_t>(yb - y0) * a.dst_pitch;
 #pragma unroll
-      for (int r = 0; r < TH; ++r) {
-        const int64_t ay = yb + r;
-        if (ay < y0 || ay >= y1) continue;
-        const T val = v[r + H];
-        out[static_cast<size_t>(ay - y0) * a.dst_pitch] = y_half ? L::half(val) : val;
+        for (int r = 0; r < TH; ++r) p[r * a.dst_pitch] = v[r + H];
+      } else {
+#pragma unroll
+        for (int r = 0; r < TH; ++r) {
+          const int64_t ay = yb + r;
+          if (ay < y0 || ay >= y1) continue;
+          const T val = v[r + H];
+          out[static_cast<size_t>(ay - y0) * a.dst_pitch] = y_half ? L::half(val) : val;
+        }
       }
     }
     __syncthreads();
