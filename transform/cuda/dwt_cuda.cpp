@@ -54,7 +54,7 @@ Policy policy_for(GpuDwtVariant v) {
   GJ2K_CUDA_CHECK(cudaGetDevice(&dev));
   GJ2K_CUDA_CHECK(cudaDeviceGetAttribute(&p.max_grid_y, cudaDevAttrMaxGridDimY, dev));
   // kDefault: the fastest correct variant measured on sm_90 (bench_gpu_dwt).
-  if (v == GpuDwtVariant::kDefault) v = GpuDwtVariant::kFused;
+  if (v == GpuDwtVariant::kDefault) v = GpuDwtVariant::kFusedShort;
   p.fused = v == GpuDwtVariant::kFused || v == GpuDwtVariant::kFusedShort;
   p.tile = v == GpuDwtVariant::kBlockWide ? BlockTile::k128x16 : BlockTile::k64x32;
   p.rows = v == GpuDwtVariant::kFusedShort ? FusedRows::k16 : FusedRows::k32;

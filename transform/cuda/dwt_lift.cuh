@@ -29,29 +29,44 @@ __device__ __forceinline__ int64_t mirror(int64_t p, int64_t a, int64_t b) {
   return a + q;
 }
 
-// 5/3 reversible lifting, integer (F.3.8.1 eq. F-9 forward, F.4.8.1 eq. F-8 inverse).
+// 5/3 reversible lifting, integer (F.3.8.1 eq. F-9 forward, F.4.8.1 eq. F-8 inverse). The
+// floors are computed without overflow and the final sum wraps like the reference's int64
+// arithmetic cast to int32, so even extreme inputs give identical results.
 struct Lift53 {
   using T = int32_t;
   static constexpr int kHalo = 2;
   static constexpr int kSteps = 2;
+  // floor((l + r) / 2) for any int32 l, r (l = 2p + a, r = 2q + b: p + q + (a & b)).
+  __device__ static T half_sum(T l, T r) { return (l >> 1) + (r >> 1) + (l & r & 1); }
+  // floor((l + r + 2) / 4) = floor((floor((l + r) / 2) + 1) / 2).
+  __device__ static T quarter_sum(T l, T r) {
+    const T a = half_sum(l, r);
+    return (a >> 1) + (a & 1);
+  }
+  __device__ static T wrap_add(T a, T b) {
+    return static_cast<T>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+  }
+  __device__ static T wrap_sub(T a, T b) {
+    return static_cast<T>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
+  }
   // Forward step s: s = 0 predicts odd positions, s = 1 updates even ones.
   template <int S>
   __device__ static T fwd(T c, T l, T r) {
     if constexpr (S == 0)
-      return c - ((l + r) >> 1);
+      return wrap_sub(c, half_sum(l, r));
     else
-      return c + ((l + r + 2) >> 2);
+      return wrap_add(c, quarter_sum(l, r));
   }
   // Inverse step s: s = 0 undoes the update (even), s = 1 the prediction (odd).
   template <int S>
   __device__ static T inv(T c, T l, T r) {
     if constexpr (S == 0)
-      return c - ((l + r + 2) >> 2);
+      return wrap_sub(c, quarter_sum(l, r));
     else
-      return c + ((l + r) >> 1);
+      return wrap_add(c, half_sum(l, r));
   }
   // 1-sample signals at an odd coordinate (F.3.7 / F.4.7).
-  __device__ static T twice(T v) { return static_cast<T>(int64_t{v} * 2); }
+  __device__ static T twice(T v) { return wrap_add(v, v); }
   __device__ static T half(T v) { return v / 2; }
   // Subband gains: none for 5/3.
   __device__ static T gain_fwd(T v, bool, bool, bool, bool) { return v; }
