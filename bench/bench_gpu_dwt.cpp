@@ -30,7 +30,10 @@
 #include "transform/cuda/cuda_check.h"
 #include "transform/cuda/cuda_memory.h"
 #include "transform/cuda/dwt_cuda.h"
+#include "transform/cuda/tile_transformer.h"
 #endif
+#include "transform/mct.h"
+#include "transform/quant.h"
 
 namespace {
 
@@ -228,6 +231,159 @@ void measure_cpu(uint32_t n) {
       g_cpu_ms[key(false, false, n)], g_cpu_ms[key(true, true, n)], g_cpu_ms[key(true, false, n)]);
 }
 
+// ---- transform stage of the codec: 10240 x 6400 RGB, 8 bits --------------------------------
+// Encoder side: samples in pageable host memory -> (pinned staging) -> DC shift + RCT/ICT ->
+// 5-level DWT -> quantization (9/7) -> coefficients back in host memory. GPU through
+// TileTransformer (whole image as one tile, and 1024 x 1024 tiles through 3 overlapping
+// slots); CPU through the same functions of transform/ with dwt_ops(kCpu) on all cores.
+struct StageRow {
+  std::string name;
+  double ms = 0;
+};
+std::vector<StageRow> g_stage;
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<float> steps_97(int levels) {
+  std::vector<float> d(3 * levels + 1);
+  for (size_t i = 0; i < d.size(); ++i) d[i] = 1.0f + 0.1f * static_cast<float>(i);
+  return d;
+}
+
+void cpu_stage(const std::vector<std::vector<int32_t>>& img, uint32_t w, uint32_t h, bool rev) {
+  const auto& ops = gj2k::transform::dwt_ops(gj2k::transform::DwtVariant::kCpu);
+  const size_t n = size_t{w} * h;
+  const Rect tc{0, 0, w, h};
+  const int32_t off[3] = {128, 128, 128};
+  std::vector<std::vector<int32_t>> a(3, std::vector<int32_t>(n));
+  std::vector<std::vector<float>> f(3, std::vector<float>(rev ? 0 : n));
+  const std::vector<float> deltas = steps_97(kLevels);
+  std::vector<double> t;
+  for (int it = 0; it < 3; ++it) {
+    const double t0 = now_ms();
+    if (rev) {
+      for (int c = 0; c < 3; ++c) std::memcpy(a[c].data(), img[c].data(), n * 4);
+      gj2k::transform::dc_shift_rct_forward(a[0].data(), a[1].data(), a[2].data(), n, off);
+      for (int c = 0; c < 3; ++c) ops.forward53({a[c].data(), w}, tc, kLevels);
+    } else {
+      gj2k::transform::dc_shift_ict_forward(img[0].data(), img[1].data(), img[2].data(),
+                                            f[0].data(), f[1].data(), f[2].data(), n, off);
+      for (int c = 0; c < 3; ++c) {
+        ops.forward97({f[c].data(), w}, tc, kLevels);
+        for (int lvl = kLevels; lvl >= 0; --lvl) {
+          for (auto b : {gj2k::transform::Band::kLL, gj2k::transform::Band::kHL,
+                         gj2k::transform::Band::kLH, gj2k::transform::Band::kHH}) {
+            if ((lvl == kLevels) != (b == gj2k::transform::Band::kLL) || lvl == 0) continue;
+            const auto pl = gj2k::transform::band_placement(tc, kLevels, lvl, b);
+            const float d = deltas[gj2k::transform::qcd_index(kLevels, lvl, b)];
+#pragma omp parallel for
+            for (uint32_t r = 0; r < pl.rect.height(); ++r) {
+              const size_t at = size_t{pl.y_off + r} * w + pl.x_off;
+              gj2k::transform::quantize(&f[c][at], &a[c][at], pl.rect.width(), d);
+            }
+          }
+        }
+      }
+    }
+    if (it > 0) t.push_back(now_ms() - t0);
+  }
+  g_stage.push_back({std::string("CPU ") + (rev ? "5/3+RCT" : "9/7+ICT+quant") + " " + ops.name +
+                         " (" + std::to_string(std::thread::hardware_concurrency()) + " threads)",
+                     median(t)});
+}
+
+#if defined(GJ2K_HAVE_CUDA)
+void gpu_stage(const std::vector<std::vector<int32_t>>& img, uint32_t w, uint32_t h, bool rev,
+               uint32_t tile, int slots) {
+  gc::TileTransformer tt(slots);
+  std::vector<std::vector<int32_t>> out(3, std::vector<int32_t>(size_t{w} * h));
+  const std::vector<float> deltas = steps_97(kLevels);
+  std::vector<double> t;
+  for (int it = 0; it < 3; ++it) {
+    const double t0 = now_ms();
+    struct Pending {
+      int slot;
+      Rect r;
+    };
+    std::vector<Pending> pending;
+    auto collect = [&](const Pending& p) {
+      for (int c = 0; c < 3; ++c) {
+        const int32_t* o = tt.output(p.slot, c);
+        // Code-block data back in the image-sized host arrays (tile rows).
+        for (uint32_t y = 0; y < p.r.height(); ++y)
+          std::memcpy(&out[c][size_t{p.r.y0 + y} * w + p.r.x0], o + size_t{y} * p.r.width(),
+                      p.r.width() * 4);
+      }
+    };
+    int k = 0;
+    for (uint32_t ty = 0; ty < h; ty += tile) {
+      for (uint32_t tx = 0; tx < w; tx += tile, ++k) {
+        const Rect r{tx, ty, std::min(w, tx + tile), std::min(h, ty + tile)};
+        gc::TileSpec spec;
+        spec.levels = kLevels;
+        spec.reversible = rev;
+        spec.mct = true;
+        for (int c = 0; c < 3; ++c) {
+          gc::TileComponentSpec cs;
+          cs.rect = r;
+          cs.dc_offset = 128;
+          cs.lo = 0;
+          cs.hi = 255;
+          cs.deltas = deltas;
+          spec.comps.push_back(cs);
+        }
+        const int slot = k % slots;
+        if (static_cast<int>(pending.size()) >= slots) {
+          collect(pending.front());
+          pending.erase(pending.begin());
+        }
+        for (int c = 0; c < 3; ++c) {
+          int32_t* in = tt.input(slot, spec, c);
+          for (uint32_t y = 0; y < r.height(); ++y)
+            std::memcpy(in + size_t{y} * r.width(), &img[c][size_t{r.y0 + y} * w + r.x0],
+                        r.width() * 4);
+        }
+        tt.encode(slot, spec);
+        pending.push_back({slot, r});
+      }
+    }
+    for (const auto& p : pending) collect(p);
+    if (it > 0) t.push_back(now_ms() - t0);
+  }
+  g_stage.push_back({std::string("GPU ") + (rev ? "5/3+RCT" : "9/7+ICT+quant") + ", " +
+                         (tile >= w ? std::string("1 tile") : std::to_string(tile) + "^2 tiles") +
+                         ", " + std::to_string(slots) + " slots",
+                     median(t)});
+}
+#endif
+
+void codec_stage() {
+  const uint32_t w = 10240, h = 6400;
+  std::vector<std::vector<int32_t>> img(3, std::vector<int32_t>(size_t{w} * h));
+  std::mt19937 rng(7);
+  for (auto& c : img)
+    for (size_t i = 0; i < c.size(); ++i)
+      c[i] = static_cast<int32_t>((i % 251 + (rng() & 63)) & 0xff);
+  for (bool rev : {true, false}) {
+    cpu_stage(img, w, h, rev);
+#if defined(GJ2K_HAVE_CUDA)
+    if (gj2k::transform::gpu_info().available) {
+      gpu_stage(img, w, h, rev, 16384, 1);
+      gpu_stage(img, w, h, rev, 1024, 3);
+      gpu_stage(img, w, h, rev, 2048, 3);
+    }
+#endif
+  }
+  std::printf("\nTransform stage, 10240 x 6400 RGB 8-bit (host memory in and out), 5 levels\n");
+  std::printf("%-52s %9s %10s\n", "path", "ms", "Mpixel/s");
+  for (const auto& r : g_stage)
+    std::printf("%-52s %9.1f %10.0f\n", r.name.c_str(), r.ms, double(w) * h / (r.ms * 1e3));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -287,7 +443,10 @@ int main(int argc, char** argv) {
         r.mem_x,
         r.cpu_ratio > 0 ? std::to_string(static_cast<int>(r.cpu_ratio + 0.5)).c_str() : "-");
   }
-#else
+#endif
+  const char* codec_env = std::getenv("GJ2K_BENCH_CODEC");
+  if (!(codec_env && std::string(codec_env) == "0")) codec_stage();
+#if !defined(GJ2K_HAVE_CUDA)
   std::printf("built without CUDA: %s\n", info.reason.c_str());
   benchmark::RunSpecifiedBenchmarks();
 #endif

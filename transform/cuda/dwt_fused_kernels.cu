@@ -205,10 +205,11 @@ __global__ void __launch_bounds__(kCols) fused_inv_kernel(const LevelInvArgs<typ
   const bool pairs = xl[0] && !xl[1] && xl[2] && !xl[3] && ix[2] == ix[0] + 1 && ix[3] == ix[1] + 1;
   for (int64_t ty = blockIdx.y; ty < ntiles_y; ty += gridDim.y) {
     const int64_t yb = ybase + ty * TH;
+    const bool y_inside = yb - H >= y0 && yb + TH + H <= y1;
 #pragma unroll
     for (int i = 0; i < RH / 4; ++i) {
       const int r = warp + 4 * i;
-      const int64_t ay = dev::mirror(yb - H + r, y0, y1);
+      const int64_t ay = y_inside ? yb - H + r : dev::mirror(yb - H + r, y0, y1);
       const bool ylow = !(ay & 1);
       const int64_t iy = ylow ? (ay >> 1) - cy0 : hl + (ay >> 1) - fy0;
       const T* brow = a.bands + static_cast<size_t>(iy) * a.bands_pitch;
