@@ -4,8 +4,8 @@
 // boundary) for nearly every sample. Several tiles through 2 slots, overlapping.
 #include <gtest/gtest.h>
 
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <random>
 #include <vector>
@@ -157,6 +157,48 @@ TEST(GpuTileTransformer, EncodeDecodeMatchesCpu) {
           // Steps of 0.75..3 on uniform noise: the RMS error stays within a few grey levels.
           EXPECT_LT(std::sqrt(se / back.size()), 8.0) << "component " << c;
         }
+      }
+    }
+  }
+}
+
+// 8- and 16-bit samples uploaded narrow give the same result as int32 samples.
+TEST(GpuTileTransformer, NarrowUploadMatchesInt32) {
+  GJ2K_REQUIRE_GPU();
+  gc::TileTransformer tt(1);
+  const Rect tc{3, 2, 3 + 77, 2 + 41};
+  const size_t n = size_t{tc.width()} * tc.height();
+  const uint32_t seed = 99;
+  for (int bytes : {1, 2}) {
+    for (bool is_signed : {false, true}) {
+      std::mt19937 rng(seed + bytes * 2 + is_signed);
+      gc::TileSpec spec = make_spec(tc, 3, true, true, 4);
+      std::vector<std::vector<int32_t>> v(3, std::vector<int32_t>(n));
+      for (auto& comp : v)
+        for (auto& x : comp) {
+          const int32_t u = static_cast<int32_t>(rng() & (bytes == 1 ? 0xff : 0xffff));
+          x = is_signed ? (bytes == 1 ? int32_t(int8_t(u)) : int32_t(int16_t(u))) : u;
+        }
+      for (int c = 0; c < 3; ++c) std::copy(v[c].begin(), v[c].end(), tt.input(0, spec, c));
+      tt.encode(0, spec);
+      std::vector<std::vector<int32_t>> wide;
+      for (int c = 0; c < 3; ++c) wide.emplace_back(tt.output(0, c), tt.output(0, c) + n);
+      spec.sample_bytes = bytes;
+      spec.sample_signed = is_signed;
+      for (int c = 0; c < 3; ++c) {
+        void* raw = tt.input_raw(0, spec, c);
+        for (size_t i = 0; i < n; ++i) {
+          if (bytes == 1)
+            static_cast<uint8_t*>(raw)[i] = static_cast<uint8_t>(v[c][i]);
+          else
+            static_cast<uint16_t*>(raw)[i] = static_cast<uint16_t>(v[c][i]);
+        }
+      }
+      tt.encode(0, spec);
+      for (int c = 0; c < 3; ++c) {
+        const std::vector<int32_t> narrow(tt.output(0, c), tt.output(0, c) + n);
+        EXPECT_EQ(narrow, wide[c]) << bytes << "-byte " << (is_signed ? "signed" : "unsigned")
+                                   << " component " << c << " seed " << seed;
       }
     }
   }

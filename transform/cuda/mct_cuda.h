@@ -47,4 +47,8 @@ void float_to_int_dc_shift(const float* d_in, int32_t* d_out, size_t n, int32_t 
 void dc_shift_inverse_clamp(int32_t* d_x, size_t n, int32_t offset, int32_t lo, int32_t hi,
                             cudaStream_t stream);
 
+// int32 samples from packed 1- or 2-byte samples (signed or unsigned); bytes 4 copies.
+void widen_samples(const void* d_in, int bytes, bool is_signed, int32_t* d_out, size_t n,
+                   cudaStream_t stream);
+
 }  // namespace gj2k::transform::cuda

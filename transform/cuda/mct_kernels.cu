@@ -114,6 +114,11 @@ __global__ void to_int_kernel(const float* in, int32_t* out, size_t n, int32_t o
   GJ2K_FOR_EACH(i, n) out[i] = round_clamp(double{in[i]} + offset, lo, hi);
 }
 
+template <class S>
+__global__ void widen_kernel(const S* in, int32_t* out, size_t n) {
+  GJ2K_FOR_EACH(i, n) out[i] = static_cast<int32_t>(in[i]);
+}
+
 // Launch policy: enough blocks to fill the device a few times over, grid-stride beyond.
 unsigned grid_for(size_t n) {
   static const int sms = [] {
@@ -188,6 +193,23 @@ void float_to_int_dc_shift(const float* d_in, int32_t* d_out, size_t n, int32_t 
 void dc_shift_inverse_clamp(int32_t* d_x, size_t n, int32_t offset, int32_t lo, int32_t hi,
                             cudaStream_t s) {
   launch("dc_shift_inverse_clamp", dc_shift_inverse_clamp_kernel, n, s, d_x, n, offset, lo, hi);
+}
+
+void widen_samples(const void* d_in, int bytes, bool is_signed, int32_t* d_out, size_t n,
+                   cudaStream_t s) {
+  if (bytes == 1 && is_signed)
+    launch("widen_samples", widen_kernel<int8_t>, n, s, static_cast<const int8_t*>(d_in), d_out, n);
+  else if (bytes == 1)
+    launch("widen_samples", widen_kernel<uint8_t>, n, s, static_cast<const uint8_t*>(d_in), d_out,
+           n);
+  else if (bytes == 2 && is_signed)
+    launch("widen_samples", widen_kernel<int16_t>, n, s, static_cast<const int16_t*>(d_in), d_out,
+           n);
+  else if (bytes == 2)
+    launch("widen_samples", widen_kernel<uint16_t>, n, s, static_cast<const uint16_t*>(d_in), d_out,
+           n);
+  else if (n > 0)
+    GJ2K_CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, n * 4, cudaMemcpyDeviceToDevice, s));
 }
 
 }  // namespace gj2k::transform::cuda

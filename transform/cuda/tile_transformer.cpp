@@ -28,6 +28,8 @@ size_t area(const Rect& r) {
 void check_spec(const TileSpec& spec) {
   if (spec.comps.empty())
     throw Error(ErrorCode::kInvalidArgument, "TileTransformer: no components");
+  if (spec.sample_bytes != 1 && spec.sample_bytes != 2 && spec.sample_bytes != 4)
+    throw Error(ErrorCode::kInvalidArgument, "TileTransformer: sample_bytes must be 1, 2 or 4");
   if (spec.levels < 0 || spec.levels > kMaxLevels)
     throw Error(ErrorCode::kInvalidArgument, "TileTransformer: levels outside 0..32");
   if (spec.mct) {
@@ -59,6 +61,12 @@ TileTransformer::~TileTransformer() {
 }
 
 int32_t* TileTransformer::input(int slot, const TileSpec& spec, int c) {
+  if (spec.sample_bytes != 4)
+    throw Error(ErrorCode::kInvalidArgument, "TileTransformer::input: samples are not int32");
+  return static_cast<int32_t*>(input_raw(slot, spec, c));
+}
+
+void* TileTransformer::input_raw(int slot, const TileSpec& spec, int c) {
   Slot& s = *slots_.at(slot);
   check_spec(spec);
   if (s.busy) {
@@ -78,7 +86,7 @@ int32_t* TileTransformer::input(int slot, const TileSpec& spec, int c) {
   s.a.reserve(total * 4);
   s.b.reserve(total * 4);
   s.ws.reserve(ws);
-  return s.in.as<int32_t>() + s.offset.at(c);
+  return s.in.as<char>() + s.offset.at(c) * spec.sample_bytes;
 }
 
 void TileTransformer::encode(int slot, const TileSpec& spec) {
@@ -113,7 +121,13 @@ void TileTransformer::run(int slot, const TileSpec& spec, bool encode) {
     lo.v[c] = spec.comps[c].lo;
     hi.v[c] = spec.comps[c].hi;
   }
-  GJ2K_CUDA_CHECK(cudaMemcpyAsync(ai, s.in.get(), total * 4, cudaMemcpyHostToDevice, st));
+  if (encode && spec.sample_bytes != 4) {  // narrow upload into B, widen into A
+    GJ2K_CUDA_CHECK(
+        cudaMemcpyAsync(bi, s.in.get(), total * spec.sample_bytes, cudaMemcpyHostToDevice, st));
+    widen_samples(bi, spec.sample_bytes, spec.sample_signed, ai, total, st);
+  } else {
+    GJ2K_CUDA_CHECK(cudaMemcpyAsync(ai, s.in.get(), total * 4, cudaMemcpyHostToDevice, st));
+  }
   if (encode && spec.reversible) {
     if (spec.mct) dc_shift_rct_forward(A(0), A(1), A(2), n_of(0), off, st);
     for (size_t c = first_single; c < ncomp; ++c)

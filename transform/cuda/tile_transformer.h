@@ -41,6 +41,10 @@ struct TileSpec {
   int levels = 5;
   bool reversible = true;  // 5/3 + RCT, else 9/7 + ICT
   bool mct = false;        // RCT/ICT on components 0..2 (they must have equal sizes)
+  // Encode input samples: 4 = int32; 1 or 2 = (u)int8 / (u)int16, uploaded narrow and widened
+  // on the device (a quarter or half of the PCIe traffic for 8- or 16-bit images).
+  int sample_bytes = 4;
+  bool sample_signed = false;
 };
 
 class TileTransformer {
@@ -53,11 +57,14 @@ class TileTransformer {
   int slots() const { return static_cast<int>(slots_.size()); }
   // Makes room in `slot` for a tile of `spec` (waits for that slot's previous work) and returns
   // the pinned input buffer of component c: rect.width() x rect.height() int32 samples.
+  // (spec.sample_bytes must be 4; input_raw gives the buffer for any sample size.)
   int32_t* input(int slot, const TileSpec& spec, int c);
+  void* input_raw(int slot, const TileSpec& spec, int c);
   // Enqueue the tile in `slot` (its inputs written): upload, transform, download.
   void encode(int slot, const TileSpec& spec);
   void decode(int slot, const TileSpec& spec);
-  // Waits for the slot's work and returns component c's result (pinned, packed rows).
+  // Waits for the slot's work and returns component c's result (pinned, packed rows; valid
+  // until the slot's next input call).
   const int32_t* output(int slot, int c);
   void synchronize();  // waits for every slot
 
