@@ -206,32 +206,40 @@ __global__ void __launch_bounds__(kCols) fused_inv_kernel(const LevelInvArgs<typ
   for (int64_t ty = blockIdx.y; ty < ntiles_y; ty += gridDim.y) {
     const int64_t yb = ybase + ty * TH;
     const bool y_inside = yb - H >= y0 && yb + TH + H <= y1;
+    // All of this warp's window rows are loaded before any is lifted, so that the loads are
+    // in flight together (the shuffles would otherwise serialise them row by row).
+    constexpr int kRows = RH / 4;
+    T e[kRows][4];
+    bool ylow[kRows];
 #pragma unroll
-    for (int i = 0; i < RH / 4; ++i) {
+    for (int i = 0; i < kRows; ++i) {
       const int r = warp + 4 * i;
       const int64_t ay = y_inside ? yb - H + r : dev::mirror(yb - H + r, y0, y1);
-      const bool ylow = !(ay & 1);
-      const int64_t iy = ylow ? (ay >> 1) - cy0 : hl + (ay >> 1) - fy0;
+      ylow[i] = !(ay & 1);
+      const int64_t iy = ylow[i] ? (ay >> 1) - cy0 : hl + (ay >> 1) - fy0;
       const T* brow = a.bands + static_cast<size_t>(iy) * a.bands_pitch;
-      const T* lrow = ylow ? a.ll + static_cast<size_t>(iy) * a.ll_pitch : brow;
-      T e[4];
+      const T* lrow = ylow[i] ? a.ll + static_cast<size_t>(iy) * a.ll_pitch : brow;
       using P = typename Vec4<T>::pair;
       const T* lo = lrow + ix[0];
       const T* hi = brow + ix[1];
       if (pairs && ((reinterpret_cast<uintptr_t>(lo) | reinterpret_cast<uintptr_t>(hi)) & 7) == 0) {
         const P l2 = *reinterpret_cast<const P*>(lo), h2 = *reinterpret_cast<const P*>(hi);
-        e[0] = l2.x, e[1] = h2.x, e[2] = l2.y, e[3] = h2.y;
+        e[i][0] = l2.x, e[i][1] = h2.x, e[i][2] = l2.y, e[i][3] = h2.y;
       } else {
 #pragma unroll
-        for (int j = 0; j < 4; ++j) e[j] = (xl[j] ? lrow : brow)[ix[j]];
+        for (int j = 0; j < 4; ++j) e[i][j] = (xl[j] ? lrow : brow)[ix[j]];
       }
+    }
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+      const int r = warp + 4 * i;
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        if (x_half) e[j] = L::half(e[j]);  // a 1-column signal's HOR_SR (F.4.7)
-        e[j] = L::gain_inv(e[j], xl[j], ylow, x_one, y_one);
+        if (x_half) e[i][j] = L::half(e[i][j]);  // a 1-column signal's HOR_SR (F.4.7)
+        e[i][j] = L::gain_inv(e[i][j], xl[j], ylow[i], x_one, y_one);
       }
-      if (!x_one) hlift_shfl<L, false>(e);
-      *reinterpret_cast<V*>(&s[r][4 * lane]) = V{e[0], e[1], e[2], e[3]};
+      if (!x_one) hlift_shfl<L, false>(e[i]);
+      *reinterpret_cast<V*>(&s[r][4 * lane]) = V{e[i][0], e[i][1], e[i][2], e[i][3]};
     }
     __syncthreads();
     T v[RH];
