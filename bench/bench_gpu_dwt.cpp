@@ -414,12 +414,14 @@ int main(int argc, char** argv) {
   for (uint32_t n : sizes) {
     for (bool is97 : {false, true}) {
       for (bool fwd : {true, false}) {
-        for (gc::GpuDwtVariant v : {gc::GpuDwtVariant::kBlock, gc::GpuDwtVariant::kBlockWide,
-                                    gc::GpuDwtVariant::kFused, gc::GpuDwtVariant::kFusedShort}) {
+        for (gc::GpuDwtVariant v :
+             {gc::GpuDwtVariant::kBlock, gc::GpuDwtVariant::kBlockWide, gc::GpuDwtVariant::kFused,
+              gc::GpuDwtVariant::kFusedShort, gc::GpuDwtVariant::kLaan}) {
           const std::string name = std::string("gpu_dwt/") + (is97 ? "97/" : "53/") +
                                    (fwd ? "fwd/" : "inv/") + gc::to_string(v) + "/" +
                                    std::to_string(n);
-          benchmark::RegisterBenchmark(name.c_str(), BM_GpuDwt, v, is97, fwd, false, n)
+          benchmark::RegisterBenchmark(name.c_str(), BM_GpuDwt, v, is97, fwd,
+                                       v == gc::GpuDwtVariant::kLaan, n)
               ->UseManualTime()
               ->Iterations(n >= 16384 ? 5 : 15)
               ->Unit(benchmark::kMillisecond);

@@ -36,7 +36,8 @@ constexpr double kTol97 = 2e-5;
 namespace gc = transform::cuda;
 
 const gc::GpuDwtVariant kVariants[] = {gc::GpuDwtVariant::kBlock, gc::GpuDwtVariant::kBlockWide,
-                                       gc::GpuDwtVariant::kFused, gc::GpuDwtVariant::kFusedShort};
+                                       gc::GpuDwtVariant::kFused, gc::GpuDwtVariant::kFusedShort,
+                                       gc::GpuDwtVariant::kLaan};
 
 struct Size {
   uint32_t w, h;

@@ -32,10 +32,18 @@ struct Layout {
   size_t copy = 0, t0 = 0, t1 = 0;
   size_t total() const { return copy + t0 + t1; }
 };
-Layout layout(const Rect& tc, int levels, bool in_place) {
+bool is_laan(GpuDwtVariant v) {
+  return v == GpuDwtVariant::kLaan;
+}
+
+Layout layout(GpuDwtVariant v, const Rect& tc, int levels, bool in_place) {
   Layout l;
   if (tc.empty() || levels <= 0) return l;
   constexpr size_t s = 4;
+  if (is_laan(v)) {  // half the rows of level 1, in place either way
+    l.t0 = align_up(size_t{tc.width()} * ((tc.height() + 1) / 2) * s);
+    return l;
+  }
   if (in_place) l.copy = align_up(area(tc) * s);
   if (levels >= 2) l.t0 = align_up(area(scaled(tc, 1)) * s);
   if (levels >= 3) l.t1 = align_up(area(scaled(tc, 2)) * s);
@@ -181,11 +189,78 @@ void inverse_oop(GpuDwtVariant v, const T* src, size_t sp, T* dst, size_t dp, co
   }
 }
 
+void launch_laan_vertical(const LaanVertArgs<int32_t>& a, bool fwd, cudaStream_t st) {
+  launch_laan_vertical53(a, fwd, st);
+}
+void launch_laan_vertical(const LaanVertArgs<float>& a, bool fwd, cudaStream_t st) {
+  launch_laan_vertical97(a, fwd, st);
+}
+void launch_laan_rows(const LaanRowArgs<int32_t>& a, bool fwd, cudaStream_t st) {
+  launch_laan_rows53(a, fwd, st);
+}
+void launch_laan_rows(const LaanRowArgs<float>& a, bool fwd, cudaStream_t st) {
+  launch_laan_rows97(a, fwd, st);
+}
+
+// The widest row the in-place horizontal pass holds in shared memory.
+size_t laan_max_row() {
+  int dev = 0, bytes = 0;
+  GJ2K_CUDA_CHECK(cudaGetDevice(&dev));
+  GJ2K_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  return static_cast<size_t>(bytes) / 4;
+}
+
+// In place, van der Laan et al.: per level, forward = vertical pass (highs parked in scratch,
+// then copied below the lows) + horizontal pass; inverse = horizontal pass + (lows copied to
+// scratch) vertical pass.
+template <class T>
+void laan_inplace(bool forward, T* p, size_t pitch, const Rect& tc, int levels, void* ws,
+                  cudaStream_t st) {
+  if (tc.empty() || levels == 0) return;
+  if (tc.width() > laan_max_row())
+    throw Error(ErrorCode::kUnsupported,
+                "GPU DWT variant laan: rows of " + std::to_string(tc.width()) +
+                    " samples exceed shared memory (" + std::to_string(laan_max_row()) +
+                    "); use the fused variant");
+  T* tmp = static_cast<T*>(ws);
+  int deepest = levels;
+  for (int n = 1; n <= levels; ++n) {
+    if (scaled(tc, n).empty()) {
+      deepest = n;
+      break;
+    }
+  }
+  for (int i = 0; i < deepest; ++i) {
+    const int n = forward ? i + 1 : deepest - i;
+    const Rect r = scaled(tc, n - 1);
+    const uint32_t w = r.width(), h = r.height(), hl = scaled(tc, n).height(), hh = h - hl;
+    LaanVertArgs<T> v;
+    v.data = p, v.pitch = pitch, v.tmp = tmp, v.tmp_pitch = w;
+    v.x0 = r.x0, v.y0 = r.y0, v.x1 = r.x1, v.y1 = r.y1;
+    LaanRowArgs<T> rows;
+    rows.data = p, rows.pitch = pitch, rows.rows = h, rows.x0 = r.x0, rows.x1 = r.x1;
+    if (forward) {
+      launch_laan_vertical(v, true, st);
+      if (hh > 0) copy2d(p + size_t{hl} * pitch, pitch, tmp, w, Rect{0, 0, w, hh}, st);
+      launch_laan_rows(rows, true, st);
+    } else {
+      launch_laan_rows(rows, false, st);
+      if (hl > 0) copy2d(tmp, w, p, pitch, Rect{0, 0, w, hl}, st);
+      launch_laan_vertical(v, false, st);
+    }
+  }
+}
+
 template <class T>
 void run_oop(bool forward, const char* fn, GpuDwtVariant v, const T* src, size_t sp, T* dst,
              size_t dp, const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t st) {
-  const Layout lay = layout(tc, levels, false);
+  const Layout lay = layout(v, tc, levels, false);
   validate(fn, tc, levels, src, sp, dst, dp, wsb, lay.total(), ws);
+  if (is_laan(v)) {  // copy, then in place in dst
+    if (tc.empty()) return;
+    copy2d(dst, dp, src, sp, tc, st);
+    return laan_inplace(forward, dst, dp, tc, levels, ws, st);
+  }
   if (forward)
     forward_oop(v, src, sp, dst, dp, tc, levels, ws, st, lay);
   else
@@ -195,9 +270,10 @@ void run_oop(bool forward, const char* fn, GpuDwtVariant v, const T* src, size_t
 template <class T>
 void run_inplace(bool forward, const char* fn, GpuDwtVariant v, T* p, size_t pitch, const Rect& tc,
                  int levels, void* ws, size_t wsb, cudaStream_t st) {
-  const Layout lay = layout(tc, levels, true);
+  const Layout lay = layout(v, tc, levels, true);
   validate(fn, tc, levels, p, pitch, p, pitch, wsb, lay.total(), ws);
   if (tc.empty() || levels == 0) return;
+  if (is_laan(v)) return laan_inplace(forward, p, pitch, tc, levels, ws, st);
   T* copy = static_cast<T*>(ws);
   copy2d(copy, tc.width(), p, pitch, tc, st);
   if (forward)
@@ -220,6 +296,8 @@ const char* to_string(GpuDwtVariant v) {
       return "fused";
     case GpuDwtVariant::kFusedShort:
       return "fused-short";
+    case GpuDwtVariant::kLaan:
+      return "laan";
   }
   return "?";
 }
@@ -228,12 +306,13 @@ GpuDwtVariant parse_gpu_dwt_variant(const char* name) {
   for (GpuDwtVariant v : kAllGpuDwtVariants) {
     if (std::strcmp(name, to_string(v)) == 0) return v;
   }
-  throw Error(ErrorCode::kInvalidArgument, std::string("unknown GPU DWT variant '") + name +
-                                               "' (default|block|block-wide|fused|fused-short)");
+  throw Error(ErrorCode::kInvalidArgument,
+              std::string("unknown GPU DWT variant '") + name +
+                  "' (default|block|block-wide|fused|fused-short|laan)");
 }
 
-size_t dwt_workspace_bytes(GpuDwtVariant, const Rect& tc, int levels, bool in_place) {
-  return layout(tc, levels, in_place).total();
+size_t dwt_workspace_bytes(GpuDwtVariant v, const Rect& tc, int levels, bool in_place) {
+  return layout(v, tc, levels, in_place).total();
 }
 
 void dwt53_forward(GpuDwtVariant v, DevicePlane<const int32_t> src, DevicePlane<int32_t> dst,

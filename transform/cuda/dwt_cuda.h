@@ -36,13 +36,15 @@ enum class GpuDwtVariant {
   kFused,       // single pass, 128-column windows x 32 rows: columns lifted in registers,
                 // rows with warp shuffles (Kula et al. + van der Laan et al.)
   kFusedShort,  // the same with 16-row tiles
+  kLaan,        // in place, two passes per level (van der Laan et al.): column slabs with a
+                // sliding window in registers, rows in shared memory; scratch N/2
 };
 inline constexpr GpuDwtVariant kAllGpuDwtVariants[] = {
-    GpuDwtVariant::kDefault, GpuDwtVariant::kBlock, GpuDwtVariant::kBlockWide,
-    GpuDwtVariant::kFused, GpuDwtVariant::kFusedShort};
+    GpuDwtVariant::kDefault, GpuDwtVariant::kBlock,      GpuDwtVariant::kBlockWide,
+    GpuDwtVariant::kFused,   GpuDwtVariant::kFusedShort, GpuDwtVariant::kLaan};
 const char* to_string(GpuDwtVariant v);
-// Parses "default", "block", "block-wide", "fused", "fused-short"; throws Error(kInvalidArgument)
-// otherwise.
+// Parses "default", "block", "block-wide", "fused", "fused-short", "laan"; throws
+// Error(kInvalidArgument) otherwise.
 GpuDwtVariant parse_gpu_dwt_variant(const char* name);
 
 template <class T>

@@ -38,28 +38,6 @@ struct Vec4<float> {
   using pair = float2;
 };
 
-// Vertical lifting of a register column v[0..RH) (row 0 at an even coordinate).
-template <class L, bool kFwd, int S, int RH>
-__device__ __forceinline__ void vstep_reg(typename L::T (&v)[RH]) {
-  constexpr bool odd = kFwd ? (S % 2 == 0) : (S % 2 == 1);
-#pragma unroll
-  for (int k = odd ? 1 : 2; k < RH - 1; k += 2) {
-    if constexpr (kFwd)
-      v[k] = L::template fwd<S>(v[k], v[k - 1], v[k + 1]);
-    else
-      v[k] = L::template inv<S>(v[k], v[k - 1], v[k + 1]);
-  }
-}
-template <class L, bool kFwd, int RH>
-__device__ __forceinline__ void vlift_reg(typename L::T (&v)[RH]) {
-  vstep_reg<L, kFwd, 0>(v);
-  vstep_reg<L, kFwd, 1>(v);
-  if constexpr (L::kSteps == 4) {
-    vstep_reg<L, kFwd, 2>(v);
-    vstep_reg<L, kFwd, 3>(v);
-  }
-}
-
 // Horizontal lifting of a 128-sample window row held as 4 consecutive samples per lane.
 template <class L, bool kFwd, int S>
 __device__ __forceinline__ void hstep_shfl(typename L::T (&e)[4]) {
@@ -133,7 +111,7 @@ __global__ void __launch_bounds__(kCols) fused_fwd_kernel(const LevelFwdArgs<typ
         v[r] = col[static_cast<size_t>(dev::mirror(yb - H + r, y0, y1) - y0) * a.src_pitch];
     }
     if (!y_one) {
-      vlift_reg<L, true>(v);
+      dev::vlift_reg<L, true>(v);
     } else if (y_twice) {  // a 1-row signal's VER_SD (F.3.7)
 #pragma unroll
       for (int r = 0; r < RH; ++r) v[r] = L::twice(v[r]);
@@ -245,7 +223,7 @@ __global__ void __launch_bounds__(kCols) fused_inv_kernel(const LevelInvArgs<typ
     T v[RH];
 #pragma unroll
     for (int r = 0; r < RH; ++r) v[r] = s[r][c];
-    if (!y_one) vlift_reg<L, false>(v);
+    if (!y_one) dev::vlift_reg<L, false>(v);
     const int64_t ax = xb - H + c;
     if (c >= H && c < H + TW && ax >= x0 && ax < x1) {
       T* out = a.dst + (ax - x0);

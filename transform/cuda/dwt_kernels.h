@@ -67,4 +67,30 @@ void launch_fused_inv53(const LevelInvArgs<int32_t>& a, FusedRows rows, int max_
 void launch_fused_inv97(const LevelInvArgs<float>& a, FusedRows rows, int max_grid_y,
                         cudaStream_t stream);
 
+// In-place separable kernels after van der Laan et al. (dwt_laan_kernels.cu).
+// Vertical pass over the level's w x h region at `data` (pitch in samples); `tmp` holds
+// ceil(h/2) rows of w samples: forward, the high rows it writes (the caller copies them to rows
+// [hl, h) afterwards); inverse, the low rows the caller copied there before.
+template <class T>
+struct LaanVertArgs {
+  T* data = nullptr;
+  size_t pitch = 0;
+  T* tmp = nullptr;
+  size_t tmp_pitch = 0;
+  uint32_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+// Horizontal pass over `rows` rows of [x0, x1) at `data`: each row in shared memory
+// (x1 - x0 samples must fit; see laan_max_row).
+template <class T>
+struct LaanRowArgs {
+  T* data = nullptr;
+  size_t pitch = 0;
+  uint32_t rows = 0;
+  uint32_t x0 = 0, x1 = 0;
+};
+void launch_laan_vertical53(const LaanVertArgs<int32_t>& a, bool forward, cudaStream_t stream);
+void launch_laan_vertical97(const LaanVertArgs<float>& a, bool forward, cudaStream_t stream);
+void launch_laan_rows53(const LaanRowArgs<int32_t>& a, bool forward, cudaStream_t stream);
+void launch_laan_rows97(const LaanRowArgs<float>& a, bool forward, cudaStream_t stream);
+
 }  // namespace gj2k::transform::cuda

@@ -171,4 +171,54 @@ __device__ __forceinline__ void hlift(typename L::T* s) {
   }
 }
 
+// Lifting of a register column v[0..RH) (row 0 at an even coordinate); values within kHalo of
+// either end are garbage afterwards.
+template <class L, bool kFwd, int S, int RH>
+__device__ __forceinline__ void vstep_reg(typename L::T (&v)[RH]) {
+  constexpr bool odd = kFwd ? (S % 2 == 0) : (S % 2 == 1);
+#pragma unroll
+  for (int k = odd ? 1 : 2; k < RH - 1; k += 2) {
+    if constexpr (kFwd)
+      v[k] = L::template fwd<S>(v[k], v[k - 1], v[k + 1]);
+    else
+      v[k] = L::template inv<S>(v[k], v[k - 1], v[k + 1]);
+  }
+}
+template <class L, bool kFwd, int RH>
+__device__ __forceinline__ void vlift_reg(typename L::T (&v)[RH]) {
+  vstep_reg<L, kFwd, 0>(v);
+  vstep_reg<L, kFwd, 1>(v);
+  if constexpr (L::kSteps == 4) {
+    vstep_reg<L, kFwd, 2>(v);
+    vstep_reg<L, kFwd, 3>(v);
+  }
+}
+
+// 1-D lifting of a whole row s[0..w) in shared memory (w >= 2, absolute start x0), by a block
+// of kThreads threads, with whole-sample symmetric extension at both ends (F.3.7): a missing
+// neighbour is the other neighbour. Ends with a barrier.
+template <class L, bool kFwd, int S, int kThreads>
+__device__ __forceinline__ void row_step(typename L::T* s, int64_t x0, int64_t w) {
+  constexpr bool odd = kFwd ? (S % 2 == 0) : (S % 2 == 1);
+  const int64_t k0 = ((x0 & 1) != 0) == odd ? 0 : 1;  // first index of the step's parity
+  for (int64_t k = k0 + 2 * int64_t{threadIdx.x}; k < w; k += 2 * kThreads) {
+    const typename L::T l = k > 0 ? s[k - 1] : s[k + 1];
+    const typename L::T r = k < w - 1 ? s[k + 1] : s[k - 1];
+    if constexpr (kFwd)
+      s[k] = L::template fwd<S>(s[k], l, r);
+    else
+      s[k] = L::template inv<S>(s[k], l, r);
+  }
+  __syncthreads();
+}
+template <class L, bool kFwd, int kThreads>
+__device__ __forceinline__ void lift_row(typename L::T* s, int64_t x0, int64_t w) {
+  row_step<L, kFwd, 0, kThreads>(s, x0, w);
+  row_step<L, kFwd, 1, kThreads>(s, x0, w);
+  if constexpr (L::kSteps == 4) {
+    row_step<L, kFwd, 2, kThreads>(s, x0, w);
+    row_step<L, kFwd, 3, kThreads>(s, x0, w);
+  }
+}
+
 }  // namespace gj2k::transform::cuda::dev
