@@ -53,6 +53,6 @@ skipped=$(grep -c "^\[  SKIPPED \] [A-Za-z]" "$log/gpu-tests.log")
 printf "tests: %s passed, %s failed, %s skipped (exit %s, %ss)\n" "$passed" "$failed" \
   "$skipped" "$test_rc" "$((t1 - t0))"
 grep "^\[  FAILED  \] [A-Za-z]" "$log/gpu-tests.log" | sort -u | head -20
-printf "benchmark exit %s; table:\n" "$bench_rc"
-sed -n '/^GPU DWT, /,$p' "$log/gpu-bench.log"
+printf "benchmark exit %s (full tables in %s)\n" "$bench_rc" "$log/gpu-bench.log"
+sed -n '/^Transform stage, /,$p' "$log/gpu-bench.log"
 [ "$test_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ]
