@@ -1,21 +1,25 @@
-// GPU 2-D DWT of a tile-component in device memory (host API; kernels in dwt_kernels.cu).
+// GPU 2-D DWT of a tile-component in device memory (host API; kernels in dwt_*_kernels.cu,
+// device primitives in dwt_lift.cuh).
 //
 // Same numerical contract as transform/dwt.h (15444-1 Annex F; Mallat arrangement of
 // geometry.h band_placement; parity from absolute coordinates; any size >= 1, any origin,
-// 0..32 levels): 5/3 results are identical to dwt_ops(kReference), 9/7 results agree within
-// float rounding (tests/gpu states the bound).
+// 0..32 levels): 5/3 results are identical to dwt_ops(kReference) (even for extreme int32
+// inputs), 9/7 results agree within float rounding (tests/gpu: <= 2e-5 of the peak magnitude;
+// 1.3e-6 observed on an H200).
 //
 // Buffers are device pointers (d_ prefix) with a row pitch in samples. Work is enqueued on
-// `stream` and not waited for; argument errors and launch failures throw
-// gj2k::Error(kDevice or kInvalidArgument) naming the call. Scratch memory is the caller's:
-// query dwt_workspace_bytes() first, allocate, and pass it in (STYLE.md 6).
+// `stream` and not waited for; argument errors throw Error(kInvalidArgument), CUDA failures
+// Error(kDevice) naming the call, kLaan rows wider than shared memory Error(kUnsupported).
+// Scratch memory is the caller's: query dwt_workspace_bytes() first, allocate, and pass it in.
 //
-// Device memory, as multiples of the tile-component's w x h samples N (4 bytes each):
-//   out-of-place (src -> dst): src N + dst N + workspace ~N/4 + N/16  = 2.31 N
-//   in-place (one buffer):     buffer N + workspace N + N/4 + N/16    = 2.31 N
-// The block-based single-pass method cannot write its subbands over its own input (another
-// block may not have read it yet), so it always needs a second full-size buffer; the
-// in-place entry point copies the buffer into the workspace first (one extra read and write).
+// Device memory, as multiples of the tile-component's w x h samples N (4 bytes each),
+// measured by bench_gpu_dwt with cudaMemGetInfo (8192^2, 5 levels):
+//   single-pass variants (block*, fused*), out-of-place: src N + dst N + scratch N/4 + N/16
+//     = 2.31 N. In place: the buffer is first copied into scratch (N more, one extra read and
+//     write), same 2.31 N. A single pass cannot write its subbands over its own input, since
+//     another thread block may not have read that part yet.
+//   kLaan, in place: buffer N + scratch N/2 (half the rows of level 1) = 1.5 N; about 10x
+//     slower than the fused variants (the column passes run down each slab in sequence).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,8 +31,8 @@
 
 namespace gj2k::transform::cuda {
 
-// The GPU DWT methods (see DESIGN.md); every one can be forced, kDefault is the fastest
-// correct one on the present device.
+// The GPU DWT methods (see DESIGN.md); every one can be forced. kDefault is the fastest correct
+// one measured on sm_90 (H200): kFusedShort.
 enum class GpuDwtVariant {
   kDefault,
   kBlock,       // block-based single pass per level, 64x32 tiles, lifting in shared memory
