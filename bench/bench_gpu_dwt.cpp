@@ -55,7 +55,7 @@ std::vector<uint32_t> bench_sizes() {
 }
 
 // Bytes the transform must move: one read + one write of each level's input, 4-byte samples.
-double counted_bytes(uint32_t n, int levels) {
+[[maybe_unused]] double counted_bytes(uint32_t n, int levels) {
   double b = 0;
   const Rect tc{0, 0, n, n};
   for (int l = 0; l < levels; ++l) {

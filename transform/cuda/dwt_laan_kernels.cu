@@ -22,8 +22,9 @@
 namespace gj2k::transform::cuda {
 namespace {
 
-constexpr int kS = 32;            // rows written per chunk of the vertical pass
-constexpr int kColThreads = 128;  // columns per block of the vertical pass
+constexpr int kS = 32;  // rows written per chunk of the vertical pass
+constexpr int kColThreads =
+    32;  // columns per block of the vertical pass (one warp: spread over SMs)
 constexpr int kRowThreads = 256;  // threads per row of the horizontal pass
 
 template <class L, bool kFwd, int S>
