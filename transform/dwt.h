@@ -10,7 +10,9 @@
 //   its coordinate is even, else doubled forward and halved inverse); empty extents: no-ops.
 // - 1-D lifting parity comes from the absolute coordinate of the first sample (i0 = x0 or y0 of
 //   the resolution being split), with whole-sample symmetric extension (F.3.7, F.4.7).
-// - 5/3 (reversible): int32, exactly F.3.8.2 / F.4.8.2. Perfect reconstruction.
+// - 5/3 (reversible): int32, exactly F.3.8.1 / F.4.8.1. Perfect reconstruction. Callers keep
+//   every coefficient within +-2^30 so that the lifting sums fit in int32 (17-bit input stays
+//   below 2^29 even at the worst-case 5/3 gain of 1.5^2 per level over 10 levels).
 // - 9/7 (irreversible): float32 lifting with the Table F.4 constants and the K scaling of
 //   F.3.8.2 / F.4.8.2: low-pass outputs scaled by 1/K, high-pass by K (forward).
 // - Only the buffer is touched; no element outside [0, height) x [0, width) rows of the stride.

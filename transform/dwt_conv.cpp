@@ -59,7 +59,7 @@ const Dwt97Filters& dwt97_filters() {
 namespace conv {
 namespace {
 
-constexpr size_t kParallelMin = 1 << 14;
+constexpr size_t kParallelMin = 1 << 15;
 constexpr int kMargin = 4;  // the longest filter reaches 4 samples each way
 
 // Index into [0, n), n >= 2, after whole-sample symmetric reflection (F.3.7).

@@ -37,7 +37,7 @@ namespace cpu {
 namespace {
 
 // Work below this many samples per level runs on the calling thread only.
-constexpr size_t kParallelMin = 1 << 14;
+constexpr size_t kParallelMin = 1 << 15;
 
 // ---- the lifting operations (same arithmetic, same order as dwt_ref.cpp) --------------------
 

@@ -3,7 +3,7 @@
 // dwt_ops(DwtVariant::kCpu / kCpuConvolve).
 //
 // - cpu:: lifting on deinterleaved halves: each 2-D level runs the vertical pass on strips of
-//   kStripWidth columns (one strip per task, all rows, lanes vectorised) and the horizontal
+//   kStripWidth columns (one strip per task, all rows, lanes vectorised; levels smaller than 2^15 samples run on one thread) and the horizontal
 //   pass on rows (one row per task), OpenMP over strips / rows. 5/3 is bit-identical to the
 //   reference; 9/7 performs the reference's float operations in the same order (identical in
 //   practice; tests allow 1e-5 relative).

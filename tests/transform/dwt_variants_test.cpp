@@ -28,13 +28,13 @@ struct Shape {
 };
 
 // All shapes under test: the odd-size grid plus thin large ones (1-D or nearly, to stay fast)
-// and a few big enough for the OpenMP paths (>= 2^14 samples per level).
+// and a few big enough for the OpenMP paths (>= 2^15 samples per level).
 std::vector<Shape> shapes() {
   std::vector<Shape> out;
   for (uint32_t w : {1u, 2u, 3u, 5u, 63u, 65u})
     for (uint32_t h : {1u, 2u, 3u, 5u, 63u, 65u}) out.push_back({w, h});
   for (Shape s : {Shape{4097, 1}, Shape{1, 4097}, Shape{1023, 3}, Shape{3, 1023}, Shape{4097, 5},
-                  Shape{1023, 17}, Shape{257, 129}})
+                  Shape{4097, 9}, Shape{1023, 33}, Shape{257, 129}})
     out.push_back(s);
   return out;
 }
