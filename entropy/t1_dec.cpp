@@ -37,37 +37,55 @@ struct Decoder {
   uint32_t* st(uint32_t x, uint32_t y) { return &state[(y + 1) * pitch + x + 1]; }
   uint32_t row_mask(uint32_t y) const { return (vc && (y & 3) == 3) ? ~kSouth : ~0u; }
 
-  template <bool kRaw>
-  void decode_sign(uint32_t* f, uint32_t y, uint32_t* v, uint32_t p) {
+  template <bool kRaw, typename Coder>
+  inline void decode_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t y, uint32_t* v, uint32_t p) {
     uint32_t neg;
     if constexpr (kRaw) {
-      neg = raw.bit();
+      neg = c.bit();
     } else {
       const uint32_t sc = kScTable[sc_index(*f & row_mask(y))];
-      neg = mq.decode(ctx[sc & 0x1F]) ^ (sc >> 7);
+      neg = c.decode(cx[sc & 0x1F]) ^ (sc >> 7);
     }
     set_significant(f, pitch, neg);
     *v = first_value(p);
   }
 
+  // The coder and contexts are copied to locals for each pass so that they stay in registers
+  // (stores to the state array and to contexts could otherwise alias them).
   template <bool kRaw>
   void spp(uint32_t p) {
+    if constexpr (kRaw) {
+      RawDecoder c = raw;
+      spp_impl<true>(c, ctx, p);
+      raw = c;
+    } else {
+      MqDecoder c = mq;
+      uint8_t cx[kNumContexts];
+      std::copy_n(ctx, kNumContexts, cx);
+      spp_impl<false>(c, cx, p);
+      mq = c;
+      std::copy_n(cx, kNumContexts, ctx);
+    }
+  }
+  template <bool kRaw, typename Coder>
+  inline void spp_impl(Coder& c, uint8_t* cx, uint32_t p) {
     for (uint32_t y0 = 0; y0 < h; y0 += 4) {
       const uint32_t y1 = std::min(y0 + 4, h);
       for (uint32_t x = 0; x < w; ++x) {
         uint32_t* f = st(x, y0);
+        if (y1 - y0 == 4 && (f[0] | f[pitch] | f[2 * pitch] | f[3 * pitch]) == 0) continue;
         uint32_t* v = &val[y0 * w + x];
         for (uint32_t y = y0; y < y1; ++y, f += pitch, v += w) {
           const uint32_t fm = *f & row_mask(y);
           if ((fm & kSig) || !(fm & kNeighbours)) continue;
           uint32_t bit;
           if constexpr (kRaw) {
-            bit = raw.bit();
+            bit = c.bit();
           } else {
-            bit = mq.decode(ctx[zc[fm & kNeighbours]]);
+            bit = c.decode(cx[zc[fm & kNeighbours]]);
           }
           *f |= kVisit;
-          if (bit) decode_sign<kRaw>(f, y, v, p);
+          if (bit) decode_sign<kRaw>(c, cx, f, y, v, p);
         }
       }
     }
@@ -75,6 +93,21 @@ struct Decoder {
 
   template <bool kRaw>
   void mrp(uint32_t p) {
+    if constexpr (kRaw) {
+      RawDecoder c = raw;
+      mrp_impl<true>(c, ctx, p);
+      raw = c;
+    } else {
+      MqDecoder c = mq;
+      uint8_t cx[kNumContexts];
+      std::copy_n(ctx, kNumContexts, cx);
+      mrp_impl<false>(c, cx, p);
+      mq = c;
+      std::copy_n(cx, kNumContexts, ctx);
+    }
+  }
+  template <bool kRaw, typename Coder>
+  inline void mrp_impl(Coder& c, uint8_t* cx, uint32_t p) {
     // out' = out - 2^(p+1) (bit 0) or out (bit 1), plus the new midpoint 2^p when p > 0.
     const uint32_t half = p > 0 ? 1u << p : 0u;
     const uint32_t drop = 2u << p;
@@ -82,14 +115,15 @@ struct Decoder {
       const uint32_t y1 = std::min(y0 + 4, h);
       for (uint32_t x = 0; x < w; ++x) {
         uint32_t* f = st(x, y0);
+        if (y1 - y0 == 4 && ((f[0] | f[pitch] | f[2 * pitch] | f[3 * pitch]) & kSig) == 0) continue;
         uint32_t* v = &val[y0 * w + x];
         for (uint32_t y = y0; y < y1; ++y, f += pitch, v += w) {
           if ((*f & (kSig | kVisit)) != kSig) continue;
           uint32_t bit;
           if constexpr (kRaw) {
-            bit = raw.bit();
+            bit = c.bit();
           } else {
-            bit = mq.decode(ctx[mr_context(*f & row_mask(y))]);
+            bit = c.decode(cx[mr_context(*f & row_mask(y))]);
           }
           *f |= kRefined;
           *v = *v - (bit ? 0 : drop) + half;
@@ -99,6 +133,9 @@ struct Decoder {
   }
 
   void cup(uint32_t p) {
+    MqDecoder c = mq;
+    uint8_t cx[kNumContexts];
+    std::copy_n(ctx, kNumContexts, cx);
     for (uint32_t y0 = 0; y0 < h; y0 += 4) {
       const uint32_t y1 = std::min(y0 + 4, h);
       for (uint32_t x = 0; x < w; ++x) {
@@ -107,13 +144,13 @@ struct Decoder {
         uint32_t y = y0;
         if (y1 - y0 == 4 && ((f[0] | f[pitch] | f[2 * pitch] | (f[3 * pitch] & row_mask(y0 + 3))) &
                              (kSig | kVisit | kNeighbours)) == 0) {
-          if (!mq.decode(ctx[kCtxRl])) continue;
-          uint32_t r = mq.decode(ctx[kCtxUni]) << 1;
-          r |= mq.decode(ctx[kCtxUni]);
+          if (!c.decode(cx[kCtxRl])) continue;
+          uint32_t r = c.decode(cx[kCtxUni]) << 1;
+          r |= c.decode(cx[kCtxUni]);
           f += r * pitch;
           v += r * w;
           y += r;
-          decode_sign<false>(f, y, v, p);
+          decode_sign<false>(c, cx, f, y, v, p);
           f += pitch;
           v += w;
           ++y;
@@ -121,12 +158,14 @@ struct Decoder {
         for (; y < y1; ++y, f += pitch, v += w) {
           const uint32_t fm = *f & row_mask(y);
           if (!(fm & (kSig | kVisit))) {
-            if (mq.decode(ctx[zc[fm & kNeighbours]])) decode_sign<false>(f, y, v, p);
+            if (c.decode(cx[zc[fm & kNeighbours]])) decode_sign<false>(c, cx, f, y, v, p);
           }
           *f &= ~kVisit;
         }
       }
     }
+    mq = c;
+    std::copy_n(cx, kNumContexts, ctx);
   }
 };
 

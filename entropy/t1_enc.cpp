@@ -2,7 +2,6 @@
 // of four rows, with every code-block style of Table A.19.
 #include <algorithm>
 #include <bit>
-#include <cmath>
 #include <string>
 
 #include "entropy/mq_enc.h"
@@ -37,15 +36,17 @@ bool pass_is_raw(uint8_t style, uint32_t pass_index) {
 
 namespace {
 
-// Squared-error decrease when a sample of magnitude m (quantized index units) goes from
-// reconstruction r_old to r_new.
-inline double gain(double m, double r_old, double r_new) {
-  return (m - r_old) * (m - r_old) - (m - r_new) * (m - r_new);
+// Midpoint reconstruction (E.1.1.2) of magnitude m known down to plane p, times 2 (exact in
+// integers: one fractional bit).
+inline int64_t recon2(uint32_t m, uint32_t p) {
+  return 2 * static_cast<int64_t>((m >> p) << p) + (p > 0 ? int64_t{1} << p : 0);
 }
-// Midpoint reconstruction of magnitude m known down to plane p (E.1.1.2).
-inline double recon(uint32_t m, uint32_t p) {
-  const uint32_t known = (m >> p) << p;
-  return static_cast<double>(known) + (p > 0 ? std::ldexp(1.0, static_cast<int>(p) - 1) : 0.0);
+// Squared-error decrease (quantized index units) when m's reconstruction goes from r_old2/2 to
+// r_new2/2.
+inline double gain(uint32_t m, int64_t r_old2, int64_t r_new2) {
+  const double e_old = static_cast<double>(2 * static_cast<int64_t>(m) - r_old2);
+  const double e_new = static_cast<double>(2 * static_cast<int64_t>(m) - r_new2);
+  return 0.25 * (e_old * e_old - e_new * e_new);
 }
 
 struct Encoder {
@@ -69,71 +70,113 @@ struct Encoder {
   uint32_t row_mask(uint32_t y) const { return (vc && (y & 3) == 3) ? ~kSouth : ~0u; }
 
   // Sign coding (D.3.2) of a newly significant sample, then its state update.
-  template <bool kRaw>
-  void code_sign(uint32_t* f, uint32_t y, uint32_t neg) {
+  template <bool kRaw, typename Coder>
+  inline void code_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t y, uint32_t neg) {
     if constexpr (kRaw) {
-      raw.put(neg);
+      c.put(neg);
     } else {
       const uint32_t v = kScTable[sc_index(*f & row_mask(y))];
-      mq.encode(ctx[v & 0x1F], neg ^ (v >> 7));
+      c.encode(cx[v & 0x1F], neg ^ (v >> 7));
     }
     set_significant(f, pitch, neg);
   }
 
   // Significance propagation pass (D.3.1); raw in bypass mode (D.6).
+  // The coder and contexts are copied to locals for each pass so that they stay in registers
+  // (stores to the state array and to contexts could otherwise alias them).
   template <bool kRaw>
   void spp(uint32_t p) {
+    if constexpr (kRaw) {
+      RawEncoder c = raw;
+      spp_impl<true>(c, ctx, p);
+      raw = c;
+    } else {
+      MqEncoder c = mq;
+      uint8_t cx[kNumContexts];
+      std::copy_n(ctx, kNumContexts, cx);
+      spp_impl<false>(c, cx, p);
+      mq = c;
+      std::copy_n(cx, kNumContexts, ctx);
+    }
+  }
+  template <bool kRaw, typename Coder>
+  inline void spp_impl(Coder& c, uint8_t* cx, uint32_t p) {
+    double d = 0;
     for (uint32_t y0 = 0; y0 < h; y0 += 4) {
       const uint32_t y1 = std::min(y0 + 4, h);
       for (uint32_t x = 0; x < w; ++x) {
         uint32_t* f = st(x, y0);
+        if (y1 - y0 == 4 && (f[0] | f[pitch] | f[2 * pitch] | f[3 * pitch]) == 0) continue;
         const uint32_t* m = &mag[y0 * w + x];
         for (uint32_t y = y0; y < y1; ++y, f += pitch, m += w) {
           const uint32_t fm = *f & row_mask(y);
           if ((fm & kSig) || !(fm & kNeighbours)) continue;
           const uint32_t bit = (*m >> p) & 1;
           if constexpr (kRaw) {
-            raw.put(bit);
+            c.put(bit);
           } else {
-            mq.encode(ctx[zc[fm & kNeighbours]], bit);
+            c.encode(cx[zc[fm & kNeighbours]], bit);
           }
           *f |= kVisit;
           if (bit) {
-            code_sign<kRaw>(f, y, *m >> 31);
+            code_sign<kRaw>(c, cx, f, y, *m >> 31);
             const uint32_t mm = *m & 0x7FFFFFFF;
-            dist += gain(mm, 0, recon(mm, p));
+            d += gain(mm, 0, recon2(mm, p));
           }
         }
       }
     }
+    dist += d;
   }
 
   // Magnitude refinement pass (D.3.3); raw in bypass mode.
   template <bool kRaw>
   void mrp(uint32_t p) {
+    if constexpr (kRaw) {
+      RawEncoder c = raw;
+      mrp_impl<true>(c, ctx, p);
+      raw = c;
+    } else {
+      MqEncoder c = mq;
+      uint8_t cx[kNumContexts];
+      std::copy_n(ctx, kNumContexts, cx);
+      mrp_impl<false>(c, cx, p);
+      mq = c;
+      std::copy_n(cx, kNumContexts, ctx);
+    }
+  }
+  template <bool kRaw, typename Coder>
+  inline void mrp_impl(Coder& c, uint8_t* cx, uint32_t p) {
+    double d = 0;
     for (uint32_t y0 = 0; y0 < h; y0 += 4) {
       const uint32_t y1 = std::min(y0 + 4, h);
       for (uint32_t x = 0; x < w; ++x) {
         uint32_t* f = st(x, y0);
+        if (y1 - y0 == 4 && ((f[0] | f[pitch] | f[2 * pitch] | f[3 * pitch]) & kSig) == 0) continue;
         const uint32_t* m = &mag[y0 * w + x];
         for (uint32_t y = y0; y < y1; ++y, f += pitch, m += w) {
           if ((*f & (kSig | kVisit)) != kSig) continue;
           const uint32_t bit = (*m >> p) & 1;
           if constexpr (kRaw) {
-            raw.put(bit);
+            c.put(bit);
           } else {
-            mq.encode(ctx[mr_context(*f & row_mask(y))], bit);
+            c.encode(cx[mr_context(*f & row_mask(y))], bit);
           }
           *f |= kRefined;
           const uint32_t mm = *m & 0x7FFFFFFF;
-          dist += gain(mm, recon(mm, p + 1), recon(mm, p));
+          d += gain(mm, recon2(mm, p + 1), recon2(mm, p));
         }
       }
     }
+    dist += d;
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the SPP visit marks.
   void cup(uint32_t p) {
+    MqEncoder c = mq;
+    uint8_t cx[kNumContexts];
+    std::copy_n(ctx, kNumContexts, cx);
+    double d = 0;
     for (uint32_t y0 = 0; y0 < h; y0 += 4) {
       const uint32_t y1 = std::min(y0 + 4, h);
       for (uint32_t x = 0; x < w; ++x) {
@@ -144,16 +187,16 @@ struct Encoder {
                              (kSig | kVisit | kNeighbours)) == 0) {
           uint32_t r = 0;
           while (r < 4 && !((m[r * w] >> p) & 1)) ++r;
-          mq.encode(ctx[kCtxRl], r < 4);
+          c.encode(cx[kCtxRl], r < 4);
           if (r == 4) continue;
-          mq.encode(ctx[kCtxUni], r >> 1);
-          mq.encode(ctx[kCtxUni], r & 1);
+          c.encode(cx[kCtxUni], r >> 1);
+          c.encode(cx[kCtxUni], r & 1);
           f += r * pitch;
           m += r * w;
           y += r;
-          code_sign<false>(f, y, *m >> 31);
+          code_sign<false>(c, cx, f, y, *m >> 31);
           const uint32_t mm = *m & 0x7FFFFFFF;
-          dist += gain(mm, 0, recon(mm, p));
+          d += gain(mm, 0, recon2(mm, p));
           f += pitch;
           m += w;
           ++y;
@@ -162,17 +205,20 @@ struct Encoder {
           const uint32_t fm = *f & row_mask(y);
           if (!(fm & (kSig | kVisit))) {
             const uint32_t bit = (*m >> p) & 1;
-            mq.encode(ctx[zc[fm & kNeighbours]], bit);
+            c.encode(cx[zc[fm & kNeighbours]], bit);
             if (bit) {
-              code_sign<false>(f, y, *m >> 31);
+              code_sign<false>(c, cx, f, y, *m >> 31);
               const uint32_t mm = *m & 0x7FFFFFFF;
-              dist += gain(mm, 0, recon(mm, p));
+              d += gain(mm, 0, recon2(mm, p));
             }
           }
           *f &= ~kVisit;
         }
       }
     }
+    dist += d;
+    mq = c;
+    std::copy_n(cx, kNumContexts, ctx);
   }
 };
 
