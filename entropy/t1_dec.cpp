@@ -38,7 +38,8 @@ struct Decoder {
   uint32_t row_mask(uint32_t y) const { return (vc && (y & 3) == 3) ? ~kSouth : ~0u; }
 
   template <bool kRaw, typename Coder>
-  inline void decode_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t y, uint32_t* v, uint32_t p) {
+  GJ2K_ALWAYS_INLINE void decode_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t y, uint32_t* v,
+                                      uint32_t p) {
     uint32_t neg;
     if constexpr (kRaw) {
       neg = c.bit();

@@ -71,7 +71,7 @@ struct Encoder {
 
   // Sign coding (D.3.2) of a newly significant sample, then its state update.
   template <bool kRaw, typename Coder>
-  inline void code_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t y, uint32_t neg) {
+  GJ2K_ALWAYS_INLINE void code_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t y, uint32_t neg) {
     if constexpr (kRaw) {
       c.put(neg);
     } else {

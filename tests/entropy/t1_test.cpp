@@ -354,3 +354,45 @@ TEST(T1Coder, CorruptAndTruncatedDataIsSafe) {
 
 }  // namespace
 }  // namespace gj2k::entropy
+
+namespace gj2k::entropy {
+namespace {
+
+// Blocks coded concurrently (OpenMP over blocks) give the same bytes and values as serially.
+TEST(T1Coder, ConcurrentBlocksMatchSerial) {
+  const uint32_t seed = 4242;
+  std::mt19937 rng(seed);
+  const int n = 96;
+  std::vector<std::vector<int32_t>> q(n);
+  std::vector<uint8_t> style(n);
+  for (int i = 0; i < n; ++i) {
+    q[i] = random_block(rng, 32, 32, 1 + rng() % 14);
+    style[i] = static_cast<uint8_t>(rng() % 64);
+  }
+  std::vector<EncodedBlock> serial(n), parallel(n);
+  for (int i = 0; i < n; ++i) {
+    encode_block(q[i].data(), 32, 32, 32, BandKind::kHL, style[i], 16, serial[i]);
+  }
+#pragma omp parallel for schedule(dynamic) num_threads(4)
+  for (int i = 0; i < n; ++i) {
+    encode_block(q[i].data(), 32, 32, 32, BandKind::kHL, style[i], 16, parallel[i]);
+  }
+  std::vector<std::vector<int32_t>> out(n, std::vector<int32_t>(32 * 32));
+#pragma omp parallel for schedule(dynamic) num_threads(4)
+  for (int i = 0; i < n; ++i) {
+    const auto segs = segments_through(
+        parallel[i], static_cast<uint32_t>(parallel[i].passes.size() - 1), style[i]);
+    decode_block(segs.data(), segs.size(), 16 - parallel[i].missing_msbs, BandKind::kHL, style[i],
+                 out[i].data(), 32, 32, 32);
+  }
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(serial[i].data, parallel[i].data) << "seed " << seed << " block " << i;
+    ASSERT_EQ(serial[i].passes.size(), parallel[i].passes.size()) << "block " << i;
+    for (size_t k = 0; k < q[i].size(); ++k) {
+      ASSERT_EQ(out[i][k], 2 * q[i][k]) << "seed " << seed << " block " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gj2k::entropy
