@@ -30,6 +30,14 @@ struct CodedPass {
   bool terminated;    // the MQ/raw codeword segment ends after this pass (TERMALL, bypass...)
 };
 
+// Largest code-block the standard allows (A.6.1: width and height <= 1024, w * h <= 4096).
+// encode_block and decode_block throw Error kInvalidArgument beyond it.
+inline constexpr uint32_t kMaxBlockSide = 1024;
+inline constexpr uint32_t kMaxBlockArea = 4096;
+inline bool block_size_ok(uint32_t w, uint32_t h) {
+  return w <= kMaxBlockSide && h <= kMaxBlockSide && uint64_t{w} * h <= kMaxBlockArea;
+}
+
 struct EncodedBlock {
   uint32_t missing_msbs = 0;      // Mb - number of magnitude bit-planes actually coded
   std::vector<uint8_t> data;      // all passes' bytes, concatenated

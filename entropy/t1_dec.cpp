@@ -183,6 +183,11 @@ void decode_block(const Segment* segments, size_t num_segments, uint32_t num_bit
   if (static_cast<uint8_t>(band) > 3) {
     throw Error(ErrorCode::kInvalidArgument, "Tier-1 decode: band orientation out of range");
   }
+  if (!block_size_ok(w, h)) {
+    throw Error(ErrorCode::kInvalidArgument, "Tier-1 decode: code-block " + std::to_string(w) +
+                                                 "x" + std::to_string(h) +
+                                                 " exceeds 1024 per side or 4096 samples");
+  }
   uint64_t total = 0;
   for (size_t s = 0; s < num_segments; ++s) total += segments[s].passes;
   if (total > max_passes(num_bitplanes)) {

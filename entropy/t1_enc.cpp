@@ -235,6 +235,11 @@ void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandK
   if (static_cast<uint8_t>(band) > 3) {
     throw Error(ErrorCode::kInvalidArgument, "Tier-1 encode: band orientation out of range");
   }
+  if (!block_size_ok(w, h)) {
+    throw Error(ErrorCode::kInvalidArgument, "Tier-1 encode: code-block " + std::to_string(w) +
+                                                 "x" + std::to_string(h) +
+                                                 " exceeds 1024 per side or 4096 samples");
+  }
   Encoder e(&out.data);
   e.w = w;
   e.h = h;

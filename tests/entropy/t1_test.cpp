@@ -182,8 +182,9 @@ TEST(T1Coder, EveryStyleEveryBandEveryTruncation) {
     for (int band = 0; band < 4; ++band) {
       ++seed;
       std::mt19937 rng(seed);
-      const uint32_t w = 4u << (rng() % 3), h = 4u << (rng() % 3);
-      const uint32_t nbp = 1 + rng() % 12;
+      uint32_t w = 4u << (rng() % 5), h = 4u << (rng() % 5);  // 4 to 64
+      if (w * h > 1024 && rng() % 2) h = 1024 / w;            // keep the suite quick
+      const uint32_t nbp = 1 + rng() % 14;
       const auto q = random_block(rng, w, h, nbp);
       check_block(q, w, h, static_cast<BandKind>(band), static_cast<uint8_t>(style), nbp + 2,
                   describe(seed, w, h, band, style, nbp));
@@ -293,6 +294,9 @@ TEST(T1Coder, ThirtyOneBitPlanes) {
   }
   // Bad arguments.
   EXPECT_THROW(encode_block(q.data(), 8, 8, 8, BandKind::kLH, 0, 30), Error);
+  std::vector<int32_t> big(65 * 64, 1);
+  EXPECT_THROW(encode_block(big.data(), 65, 65, 64, BandKind::kLH, 0, 4), Error);
+  EXPECT_THROW(decode_block(&seg, 1, 3, BandKind::kLH, 0, big.data(), 65, 65, 64), Error);
   q[0] = INT32_MIN;
   EXPECT_THROW(encode_block(q.data(), 8, 8, 8, BandKind::kLH, 0, 31), Error);
 }
