@@ -74,7 +74,12 @@ struct Decoder {
       const uint32_t y1 = std::min(y0 + 4, h);
       for (uint32_t x = 0; x < w; ++x) {
         uint32_t* f = st(x, y0);
-        if (y1 - y0 == 4 && (f[0] | f[pitch] | f[2 * pitch] | f[3 * pitch]) == 0) continue;
+        if (y1 - y0 == 4) {
+          // Nothing to code in a column with no significant neighbour, or all significant.
+          const uint32_t any = f[0] | f[pitch] | f[2 * pitch] | f[3 * pitch];
+          const uint32_t all = f[0] & f[pitch] & f[2 * pitch] & f[3 * pitch];
+          if (any == 0 || (all & kSig)) continue;
+        }
         uint32_t* v = &val[y0 * w + x];
         for (uint32_t y = y0; y < y1; ++y, f += pitch, v += w) {
           const uint32_t fm = *f & row_mask(y);
