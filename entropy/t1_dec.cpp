@@ -20,10 +20,12 @@ inline uint32_t first_value(uint32_t p) {
   return p > 0 ? 3u << p : 2u;
 }
 
+// kVc: vertically causal contexts (D.7), a template parameter so that the common case pays
+// nothing for it.
+template <bool kVc>
 struct Decoder {
   uint32_t w, h, pitch;
   const uint8_t* zc;
-  bool vc;
   std::vector<uint32_t> state;  // (h + 2) x pitch
   std::vector<uint32_t> val;    // w x h magnitudes, one fractional bit
   uint8_t ctx[kNumContexts];
@@ -35,7 +37,7 @@ struct Decoder {
       ctx[i] = static_cast<uint8_t>(2 * initial_state_index(i));
   }
   uint32_t* st(uint32_t x, uint32_t y) { return &state[(y + 1) * pitch + x + 1]; }
-  uint32_t row_mask(uint32_t y) const { return (vc && (y & 3) == 3) ? ~kSouth : ~0u; }
+  uint32_t row_mask(uint32_t y) const { return (kVc && (y & 3) == 3) ? ~kSouth : ~0u; }
 
   template <bool kRaw, typename Coder>
   GJ2K_ALWAYS_INLINE void decode_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t y, uint32_t* v,
@@ -175,6 +177,72 @@ struct Decoder {
   }
 };
 
+// The pass loop over the segments (arguments checked by decode_block).
+template <bool kVc>
+void run_decoder(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
+                 BandKind band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
+                 uint32_t h) {
+  Decoder<kVc> d;
+  d.w = w;
+  d.h = h;
+  d.pitch = w + 2;
+  d.zc = kZcTable[static_cast<uint8_t>(band)].data();
+  d.state.assign(static_cast<size_t>(h + 2) * d.pitch, 0);
+  d.val.assign(static_cast<size_t>(w) * h, 0);
+  d.reset_contexts();
+
+  uint32_t i = 0;
+  for (size_t s = 0; s < num_segments; ++s) {
+    const Segment& seg = segments[s];
+    if (seg.passes == 0) continue;
+    if (seg.passes > passes_in_segment(style, i)) {
+      throw Error(ErrorCode::kFormat, "Tier-1 decode: codeword segment " + std::to_string(s) +
+                                          " starting at pass " + std::to_string(i) + " holds " +
+                                          std::to_string(seg.passes) +
+                                          " passes, more than the code-block style allows");
+    }
+    if (seg.length > 0 && seg.data == nullptr) {
+      throw Error(ErrorCode::kInvalidArgument, "Tier-1 decode: segment without data");
+    }
+    const bool raw = pass_is_raw(style, i);
+    if (raw) {
+      d.raw.init(seg.data, seg.length);
+    } else {
+      d.mq.init(seg.data, seg.length);
+    }
+    for (uint32_t k = 0; k < seg.passes; ++k, ++i) {
+      const uint32_t p = pass_plane(i, num_bitplanes);
+      switch (pass_kind(i)) {
+        case PassKind::kSignificance:
+          raw ? d.template spp<true>(p) : d.template spp<false>(p);
+          break;
+        case PassKind::kRefinement:
+          raw ? d.template mrp<true>(p) : d.template mrp<false>(p);
+          break;
+        case PassKind::kCleanup:
+          d.cup(p);
+          if (style & kSegmentationSymbols) {
+            // D.5: the symbol 1010; a mismatch would flag an error for concealment, which
+            // this decoder does not attempt.
+            for (int b = 0; b < 4; ++b) d.mq.decode(d.ctx[kCtxUni]);
+          }
+          break;
+      }
+      if (style & kResetProbabilities) d.reset_contexts();
+    }
+  }
+
+  for (uint32_t y = 0; y < h; ++y) {
+    const uint32_t* f = d.st(0, y);
+    const uint32_t* v = &d.val[y * w];
+    int32_t* o = out + y * stride;
+    for (uint32_t x = 0; x < w; ++x) {
+      const int32_t m = static_cast<int32_t>(v[x]);
+      o[x] = (f[x] & kNeg) ? -m : m;
+    }
+  }
+}
+
 }  // namespace
 
 void decode_block(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
@@ -204,65 +272,10 @@ void decode_block(const Segment* segments, size_t num_segments, uint32_t num_bit
   for (uint32_t y = 0; y < h; ++y) std::fill_n(out + y * stride, w, 0);
   if (total == 0 || w == 0 || h == 0) return;
 
-  Decoder d;
-  d.w = w;
-  d.h = h;
-  d.pitch = w + 2;
-  d.zc = kZcTable[static_cast<uint8_t>(band)].data();
-  d.vc = (style & kVerticallyCausal) != 0;
-  d.state.assign(static_cast<size_t>(h + 2) * d.pitch, 0);
-  d.val.assign(static_cast<size_t>(w) * h, 0);
-  d.reset_contexts();
-
-  uint32_t i = 0;
-  for (size_t s = 0; s < num_segments; ++s) {
-    const Segment& seg = segments[s];
-    if (seg.passes == 0) continue;
-    if (seg.passes > passes_in_segment(style, i)) {
-      throw Error(ErrorCode::kFormat, "Tier-1 decode: codeword segment " + std::to_string(s) +
-                                          " starting at pass " + std::to_string(i) + " holds " +
-                                          std::to_string(seg.passes) +
-                                          " passes, more than the code-block style allows");
-    }
-    if (seg.length > 0 && seg.data == nullptr) {
-      throw Error(ErrorCode::kInvalidArgument, "Tier-1 decode: segment without data");
-    }
-    const bool raw = pass_is_raw(style, i);
-    if (raw) {
-      d.raw.init(seg.data, seg.length);
-    } else {
-      d.mq.init(seg.data, seg.length);
-    }
-    for (uint32_t k = 0; k < seg.passes; ++k, ++i) {
-      const uint32_t p = pass_plane(i, num_bitplanes);
-      switch (pass_kind(i)) {
-        case PassKind::kSignificance:
-          raw ? d.spp<true>(p) : d.spp<false>(p);
-          break;
-        case PassKind::kRefinement:
-          raw ? d.mrp<true>(p) : d.mrp<false>(p);
-          break;
-        case PassKind::kCleanup:
-          d.cup(p);
-          if (style & kSegmentationSymbols) {
-            // D.5: the symbol 1010; a mismatch would flag an error for concealment, which
-            // this decoder does not attempt.
-            for (int b = 0; b < 4; ++b) d.mq.decode(d.ctx[kCtxUni]);
-          }
-          break;
-      }
-      if (style & kResetProbabilities) d.reset_contexts();
-    }
-  }
-
-  for (uint32_t y = 0; y < h; ++y) {
-    const uint32_t* f = d.st(0, y);
-    const uint32_t* v = &d.val[y * w];
-    int32_t* o = out + y * stride;
-    for (uint32_t x = 0; x < w; ++x) {
-      const int32_t m = static_cast<int32_t>(v[x]);
-      o[x] = (f[x] & kNeg) ? -m : m;
-    }
+  if (style & kVerticallyCausal) {
+    run_decoder<true>(segments, num_segments, num_bitplanes, band, style, out, stride, w, h);
+  } else {
+    run_decoder<false>(segments, num_segments, num_bitplanes, band, style, out, stride, w, h);
   }
 }
 
