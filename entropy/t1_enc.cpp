@@ -49,10 +49,12 @@ inline double gain(uint32_t m, int64_t r_old2, int64_t r_new2) {
   return 0.25 * (e_old * e_old - e_new * e_new);
 }
 
+// kVc: vertically causal contexts (D.7), a template parameter so that the common case pays
+// nothing for it.
+template <bool kVc>
 struct Encoder {
   uint32_t w, h, pitch;
-  const uint8_t* zc;  // zero-coding table for this orientation
-  bool vc;
+  const uint8_t* zc;            // zero-coding table for this orientation
   std::vector<uint32_t> state;  // (h + 2) x pitch
   std::vector<uint32_t> mag;    // w x h: magnitude, sign in bit 31
   uint8_t ctx[kNumContexts];
@@ -67,7 +69,7 @@ struct Encoder {
       ctx[i] = static_cast<uint8_t>(2 * initial_state_index(i));
   }
   uint32_t* st(uint32_t x, uint32_t y) { return &state[(y + 1) * pitch + x + 1]; }
-  uint32_t row_mask(uint32_t y) const { return (vc && (y & 3) == 3) ? ~kSouth : ~0u; }
+  uint32_t row_mask(uint32_t y) const { return (kVc && (y & 3) == 3) ? ~kSouth : ~0u; }
 
   // Sign coding (D.3.2) of a newly significant sample, then its state update.
   template <bool kRaw, typename Coder>
@@ -227,30 +229,15 @@ struct Encoder {
   }
 };
 
-}  // namespace
-
-void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandKind band,
-                  uint8_t style, uint32_t mb, EncodedBlock& out) {
-  out.data.clear();
-  out.passes.clear();
-  if (mb > 31) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "Tier-1 encode: Mb " + std::to_string(mb) + " exceeds 31 bit-planes");
-  }
-  if (static_cast<uint8_t>(band) > 3) {
-    throw Error(ErrorCode::kInvalidArgument, "Tier-1 encode: band orientation out of range");
-  }
-  if (!block_size_ok(w, h)) {
-    throw Error(ErrorCode::kInvalidArgument, "Tier-1 encode: code-block " + std::to_string(w) +
-                                                 "x" + std::to_string(h) +
-                                                 " exceeds 1024 per side or 4096 samples");
-  }
-  Encoder e(&out.data);
+// Codes the block (arguments checked by encode_block).
+template <bool kVc>
+void run_encoder(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandKind band,
+                 uint8_t style, uint32_t mb, EncodedBlock& out) {
+  Encoder<kVc> e(&out.data);
   e.w = w;
   e.h = h;
   e.pitch = w + 2;
   e.zc = kZcTable[static_cast<uint8_t>(band)].data();
-  e.vc = (style & kVerticallyCausal) != 0;
   e.mag.resize(static_cast<size_t>(w) * h);
   uint32_t all = 0;
   for (uint32_t y = 0; y < h; ++y) {
@@ -304,10 +291,10 @@ void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandK
     e.dist = 0;
     switch (pass_kind(i)) {
       case PassKind::kSignificance:
-        raw ? e.spp<true>(p) : e.spp<false>(p);
+        raw ? e.template spp<true>(p) : e.template spp<false>(p);
         break;
       case PassKind::kRefinement:
-        raw ? e.mrp<true>(p) : e.mrp<false>(p);
+        raw ? e.template mrp<true>(p) : e.template mrp<false>(p);
         break;
       case PassKind::kCleanup:
         e.cup(p);
@@ -348,6 +335,31 @@ void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandK
   // Rate control needs non-decreasing ends; raising an end keeps it sufficient.
   for (size_t i = 1; i < out.passes.size(); ++i) {
     out.passes[i].end = std::max(out.passes[i].end, out.passes[i - 1].end);
+  }
+}
+
+}  // namespace
+
+void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandKind band,
+                  uint8_t style, uint32_t mb, EncodedBlock& out) {
+  out.data.clear();
+  out.passes.clear();
+  if (mb > 31) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "Tier-1 encode: Mb " + std::to_string(mb) + " exceeds 31 bit-planes");
+  }
+  if (static_cast<uint8_t>(band) > 3) {
+    throw Error(ErrorCode::kInvalidArgument, "Tier-1 encode: band orientation out of range");
+  }
+  if (!block_size_ok(w, h)) {
+    throw Error(ErrorCode::kInvalidArgument, "Tier-1 encode: code-block " + std::to_string(w) +
+                                                 "x" + std::to_string(h) +
+                                                 " exceeds 1024 per side or 4096 samples");
+  }
+  if (style & kVerticallyCausal) {
+    run_encoder<true>(q, stride, w, h, band, style, mb, out);
+  } else {
+    run_encoder<false>(q, stride, w, h, band, style, mb, out);
   }
 }
 
