@@ -85,7 +85,7 @@ struct Decoder {
         uint32_t* v = &val[y0 * w + x];
         for (uint32_t y = y0; y < y1; ++y, f += pitch, v += w) {
           const uint32_t fm = *f & row_mask(y);
-          if ((fm & kSig) || !(fm & kNeighbours)) continue;
+          if ((fm & (kSig | kNeighbours)) - 1u >= kNeighbours) continue;  // sig, or no neighbour
           uint32_t bit;
           if constexpr (kRaw) {
             bit = c.bit();

@@ -117,7 +117,7 @@ struct Encoder {
         const uint32_t* m = &mag[y0 * w + x];
         for (uint32_t y = y0; y < y1; ++y, f += pitch, m += w) {
           const uint32_t fm = *f & row_mask(y);
-          if ((fm & kSig) || !(fm & kNeighbours)) continue;
+          if ((fm & (kSig | kNeighbours)) - 1u >= kNeighbours) continue;  // sig, or no neighbour
           const uint32_t bit = (*m >> p) & 1;
           if constexpr (kRaw) {
             c.put(bit);
