@@ -34,6 +34,23 @@ bool pass_is_raw(uint8_t style, uint32_t pass_index) {
   return (style & kBypass) && pass_index >= 10 && pass_kind(pass_index) != PassKind::kCleanup;
 }
 
+std::vector<SegmentPiece> segment_pieces(const EncodedBlock& b, uint32_t first, uint32_t last) {
+  if (first > last || last > b.passes.size()) {
+    throw Error(ErrorCode::kInvalidArgument, "segment_pieces: pass range out of bounds");
+  }
+  std::vector<SegmentPiece> pieces;
+  uint32_t offset = first == 0 ? 0 : b.passes[first - 1].end;
+  uint32_t start = first;
+  for (uint32_t i = first; i < last; ++i) {
+    if (b.passes[i].terminated || i + 1 == last) {
+      pieces.push_back({start, i - start + 1, offset, b.passes[i].end - offset});
+      offset = b.passes[i].end;
+      start = i + 1;
+    }
+  }
+  return pieces;
+}
+
 namespace {
 
 // Midpoint reconstruction (E.1.1.2) of magnitude m known down to plane p, times 2 (exact in

@@ -362,6 +362,37 @@ TEST(T1Coder, CorruptAndTruncatedDataIsSafe) {
 namespace gj2k::entropy {
 namespace {
 
+// Pieces for any layer split cover the layer's bytes contiguously and respect segment rules.
+TEST(T1Coder, SegmentPiecesForLayers) {
+  for (uint32_t seed = 1; seed <= 64; ++seed) {
+    std::mt19937 rng(seed);
+    const uint8_t style = static_cast<uint8_t>(seed - 1);
+    const auto q = random_block(rng, 16, 16, 1 + rng() % 12);
+    const auto b = encode_block(q.data(), 16, 16, 16, BandKind::kLL, style, 12);
+    const uint32_t n = static_cast<uint32_t>(b.passes.size());
+    uint32_t first = 0;
+    uint32_t seg_first = 0;  // first pass of the segment being continued
+    while (first < n) {
+      const uint32_t last = std::min<uint32_t>(n, first + 1 + rng() % 7);
+      const auto pieces = segment_pieces(b, first, last);
+      uint32_t offset = first ? b.passes[first - 1].end : 0, pass = first;
+      for (const auto& pc : pieces) {
+        ASSERT_EQ(pc.first_pass, pass) << "seed " << seed;
+        ASSERT_EQ(pc.offset, offset) << "seed " << seed;
+        const uint32_t end = pc.first_pass + pc.passes;
+        ASSERT_LE(end - seg_first, passes_in_segment(style, seg_first)) << "seed " << seed;
+        ASSERT_EQ(pc.offset + pc.length, b.passes[end - 1].end) << "seed " << seed;
+        offset += pc.length;
+        pass = end;
+        if (b.passes[end - 1].terminated) seg_first = end;
+      }
+      ASSERT_EQ(pass, last) << "seed " << seed;
+      first = last;
+    }
+    EXPECT_THROW(segment_pieces(b, 0, n + 1), Error);
+  }
+}
+
 // Blocks coded concurrently (OpenMP over blocks) give the same bytes and values as serially.
 TEST(T1Coder, ConcurrentBlocksMatchSerial) {
   const uint32_t seed = 4242;
