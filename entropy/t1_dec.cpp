@@ -55,6 +55,8 @@ struct Decoder {
 
   // The coder and contexts are copied to locals for each pass so that they stay in registers
   // (stores to the state array and to contexts could otherwise alias them).
+
+  // Significance propagation pass (D.3.1); raw in bypass mode (D.6).
   template <bool kRaw>
   void spp(uint32_t p) {
     if constexpr (kRaw) {
@@ -99,6 +101,7 @@ struct Decoder {
     }
   }
 
+  // Magnitude refinement pass (D.3.3); raw in bypass mode.
   template <bool kRaw>
   void mrp(uint32_t p) {
     if constexpr (kRaw) {
@@ -140,6 +143,7 @@ struct Decoder {
     }
   }
 
+  // Cleanup pass with run-length mode (D.3.4); clears the SPP visit marks.
   void cup(uint32_t p) {
     MqDecoder c = mq;
     uint8_t cx[kNumContexts];
