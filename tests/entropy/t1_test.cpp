@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "entropy/t1.h"
+#include "entropy/t2_packet.h"
 #include "gj2k/error.h"
 
 namespace gj2k::entropy {
@@ -321,6 +322,18 @@ TEST(T1Coder, SegmentRules) {
   EXPECT_THROW(decode_block(&too_long, 1, 8, BandKind::kLL, kBypass, out.data(), 4, 4, 4), Error);
   const Segment too_many{junk.data(), 16, 8};
   EXPECT_THROW(decode_block(&too_many, 1, 3, BandKind::kLL, 0, out.data(), 4, 4, 4), Error);
+}
+
+// Tier-2 keeps its own statement of the segment rule (t2_packet.h); both must agree.
+TEST(T1Coder, SegmentRulesAgreeWithTier2) {
+  for (int style = 0; style < 64; ++style) {
+    const SegmentStyle t2{(style & kBypass) != 0, (style & kTermAll) != 0};
+    for (int pass = 0; pass < 100; ++pass) {
+      ASSERT_EQ(pass_ends_segment(static_cast<uint8_t>(style), static_cast<uint32_t>(pass)),
+                pass_ends_segment(t2, pass))
+          << "style " << style << " pass " << pass;
+    }
+  }
 }
 
 // Random bytes decode without crashing or touching memory outside the block (run under ASan).
