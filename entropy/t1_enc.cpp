@@ -171,6 +171,11 @@ struct Encoder {
   }
   template <bool kRaw, typename Coder>
   inline void mrp_impl(Coder& c, uint8_t* cx, uint32_t p) {
+    // Refining plane p moves the error (one fractional bit) from 2 (m mod 2^(p+1)) - 2^(p+1)
+    // to 2 (m mod 2^p) - (p > 0 ? 2^p : 0): both below 2^31 in magnitude, so the difference of
+    // their squares is exact in int64.
+    const uint32_t mask_old = (2u << p) - 1, mask_new = (1u << p) - 1;
+    const int64_t mid_old = int64_t{2} << p, mid_new = p > 0 ? int64_t{1} << p : 0;
     double d = 0;
     for (uint32_t y0 = 0; y0 < h; y0 += 4) {
       const uint32_t y1 = std::min(y0 + 4, h);
@@ -187,12 +192,13 @@ struct Encoder {
             c.encode(cx[mr_context(*f & row_mask(y))], bit);
           }
           *f |= kRefined;
-          const uint32_t mm = *m & 0x7FFFFFFF;
-          d += gain(mm, recon2(mm, p + 1), recon2(mm, p));
+          const int64_t e_old = 2 * int64_t{*m & mask_old} - mid_old;
+          const int64_t e_new = 2 * int64_t{*m & mask_new} - mid_new;
+          d += static_cast<double>(e_old * e_old - e_new * e_new);
         }
       }
     }
-    dist += d;
+    dist += 0.25 * d;
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the SPP visit marks.
