@@ -70,7 +70,28 @@ struct EncodeSetup {
 // Builds the main header and setup from the validated params and the (origin-adjusted) image.
 EncodeSetup make_setup(const EncodeParams& params, const Image& image);
 
-// Transforms, quantizes and Tier-1 codes tile t. `progress(fraction)` may be empty.
+// The transform stage's result for one tile: per component, its tile-component rectangle
+// (B-12) and w x h int32 values (row pitch w) in the Mallat arrangement of dwt.h: the 5/3
+// coefficients, or the 9/7 quantization indices q = sign(y) floor(|y| / delta_b). This is where
+// a GPU transform (transform/cuda/tile_transformer.h) plugs in.
+struct TileCoefficients {
+  std::vector<transform::Rect> rects;
+  std::vector<std::vector<int32_t>> data;
+};
+
+// Quantization step delta_b of every subband of component c (qcd_index order, 3 levels + 1),
+// as the decoder derives it from the main header; all 1 for 5/3.
+std::vector<double> band_deltas(const EncodeSetup& setup, uint16_t c, uint32_t precision);
+
+// CPU transform stage of tile t: sample extraction, DC level shift + MCT, DWT, quantization.
+TileCoefficients transform_tile_cpu(const Image& image, const EncodeSetup& setup, uint32_t t);
+
+// Coding stage of tile t: code-block partition, distortion weights and Tier-1 (OpenMP over
+// the tile's code-blocks). Reads `coeffs`.
+TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeSetup& setup,
+                     const EncodeParams& params, uint32_t t);
+
+// transform_tile_cpu then code_tile.
 TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
                        uint32_t t);
 

@@ -47,21 +47,34 @@ struct BlockJob {
 
 }  // namespace
 
-TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
-                       uint32_t t) {
+std::vector<double> band_deltas(const EncodeSetup& setup, uint16_t c, uint32_t precision) {
+  const MainHeader& mh = setup.main;
+  const int levels = mh.cod.component.levels;
+  const bool irreversible = mh.cod.component.wavelet == Wavelet::k9x7Irreversible;
+  const Quantization& q = effective_quantization(mh, nullptr, c);
+  std::vector<transform::QuantStep> signalled;
+  for (const StepSize& s : q.steps) signalled.push_back({s.exponent, s.mantissa});
+  const auto qstyle = static_cast<transform::QuantStyle>(static_cast<int>(q.style));
+  std::vector<double> out(3 * static_cast<size_t>(levels) + 1, 1.0);
+  if (!irreversible) return out;
+  auto set = [&](int n, Band b) {
+    const transform::QuantStep step = transform::signalled_step(qstyle, signalled, levels, n, b);
+    out[static_cast<size_t>(transform::qcd_index(levels, n, b))] =
+        transform::step_size(transform::nominal_range(static_cast<int>(precision), b), step);
+  };
+  set(levels, Band::kLL);
+  for (int n = 1; n <= levels; ++n)
+    for (Band b : {Band::kHL, Band::kLH, Band::kHH}) set(n, b);
+  return out;
+}
+
+TileCoefficients transform_tile_cpu(const Image& image, const EncodeSetup& setup, uint32_t t) {
   const MainHeader& mh = setup.main;
   const Siz& siz = mh.siz;
   const ComponentCoding& cc = mh.cod.component;
   const bool irreversible = cc.wavelet == Wavelet::k9x7Irreversible;
-  const transform::Wavelet wavelet =
-      irreversible ? transform::Wavelet::k97 : transform::Wavelet::k53;
   const size_t nc = image.components.size();
   const int levels = cc.levels;
-
-  TileCoding tile;
-  tile.index = t;
-  tile.rect = tile_rect(siz, t);
-  tile.components.resize(nc);
 
   // 1. Samples of each tile-component, on the component's grid (B-12).
   std::vector<Rect> tcr(nc);
@@ -124,8 +137,60 @@ TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const Encod
     if (irreversible) std::vector<int32_t>().swap(ibuf[c]);
   }
 
-  // 3. DWT, 4. layout and quantization.
+  // 3. DWT, 4. quantization (9/7) into int32 indices in the same Mallat arrangement.
   const transform::DwtOps& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
+  for (size_t c = 0; c < nc; ++c) {
+    const Rect& r = tcr[c];
+    const size_t w = r.width();
+    if (r.empty()) continue;
+    if (!irreversible) {
+      ops.forward53({ibuf[c].data(), w}, r, levels);
+      continue;
+    }
+    ops.forward97({fbuf[c].data(), w}, r, levels);
+    ibuf[c].assign(fbuf[c].size(), 0);
+    const std::vector<double> deltas =
+        band_deltas(setup, static_cast<uint16_t>(c), image.components[c].precision);
+    auto quantize_band = [&](int n, Band b) {
+      const transform::BandPlacement pl = transform::band_placement(r, levels, n, b);
+      if (pl.rect.empty()) return;
+      const float d =
+          static_cast<float>(deltas[static_cast<size_t>(transform::qcd_index(levels, n, b))]);
+      const float* fin = fbuf[c].data();
+      int32_t* qout = ibuf[c].data();
+      const uint32_t bw = pl.rect.width();
+#pragma omp parallel for schedule(static)
+      for (int64_t y = 0; y < int64_t{pl.rect.height()}; ++y) {
+        const size_t at = (size_t{pl.y_off} + static_cast<size_t>(y)) * w + pl.x_off;
+        transform::quantize(fin + at, qout + at, bw, d);
+      }
+    };
+    quantize_band(levels, Band::kLL);
+    for (int n = 1; n <= levels; ++n)
+      for (Band b : {Band::kHL, Band::kLH, Band::kHH}) quantize_band(n, b);
+    std::vector<float>().swap(fbuf[c]);
+  }
+  TileCoefficients out;
+  out.rects = std::move(tcr);
+  out.data = std::move(ibuf);
+  return out;
+}
+
+TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeSetup& setup,
+                     const EncodeParams& params, uint32_t t) {
+  const MainHeader& mh = setup.main;
+  const ComponentCoding& cc = mh.cod.component;
+  const bool irreversible = cc.wavelet == Wavelet::k9x7Irreversible;
+  const transform::Wavelet wavelet =
+      irreversible ? transform::Wavelet::k97 : transform::Wavelet::k53;
+  const size_t nc = image.components.size();
+  const int levels = cc.levels;
+  const std::vector<Rect>& tcr = coeffs.rects;
+  const std::vector<std::vector<int32_t>>& ibuf = coeffs.data;
+  TileCoding tile;
+  tile.index = t;
+  tile.rect = tile_rect(mh.siz, t);
+  tile.components.resize(nc);
   std::vector<PrecinctExponents> pp;
   for (int r = 0; r <= levels; ++r) {
     const PrecinctSize ps = cc.precinct(r);
@@ -134,20 +199,12 @@ TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const Encod
   std::vector<BlockJob> jobs;
   for (size_t c = 0; c < nc; ++c) {
     const Rect& r = tcr[c];
-    const size_t w = r.width();
-    if (!r.empty()) {
-      if (irreversible)
-        ops.forward97({fbuf[c].data(), w}, r, levels);
-      else
-        ops.forward53({ibuf[c].data(), w}, r, levels);
-    }
     TileComponentCoding& tcc = tile.components[c];
     tcc.layout = make_layout(r, levels, cc.xcb, cc.ycb, pp);
     const Quantization& q = effective_quantization(mh, nullptr, static_cast<uint16_t>(c));
     std::vector<transform::QuantStep> signalled;
     for (const StepSize& s : q.steps) signalled.push_back({s.exponent, s.mantissa});
     const auto qstyle = static_cast<transform::QuantStyle>(static_cast<int>(q.style));
-    if (irreversible) ibuf[c].assign(fbuf[c].size(), 0);
     tcc.bands.resize(tcc.layout.resolutions.size());
     for (size_t ri = 0; ri < tcc.layout.resolutions.size(); ++ri) {
       const ResolutionLayout& res = tcc.layout.resolutions[ri];
@@ -166,26 +223,12 @@ TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const Encod
         bc.weight = bc.delta * bc.delta * norm * norm * mct_norm * mct_norm;
         bc.blocks.resize(size_t{bl.blocks_x} * bl.blocks_y);
         if (bl.rect.empty()) continue;
-        if (irreversible) {
-          const transform::BandPlacement pl =
-              transform::band_placement(r, levels, bl.level, bl.band);
-          const float d = static_cast<float>(bc.delta);
-          const float* fin = fbuf[c].data();
-          int32_t* qout = ibuf[c].data();
-          const uint32_t bw = bl.rect.width();
-#pragma omp parallel for schedule(static)
-          for (int64_t y = 0; y < int64_t{bl.rect.height()}; ++y) {
-            const size_t at = (size_t{pl.y_off} + static_cast<size_t>(y)) * w + pl.x_off;
-            transform::quantize(fin + at, qout + at, bw, d);
-          }
-        }
         for (uint32_t j = 0; j < bl.blocks_y; ++j)
           for (uint32_t i = 0; i < bl.blocks_x; ++i)
             jobs.push_back({static_cast<uint32_t>(c), static_cast<uint32_t>(ri),
                             static_cast<uint32_t>(bi), j * bl.blocks_x + i, bl.code_block(i, j)});
       }
     }
-    std::vector<float>().swap(fbuf[c]);
   }
 
   // 5. Tier-1 over every code-block of the tile.
@@ -241,6 +284,12 @@ TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const Encod
   }
   if (failed) throw Error(ErrorCode::kInvalidArgument, failure);
   return tile;
+}
+
+TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
+                       uint32_t t) {
+  TileCoefficients coeffs = transform_tile_cpu(image, setup, t);
+  return code_tile(coeffs, image, setup, params, t);
 }
 
 }  // namespace gj2k::codec
