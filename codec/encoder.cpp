@@ -4,8 +4,10 @@
 
 #include <omp.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -201,11 +203,33 @@ std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& 
   }
 
   const uint32_t ntiles = codec::num_tiles(setup.main.siz);
-  std::vector<codec::TileCoding> tiles;
-  tiles.reserve(ntiles);
-  for (uint32_t t = 0; t < ntiles; ++t) {
-    if (params.progress) params.progress("transform + tier-1", double(t) / ntiles);
-    tiles.push_back(codec::encode_tile(image, setup, params, t));
+  std::vector<codec::TileCoding> tiles(ntiles);
+  const int team = omp_get_max_threads();
+  if (ntiles >= 2 * static_cast<uint32_t>(team) && team > 1) {
+    // Many tiles: one tile per thread at a time (the stages inside run single-threaded, as
+    // nested parallel regions are inactive).
+    std::atomic<uint32_t> done{0};
+    std::exception_ptr failure;
+    const EncodeParams no_progress{};  // progress is reported here, from thread 0 only
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t t = 0; t < int64_t{ntiles}; ++t) {
+      try {
+        tiles[static_cast<size_t>(t)] =
+            codec::encode_tile(image, setup, no_progress, static_cast<uint32_t>(t));
+      } catch (...) {
+#pragma omp critical(gj2k_encode_tiles)
+        if (!failure) failure = std::current_exception();
+      }
+      const uint32_t d = done.fetch_add(1) + 1;
+      if (params.progress && omp_get_thread_num() == 0)
+        params.progress("transform + tier-1", double(d) / ntiles);
+    }
+    if (failure) std::rethrow_exception(failure);
+  } else {
+    for (uint32_t t = 0; t < ntiles; ++t) {
+      if (params.progress) params.progress("transform + tier-1", double(t) / ntiles);
+      tiles[t] = codec::encode_tile(image, setup, params, t);
+    }
   }
   if (params.progress) params.progress("transform + tier-1", 1.0);
   std::vector<uint8_t> stream = codec::assemble_codestream(tiles, setup, params, image, stats);

@@ -5,6 +5,7 @@
 // target (under it when possible).
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <string>
 
 #include "codec/encoder_internal.h"
@@ -188,8 +189,23 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
     size_t size() const { return bytes.size() + skipped; }
   };
   std::vector<TilePart> parts;
-  for (const TileCoding& tile : tiles) {
-    std::vector<Packet> packets = tile_packets(tile, setup, measure);
+  // Packets of every tile, tiles in parallel (Tier-2 state is per precinct, so per tile).
+  std::vector<std::vector<Packet>> tile_packet_lists(tiles.size());
+  std::exception_ptr failure;
+#pragma omp parallel for schedule(dynamic, 1) if (tiles.size() > 1)
+  for (int64_t t = 0; t < static_cast<int64_t>(tiles.size()); ++t) {
+    try {
+      tile_packet_lists[static_cast<size_t>(t)] =
+          tile_packets(tiles[static_cast<size_t>(t)], setup, measure);
+    } catch (...) {
+#pragma omp critical(gj2k_encode_packets)
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+  for (size_t ti = 0; ti < tiles.size(); ++ti) {
+    const TileCoding& tile = tiles[ti];
+    std::vector<Packet> packets = std::move(tile_packet_lists[ti]);
     // Split into tile-parts.
     std::vector<std::pair<size_t, size_t>> ranges;  // [begin, end) packet indices
     size_t begin = 0;
