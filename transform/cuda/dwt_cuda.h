@@ -20,6 +20,12 @@
 //     another thread block may not have read that part yet.
 //   kLaan, in place: buffer N + scratch N/2 (half the rows of level 1) = 1.5 N; about 10x
 //     slower than the fused variants (the column passes run down each slab in sequence).
+//   kInplace, in place: buffer N + the permutation seeds, fewer than (w + h) / 256 numbers per
+//     level (Ikuzawa et al., Theorem 1 with b = 128) = 1.0 N; out of place 2 N (src + dst).
+//     Many passes per level (chunk generation, rearrangement, tail fix-up, one per lifting
+//     step), so slower than the single-pass variants: it trades time for memory.
+//   kLattice: buffer N + scratch N (each 1-D pass is out of place) = 2 N in place; out of
+//     place src + dst + N = 3 N.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -42,12 +48,19 @@ enum class GpuDwtVariant {
   kFusedShort,  // the same with 16-row tiles
   kLaan,        // in place, two passes per level (van der Laan et al.): column slabs with a
                 // sliding window in registers, rows in shared memory; scratch N/2
+  kInplace,     // in place over a unified buffer (Ikuzawa et al.): chunk generation, chunk
+                // rearrangement along circular permutations from precomputed seeds, in-place
+                // lifting; scratch = the seeds only
+  kLattice,     // separable, one lattice kernel per 1-D pass (Puchala and Stokfiszewski):
+                // a thread per butterfly, stages through registers and shared memory; scratch N
 };
 inline constexpr GpuDwtVariant kAllGpuDwtVariants[] = {
     GpuDwtVariant::kDefault, GpuDwtVariant::kBlock,      GpuDwtVariant::kBlockWide,
-    GpuDwtVariant::kFused,   GpuDwtVariant::kFusedShort, GpuDwtVariant::kLaan};
+    GpuDwtVariant::kFused,   GpuDwtVariant::kFusedShort, GpuDwtVariant::kLaan,
+    GpuDwtVariant::kInplace, GpuDwtVariant::kLattice};
 const char* to_string(GpuDwtVariant v);
-// Parses "default", "block", "block-wide", "fused", "fused-short", "laan"; throws
+// Parses "default", "block", "block-wide", "fused", "fused-short", "laan", "inplace",
+// "lattice"; throws
 // Error(kInvalidArgument) otherwise.
 GpuDwtVariant parse_gpu_dwt_variant(const char* name);
 
