@@ -28,6 +28,7 @@
 // Rows: the chunk kernels use one line per block (b threads); columns: 32 adjacent columns per
 // block, so a warp reads 128-byte row segments ("a row of 32 neighbouring columns to a warp").
 #include <algorithm>
+#include <cstdint>
 
 #include "transform/cuda/cuda_check.h"
 #include "transform/cuda/dwt_kernels.h"
@@ -162,15 +163,29 @@ __global__ void __launch_bounds__(NT) tail_fix_kernel(const InplaceArgs<T> a) {
   }
 }
 
-// Flat index over (line, j): rows keep j fastest (contiguous), columns the line.
-template <bool kCols>
-__device__ __forceinline__ void split_flat(int64_t idx, int64_t nlines, int64_t count,
-                                           int64_t* line, int64_t* j) {
+// Runs f(line, j) over nlines x count without divisions: rows with j along threadIdx.x
+// (contiguous), columns with 32 lines along the warp (128-byte row segments).
+template <bool kCols, class F>
+__device__ __forceinline__ void for_each_2d(int64_t nlines, int64_t count, F f) {
   if constexpr (kCols) {
-    *line = idx % nlines, *j = idx / nlines;
+    const int64_t line = int64_t{blockIdx.x} * 32 + threadIdx.x % 32;
+    if (line >= nlines) return;
+    for (int64_t j = int64_t{blockIdx.y} * 8 + threadIdx.x / 32; j < count;
+         j += int64_t{gridDim.y} * 8)
+      f(line, j);
   } else {
-    *line = idx / count, *j = idx % count;
+    for (int64_t line = blockIdx.y; line < nlines; line += gridDim.y)
+      for (int64_t j = int64_t{blockIdx.x} * 256 + threadIdx.x; j < count;
+           j += int64_t{gridDim.x} * 256)
+        f(line, j);
   }
+}
+dim3 grid_2d(bool cols, int64_t nlines, int64_t count) {
+  auto cap = [](int64_t v, int64_t hi) {
+    return static_cast<unsigned>(std::clamp<int64_t>(v, 1, hi));
+  };
+  if (cols) return dim3(cap((nlines + 31) / 32, INT32_MAX), cap((count + 7) / 8, kMaxGridY));
+  return dim3(cap((count + 255) / 256, INT32_MAX), cap(nlines, kMaxGridY));
 }
 
 // Step 4: lifting step S in the block layout, one thread per updated sample.
@@ -179,12 +194,10 @@ __global__ void __launch_bounds__(256) lift_step_kernel(const InplaceArgs<typena
   const LineGeom g(a.a0, a.a1);
   constexpr bool upd_odd = kFwd ? (S % 2 == 0) : (S % 2 == 1);
   const int64_t count = upd_odd ? g.n - g.nl : g.nl;
-  const int64_t total = count * a.nlines;
-  auto place = [&](int64_t ax) { return (ax & 1) ? g.nl + (ax >> 1) - g.fx0 : (ax >> 1) - g.cx0; };
-  for (int64_t idx = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; idx < total;
-       idx += int64_t{gridDim.x} * blockDim.x) {
-    int64_t line, j;
-    split_flat<kCols>(idx, a.nlines, count, &line, &j);
+  for_each_2d<kCols>(a.nlines, count, [&](int64_t line, int64_t j) {
+    auto place = [&](int64_t ax) {
+      return (ax & 1) ? g.nl + (ax >> 1) - g.fx0 : (ax >> 1) - g.cx0;
+    };
     const int64_t ax = upd_odd ? 2 * (g.fx0 + j) + 1 : 2 * (g.cx0 + j);
     int64_t lx = ax - 1, rx = ax + 1;
     if (lx < g.a0) lx = rx;
@@ -195,7 +208,7 @@ __global__ void __launch_bounds__(256) lift_step_kernel(const InplaceArgs<typena
       *p = L::template fwd<S>(*p, l, r);
     else
       *p = L::template inv<S>(*p, l, r);
-  }
+  });
 }
 
 // Step 5 and 1-sample lines: K scaling (9/7, n >= 2) or the odd-coordinate 1-sample rule
@@ -204,27 +217,19 @@ template <class L, bool kFwd, bool kCols>
 __global__ void __launch_bounds__(256) pointwise_kernel(const InplaceArgs<typename L::T> a) {
   const LineGeom g(a.a0, a.a1);
   const bool one = g.n == 1;
-  const int64_t total = g.n * a.nlines;
-  for (int64_t idx = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; idx < total;
-       idx += int64_t{gridDim.x} * blockDim.x) {
-    int64_t line, j;
-    split_flat<kCols>(idx, a.nlines, g.n, &line, &j);
+  for_each_2d<kCols>(a.nlines, g.n, [&](int64_t line, int64_t j) {
     typename L::T* p = at(a, line, j);
     const bool low = j < g.nl;
     if (one)
       *p = kFwd ? L::twice(*p) : L::half(*p);
     else
       *p = kFwd ? L::gain_fwd(*p, low, true, false, true) : L::gain_inv(*p, low, true, false, true);
-  }
-}
-
-unsigned flat_grid(int64_t total) {
-  return static_cast<unsigned>(std::clamp<int64_t>((total + 255) / 256, 1, 1 << 20));
+  });
 }
 
 template <class L, bool kFwd, int S, bool kCols>
 void lift_step(const InplaceArgs<typename L::T>& a, const LineGeom& g, cudaStream_t st) {
-  lift_step_kernel<L, kFwd, S, kCols><<<flat_grid(g.n / 2 * a.nlines + a.nlines), 256, 0, st>>>(a);
+  lift_step_kernel<L, kFwd, S, kCols><<<grid_2d(kCols, a.nlines, (g.n + 1) / 2), 256, 0, st>>>(a);
   GJ2K_CUDA_CHECK_LAUNCH("inplace lift_step_kernel launch");
 }
 
@@ -240,7 +245,7 @@ void lift_all(const InplaceArgs<typename L::T>& a, const LineGeom& g, cudaStream
 
 template <class L, bool kFwd, bool kCols>
 void pointwise(const InplaceArgs<typename L::T>& a, const LineGeom& g, cudaStream_t st) {
-  pointwise_kernel<L, kFwd, kCols><<<flat_grid(g.n * a.nlines), 256, 0, st>>>(a);
+  pointwise_kernel<L, kFwd, kCols><<<grid_2d(kCols, a.nlines, g.n), 256, 0, st>>>(a);
   GJ2K_CUDA_CHECK_LAUNCH("inplace pointwise_kernel launch");
 }
 
