@@ -302,24 +302,36 @@ TEST(GpuDwt, OutOfPlaceMatchesInPlace) {
   GJ2K_REQUIRE_GPU();
   const uint32_t seed = 99;
   std::mt19937 rng(seed);
-  const Rect tc{1, 2, 1 + 200, 2 + 131};
+  const Rect tc{1, 2, 1 + 300, 2 + 131};
   const int levels = 4;
   HostPlane<float> in(tc.width(), tc.height(), 0, 0, 0.0f);
   fill(in, Fill::kRandom, 100.0f, rng);
-  const auto v = gc::GpuDwtVariant::kDefault;
-  DevicePlaneCopy<float> a(in), b(in), c(in);
-  const size_t ws_in = gc::dwt_workspace_bytes(v, tc, levels, true);
-  const size_t ws_out = gc::dwt_workspace_bytes(v, tc, levels, false);
-  EXPECT_LT(ws_out, ws_in);
-  gc::DeviceBuffer ws(ws_in);
-  gc::dwt97_forward(v, gc::DevicePlane<float>{a.data(), a.stride}, tc, levels, ws.get(), ws_in,
-                    nullptr);
-  gc::dwt97_forward(v, gc::DevicePlane<const float>{b.data(), b.stride},
-                    gc::DevicePlane<float>{c.data(), c.stride}, tc, levels, ws.get(), ws_out,
-                    nullptr);
-  GJ2K_CUDA_CHECK(cudaDeviceSynchronize());
-  EXPECT_EQ(b.download(), in.all) << "src modified, seed " << seed;
-  EXPECT_EQ(c.download(), a.download()) << "seed " << seed;
+  for (gc::GpuDwtVariant v : {gc::GpuDwtVariant::kDefault, gc::GpuDwtVariant::kInplace,
+                              gc::GpuDwtVariant::kLattice, gc::GpuDwtVariant::kLaan}) {
+    DevicePlaneCopy<float> a(in), b(in), c(in);
+    const size_t ws_in = gc::dwt_workspace_bytes(v, tc, levels, true);
+    const size_t ws_out = gc::dwt_workspace_bytes(v, tc, levels, false);
+    if (v == gc::GpuDwtVariant::kDefault) {
+      EXPECT_LT(ws_out, ws_in);
+    }
+    gc::DeviceBuffer ws(std::max(ws_in, ws_out));
+    for (bool fwd : {true, false}) {
+      gc::DevicePlane<float> pa{a.data(), a.stride}, pc{c.data(), c.stride};
+      gc::DevicePlane<const float> pb{b.data(), b.stride};
+      if (fwd) {
+        gc::dwt97_forward(v, pa, tc, levels, ws.get(), ws_in, nullptr);
+        gc::dwt97_forward(v, pb, pc, tc, levels, ws.get(), ws_out, nullptr);
+      } else {
+        gc::dwt97_inverse(v, pa, tc, levels, ws.get(), ws_in, nullptr);
+        gc::dwt97_inverse(v, pb, pc, tc, levels, ws.get(), ws_out, nullptr);
+      }
+      GJ2K_CUDA_CHECK(cudaDeviceSynchronize());
+      EXPECT_EQ(b.download(), in.all) << gc::to_string(v) << " src modified, seed " << seed;
+      EXPECT_EQ(c.download(), a.download())
+          << gc::to_string(v) << (fwd ? " forward" : " inverse") << ", seed " << seed;
+      a.upload(in), c.upload(in);  // the inverse starts again from the input
+    }
+  }
 }
 
 TEST(GpuDwt, RejectsBadArguments) {

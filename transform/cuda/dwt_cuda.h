@@ -21,8 +21,8 @@
 //   kLaan, in place: buffer N + scratch N/2 (half the rows of level 1) = 1.5 N; about 10x
 //     slower than the fused variants (the column passes run down each slab in sequence).
 //   kInplace, in place: buffer N + the permutation seeds, fewer than (w + h) / 256 numbers per
-//     level (Ikuzawa et al., Theorem 1 with b = 128): measured 1.01 N (the 0.01 is the
-//     allocator's granularity; the seeds are 248 bytes at 8192^2); out of place 2 N (src + dst).
+//     level (Ikuzawa et al., Theorem 1 with b = 128): measured 1.01 N by cudaMemGetInfo (allocation
+//     granularity: the seeds take at most 512 bytes at 8192^2); out of place 2 N (src + dst).
 //     Many passes per level (chunk generation, rearrangement, tail fix-up, one per lifting
 //     step), so it trades time for memory: H200, 8192^2, 5 levels, 5/3 2.5 ms, 9/7 4.7 ms
 //     (laan 2.4 / 2.6 ms, fused 0.24 ms).
