@@ -21,7 +21,7 @@
 //     of the other parity, which now lie in the other half, so it runs in place with one
 //     thread per updated sample and no hazard. Symmetric extension (F.3.7) maps a missing
 //     neighbour to the other one.
-//  5. 9/7 only: the K scaling of this direction.
+//  5. 9/7 only: the K scaling of this direction, folded into the last two lifting steps.
 // The inverse pass runs the same steps backwards (the rearrangement follows each cycle the
 // other way: slot i receives the chunk at i / 2 mod (2q - 1)).
 //
@@ -188,11 +188,30 @@ dim3 grid_2d(bool cols, int64_t nlines, int64_t count) {
   return dim3(cap((count + 255) / 256, INT32_MAX), cap(nlines, kMaxGridY));
 }
 
-// Step 4: lifting step S in the block layout, one thread per updated sample.
+template <class L>
+__host__ __device__ constexpr float gain_k() {
+  if constexpr (L::kSteps == 4)
+    return L::kK;
+  else
+    return 1.0f;
+}
+
+// Step 4: lifting step S in the block layout, one thread per updated sample. 9/7 (step 5
+// folded in, saving a pass): the updated sample is the step applied to (pre * own value,
+// nb * neighbours), times post. Forward: step 2 writes its highs times K, step 3 reads them
+// with nb = 1/K and writes its lows times 1/K. Inverse: step 0 takes its lows times K and the
+// highs times 1/K, step 1 its own highs times 1/K. Each kernel scales only samples it writes,
+// so the steps stay hazard-free. Only float rounding changes (lifting is linear).
 template <class L, bool kFwd, int S, bool kCols>
 __global__ void __launch_bounds__(256) lift_step_kernel(const InplaceArgs<typename L::T> a) {
+  using T = typename L::T;
   const LineGeom g(a.a0, a.a1);
   constexpr bool upd_odd = kFwd ? (S % 2 == 0) : (S % 2 == 1);
+  constexpr bool k97 = L::kSteps == 4;
+  constexpr float k = gain_k<L>(), ik = 1.0f / k;  // 1 for 5/3
+  constexpr float pre = kFwd ? 1.0f : S == 0 ? k : S == 1 ? ik : 1.0f;
+  constexpr float nb = (kFwd ? S == 3 : S == 0) ? ik : 1.0f;
+  constexpr float post = !kFwd ? 1.0f : S == 2 ? k : S == 3 ? ik : 1.0f;
   const int64_t count = upd_odd ? g.n - g.nl : g.nl;
   for_each_2d<kCols>(a.nlines, count, [&](int64_t line, int64_t j) {
     auto place = [&](int64_t ax) {
@@ -202,12 +221,19 @@ __global__ void __launch_bounds__(256) lift_step_kernel(const InplaceArgs<typena
     int64_t lx = ax - 1, rx = ax + 1;
     if (lx < g.a0) lx = rx;
     if (rx >= g.a1) rx = lx;
-    typename L::T* p = at(a, line, upd_odd ? g.nl + j : j);
-    const typename L::T l = *at(a, line, place(lx)), r = *at(a, line, place(rx));
+    T* p = at(a, line, upd_odd ? g.nl + j : j);
+    T c = *p, l = *at(a, line, place(lx)), r = *at(a, line, place(rx));
+    if constexpr (k97) {
+      if constexpr (pre != 1.0f) c *= pre;
+      if constexpr (nb != 1.0f) l *= nb, r *= nb;
+    }
+    T v;
     if constexpr (kFwd)
-      *p = L::template fwd<S>(*p, l, r);
+      v = L::template fwd<S>(c, l, r);
     else
-      *p = L::template inv<S>(*p, l, r);
+      v = L::template inv<S>(c, l, r);
+    if constexpr (k97 && post != 1.0f) v *= post;
+    *p = v;
   });
 }
 
@@ -255,7 +281,6 @@ void pass(const InplaceArgs<typename L::T>& a, cudaStream_t st) {
   constexpr int TL = kCols ? 32 : 1, NT = kCols ? 256 : static_cast<int>(kB);
   const LineGeom g(a.a0, a.a1);
   if (g.n <= 0 || a.nlines == 0) return;
-  constexpr bool k97 = L::kSteps == 4;
   if (g.n == 1) {
     if (g.p0) pointwise<L, kFwd, kCols>(a, g, st);
     return;
@@ -276,9 +301,7 @@ void pass(const InplaceArgs<typename L::T>& a, cudaStream_t st) {
       GJ2K_CUDA_CHECK_LAUNCH("inplace tail_fix_kernel launch");
     }
     lift_all<L, true, kCols>(a, g, st);
-    if (k97) pointwise<L, true, kCols>(a, g, st);
   } else {
-    if (k97) pointwise<L, false, kCols>(a, g, st);
     lift_all<L, false, kCols>(a, g, st);
     if (fix) {
       tail_fix_kernel<T, false, TL, NT><<<dim3(1, gy), NT, 0, st>>>(a);
