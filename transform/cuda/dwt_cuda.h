@@ -21,13 +21,14 @@
 //   kLaan, in place: buffer N + scratch N/2 (half the rows of level 1) = 1.5 N; about 10x
 //     slower than the fused variants (the column passes run down each slab in sequence).
 //   kInplace, in place: buffer N + the permutation seeds, fewer than (w + h) / 256 numbers per
-//     level (Ikuzawa et al., Theorem 1 with b = 128): measured 1.01 N by cudaMemGetInfo (allocation
-//     granularity: the seeds take at most 512 bytes at 8192^2); out of place 2 N (src + dst).
-//     Many passes per level (chunk generation, rearrangement, tail fix-up, one per lifting
-//     step), so it trades time for memory: H200, 8192^2, 5 levels, 5/3 2.5 ms, 9/7 4.7 ms
-//     (laan 2.4 / 2.6 ms, fused 0.24 ms).
+//     level (Ikuzawa et al., Theorem 1 with b = 128; at most 512 bytes at 8192^2). Measured
+//     (cudaMemGetInfo, 2 MiB allocation granularity): 1.12 N at 2048^2, 1.01 N at 8192^2,
+//     1.00 N at 16384^2; out of place 2 N (src + dst). Many passes per level (chunk
+//     generation, rearrangement, tail fix-up, one per lifting step), so it trades time for
+//     memory: H200, 8192^2, 5 levels: 5/3 2.6 ms, 9/7 4.0 ms (laan 2.4 / 2.6 ms forward,
+//     fused 0.23 ms).
 //   kLattice: buffer N + scratch N (each 1-D pass is out of place) = 2 N in place; out of
-//     place src + dst + N = 3.00 N measured. H200, 8192^2: 0.82 ms 5/3 forward, 1.25 inverse
+//     place src + dst + N = 3.00 N measured. H200, 8192^2: 5/3 0.82 ms forward, 1.27 inverse
 //     (each level moves the data twice: 4 N of traffic against the fused kernels' 2 N).
 #pragma once
 
