@@ -179,9 +179,12 @@ std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& 
                                      FileFormat format, EncodeStats* stats) const {
   const auto start = std::chrono::steady_clock::now();
   validate(params, image_in);
-  if (params.device == EncodeParams::Device::kGpu)
-    transform::resolve_device(transform::Device::kGpu);  // throws when no GPU is usable
-  // GPU stages are not wired into the encoder yet: auto and gpu both run on the CPU.
+  // The transform stage's device: auto = GPU when present; gpu without one throws.
+  const transform::Device requested =
+      params.device == EncodeParams::Device::kGpu   ? transform::Device::kGpu
+      : params.device == EncodeParams::Device::kCpu ? transform::Device::kCpu
+                                                    : transform::Device::kAuto;
+  const bool on_gpu = transform::resolve_device(requested) == transform::Device::kGpu;
 
   std::optional<Image> moved;
   if (params.set_image_origin &&
@@ -196,6 +199,7 @@ std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& 
 
   codec::ThreadScope threads(params.threads);
   codec::EncodeSetup setup = codec::make_setup(params, image);
+  setup.gpu = on_gpu;
   std::optional<codec::Jp2Header> jp2;
   if (format == FileFormat::kJp2) {
     jp2 = codec::jp2_header(setup.main.siz, image);

@@ -65,6 +65,7 @@ struct EncodeSetup {
   int threads = 1;
   double mct_norms[3] = {1, 1, 1};  // synthesis norms of the inverse MCT per component 0..2
   double container_bytes = 0;       // bytes the output adds around the codestream (JP2 boxes)
+  bool gpu = false;                 // transform stage on the GPU (encoder_gpu.h), from --device
 };
 
 // Builds the main header and setup from the validated params and the (origin-adjusted) image.

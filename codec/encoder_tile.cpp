@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "codec/encoder_gpu.h"
 #include "codec/encoder_internal.h"
 #include "gj2k/error.h"
 #include "transform/dwt.h"
@@ -288,7 +289,8 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
 
 TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
                        uint32_t t) {
-  TileCoefficients coeffs = transform_tile_cpu(image, setup, t);
+  TileCoefficients coeffs =
+      setup.gpu ? transform_tile_gpu(image, setup, t) : transform_tile_cpu(image, setup, t);
   return code_tile(coeffs, image, setup, params, t);
 }
 
