@@ -14,6 +14,13 @@
 // use separate streams and overlap their transfers and kernels. The pool keeps its buffers
 // (sized by the largest tile seen) until the process ends. Samples go up narrow (1 or 2
 // bytes) when every component fits and all share their signedness.
+//
+// Measured (bench_gpu_codec, H200 + 16 cores, 10240 x 6400 RGB 8-bit, one tile, 5 levels,
+// median of warm runs): transform stage 5/3 486 ms CPU -> 222 ms GPU, 9/7 1289 -> 265 ms;
+// whole encode 5/3 1806 -> 1492 ms (identical bytes), 9/7 2342 -> 1377 ms. The GPU stage's
+// time is mostly host copies (staging into pinned memory, results into TileCoefficients'
+// fresh vectors); Tier-1 dominates the encode. 9/7 indices that differed from the CPU's:
+// 1 of 148803 (synthetic RGB, 5 levels), 1 of 8710 (12-bit grey, 6 levels), by 1.
 #pragma once
 
 #include <cstdint>
