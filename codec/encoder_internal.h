@@ -96,6 +96,11 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
 TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
                        uint32_t t);
 
+// The exact squared error (summed over every sample of every component) of the image a decoder
+// reconstructs from the passes of layers 0..layer (layer_passes[layer]); codec/encoder_measure.cpp.
+double measure_sse(const std::vector<TileCoding>& tiles, const EncodeSetup& setup,
+                   const Image& image, size_t layer);
+
 // Rate allocation and codestream assembly: fills every block's layer_passes from the targets
 // and returns the codestream (SOC .. EOC). `stats` (may be null) gets layer sizes.
 std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeSetup& setup,

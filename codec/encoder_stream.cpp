@@ -354,11 +354,39 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
   } else if (!params.bpp.empty()) {
     for (size_t l = 0; l < layers; ++l) byte_target[l] = params.bpp[l] * pixels / 8.0;
   } else if (!params.psnr.empty()) {
+    // The model (distortion decrease of the included passes, weighted by the synthesis norms)
+    // picks thresholds; the last layer's error is then measured exactly and the model's MSE
+    // target scaled until the measured PSNR is at or above the target, within 0.1 dB.
     const double energy = ra.total_gain_all();
-    for (size_t l = 0; l < layers; ++l) {
-      const double mse = peak * peak / std::pow(10.0, params.psnr[l] / 10.0);
-      lambda[l] = ra.threshold_for_gain(energy - mse * double(samples));
+    const size_t last = layers - 1;
+    std::vector<double> target_mse(layers);
+    for (size_t l = 0; l < layers; ++l)
+      target_mse[l] = peak * peak / std::pow(10.0, params.psnr[l] / 10.0);
+    auto set = [&](double scale) {
+      for (size_t l = 0; l < layers; ++l)
+        lambda[l] = ra.threshold_for_gain(energy - target_mse[l] * scale * double(samples));
+      for (size_t l = 1; l < layers; ++l) lambda[l] = std::min(lambda[l], lambda[l - 1]);
+    };
+    double scale = 1, best_scale = 1, best_mse = -1, worst_scale = -1;
+    set(scale);
+    for (int round = 0; round < 8 && samples > 0; ++round) {
+      apply_thresholds(tiles, ra, lambda, nullptr);
+      const double mse = measure_sse(tiles, setup, image, last) / double(samples);
+      if (params.progress) params.progress("rate control (PSNR)", (round + 1) / 8.0);
+      if (mse <= target_mse[last]) {
+        if (mse > best_mse) best_mse = mse, best_scale = scale;
+        if (mse >= target_mse[last] * 0.977 || lambda[last] <= 0) break;  // within 0.1 dB
+      } else if (worst_scale < 0 || scale < worst_scale) {
+        worst_scale = scale;
+      }
+      double next = scale * target_mse[last] / std::max(mse, 1e-9);
+      if (best_mse >= 0 && worst_scale >= 0 && !(next > best_scale && next < worst_scale))
+        next = (best_scale + worst_scale) / 2;
+      if (std::abs(next - scale) < 1e-6 * scale) break;
+      scale = next;
+      set(scale);
     }
+    set(best_mse >= 0 ? best_scale : scale);
   } else if (layers > 1) {
     // Lossless with several layers: each lower layer holds about half the data of the next.
     const double all = double(ra.total_bytes(RateAllocator::kAllPasses));

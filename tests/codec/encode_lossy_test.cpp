@@ -120,14 +120,16 @@ TEST(EncodeLossy, RatioLayersHitTheirTargets) {
 TEST(EncodeLossy, PsnrTargetIsMet) {
   const Image image = gj2k::codec::synthetic_image(256, 192, 3, 8, 4);
   for (double target : {30.0, 36.0, 42.0}) {
-    EncodeParams p;
-    p.irreversible = true;
-    p.psnr = {target};
-    const Decoded d = encode_decode(image, p, FileFormat::kJ2k, "psnr " + std::to_string(target));
-    // The distortion model sums weighted coefficient errors in the wavelet domain and ignores
-    // the cross terms of the non-orthogonal synthesis: allow 1.5 dB below, no wild overshoot.
-    EXPECT_GT(d.psnr, target - 1.5) << "target " << target;
-    EXPECT_LT(d.psnr, target + 3.0) << "target " << target;
+    for (bool irreversible : {true, false}) {
+      EncodeParams p;
+      p.irreversible = irreversible;
+      p.psnr = {target};
+      const Decoded d = encode_decode(image, p, FileFormat::kJ2k, "psnr " + std::to_string(target));
+      // The encoder measures the reconstruction error itself (as a decoder rounds it): the
+      // target is met within 0.1 dB, and not overshot by much.
+      EXPECT_GT(d.psnr, target - 0.1) << "target " << target;
+      EXPECT_LT(d.psnr, target + 0.5) << "target " << target;
+    }
   }
 }
 
