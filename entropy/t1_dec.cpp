@@ -21,13 +21,14 @@ inline uint32_t first_value(uint32_t p) {
 }
 
 // kVc: vertically causal contexts (D.7), a template parameter so that the common case pays
-// nothing for it.
+// nothing for it. State: one word per stripe column (t1_context.h); values: four per stripe
+// column, stripe-major, one fractional bit.
 template <bool kVc>
 struct Decoder {
-  uint32_t w, h, pitch;
+  uint32_t w, h, pitch, stripes;
   const uint8_t* zc;
-  std::vector<uint32_t> state;  // (h + 2) x pitch
-  std::vector<uint32_t> val;    // w x h magnitudes, one fractional bit
+  std::vector<uint32_t> state;  // (stripes + 2) x pitch
+  std::vector<uint32_t> val;    // stripes x w x 4 magnitudes
   uint8_t ctx[kNumContexts];
   MqDecoder mq;
   RawDecoder raw;
@@ -36,21 +37,22 @@ struct Decoder {
     for (int i = 0; i < kNumContexts; ++i)
       ctx[i] = static_cast<uint8_t>(2 * initial_state_index(i));
   }
-  uint32_t* st(uint32_t x, uint32_t y) { return &state[(y + 1) * pitch + x + 1]; }
-  uint32_t row_mask(uint32_t y) const { return (kVc && (y & 3) == 3) ? ~kSouth : ~0u; }
+  uint32_t* col(uint32_t s) { return &state[(s + 1) * pitch + 1]; }
+  uint32_t rows(uint32_t s) const { return std::min(4u, h - 4 * s); }
 
+  // Sign decoding (D.3.2) of a sample of row r found significant, then its state update.
   template <bool kRaw, typename Coder>
-  GJ2K_ALWAYS_INLINE void decode_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t y, uint32_t* v,
-                                      uint32_t p) {
+  GJ2K_ALWAYS_INLINE void decode_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+                                      uint32_t* v, uint32_t p) {
     uint32_t neg;
     if constexpr (kRaw) {
       neg = c.bit();
     } else {
-      const uint32_t sc = kScTable[sc_index(*f & row_mask(y))];
+      const uint32_t sc = kScTable[sc_index(word, f[-1], f[1], r)];
       neg = c.decode(cx[sc & 0x1F]) ^ (sc >> 7);
     }
-    set_significant(f, pitch, neg);
-    *v = first_value(p);
+    word |= set_significant<kVc>(f, pitch, r, neg);
+    v[r] = first_value(p);
   }
 
   // The coder and contexts are copied to locals for each pass so that they stay in registers
@@ -73,30 +75,38 @@ struct Decoder {
     }
   }
   template <bool kRaw, typename Coder>
+  GJ2K_ALWAYS_INLINE void spp_row(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+                                  uint32_t* v, uint32_t p) {
+    const uint32_t n = window(word, r);
+    if ((n & kWindowSelf) || !(n & kWindowNeighbours)) return;  // sig, or no neighbour
+    uint32_t bit;
+    if constexpr (kRaw) {
+      bit = c.bit();
+    } else {
+      bit = c.decode(cx[zc[n]]);
+    }
+    word |= visit_bit(r);
+    if (bit) decode_sign<kRaw>(c, cx, f, word, r, v, p);
+  }
+  template <bool kRaw, typename Coder>
   inline void spp_impl(Coder& c, uint8_t* cx, uint32_t p) {
-    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-      const uint32_t y1 = std::min(y0 + 4, h);
-      for (uint32_t x = 0; x < w; ++x) {
-        uint32_t* f = st(x, y0);
-        if (y1 - y0 == 4) {
-          // Nothing to code in a column with no significant neighbour, or all significant.
-          const uint32_t any = f[0] | f[pitch] | f[2 * pitch] | f[3 * pitch];
-          const uint32_t all = f[0] & f[pitch] & f[2 * pitch] & f[3 * pitch];
-          if (any == 0 || (all & kSig)) continue;
+    for (uint32_t s = 0; s < stripes; ++s) {
+      const uint32_t nr = rows(s);
+      uint32_t* f = col(s);
+      uint32_t* v = &val[s * w * 4];
+      for (uint32_t x = 0; x < w; ++x, ++f, v += 4) {
+        uint32_t word = *f;
+        // Nothing to code with no significant sample around, or all four significant.
+        if ((word & kSigAll) == 0 || (word & kOwnSig) == kOwnSig) continue;
+        if (nr == 4) {
+          spp_row<kRaw>(c, cx, f, word, 0, v, p);
+          spp_row<kRaw>(c, cx, f, word, 1, v, p);
+          spp_row<kRaw>(c, cx, f, word, 2, v, p);
+          spp_row<kRaw>(c, cx, f, word, 3, v, p);
+        } else {
+          for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), v, p);
         }
-        uint32_t* v = &val[y0 * w + x];
-        for (uint32_t y = y0; y < y1; ++y, f += pitch, v += w) {
-          const uint32_t fm = *f & row_mask(y);
-          if ((fm & (kSig | kNeighbours)) - 1u >= kNeighbours) continue;  // sig, or no neighbour
-          uint32_t bit;
-          if constexpr (kRaw) {
-            bit = c.bit();
-          } else {
-            bit = c.decode(cx[zc[fm & kNeighbours]]);
-          }
-          *f |= kVisit;
-          if (bit) decode_sign<kRaw>(c, cx, f, y, v, p);
-        }
+        *f = word;
       }
     }
   }
@@ -117,63 +127,90 @@ struct Decoder {
       std::copy_n(cx, kNumContexts, ctx);
     }
   }
+  // out' = out - 2^(p+1) (bit 0) or out (bit 1), plus the new midpoint 2^p when p > 0.
+  template <bool kRaw, typename Coder>
+  GJ2K_ALWAYS_INLINE void mrp_row(Coder& c, uint8_t* cx, uint32_t& word, int r, uint32_t* v,
+                                  uint32_t half, uint32_t drop) {
+    if ((word & (sig_bit(r, 0) | visit_bit(r))) != sig_bit(r, 0)) return;
+    uint32_t bit;
+    if constexpr (kRaw) {
+      bit = c.bit();
+    } else {
+      bit = c.decode(cx[mr_context(word, r)]);
+    }
+    word |= refined_bit(r);
+    v[r] = v[r] - (bit ? 0 : drop) + half;
+  }
   template <bool kRaw, typename Coder>
   inline void mrp_impl(Coder& c, uint8_t* cx, uint32_t p) {
-    // out' = out - 2^(p+1) (bit 0) or out (bit 1), plus the new midpoint 2^p when p > 0.
     const uint32_t half = p > 0 ? 1u << p : 0u;
     const uint32_t drop = 2u << p;
-    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-      const uint32_t y1 = std::min(y0 + 4, h);
-      for (uint32_t x = 0; x < w; ++x) {
-        uint32_t* f = st(x, y0);
-        if (y1 - y0 == 4 && ((f[0] | f[pitch] | f[2 * pitch] | f[3 * pitch]) & kSig) == 0) continue;
-        uint32_t* v = &val[y0 * w + x];
-        for (uint32_t y = y0; y < y1; ++y, f += pitch, v += w) {
-          if ((*f & (kSig | kVisit)) != kSig) continue;
-          uint32_t bit;
-          if constexpr (kRaw) {
-            bit = c.bit();
-          } else {
-            bit = c.decode(cx[mr_context(*f & row_mask(y))]);
-          }
-          *f |= kRefined;
-          *v = *v - (bit ? 0 : drop) + half;
+    for (uint32_t s = 0; s < stripes; ++s) {
+      const uint32_t nr = rows(s);
+      uint32_t* f = col(s);
+      uint32_t* v = &val[s * w * 4];
+      for (uint32_t x = 0; x < w; ++x, ++f, v += 4) {
+        uint32_t word = *f;
+        if ((word & kOwnSig) == 0) continue;
+        if (nr == 4) {
+          mrp_row<kRaw>(c, cx, word, 0, v, half, drop);
+          mrp_row<kRaw>(c, cx, word, 1, v, half, drop);
+          mrp_row<kRaw>(c, cx, word, 2, v, half, drop);
+          mrp_row<kRaw>(c, cx, word, 3, v, half, drop);
+        } else {
+          for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), v, half, drop);
         }
+        *f = word;
       }
     }
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the SPP visit marks.
+  GJ2K_ALWAYS_INLINE void cup_row(MqDecoder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+                                  uint32_t* v, uint32_t p) {
+    if (word & (sig_bit(r, 0) | visit_bit(r))) return;
+    if (c.decode(cx[zc[window(word, r)]])) decode_sign<false>(c, cx, f, word, r, v, p);
+  }
   void cup(uint32_t p) {
     MqDecoder c = mq;
     uint8_t cx[kNumContexts];
     std::copy_n(ctx, kNumContexts, cx);
-    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-      const uint32_t y1 = std::min(y0 + 4, h);
-      for (uint32_t x = 0; x < w; ++x) {
-        uint32_t* f = st(x, y0);
-        uint32_t* v = &val[y0 * w + x];
-        uint32_t y = y0;
-        if (y1 - y0 == 4 && ((f[0] | f[pitch] | f[2 * pitch] | (f[3 * pitch] & row_mask(y0 + 3))) &
-                             (kSig | kVisit | kNeighbours)) == 0) {
-          if (!c.decode(cx[kCtxRl])) continue;
-          uint32_t r = c.decode(cx[kCtxUni]) << 1;
-          r |= c.decode(cx[kCtxUni]);
-          f += r * pitch;
-          v += r * w;
-          y += r;
-          decode_sign<false>(c, cx, f, y, v, p);
-          f += pitch;
-          v += w;
-          ++y;
-        }
-        for (; y < y1; ++y, f += pitch, v += w) {
-          const uint32_t fm = *f & row_mask(y);
-          if (!(fm & (kSig | kVisit))) {
-            if (c.decode(cx[zc[fm & kNeighbours]])) decode_sign<false>(c, cx, f, y, v, p);
+    for (uint32_t s = 0; s < stripes; ++s) {
+      const uint32_t nr = rows(s);
+      uint32_t* f = col(s);
+      uint32_t* v = &val[s * w * 4];
+      for (uint32_t x = 0; x < w; ++x, ++f, v += 4) {
+        uint32_t word = *f;
+        if (nr == 4) {
+          if ((word & (kSigAll | kVisitAll)) == 0) {
+            // Run-length mode: four insignificant samples with insignificant neighbourhoods.
+            if (!c.decode(cx[kCtxRl])) continue;
+            uint32_t r = c.decode(cx[kCtxUni]) << 1;
+            r |= c.decode(cx[kCtxUni]);
+            decode_sign<false>(c, cx, f, word, int(r), v, p);
+            switch (r) {
+              case 0:
+                cup_row(c, cx, f, word, 1, v, p);
+                [[fallthrough]];
+              case 1:
+                cup_row(c, cx, f, word, 2, v, p);
+                [[fallthrough]];
+              case 2:
+                cup_row(c, cx, f, word, 3, v, p);
+                break;
+              default:
+                break;
+            }
+          } else {
+            cup_row(c, cx, f, word, 0, v, p);
+            cup_row(c, cx, f, word, 1, v, p);
+            cup_row(c, cx, f, word, 2, v, p);
+            cup_row(c, cx, f, word, 3, v, p);
           }
-          *f &= ~kVisit;
+        } else {
+          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), v, p);
         }
+        *f = word & ~kVisitAll;
       }
     }
     mq = c;
@@ -190,9 +227,10 @@ void run_decoder(const Segment* segments, size_t num_segments, uint32_t num_bitp
   d.w = w;
   d.h = h;
   d.pitch = w + 2;
+  d.stripes = (h + 3) / 4;
   d.zc = kZcTable[static_cast<uint8_t>(band)].data();
-  d.state.assign(static_cast<size_t>(h + 2) * d.pitch, 0);
-  d.val.assign(static_cast<size_t>(w) * h, 0);
+  d.state.assign(static_cast<size_t>(d.stripes + 2) * d.pitch, 0);
+  d.val.assign(static_cast<size_t>(d.stripes) * w * 4, 0);
   d.reset_contexts();
 
   uint32_t i = 0;
@@ -236,13 +274,15 @@ void run_decoder(const Segment* segments, size_t num_segments, uint32_t num_bitp
     }
   }
 
-  for (uint32_t y = 0; y < h; ++y) {
-    const uint32_t* f = d.st(0, y);
-    const uint32_t* v = &d.val[y * w];
-    int32_t* o = out + y * stride;
-    for (uint32_t x = 0; x < w; ++x) {
-      const int32_t m = static_cast<int32_t>(v[x]);
-      o[x] = (f[x] & kNeg) ? -m : m;
+  for (uint32_t s = 0; s < d.stripes; ++s) {
+    const uint32_t nr = d.rows(s);
+    const uint32_t* f = d.col(s);
+    const uint32_t* v = &d.val[s * w * 4];
+    for (uint32_t x = 0; x < w; ++x, ++f, v += 4) {
+      for (uint32_t r = 0; r < nr; ++r) {
+        const int32_t m = static_cast<int32_t>(v[r]);
+        out[(4 * s + r) * stride + x] = (*f & neg_bit(int(r))) ? -m : m;
+      }
     }
   }
 }
