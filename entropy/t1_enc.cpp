@@ -53,18 +53,26 @@ std::vector<SegmentPiece> segment_pieces(const EncodedBlock& b, uint32_t first, 
 
 namespace {
 
-// Midpoint reconstruction (E.1.1.2) of magnitude m known down to plane p, times 2 (exact in
-// integers: one fractional bit).
-inline int64_t recon2(uint32_t m, uint32_t p) {
-  return 2 * static_cast<int64_t>((m >> p) << p) + (p > 0 ? int64_t{1} << p : 0);
-}
-// Squared-error decrease (quantized index units) when m's reconstruction goes from r_old2/2 to
-// r_new2/2.
-inline double gain(uint32_t m, int64_t r_old2, int64_t r_new2) {
-  const double e_old = static_cast<double>(2 * static_cast<int64_t>(m) - r_old2);
-  const double e_new = static_cast<double>(2 * static_cast<int64_t>(m) - r_new2);
-  return 0.25 * (e_old * e_old - e_new * e_new);
-}
+// Distortion (15444-1 E.1.1.2 midpoint reconstruction, one fractional bit, errors e): the
+// squared-error decrease of a pass at plane p, with h = 2^p and t = m mod 2^p, is exact in
+// integers per sample:
+//   becoming significant (m < 2h, m = h + t): (2m)^2 - (2t - h)^2 = 3h (h + 4t); 4 when p = 0
+//   refinement with bit b: e_old^2 - e_new^2 = h (b ? 4t - h : 3h - 4t); (b ? 0 : 4) when p = 0
+// so a pass sums the per-sample factors in int64 (< 2^45 over 4096 samples) and scales once.
+struct Plane {
+  uint32_t p, low;              // low = 2^p - 1
+  int64_t sig_base;             // h (4 when p = 0)
+  int64_t ref_one, ref_zero;    // h and 3h (0 and 4 when p = 0)
+  double sig_scale, ref_scale;  // 0.25 * 3h and 0.25 * h (0.25 when p = 0)
+  explicit Plane(uint32_t plane) : p(plane), low((1u << plane) - 1) {
+    const int64_t h = int64_t{1} << p;
+    sig_base = p > 0 ? h : 4;
+    ref_one = p > 0 ? h : 0;
+    ref_zero = p > 0 ? 3 * h : 4;
+    sig_scale = p > 0 ? 0.75 * static_cast<double>(h) : 0.25;
+    ref_scale = 0.25 * static_cast<double>(h);
+  }
+};
 
 // kVc: vertically causal contexts (D.7), a template parameter so that the common case pays
 // nothing for it. State: one word per stripe column (t1_context.h); magnitudes: four per
@@ -90,10 +98,10 @@ struct Encoder {
   uint32_t rows(uint32_t s) const { return std::min(4u, h - 4 * s); }
 
   // Sign coding (D.3.2) of a newly significant sample of row r, then its state update; returns
-  // the distortion decrease.
+  // its distortion factor (Plane).
   template <bool kRaw, typename Coder>
-  GJ2K_ALWAYS_INLINE double code_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
-                                      uint32_t m, uint32_t p) {
+  GJ2K_ALWAYS_INLINE int64_t code_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+                                       uint32_t m, const Plane& pl) {
     const uint32_t neg = m >> 31;
     if constexpr (kRaw) {
       c.put(neg);
@@ -102,8 +110,7 @@ struct Encoder {
       c.encode(cx[v & 0x1F], neg ^ (v >> 7));
     }
     word |= set_significant<kVc>(f, pitch, r, neg);
-    const uint32_t mm = m & 0x7FFFFFFF;
-    return gain(mm, 0, recon2(mm, p));
+    return pl.sig_base + 4 * int64_t{m & pl.low};
   }
 
   // Significance propagation pass (D.3.1); raw in bypass mode (D.6).
@@ -126,21 +133,22 @@ struct Encoder {
   }
   template <bool kRaw, typename Coder>
   GJ2K_ALWAYS_INLINE void spp_row(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
-                                  const uint32_t* m, uint32_t p, double& d) {
+                                  const uint32_t* m, const Plane& pl, int64_t& d) {
     const uint32_t n = window(word, r);
     if ((n & kWindowSelf) || !(n & kWindowNeighbours)) return;  // sig, or no neighbour
-    const uint32_t bit = (m[r] >> p) & 1;
+    const uint32_t bit = (m[r] >> pl.p) & 1;
     if constexpr (kRaw) {
       c.put(bit);
     } else {
       c.encode(cx[zc[n]], bit);
     }
     word |= visit_bit(r);
-    if (bit) d += code_sign<kRaw>(c, cx, f, word, r, m[r], p);
+    if (bit) d += code_sign<kRaw>(c, cx, f, word, r, m[r], pl);
   }
   template <bool kRaw, typename Coder>
   inline void spp_impl(Coder& c, uint8_t* cx, uint32_t p) {
-    double d = 0;
+    const Plane pl(p);
+    int64_t d = 0;
     for (uint32_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
@@ -150,17 +158,17 @@ struct Encoder {
         // Nothing to code with no significant sample around, or all four significant.
         if ((word & kSigAll) == 0 || (word & kOwnSig) == kOwnSig) continue;
         if (nr == 4) {
-          spp_row<kRaw>(c, cx, f, word, 0, m, p, d);
-          spp_row<kRaw>(c, cx, f, word, 1, m, p, d);
-          spp_row<kRaw>(c, cx, f, word, 2, m, p, d);
-          spp_row<kRaw>(c, cx, f, word, 3, m, p, d);
+          spp_row<kRaw>(c, cx, f, word, 0, m, pl, d);
+          spp_row<kRaw>(c, cx, f, word, 1, m, pl, d);
+          spp_row<kRaw>(c, cx, f, word, 2, m, pl, d);
+          spp_row<kRaw>(c, cx, f, word, 3, m, pl, d);
         } else {
-          for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), m, p, d);
+          for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), m, pl, d);
         }
         *f = word;
       }
     }
-    dist += d;
+    dist += pl.sig_scale * static_cast<double>(d);
   }
 
   // Magnitude refinement pass (D.3.3); raw in bypass mode.
@@ -179,16 +187,9 @@ struct Encoder {
       std::copy_n(cx, kNumContexts, ctx);
     }
   }
-  // Refining plane p moves the error (one fractional bit) from 2 (m mod 2^(p+1)) - 2^(p+1)
-  // to 2 (m mod 2^p) - (p > 0 ? 2^p : 0): both below 2^31 in magnitude, so the difference of
-  // their squares is exact in int64.
-  struct MrpPlane {
-    uint32_t p, mask_old, mask_new;
-    int64_t mid_old, mid_new;
-  };
   template <bool kRaw, typename Coder>
   GJ2K_ALWAYS_INLINE void mrp_row(Coder& c, uint8_t* cx, uint32_t& word, int r, const uint32_t* m,
-                                  const MrpPlane& pl, double& d) {
+                                  const Plane& pl, int64_t& d) {
     if ((word & (sig_bit(r, 0) | visit_bit(r))) != sig_bit(r, 0)) return;
     const uint32_t bit = (m[r] >> pl.p) & 1;
     if constexpr (kRaw) {
@@ -197,15 +198,13 @@ struct Encoder {
       c.encode(cx[mr_context(word, r)], bit);
     }
     word |= refined_bit(r);
-    const int64_t e_old = 2 * int64_t{m[r] & pl.mask_old} - pl.mid_old;
-    const int64_t e_new = 2 * int64_t{m[r] & pl.mask_new} - pl.mid_new;
-    d += static_cast<double>(e_old * e_old - e_new * e_new);
+    const int64_t t4 = 4 * int64_t{m[r] & pl.low};
+    d += bit ? t4 - pl.ref_one : pl.ref_zero - t4;
   }
   template <bool kRaw, typename Coder>
   inline void mrp_impl(Coder& c, uint8_t* cx, uint32_t p) {
-    const MrpPlane pl{p, (2u << p) - 1, (1u << p) - 1, int64_t{2} << p,
-                      p > 0 ? int64_t{1} << p : 0};
-    double d = 0;
+    const Plane pl(p);
+    int64_t d = 0;
     for (uint32_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
@@ -224,22 +223,23 @@ struct Encoder {
         *f = word;
       }
     }
-    dist += 0.25 * d;
+    dist += pl.ref_scale * static_cast<double>(d);
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the SPP visit marks.
   GJ2K_ALWAYS_INLINE void cup_row(MqEncoder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
-                                  const uint32_t* m, uint32_t p, double& d) {
+                                  const uint32_t* m, const Plane& pl, int64_t& d) {
     if (word & (sig_bit(r, 0) | visit_bit(r))) return;
-    const uint32_t bit = (m[r] >> p) & 1;
+    const uint32_t bit = (m[r] >> pl.p) & 1;
     c.encode(cx[zc[window(word, r)]], bit);
-    if (bit) d += code_sign<false>(c, cx, f, word, r, m[r], p);
+    if (bit) d += code_sign<false>(c, cx, f, word, r, m[r], pl);
   }
   void cup(uint32_t p) {
     MqEncoder c = mq;
     uint8_t cx[kNumContexts];
     std::copy_n(ctx, kNumContexts, cx);
-    double d = 0;
+    const Plane pl(p);
+    int64_t d = 0;
     for (uint32_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
@@ -256,33 +256,33 @@ struct Encoder {
             const uint32_t r = static_cast<uint32_t>(std::countr_zero(bits));
             c.encode(cx[kCtxUni], r >> 1);
             c.encode(cx[kCtxUni], r & 1);
-            d += code_sign<false>(c, cx, f, word, int(r), m[r], p);
+            d += code_sign<false>(c, cx, f, word, int(r), m[r], pl);
             switch (r) {
               case 0:
-                cup_row(c, cx, f, word, 1, m, p, d);
+                cup_row(c, cx, f, word, 1, m, pl, d);
                 [[fallthrough]];
               case 1:
-                cup_row(c, cx, f, word, 2, m, p, d);
+                cup_row(c, cx, f, word, 2, m, pl, d);
                 [[fallthrough]];
               case 2:
-                cup_row(c, cx, f, word, 3, m, p, d);
+                cup_row(c, cx, f, word, 3, m, pl, d);
                 break;
               default:
                 break;
             }
           } else {
-            cup_row(c, cx, f, word, 0, m, p, d);
-            cup_row(c, cx, f, word, 1, m, p, d);
-            cup_row(c, cx, f, word, 2, m, p, d);
-            cup_row(c, cx, f, word, 3, m, p, d);
+            cup_row(c, cx, f, word, 0, m, pl, d);
+            cup_row(c, cx, f, word, 1, m, pl, d);
+            cup_row(c, cx, f, word, 2, m, pl, d);
+            cup_row(c, cx, f, word, 3, m, pl, d);
           }
         } else {
-          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), m, p, d);
+          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), m, pl, d);
         }
         *f = word & ~kVisitAll;
       }
     }
-    dist += d;
+    dist += pl.sig_scale * static_cast<double>(d);
     mq = c;
     std::copy_n(cx, kNumContexts, ctx);
   }
