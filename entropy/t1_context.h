@@ -9,6 +9,13 @@
 
 #include "entropy/mq_tables.h"
 
+// Each coding pass is one function of its own, so that its loop gets the registers.
+#if defined(__GNUC__)
+#define GJ2K_NOINLINE __attribute__((noinline))
+#else
+#define GJ2K_NOINLINE
+#endif
+
 namespace gj2k::entropy::t1 {
 
 // ---- State: one 32-bit word per column of a stripe (4 rows, D.3) ---------------------------
@@ -35,10 +42,10 @@ constexpr uint32_t visit_bit(int r) {
 constexpr uint32_t refined_bit(int r) {
   return 1u << (28 + r);
 }
-inline constexpr uint32_t kSigAll = 0x3FFFF;         // every significance bit
-inline constexpr uint32_t kOwnSig = 0x2490;          // sig_bit(r, 0), r = 0..3
-inline constexpr uint32_t kVisitAll = 0xFu << 24;    // visit_bit(r), r = 0..3
-inline constexpr uint32_t kWindowSelf = 0x10;        // the sample in a row window
+inline constexpr uint32_t kSigAll = 0x3FFFF;          // every significance bit
+inline constexpr uint32_t kOwnSig = 0x2490;           // sig_bit(r, 0), r = 0..3
+inline constexpr uint32_t kVisitAll = 0xFu << 24;     // visit_bit(r), r = 0..3
+inline constexpr uint32_t kWindowSelf = 0x10;         // the sample in a row window
 inline constexpr uint32_t kWindowNeighbours = 0x1EF;  // its 8 neighbours
 
 // Row r's 3x3 window (bit 4 the sample, bits 0..8 row-major).

@@ -25,7 +25,9 @@ inline uint32_t first_value(uint32_t p) {
 // column, stripe-major, one fractional bit.
 template <bool kVc>
 struct Decoder {
-  uint32_t w, h, pitch, stripes;
+  // size_t, so that stores to the uint32_t state and values cannot alias them (kept in
+  // registers across the pass loops).
+  size_t w, h, pitch, stripes;
   const uint8_t* zc;
   std::vector<uint32_t> state;  // (stripes + 2) x pitch
   std::vector<uint32_t> val;    // stripes x w x 4 magnitudes
@@ -37,8 +39,8 @@ struct Decoder {
     for (int i = 0; i < kNumContexts; ++i)
       ctx[i] = static_cast<uint8_t>(2 * initial_state_index(i));
   }
-  uint32_t* col(uint32_t s) { return &state[(s + 1) * pitch + 1]; }
-  uint32_t rows(uint32_t s) const { return std::min(4u, h - 4 * s); }
+  uint32_t* col(size_t s) { return &state[(s + 1) * pitch + 1]; }
+  uint32_t rows(size_t s) const { return static_cast<uint32_t>(std::min<size_t>(4, h - 4 * s)); }
 
   // Sign decoding (D.3.2) of a sample of row r found significant, then its state update.
   template <bool kRaw, typename Coder>
@@ -60,7 +62,7 @@ struct Decoder {
 
   // Significance propagation pass (D.3.1); raw in bypass mode (D.6).
   template <bool kRaw>
-  void spp(uint32_t p) {
+  GJ2K_NOINLINE void spp(uint32_t p) {
     if constexpr (kRaw) {
       RawDecoder c = raw;
       spp_impl<true>(c, ctx, p);
@@ -90,11 +92,11 @@ struct Decoder {
   }
   template <bool kRaw, typename Coder>
   inline void spp_impl(Coder& c, uint8_t* cx, uint32_t p) {
-    for (uint32_t s = 0; s < stripes; ++s) {
+    for (size_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       uint32_t* v = &val[s * w * 4];
-      for (uint32_t x = 0; x < w; ++x, ++f, v += 4) {
+      for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
         uint32_t word = *f;
         // Nothing to code with no significant sample around, or all four significant.
         if ((word & kSigAll) == 0 || (word & kOwnSig) == kOwnSig) continue;
@@ -113,7 +115,7 @@ struct Decoder {
 
   // Magnitude refinement pass (D.3.3); raw in bypass mode.
   template <bool kRaw>
-  void mrp(uint32_t p) {
+  GJ2K_NOINLINE void mrp(uint32_t p) {
     if constexpr (kRaw) {
       RawDecoder c = raw;
       mrp_impl<true>(c, ctx, p);
@@ -145,11 +147,11 @@ struct Decoder {
   inline void mrp_impl(Coder& c, uint8_t* cx, uint32_t p) {
     const uint32_t half = p > 0 ? 1u << p : 0u;
     const uint32_t drop = 2u << p;
-    for (uint32_t s = 0; s < stripes; ++s) {
+    for (size_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       uint32_t* v = &val[s * w * 4];
-      for (uint32_t x = 0; x < w; ++x, ++f, v += 4) {
+      for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
         uint32_t word = *f;
         if ((word & kOwnSig) == 0) continue;
         if (nr == 4) {
@@ -171,15 +173,15 @@ struct Decoder {
     if (word & (sig_bit(r, 0) | visit_bit(r))) return;
     if (c.decode(cx[zc[window(word, r)]])) decode_sign<false>(c, cx, f, word, r, v, p);
   }
-  void cup(uint32_t p) {
+  GJ2K_NOINLINE void cup(uint32_t p) {
     MqDecoder c = mq;
     uint8_t cx[kNumContexts];
     std::copy_n(ctx, kNumContexts, cx);
-    for (uint32_t s = 0; s < stripes; ++s) {
+    for (size_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       uint32_t* v = &val[s * w * 4];
-      for (uint32_t x = 0; x < w; ++x, ++f, v += 4) {
+      for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
         uint32_t word = *f;
         if (nr == 4) {
           if ((word & (kSigAll | kVisitAll)) == 0) {
@@ -274,14 +276,18 @@ void run_decoder(const Segment* segments, size_t num_segments, uint32_t num_bitp
     }
   }
 
-  for (uint32_t s = 0; s < d.stripes; ++s) {
+  // Signed output, row by row of each stripe.
+  for (size_t s = 0; s < d.stripes; ++s) {
     const uint32_t nr = d.rows(s);
     const uint32_t* f = d.col(s);
     const uint32_t* v = &d.val[s * w * 4];
-    for (uint32_t x = 0; x < w; ++x, ++f, v += 4) {
-      for (uint32_t r = 0; r < nr; ++r) {
-        const int32_t m = static_cast<int32_t>(v[r]);
-        out[(4 * s + r) * stride + x] = (*f & neg_bit(int(r))) ? -m : m;
+    int32_t* o = out + 4 * s * stride;
+    for (uint32_t r = 0; r < nr; ++r, o += stride) {
+      const int sh = 19 + static_cast<int>(r);
+      for (size_t x = 0; x < w; ++x) {
+        const int32_t m = static_cast<int32_t>(v[4 * x + r]);
+        const int32_t neg = -static_cast<int32_t>((f[x] >> sh) & 1);
+        o[x] = (m ^ neg) - neg;
       }
     }
   }
@@ -313,8 +319,10 @@ void decode_block(const Segment* segments, size_t num_segments, uint32_t num_bit
                                         " bit-planes (at most " +
                                         std::to_string(max_passes(num_bitplanes)) + ")");
   }
-  for (uint32_t y = 0; y < h; ++y) std::fill_n(out + y * stride, w, 0);
-  if (total == 0 || w == 0 || h == 0) return;
+  if (total == 0 || w == 0 || h == 0) {
+    for (uint32_t y = 0; y < h; ++y) std::fill_n(out + y * stride, w, 0);
+    return;
+  }
 
   if (style & kVerticallyCausal) {
     run_decoder<true>(segments, num_segments, num_bitplanes, band, style, out, stride, w, h);

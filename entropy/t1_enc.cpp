@@ -79,7 +79,9 @@ struct Plane {
 // stripe column, stripe-major.
 template <bool kVc>
 struct Encoder {
-  uint32_t w, h, pitch, stripes;
+  // size_t, so that stores to the uint32_t state and values cannot alias them (kept in
+  // registers across the pass loops).
+  size_t w, h, pitch, stripes;
   const uint8_t* zc;            // zero-coding table for this orientation
   std::vector<uint32_t> state;  // (stripes + 2) x pitch
   std::vector<uint32_t> mag;    // stripes x w x 4: magnitude, sign in bit 31
@@ -94,8 +96,8 @@ struct Encoder {
     for (int i = 0; i < kNumContexts; ++i)
       ctx[i] = static_cast<uint8_t>(2 * initial_state_index(i));
   }
-  uint32_t* col(uint32_t s) { return &state[(s + 1) * pitch + 1]; }
-  uint32_t rows(uint32_t s) const { return std::min(4u, h - 4 * s); }
+  uint32_t* col(size_t s) { return &state[(s + 1) * pitch + 1]; }
+  uint32_t rows(size_t s) const { return static_cast<uint32_t>(std::min<size_t>(4, h - 4 * s)); }
 
   // Sign coding (D.3.2) of a newly significant sample of row r, then its state update; returns
   // its distortion factor (Plane).
@@ -117,7 +119,7 @@ struct Encoder {
   // The coder and contexts are copied to locals for each pass so that they stay in registers
   // (stores to the state array and to contexts could otherwise alias them).
   template <bool kRaw>
-  void spp(uint32_t p) {
+  GJ2K_NOINLINE void spp(uint32_t p) {
     if constexpr (kRaw) {
       RawEncoder c = raw;
       spp_impl<true>(c, ctx, p);
@@ -149,11 +151,11 @@ struct Encoder {
   inline void spp_impl(Coder& c, uint8_t* cx, uint32_t p) {
     const Plane pl(p);
     int64_t d = 0;
-    for (uint32_t s = 0; s < stripes; ++s) {
+    for (size_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       const uint32_t* m = &mag[s * w * 4];
-      for (uint32_t x = 0; x < w; ++x, ++f, m += 4) {
+      for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
         uint32_t word = *f;
         // Nothing to code with no significant sample around, or all four significant.
         if ((word & kSigAll) == 0 || (word & kOwnSig) == kOwnSig) continue;
@@ -173,7 +175,7 @@ struct Encoder {
 
   // Magnitude refinement pass (D.3.3); raw in bypass mode.
   template <bool kRaw>
-  void mrp(uint32_t p) {
+  GJ2K_NOINLINE void mrp(uint32_t p) {
     if constexpr (kRaw) {
       RawEncoder c = raw;
       mrp_impl<true>(c, ctx, p);
@@ -205,11 +207,11 @@ struct Encoder {
   inline void mrp_impl(Coder& c, uint8_t* cx, uint32_t p) {
     const Plane pl(p);
     int64_t d = 0;
-    for (uint32_t s = 0; s < stripes; ++s) {
+    for (size_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       const uint32_t* m = &mag[s * w * 4];
-      for (uint32_t x = 0; x < w; ++x, ++f, m += 4) {
+      for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
         uint32_t word = *f;
         if ((word & kOwnSig) == 0) continue;
         if (nr == 4) {
@@ -234,17 +236,17 @@ struct Encoder {
     c.encode(cx[zc[window(word, r)]], bit);
     if (bit) d += code_sign<false>(c, cx, f, word, r, m[r], pl);
   }
-  void cup(uint32_t p) {
+  GJ2K_NOINLINE void cup(uint32_t p) {
     MqEncoder c = mq;
     uint8_t cx[kNumContexts];
     std::copy_n(ctx, kNumContexts, cx);
     const Plane pl(p);
     int64_t d = 0;
-    for (uint32_t s = 0; s < stripes; ++s) {
+    for (size_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       const uint32_t* m = &mag[s * w * 4];
-      for (uint32_t x = 0; x < w; ++x, ++f, m += 4) {
+      for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
         uint32_t word = *f;
         if (nr == 4) {
           if ((word & (kSigAll | kVisitAll)) == 0) {
