@@ -25,9 +25,7 @@ inline uint32_t first_value(uint32_t p) {
 // column, stripe-major, one fractional bit.
 template <bool kVc>
 struct Decoder {
-  // size_t, so that stores to the uint32_t state and values cannot alias them (kept in
-  // registers across the pass loops).
-  size_t w, h, pitch, stripes;
+  uint32_t w, h, pitch, stripes;
   const uint8_t* zc;
   std::vector<uint32_t> state;  // (stripes + 2) x pitch
   std::vector<uint32_t> val;    // stripes x w x 4 magnitudes
