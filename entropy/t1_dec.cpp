@@ -23,10 +23,10 @@ inline uint32_t first_value(uint32_t p) {
 // kVc: vertically causal contexts (D.7), a template parameter so that the common case pays
 // nothing for it. State: one word per stripe column (t1_context.h); values: four per stripe
 // column, stripe-major, one fractional bit.
-template <bool kVc>
+template <bool kVc, int kBand>
 struct Decoder {
+  static constexpr const uint8_t* zc = kZcTable[kBand].data();  // a constant address
   uint32_t w, h, pitch, stripes;
-  const uint8_t* zc;
   std::vector<uint32_t> state;  // (stripes + 2) x pitch
   std::vector<uint32_t> val;    // stripes x w x 4 magnitudes
   uint8_t ctx[kNumContexts];
@@ -94,19 +94,24 @@ struct Decoder {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       uint32_t* v = &val[s * w * 4];
-      for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
-        uint32_t word = *f;
-        // Nothing to code with no significant sample around, or all four significant.
-        if ((word & kSigAll) == 0 || (word & kOwnSig) == kOwnSig) continue;
-        if (nr == 4) {
+      // Nothing to code with no significant sample around, or all four significant.
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
+          uint32_t word = *f;
+          if ((word & kSigAll) == 0 || (word & kOwnSig) == kOwnSig) continue;
           spp_row<kRaw>(c, cx, f, word, 0, v, p);
           spp_row<kRaw>(c, cx, f, word, 1, v, p);
           spp_row<kRaw>(c, cx, f, word, 2, v, p);
           spp_row<kRaw>(c, cx, f, word, 3, v, p);
-        } else {
-          for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), v, p);
+          *f = word;
         }
-        *f = word;
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
+          uint32_t word = *f;
+          if ((word & kSigAll) == 0) continue;
+          for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), v, p);
+          *f = word;
+        }
       }
     }
   }
@@ -149,18 +154,23 @@ struct Decoder {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       uint32_t* v = &val[s * w * 4];
-      for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
-        uint32_t word = *f;
-        if ((word & kOwnSig) == 0) continue;
-        if (nr == 4) {
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
+          uint32_t word = *f;
+          if ((word & kOwnSig) == 0) continue;
           mrp_row<kRaw>(c, cx, word, 0, v, half, drop);
           mrp_row<kRaw>(c, cx, word, 1, v, half, drop);
           mrp_row<kRaw>(c, cx, word, 2, v, half, drop);
           mrp_row<kRaw>(c, cx, word, 3, v, half, drop);
-        } else {
-          for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), v, half, drop);
+          *f = word;
         }
-        *f = word;
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
+          uint32_t word = *f;
+          if ((word & kOwnSig) == 0) continue;
+          for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), v, half, drop);
+          *f = word;
+        }
       }
     }
   }
@@ -179,9 +189,9 @@ struct Decoder {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       uint32_t* v = &val[s * w * 4];
-      for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
-        uint32_t word = *f;
-        if (nr == 4) {
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
+          uint32_t word = *f;
           if ((word & (kSigAll | kVisitAll)) == 0) {
             // Run-length mode: four insignificant samples with insignificant neighbourhoods.
             if (!c.decode(cx[kCtxRl])) continue;
@@ -207,10 +217,14 @@ struct Decoder {
             cup_row(c, cx, f, word, 2, v, p);
             cup_row(c, cx, f, word, 3, v, p);
           }
-        } else {
-          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), v, p);
+          *f = word & ~kVisitAll;
         }
-        *f = word & ~kVisitAll;
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
+          uint32_t word = *f;
+          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), v, p);
+          *f = word & ~kVisitAll;
+        }
       }
     }
     mq = c;
@@ -219,16 +233,14 @@ struct Decoder {
 };
 
 // The pass loop over the segments (arguments checked by decode_block).
-template <bool kVc>
+template <bool kVc, int kBand>
 void run_decoder(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
-                 BandKind band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
-                 uint32_t h) {
-  Decoder<kVc> d;
+                 uint8_t style, int32_t* out, size_t stride, uint32_t w, uint32_t h) {
+  Decoder<kVc, kBand> d;
   d.w = w;
   d.h = h;
   d.pitch = w + 2;
   d.stripes = (h + 3) / 4;
-  d.zc = kZcTable[static_cast<uint8_t>(band)].data();
   d.state.assign(static_cast<size_t>(d.stripes + 2) * d.pitch, 0);
   d.val.assign(static_cast<size_t>(d.stripes) * w * 4, 0);
   d.reset_contexts();
@@ -322,10 +334,23 @@ void decode_block(const Segment* segments, size_t num_segments, uint32_t num_bit
     return;
   }
 
+  // One instantiation per mode and orientation (the zero-coding table is a constant).
+  auto run = [&]<bool kVc>() {
+    switch (band) {
+      case BandKind::kLL:
+        return run_decoder<kVc, 0>(segments, num_segments, num_bitplanes, style, out, stride, w, h);
+      case BandKind::kHL:
+        return run_decoder<kVc, 1>(segments, num_segments, num_bitplanes, style, out, stride, w, h);
+      case BandKind::kLH:
+        return run_decoder<kVc, 2>(segments, num_segments, num_bitplanes, style, out, stride, w, h);
+      case BandKind::kHH:
+        return run_decoder<kVc, 3>(segments, num_segments, num_bitplanes, style, out, stride, w, h);
+    }
+  };
   if (style & kVerticallyCausal) {
-    run_decoder<true>(segments, num_segments, num_bitplanes, band, style, out, stride, w, h);
+    run.template operator()<true>();
   } else {
-    run_decoder<false>(segments, num_segments, num_bitplanes, band, style, out, stride, w, h);
+    run.template operator()<false>();
   }
 }
 
