@@ -77,12 +77,12 @@ struct Plane {
 // kVc: vertically causal contexts (D.7), a template parameter so that the common case pays
 // nothing for it. State: one word per stripe column (t1_context.h); magnitudes: four per
 // stripe column, stripe-major.
-template <bool kVc>
+template <bool kVc, int kBand>
 struct Encoder {
+  static constexpr const uint8_t* zc = kZcTable[kBand].data();  // a constant address
   // size_t, so that stores to the uint32_t state and values cannot alias them (kept in
   // registers across the pass loops).
   size_t w, h, pitch, stripes;
-  const uint8_t* zc;            // zero-coding table for this orientation
   std::vector<uint32_t> state;  // (stripes + 2) x pitch
   std::vector<uint32_t> mag;    // stripes x w x 4: magnitude, sign in bit 31
   uint8_t ctx[kNumContexts];
@@ -155,19 +155,24 @@ struct Encoder {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       const uint32_t* m = &mag[s * w * 4];
-      for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
-        uint32_t word = *f;
-        // Nothing to code with no significant sample around, or all four significant.
-        if ((word & kSigAll) == 0 || (word & kOwnSig) == kOwnSig) continue;
-        if (nr == 4) {
+      // Nothing to code with no significant sample around, or all four significant.
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
+          uint32_t word = *f;
+          if ((word & kSigAll) == 0 || (word & kOwnSig) == kOwnSig) continue;
           spp_row<kRaw>(c, cx, f, word, 0, m, pl, d);
           spp_row<kRaw>(c, cx, f, word, 1, m, pl, d);
           spp_row<kRaw>(c, cx, f, word, 2, m, pl, d);
           spp_row<kRaw>(c, cx, f, word, 3, m, pl, d);
-        } else {
-          for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), m, pl, d);
+          *f = word;
         }
-        *f = word;
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
+          uint32_t word = *f;
+          if ((word & kSigAll) == 0) continue;
+          for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), m, pl, d);
+          *f = word;
+        }
       }
     }
     dist += pl.sig_scale * static_cast<double>(d);
@@ -211,18 +216,23 @@ struct Encoder {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       const uint32_t* m = &mag[s * w * 4];
-      for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
-        uint32_t word = *f;
-        if ((word & kOwnSig) == 0) continue;
-        if (nr == 4) {
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
+          uint32_t word = *f;
+          if ((word & kOwnSig) == 0) continue;
           mrp_row<kRaw>(c, cx, word, 0, m, pl, d);
           mrp_row<kRaw>(c, cx, word, 1, m, pl, d);
           mrp_row<kRaw>(c, cx, word, 2, m, pl, d);
           mrp_row<kRaw>(c, cx, word, 3, m, pl, d);
-        } else {
-          for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), m, pl, d);
+          *f = word;
         }
-        *f = word;
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
+          uint32_t word = *f;
+          if ((word & kOwnSig) == 0) continue;
+          for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), m, pl, d);
+          *f = word;
+        }
       }
     }
     dist += pl.ref_scale * static_cast<double>(d);
@@ -246,9 +256,9 @@ struct Encoder {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       const uint32_t* m = &mag[s * w * 4];
-      for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
-        uint32_t word = *f;
-        if (nr == 4) {
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
+          uint32_t word = *f;
           if ((word & (kSigAll | kVisitAll)) == 0) {
             // Run-length mode: four insignificant samples with insignificant neighbourhoods.
             const uint32_t bits = ((m[0] >> p) & 1) | (((m[1] >> p) & 1) << 1) |
@@ -278,10 +288,14 @@ struct Encoder {
             cup_row(c, cx, f, word, 2, m, pl, d);
             cup_row(c, cx, f, word, 3, m, pl, d);
           }
-        } else {
-          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), m, pl, d);
+          *f = word & ~kVisitAll;
         }
-        *f = word & ~kVisitAll;
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
+          uint32_t word = *f;
+          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), m, pl, d);
+          *f = word & ~kVisitAll;
+        }
       }
     }
     dist += pl.sig_scale * static_cast<double>(d);
@@ -291,15 +305,14 @@ struct Encoder {
 };
 
 // Codes the block (arguments checked by encode_block).
-template <bool kVc>
-void run_encoder(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandKind band,
-                 uint8_t style, uint32_t mb, EncodedBlock& out) {
-  Encoder<kVc> e(&out.data);
+template <bool kVc, int kBand>
+void run_encoder(const int32_t* q, size_t stride, uint32_t w, uint32_t h, uint8_t style,
+                 uint32_t mb, EncodedBlock& out) {
+  Encoder<kVc, kBand> e(&out.data);
   e.w = w;
   e.h = h;
   e.pitch = w + 2;
   e.stripes = (h + 3) / 4;
-  e.zc = kZcTable[static_cast<uint8_t>(band)].data();
   e.mag.assign(static_cast<size_t>(e.stripes) * w * 4, 0);
   uint32_t all = 0;
   for (uint32_t y = 0; y < h; ++y) {
@@ -420,10 +433,23 @@ void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandK
                                                  "x" + std::to_string(h) +
                                                  " exceeds 1024 per side or 4096 samples");
   }
+  // One instantiation per mode and orientation (the zero-coding table is a constant).
+  auto run = [&]<bool kVc>() {
+    switch (band) {
+      case BandKind::kLL:
+        return run_encoder<kVc, 0>(q, stride, w, h, style, mb, out);
+      case BandKind::kHL:
+        return run_encoder<kVc, 1>(q, stride, w, h, style, mb, out);
+      case BandKind::kLH:
+        return run_encoder<kVc, 2>(q, stride, w, h, style, mb, out);
+      case BandKind::kHH:
+        return run_encoder<kVc, 3>(q, stride, w, h, style, mb, out);
+    }
+  };
   if (style & kVerticallyCausal) {
-    run_encoder<true>(q, stride, w, h, band, style, mb, out);
+    run.template operator()<true>();
   } else {
-    run_encoder<false>(q, stride, w, h, band, style, mb, out);
+    run.template operator()<false>();
   }
 }
 
