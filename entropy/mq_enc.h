@@ -78,8 +78,13 @@ class MqEncoder {
 
  private:
   // BYTEOUT (C.2.7): completes B (B is held here until no carry can reach it).
+  // (push_back takes a reference: pass a copy so that the coder's registers never have their
+  // address taken and can stay in machine registers.)
   GJ2K_ALWAYS_INLINE void emit() {
-    if (started_) out_->push_back(b_);
+    if (started_) {
+      const uint8_t byte = b_;
+      out_->push_back(byte);
+    }
     started_ = true;
   }
   GJ2K_ALWAYS_INLINE void byteout() {
