@@ -43,7 +43,7 @@ struct Decoder {
   // Sign decoding (D.3.2) of a sample of row r found significant, then its state update.
   template <bool kRaw, typename Coder>
   GJ2K_ALWAYS_INLINE void decode_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
-                                      uint32_t* v, uint32_t p) {
+                                      uint32_t* v, uint32_t first) {
     uint32_t neg;
     if constexpr (kRaw) {
       neg = c.bit();
@@ -52,7 +52,7 @@ struct Decoder {
       neg = c.decode(cx[sc & 0x1F]) ^ (sc >> 7);
     }
     word |= set_significant<kVc>(f, pitch, r, neg);
-    v[r] = first_value(p);
+    v[r] = first;
   }
 
   // The coder and contexts are copied to locals for each pass so that they stay in registers
@@ -76,7 +76,7 @@ struct Decoder {
   }
   template <bool kRaw, typename Coder>
   GJ2K_ALWAYS_INLINE void spp_row(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
-                                  uint32_t* v, uint32_t p) {
+                                  uint32_t* v, uint32_t first) {
     const uint32_t n = window(word, r);
     if ((n & kWindowSelf) || !(n & kWindowNeighbours)) return;  // sig, or no neighbour
     uint32_t bit;
@@ -86,10 +86,11 @@ struct Decoder {
       bit = c.decode(cx[zc[n]]);
     }
     word |= visit_bit(r);
-    if (bit) decode_sign<kRaw>(c, cx, f, word, r, v, p);
+    if (bit) decode_sign<kRaw>(c, cx, f, word, r, v, first);
   }
   template <bool kRaw, typename Coder>
   inline void spp_impl(Coder& c, uint8_t* cx, uint32_t p) {
+    const uint32_t first = first_value(p);
     for (size_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
@@ -99,17 +100,17 @@ struct Decoder {
         for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
           uint32_t word = *f;
           if ((word & kSigAll) == 0 || (word & kOwnSig) == kOwnSig) continue;
-          spp_row<kRaw>(c, cx, f, word, 0, v, p);
-          spp_row<kRaw>(c, cx, f, word, 1, v, p);
-          spp_row<kRaw>(c, cx, f, word, 2, v, p);
-          spp_row<kRaw>(c, cx, f, word, 3, v, p);
+          spp_row<kRaw>(c, cx, f, word, 0, v, first);
+          spp_row<kRaw>(c, cx, f, word, 1, v, first);
+          spp_row<kRaw>(c, cx, f, word, 2, v, first);
+          spp_row<kRaw>(c, cx, f, word, 3, v, first);
           *f = word;
         }
       } else {
         for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
           uint32_t word = *f;
           if ((word & kSigAll) == 0) continue;
-          for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), v, p);
+          for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), v, first);
           *f = word;
         }
       }
@@ -135,7 +136,7 @@ struct Decoder {
   // out' = out - 2^(p+1) (bit 0) or out (bit 1), plus the new midpoint 2^p when p > 0.
   template <bool kRaw, typename Coder>
   GJ2K_ALWAYS_INLINE void mrp_row(Coder& c, uint8_t* cx, uint32_t& word, int r, uint32_t* v,
-                                  uint32_t half, uint32_t drop) {
+                                  uint32_t up, uint32_t down) {
     if ((word & (sig_bit(r, 0) | visit_bit(r))) != sig_bit(r, 0)) return;
     uint32_t bit;
     if constexpr (kRaw) {
@@ -144,12 +145,13 @@ struct Decoder {
       bit = c.decode(cx[mr_context(word, r)]);
     }
     word |= refined_bit(r);
-    v[r] = v[r] - (bit ? 0 : drop) + half;
+    v[r] += bit ? up : down;
   }
   template <bool kRaw, typename Coder>
   inline void mrp_impl(Coder& c, uint8_t* cx, uint32_t p) {
     const uint32_t half = p > 0 ? 1u << p : 0u;
     const uint32_t drop = 2u << p;
+    const uint32_t up = half, down = half - drop;  // mod 2^32: the result is never negative
     for (size_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
@@ -158,17 +160,17 @@ struct Decoder {
         for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
           uint32_t word = *f;
           if ((word & kOwnSig) == 0) continue;
-          mrp_row<kRaw>(c, cx, word, 0, v, half, drop);
-          mrp_row<kRaw>(c, cx, word, 1, v, half, drop);
-          mrp_row<kRaw>(c, cx, word, 2, v, half, drop);
-          mrp_row<kRaw>(c, cx, word, 3, v, half, drop);
+          mrp_row<kRaw>(c, cx, word, 0, v, up, down);
+          mrp_row<kRaw>(c, cx, word, 1, v, up, down);
+          mrp_row<kRaw>(c, cx, word, 2, v, up, down);
+          mrp_row<kRaw>(c, cx, word, 3, v, up, down);
           *f = word;
         }
       } else {
         for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
           uint32_t word = *f;
           if ((word & kOwnSig) == 0) continue;
-          for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), v, half, drop);
+          for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), v, up, down);
           *f = word;
         }
       }
@@ -177,11 +179,12 @@ struct Decoder {
 
   // Cleanup pass with run-length mode (D.3.4); clears the SPP visit marks.
   GJ2K_ALWAYS_INLINE void cup_row(MqDecoder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
-                                  uint32_t* v, uint32_t p) {
+                                  uint32_t* v, uint32_t first) {
     if (word & (sig_bit(r, 0) | visit_bit(r))) return;
-    if (c.decode(cx[zc[window(word, r)]])) decode_sign<false>(c, cx, f, word, r, v, p);
+    if (c.decode(cx[zc[window(word, r)]])) decode_sign<false>(c, cx, f, word, r, v, first);
   }
   GJ2K_NOINLINE void cup(uint32_t p) {
+    const uint32_t first = first_value(p);
     MqDecoder c = mq;
     uint8_t cx[kNumContexts];
     std::copy_n(ctx, kNumContexts, cx);
@@ -197,32 +200,32 @@ struct Decoder {
             if (!c.decode(cx[kCtxRl])) continue;
             uint32_t r = c.decode(cx[kCtxUni]) << 1;
             r |= c.decode(cx[kCtxUni]);
-            decode_sign<false>(c, cx, f, word, int(r), v, p);
+            decode_sign<false>(c, cx, f, word, int(r), v, first);
             switch (r) {
               case 0:
-                cup_row(c, cx, f, word, 1, v, p);
+                cup_row(c, cx, f, word, 1, v, first);
                 [[fallthrough]];
               case 1:
-                cup_row(c, cx, f, word, 2, v, p);
+                cup_row(c, cx, f, word, 2, v, first);
                 [[fallthrough]];
               case 2:
-                cup_row(c, cx, f, word, 3, v, p);
+                cup_row(c, cx, f, word, 3, v, first);
                 break;
               default:
                 break;
             }
           } else {
-            cup_row(c, cx, f, word, 0, v, p);
-            cup_row(c, cx, f, word, 1, v, p);
-            cup_row(c, cx, f, word, 2, v, p);
-            cup_row(c, cx, f, word, 3, v, p);
+            cup_row(c, cx, f, word, 0, v, first);
+            cup_row(c, cx, f, word, 1, v, first);
+            cup_row(c, cx, f, word, 2, v, first);
+            cup_row(c, cx, f, word, 3, v, first);
           }
           *f = word & ~kVisitAll;
         }
       } else {
         for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
           uint32_t word = *f;
-          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), v, p);
+          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), v, first);
           *f = word & ~kVisitAll;
         }
       }
