@@ -124,21 +124,21 @@ inline constexpr auto kZcTable = make_zc_table();
 
 // Sign coding (Tables D.2, D.3) of row r of the column with word `word`, between the columns
 // with words `left` and `right`: the index into kScTable has the significance of N, W, E, S at
-// bits 1, 3, 5, 7 and their signs at bits 0, 2, 4, 6 (a sign is only ever set with its
-// significance).
+// bits 0, 2, 4, 6 and their signs at bits 7, 8, 10, 9 (a sign is only ever set with its
+// significance), gathered with few shifts.
 GJ2K_ALWAYS_INLINE uint32_t sc_index(uint32_t word, uint32_t left, uint32_t right, int r) {
-  return (window(word, r) & 0xAA) | ((word >> (18 + r)) & 1) | (((left >> (19 + r)) & 1) << 2) |
-         (((right >> (19 + r)) & 1) << 4) | (((word >> (20 + r)) & 1) << 6);
+  return ((word >> (3 * r + 1)) & 0x55) | ((word >> (11 + r)) & 0x280) |
+         ((left >> (11 + r)) & 0x100) | ((right >> (9 + r)) & 0x400);
 }
 // Value: context (9..13) | XOR bit << 7.
-inline constexpr std::array<uint8_t, 256> make_sc_table() {
-  std::array<uint8_t, 256> t{};
-  for (int i = 0; i < 256; ++i) {
+inline constexpr std::array<uint8_t, 2048> make_sc_table() {
+  std::array<uint8_t, 2048> t{};
+  for (int i = 0; i < 2048; ++i) {
     auto contrib = [i](int sig_bit, int neg_bit) {
       return (i & sig_bit) ? ((i & neg_bit) ? -1 : 1) : 0;
     };
-    int v = contrib(2, 1) + contrib(128, 64);  // N, S
-    int h = contrib(8, 4) + contrib(32, 16);   // W, E
+    int v = contrib(0x01, 0x80) + contrib(0x40, 0x200);   // N, S
+    int h = contrib(0x04, 0x100) + contrib(0x10, 0x400);  // W, E
     v = v < -1 ? -1 : v > 1 ? 1 : v;
     h = h < -1 ? -1 : h > 1 ? 1 : h;
     int ctx, x = 0;
