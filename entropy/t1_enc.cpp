@@ -60,11 +60,11 @@ namespace {
 //   refinement with bit b: e_old^2 - e_new^2 = h (b ? 4t - h : 3h - 4t); (b ? 0 : 4) when p = 0
 // so a pass sums the per-sample factors in int64 (< 2^45 over 4096 samples) and scales once.
 struct Plane {
-  uint32_t p, low;              // low = 2^p - 1
+  uint32_t p, bit, low;         // bit = 2^p, low = 2^p - 1
   int64_t sig_base;             // h (4 when p = 0)
   int64_t ref_one, ref_zero;    // h and 3h (0 and 4 when p = 0)
   double sig_scale, ref_scale;  // 0.25 * 3h and 0.25 * h (0.25 when p = 0)
-  explicit Plane(uint32_t plane) : p(plane), low((1u << plane) - 1) {
+  explicit Plane(uint32_t plane) : p(plane), bit(1u << plane), low((1u << plane) - 1) {
     const int64_t h = int64_t{1} << p;
     sig_base = p > 0 ? h : 4;
     ref_one = p > 0 ? h : 0;
@@ -138,7 +138,7 @@ struct Encoder {
                                   const uint32_t* m, const Plane& pl, int64_t& d) {
     const uint32_t n = window(word, r);
     if ((n & kWindowSelf) || !(n & kWindowNeighbours)) return;  // sig, or no neighbour
-    const uint32_t bit = (m[r] >> pl.p) & 1;
+    const uint32_t bit = (m[r] & pl.bit) != 0;
     if constexpr (kRaw) {
       c.put(bit);
     } else {
@@ -198,7 +198,7 @@ struct Encoder {
   GJ2K_ALWAYS_INLINE void mrp_row(Coder& c, uint8_t* cx, uint32_t& word, int r, const uint32_t* m,
                                   const Plane& pl, int64_t& d) {
     if ((word & (sig_bit(r, 0) | visit_bit(r))) != sig_bit(r, 0)) return;
-    const uint32_t bit = (m[r] >> pl.p) & 1;
+    const uint32_t bit = (m[r] & pl.bit) != 0;
     if constexpr (kRaw) {
       c.put(bit);
     } else {
@@ -242,7 +242,7 @@ struct Encoder {
   GJ2K_ALWAYS_INLINE void cup_row(MqEncoder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
                                   const uint32_t* m, const Plane& pl, int64_t& d) {
     if (word & (sig_bit(r, 0) | visit_bit(r))) return;
-    const uint32_t bit = (m[r] >> pl.p) & 1;
+    const uint32_t bit = (m[r] & pl.bit) != 0;
     c.encode(cx[zc[window(word, r)]], bit);
     if (bit) d += code_sign<false>(c, cx, f, word, r, m[r], pl);
   }
@@ -261,8 +261,8 @@ struct Encoder {
           uint32_t word = *f;
           if ((word & (kSigAll | kVisitAll)) == 0) {
             // Run-length mode: four insignificant samples with insignificant neighbourhoods.
-            const uint32_t bits = ((m[0] >> p) & 1) | (((m[1] >> p) & 1) << 1) |
-                                  (((m[2] >> p) & 1) << 2) | (((m[3] >> p) & 1) << 3);
+            const uint32_t bits = ((m[0] & pl.bit) != 0) | (((m[1] & pl.bit) != 0) << 1) |
+                                  (((m[2] & pl.bit) != 0) << 2) | (((m[3] & pl.bit) != 0) << 3);
             c.encode(cx[kCtxRl], bits != 0);
             if (bits == 0) continue;
             const uint32_t r = static_cast<uint32_t>(std::countr_zero(bits));
