@@ -317,7 +317,7 @@ void run_encoder(const int32_t* q, size_t stride, uint32_t w, uint32_t h, uint8_
   uint32_t all = 0;
   for (uint32_t y = 0; y < h; ++y) {
     const int32_t* row = q + y * stride;
-    uint32_t* m = &e.mag[(y >> 2) * w * 4 + (y & 3)];
+    uint32_t* m = e.mag.data() + (y >> 2) * w * 4 + (y & 3);
     for (uint32_t x = 0; x < w; ++x, m += 4) {
       const int32_t v = row[x];
       if (v == INT32_MIN) {
