@@ -5,6 +5,13 @@
 // The coefficients come from a minimal 5-level integer 5/3 DWT written here (the transform
 // stage is not a dependency of entropy/): "lossless" codes them as they are, "lossy" is a proxy
 // for 9/7 at a moderate step (dead-zone quantization of the same coefficients, step 12).
+//
+// Instruction counts (stable on a loaded machine, unlike wall time): one iteration under
+// callgrind, counting only inside the Tier-1 entry point, divided by the 921,600 samples:
+//   valgrind --tool=callgrind --toggle-collect='gj2k::entropy::decode_block(*'
+//     build/bin/bench_t1 --benchmark_filter='BM_T1Decode<false>/lossy:0/threads:1/'
+//     --benchmark_min_time=0.0001   (one command line)
+// (encode_block and BM_T1Encode for the encoder, lossy:1 for the lossy proxy).
 #include <benchmark/benchmark.h>
 #include <omp.h>
 

@@ -3,12 +3,29 @@
 // (C.3.4), so truncated or corrupt data decodes to something, never out of bounds.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
 #include "entropy/mq_tables.h"
 
 namespace gj2k::entropy {
+
+// The decoder's view of kMqFastStates (same state numbering): Qe << 16, and 8 bytes per entry
+// so that indexing is one scaled address.
+struct MqDecState {
+  uint32_t qe16;
+  uint8_t mps, next_mps, next_lps, unused;
+};
+inline constexpr std::array<MqDecState, 94> make_mq_dec_states() {
+  std::array<MqDecState, 94> t{};
+  for (size_t i = 0; i < t.size(); ++i) {
+    const MqFastState& f = kMqFastStates[i];
+    t[i] = {static_cast<uint32_t>(f.qe) << 16, f.mps, f.next_mps, f.next_lps, 0};
+  }
+  return t;
+}
+inline constexpr std::array<MqDecState, 94> kMqDecStates = make_mq_dec_states();
 
 class MqDecoder {
  public:
@@ -23,16 +40,18 @@ class MqDecoder {
     bytein();
     c_ <<= 7;
     ct_ -= 7;
-    a_ = 0x8000;
+    a_ = 0x8000u << 16;
   }
 
   // DECODE (C.3.2): the decision in the context whose state byte is `state`.
+  // A and Qe are held shifted left by 16, aligned with C's high half, so that C compares with
+  // and subtracts Qe directly.
   GJ2K_ALWAYS_INLINE uint32_t decode(uint8_t& state) {
-    const MqFastState& s = kMqFastStates[state];
-    const uint32_t qe = s.qe;
+    const MqDecState& s = kMqDecStates[state];
+    const uint32_t qe = s.qe16;
     a_ -= qe;
     uint32_t d;
-    if ((c_ >> 16) < qe) {
+    if (c_ < qe) {
       // LPS_EXCHANGE (Figure C.17).
       if (a_ < qe) {
         d = s.mps;
@@ -43,8 +62,8 @@ class MqDecoder {
       }
       a_ = qe;
     } else {
-      c_ -= qe << 16;
-      if (a_ & 0x8000) return s.mps;
+      c_ -= qe;
+      if (a_ & 0x80000000u) return s.mps;
       // MPS_EXCHANGE (Figure C.16).
       if (a_ < qe) {
         d = s.mps ^ 1;
@@ -60,7 +79,7 @@ class MqDecoder {
       a_ <<= 1;
       c_ <<= 1;
       --ct_;
-    } while ((a_ & 0x8000) == 0);
+    } while ((a_ & 0x80000000u) == 0);
     return d;
   }
 
@@ -86,7 +105,7 @@ class MqDecoder {
 
   const uint8_t* p_ = nullptr;
   const uint8_t* end_ = nullptr;
-  uint32_t a_ = 0, c_ = 0;
+  uint32_t a_ = 0, c_ = 0;  // A << 16 and C
   int ct_ = 0;
 };
 

@@ -3,6 +3,7 @@
 // (state = 2 * Table C.2 index + MPS, see kMqFastStates).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -10,6 +11,22 @@
 #include "entropy/mq_tables.h"
 
 namespace gj2k::entropy {
+
+// The encoder's view of kMqFastStates (same state numbering), 8 bytes per entry so that
+// indexing is one scaled address.
+struct MqEncState {
+  uint32_t qe;
+  uint8_t mps, next_mps, next_lps, unused;
+};
+inline constexpr std::array<MqEncState, 94> make_mq_enc_states() {
+  std::array<MqEncState, 94> t{};
+  for (size_t i = 0; i < t.size(); ++i) {
+    const MqFastState& f = kMqFastStates[i];
+    t[i] = {f.qe, f.mps, f.next_mps, f.next_lps, 0};
+  }
+  return t;
+}
+inline constexpr std::array<MqEncState, 94> kMqEncStates = make_mq_enc_states();
 
 // Where a truncation of the segment being coded may fall: the position of the byte B (or
 // segment start - 1 before the first byte) and how many bits of C are still pending. Resolved
@@ -36,7 +53,7 @@ class MqEncoder {
 
   // ENCODE (C.2.2..C.2.6): codes decision d in the context whose state byte is `state`.
   GJ2K_ALWAYS_INLINE void encode(uint8_t& state, uint32_t d) {
-    const MqFastState& s = kMqFastStates[state];
+    const MqEncState& s = kMqEncStates[state];
     const uint32_t qe = s.qe;
     a_ -= qe;
     if (d == s.mps) {
@@ -78,8 +95,13 @@ class MqEncoder {
 
  private:
   // BYTEOUT (C.2.7): completes B (B is held here until no carry can reach it).
+  // (push_back takes a reference: pass a copy so that the coder's registers never have their
+  // address taken and can stay in machine registers.)
   GJ2K_ALWAYS_INLINE void emit() {
-    if (started_) out_->push_back(b_);
+    if (started_) {
+      const uint8_t byte = b_;
+      out_->push_back(byte);
+    }
     started_ = true;
   }
   GJ2K_ALWAYS_INLINE void byteout() {

@@ -1,5 +1,5 @@
-// Tier-1 internals shared by the encoder and decoder: per-sample state bits and the context
-// tables of 15444-1 D.3 (zero coding Table D.1, sign coding Tables D.2/D.3, magnitude
+// Tier-1 internals shared by the encoder and decoder: the per-stripe-column state word and the
+// context tables of 15444-1 D.3 (zero coding Table D.1, sign coding Tables D.2/D.3, magnitude
 // refinement Table D.4).
 #pragma once
 
@@ -9,44 +9,82 @@
 
 #include "entropy/mq_tables.h"
 
+// Each coding pass is one function of its own, so that its loop gets the registers.
+#if defined(__GNUC__)
+#define GJ2K_NOINLINE __attribute__((noinline))
+#else
+#define GJ2K_NOINLINE
+#endif
+
 namespace gj2k::entropy::t1 {
 
-// Per-sample state word. The state array has a one-sample border on every side, so updating
-// the eight neighbours of any sample stays in bounds.
-inline constexpr uint32_t kNW = 1u << 0, kN = 1u << 1, kNE = 1u << 2, kW = 1u << 3, kE = 1u << 4,
-                          kSW = 1u << 5, kS = 1u << 6, kSE = 1u << 7;
-inline constexpr uint32_t kNeighbours = 0xFF;  // significance of the 8 neighbours
-inline constexpr uint32_t kNNeg = 1u << 8, kSNeg = 1u << 9, kWNeg = 1u << 10, kENeg = 1u << 11;
-inline constexpr uint32_t kSig = 1u << 12;      // sigma: significant
-inline constexpr uint32_t kVisit = 1u << 13;    // pi: coded in this bit-plane's SPP
-inline constexpr uint32_t kRefined = 1u << 14;  // sigma': refined at least once
-inline constexpr uint32_t kNeg = 1u << 15;      // the sample's own sign (1: negative)
-// Vertically causal mode (D.7): for the last row of a stripe, the next stripe counts as
-// insignificant.
-inline constexpr uint32_t kSouth = kSW | kS | kSE | kSNeg;
+// ---- State: one 32-bit word per column of a stripe (4 rows, D.3) ---------------------------
+// Row r of the stripe is 0..3; r = -1 is the last row of the stripe above and r = 4 the first
+// row of the stripe below. The word of column x holds:
+//   bits 0..17   significance of (x + dx, r) for r = -1..4, dx = -1..1, at bit 3 (r + 1) + dx + 1;
+//                so (word >> 3 r) & 0x1FF is the 3x3 neighbourhood of row r, row-major from
+//                its north-west corner, the sample itself at bit 4
+//   bits 18..23  sign (1: negative) of (x, r) for r = -1..4, at bit 19 + r
+//   bits 24..27  pi: (x, r) was coded in this bit-plane's significance pass, at bit 24 + r
+//   bits 28..31  sigma': (x, r) was refined at least once, at bit 28 + r
+// The state array has a border column left and right and a border stripe above and below, so
+// the updates of a newly significant sample never leave it. Vertically causal mode (D.7)
+// never records the stripe below (rows r = 4 stay zero), which is exactly what it asks.
+constexpr uint32_t sig_bit(int r, int dx) {
+  return 1u << (3 * (r + 1) + dx + 1);
+}
+constexpr uint32_t neg_bit(int r) {
+  return 1u << (19 + r);
+}
+constexpr uint32_t visit_bit(int r) {
+  return 1u << (24 + r);
+}
+constexpr uint32_t refined_bit(int r) {
+  return 1u << (28 + r);
+}
+inline constexpr uint32_t kSigAll = 0x3FFFF;          // every significance bit
+inline constexpr uint32_t kOwnSig = 0x2490;           // sig_bit(r, 0), r = 0..3
+inline constexpr uint32_t kVisitAll = 0xFu << 24;     // visit_bit(r), r = 0..3
+inline constexpr uint32_t kWindowSelf = 0x10;         // the sample in a row window
+inline constexpr uint32_t kWindowNeighbours = 0x1EF;  // its 8 neighbours
 
-// Marks sample `f` (in a state array of row pitch `pitch`) significant with sign `neg`.
-GJ2K_ALWAYS_INLINE void set_significant(uint32_t* f, size_t pitch, uint32_t neg) {
-  f[-static_cast<ptrdiff_t>(pitch) - 1] |= kSE;
-  f[-static_cast<ptrdiff_t>(pitch)] |= kS | (neg ? kSNeg : 0);
-  f[-static_cast<ptrdiff_t>(pitch) + 1] |= kSW;
-  f[-1] |= kE | (neg ? kENeg : 0);
-  f[0] |= kSig | (neg ? kNeg : 0);
-  f[1] |= kW | (neg ? kWNeg : 0);
-  f[pitch - 1] |= kNE;
-  f[pitch] |= kN | (neg ? kNNeg : 0);
-  f[pitch + 1] |= kNW;
+// Row r's 3x3 window (bit 4 the sample, bits 0..8 row-major).
+GJ2K_ALWAYS_INLINE uint32_t window(uint32_t word, int r) {
+  return (word >> (3 * r)) & 0x1FF;
 }
 
-// Zero-coding context (Table D.1) per orientation (BandKind numbering) and neighbour mask.
-inline constexpr std::array<std::array<uint8_t, 256>, 4> make_zc_table() {
-  std::array<std::array<uint8_t, 256>, 4> t{};
+// Marks row r of the stripe column at f significant with sign neg (0/1): updates the left and
+// right columns' words and, for rows 0 and 3, the adjacent stripe's (kVc: not the stripe
+// above's view of this one, D.7). Returns the bits to OR into the column's own word, which the
+// caller keeps in a register. pitch: words per stripe row of the state array.
+template <bool kVc>
+GJ2K_ALWAYS_INLINE uint32_t set_significant(uint32_t* f, size_t pitch, int r, uint32_t neg) {
+  f[-1] |= sig_bit(r, 1);
+  f[1] |= sig_bit(r, -1);
+  if (r == 0 && !kVc) {
+    uint32_t* a = f - pitch;
+    a[-1] |= sig_bit(4, 1);
+    a[0] |= sig_bit(4, 0) | (neg << 23);
+    a[1] |= sig_bit(4, -1);
+  } else if (r == 3) {
+    uint32_t* b = f + pitch;
+    b[-1] |= sig_bit(-1, 1);
+    b[0] |= sig_bit(-1, 0) | (neg << 18);
+    b[1] |= sig_bit(-1, -1);
+  }
+  return sig_bit(r, 0) | (neg << (19 + r));
+}
+
+// Zero-coding context (Table D.1) per orientation (BandKind numbering), indexed by a row window
+// (the sample's own bit is ignored).
+inline constexpr std::array<std::array<uint8_t, 512>, 4> make_zc_table() {
+  std::array<std::array<uint8_t, 512>, 4> t{};
   for (int band = 0; band < 4; ++band) {
-    for (int n = 0; n < 256; ++n) {
-      int h = ((n & kW) ? 1 : 0) + ((n & kE) ? 1 : 0);
-      int v = ((n & kN) ? 1 : 0) + ((n & kS) ? 1 : 0);
-      const int d =
-          ((n & kNW) ? 1 : 0) + ((n & kNE) ? 1 : 0) + ((n & kSW) ? 1 : 0) + ((n & kSE) ? 1 : 0);
+    for (int n = 0; n < 512; ++n) {
+      auto bit = [n](int i) { return (n >> i) & 1; };
+      int h = bit(3) + bit(5);
+      int v = bit(1) + bit(7);
+      const int d = bit(0) + bit(2) + bit(6) + bit(8);
       int ctx;
       if (band == 3) {  // HH
         const int hv = h + v;
@@ -84,19 +122,23 @@ inline constexpr std::array<std::array<uint8_t, 256>, 4> make_zc_table() {
 }
 inline constexpr auto kZcTable = make_zc_table();
 
-// Sign coding (Tables D.2, D.3): index from the four direct neighbours' significance and
-// signs; value = context (9..13) | XOR bit << 7.
-inline uint32_t sc_index(uint32_t f) {
-  return ((f >> 1) & 1) | ((f >> 5) & 2) | ((f >> 1) & 0xC) | ((f >> 4) & 0xF0);
+// Sign coding (Tables D.2, D.3) of row r of the column with word `word`, between the columns
+// with words `left` and `right`: the index into kScTable has the significance of N, W, E, S at
+// bits 0, 2, 4, 6 and their signs at bits 7, 8, 10, 9 (a sign is only ever set with its
+// significance), gathered with few shifts.
+GJ2K_ALWAYS_INLINE uint32_t sc_index(uint32_t word, uint32_t left, uint32_t right, int r) {
+  return ((word >> (3 * r + 1)) & 0x55) | ((word >> (11 + r)) & 0x280) |
+         ((left >> (11 + r)) & 0x100) | ((right >> (9 + r)) & 0x400);
 }
-inline constexpr std::array<uint8_t, 256> make_sc_table() {
-  std::array<uint8_t, 256> t{};
-  for (int i = 0; i < 256; ++i) {
+// Value: context (9..13) | XOR bit << 7.
+inline constexpr std::array<uint8_t, 2048> make_sc_table() {
+  std::array<uint8_t, 2048> t{};
+  for (int i = 0; i < 2048; ++i) {
     auto contrib = [i](int sig_bit, int neg_bit) {
       return (i & sig_bit) ? ((i & neg_bit) ? -1 : 1) : 0;
     };
-    int v = contrib(1, 16) + contrib(2, 32);   // N, S
-    int h = contrib(4, 64) + contrib(8, 128);  // W, E
+    int v = contrib(0x01, 0x80) + contrib(0x40, 0x200);   // N, S
+    int h = contrib(0x04, 0x100) + contrib(0x10, 0x400);  // W, E
     v = v < -1 ? -1 : v > 1 ? 1 : v;
     h = h < -1 ? -1 : h > 1 ? 1 : h;
     int ctx, x = 0;
@@ -115,9 +157,9 @@ inline constexpr std::array<uint8_t, 256> make_sc_table() {
 }
 inline constexpr auto kScTable = make_sc_table();
 
-// Magnitude refinement context (Table D.4) from the (masked) state word.
-inline uint32_t mr_context(uint32_t f) {
-  return (f & kRefined) ? 16 : (f & kNeighbours) ? 15 : 14;
+// Magnitude refinement context (Table D.4) of row r.
+GJ2K_ALWAYS_INLINE uint32_t mr_context(uint32_t word, int r) {
+  return (word & refined_bit(r)) ? 16 : (window(word, r) & kWindowNeighbours) ? 15 : 14;
 }
 
 // Pass kinds in coding order; pass 0 is a cleanup.

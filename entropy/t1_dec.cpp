@@ -21,13 +21,14 @@ inline uint32_t first_value(uint32_t p) {
 }
 
 // kVc: vertically causal contexts (D.7), a template parameter so that the common case pays
-// nothing for it.
-template <bool kVc>
+// nothing for it. State: one word per stripe column (t1_context.h); values: four per stripe
+// column, stripe-major, one fractional bit.
+template <bool kVc, int kBand>
 struct Decoder {
-  uint32_t w, h, pitch;
-  const uint8_t* zc;
-  std::vector<uint32_t> state;  // (h + 2) x pitch
-  std::vector<uint32_t> val;    // w x h magnitudes, one fractional bit
+  static constexpr const uint8_t* zc = kZcTable[kBand].data();  // a constant address
+  uint32_t w, h, pitch, stripes;
+  std::vector<uint32_t> state;  // (stripes + 2) x pitch
+  std::vector<uint32_t> val;    // stripes x w x 4 magnitudes
   uint8_t ctx[kNumContexts];
   MqDecoder mq;
   RawDecoder raw;
@@ -36,21 +37,22 @@ struct Decoder {
     for (int i = 0; i < kNumContexts; ++i)
       ctx[i] = static_cast<uint8_t>(2 * initial_state_index(i));
   }
-  uint32_t* st(uint32_t x, uint32_t y) { return &state[(y + 1) * pitch + x + 1]; }
-  uint32_t row_mask(uint32_t y) const { return (kVc && (y & 3) == 3) ? ~kSouth : ~0u; }
+  uint32_t* col(size_t s) { return &state[(s + 1) * pitch + 1]; }
+  uint32_t rows(size_t s) const { return static_cast<uint32_t>(std::min<size_t>(4, h - 4 * s)); }
 
+  // Sign decoding (D.3.2) of a sample of row r found significant, then its state update.
   template <bool kRaw, typename Coder>
-  GJ2K_ALWAYS_INLINE void decode_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t y, uint32_t* v,
-                                      uint32_t p) {
+  GJ2K_ALWAYS_INLINE void decode_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+                                      uint32_t* v, uint32_t first) {
     uint32_t neg;
     if constexpr (kRaw) {
       neg = c.bit();
     } else {
-      const uint32_t sc = kScTable[sc_index(*f & row_mask(y))];
+      const uint32_t sc = kScTable[sc_index(word, f[-1], f[1], r)];
       neg = c.decode(cx[sc & 0x1F]) ^ (sc >> 7);
     }
-    set_significant(f, pitch, neg);
-    *v = first_value(p);
+    word |= set_significant<kVc>(f, pitch, r, neg);
+    v[r] = first;
   }
 
   // The coder and contexts are copied to locals for each pass so that they stay in registers
@@ -58,7 +60,7 @@ struct Decoder {
 
   // Significance propagation pass (D.3.1); raw in bypass mode (D.6).
   template <bool kRaw>
-  void spp(uint32_t p) {
+  GJ2K_NOINLINE void spp(uint32_t p) {
     if constexpr (kRaw) {
       RawDecoder c = raw;
       spp_impl<true>(c, ctx, p);
@@ -73,29 +75,43 @@ struct Decoder {
     }
   }
   template <bool kRaw, typename Coder>
+  GJ2K_ALWAYS_INLINE void spp_row(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+                                  uint32_t* v, uint32_t first) {
+    const uint32_t n = window(word, r);
+    if ((n & kWindowSelf) || !(n & kWindowNeighbours)) return;  // sig, or no neighbour
+    uint32_t bit;
+    if constexpr (kRaw) {
+      bit = c.bit();
+    } else {
+      bit = c.decode(cx[zc[n]]);
+    }
+    word |= visit_bit(r);
+    if (bit) decode_sign<kRaw>(c, cx, f, word, r, v, first);
+  }
+  template <bool kRaw, typename Coder>
   inline void spp_impl(Coder& c, uint8_t* cx, uint32_t p) {
-    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-      const uint32_t y1 = std::min(y0 + 4, h);
-      for (uint32_t x = 0; x < w; ++x) {
-        uint32_t* f = st(x, y0);
-        if (y1 - y0 == 4) {
-          // Nothing to code in a column with no significant neighbour, or all significant.
-          const uint32_t any = f[0] | f[pitch] | f[2 * pitch] | f[3 * pitch];
-          const uint32_t all = f[0] & f[pitch] & f[2 * pitch] & f[3 * pitch];
-          if (any == 0 || (all & kSig)) continue;
+    const uint32_t first = first_value(p);
+    for (size_t s = 0; s < stripes; ++s) {
+      const uint32_t nr = rows(s);
+      uint32_t* f = col(s);
+      uint32_t* v = &val[s * w * 4];
+      // Nothing to code with no significant sample around, or all four significant.
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
+          uint32_t word = *f;
+          if ((word & kSigAll) == 0 || (word & kOwnSig) == kOwnSig) continue;
+          spp_row<kRaw>(c, cx, f, word, 0, v, first);
+          spp_row<kRaw>(c, cx, f, word, 1, v, first);
+          spp_row<kRaw>(c, cx, f, word, 2, v, first);
+          spp_row<kRaw>(c, cx, f, word, 3, v, first);
+          *f = word;
         }
-        uint32_t* v = &val[y0 * w + x];
-        for (uint32_t y = y0; y < y1; ++y, f += pitch, v += w) {
-          const uint32_t fm = *f & row_mask(y);
-          if ((fm & (kSig | kNeighbours)) - 1u >= kNeighbours) continue;  // sig, or no neighbour
-          uint32_t bit;
-          if constexpr (kRaw) {
-            bit = c.bit();
-          } else {
-            bit = c.decode(cx[zc[fm & kNeighbours]]);
-          }
-          *f |= kVisit;
-          if (bit) decode_sign<kRaw>(c, cx, f, y, v, p);
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
+          uint32_t word = *f;
+          if ((word & kSigAll) == 0) continue;
+          for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), v, first);
+          *f = word;
         }
       }
     }
@@ -103,7 +119,7 @@ struct Decoder {
 
   // Magnitude refinement pass (D.3.3); raw in bypass mode.
   template <bool kRaw>
-  void mrp(uint32_t p) {
+  GJ2K_NOINLINE void mrp(uint32_t p) {
     if constexpr (kRaw) {
       RawDecoder c = raw;
       mrp_impl<true>(c, ctx, p);
@@ -117,62 +133,100 @@ struct Decoder {
       std::copy_n(cx, kNumContexts, ctx);
     }
   }
+  // out' = out - 2^(p+1) (bit 0) or out (bit 1), plus the new midpoint 2^p when p > 0.
+  template <bool kRaw, typename Coder>
+  GJ2K_ALWAYS_INLINE void mrp_row(Coder& c, uint8_t* cx, uint32_t& word, int r, uint32_t* v,
+                                  uint32_t up, uint32_t down) {
+    if ((word & (sig_bit(r, 0) | visit_bit(r))) != sig_bit(r, 0)) return;
+    uint32_t bit;
+    if constexpr (kRaw) {
+      bit = c.bit();
+    } else {
+      bit = c.decode(cx[mr_context(word, r)]);
+    }
+    word |= refined_bit(r);
+    v[r] += bit ? up : down;
+  }
   template <bool kRaw, typename Coder>
   inline void mrp_impl(Coder& c, uint8_t* cx, uint32_t p) {
-    // out' = out - 2^(p+1) (bit 0) or out (bit 1), plus the new midpoint 2^p when p > 0.
     const uint32_t half = p > 0 ? 1u << p : 0u;
     const uint32_t drop = 2u << p;
-    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-      const uint32_t y1 = std::min(y0 + 4, h);
-      for (uint32_t x = 0; x < w; ++x) {
-        uint32_t* f = st(x, y0);
-        if (y1 - y0 == 4 && ((f[0] | f[pitch] | f[2 * pitch] | f[3 * pitch]) & kSig) == 0) continue;
-        uint32_t* v = &val[y0 * w + x];
-        for (uint32_t y = y0; y < y1; ++y, f += pitch, v += w) {
-          if ((*f & (kSig | kVisit)) != kSig) continue;
-          uint32_t bit;
-          if constexpr (kRaw) {
-            bit = c.bit();
-          } else {
-            bit = c.decode(cx[mr_context(*f & row_mask(y))]);
-          }
-          *f |= kRefined;
-          *v = *v - (bit ? 0 : drop) + half;
+    const uint32_t up = half, down = half - drop;  // mod 2^32: the result is never negative
+    for (size_t s = 0; s < stripes; ++s) {
+      const uint32_t nr = rows(s);
+      uint32_t* f = col(s);
+      uint32_t* v = &val[s * w * 4];
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
+          uint32_t word = *f;
+          if ((word & kOwnSig) == 0) continue;
+          mrp_row<kRaw>(c, cx, word, 0, v, up, down);
+          mrp_row<kRaw>(c, cx, word, 1, v, up, down);
+          mrp_row<kRaw>(c, cx, word, 2, v, up, down);
+          mrp_row<kRaw>(c, cx, word, 3, v, up, down);
+          *f = word;
+        }
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
+          uint32_t word = *f;
+          if ((word & kOwnSig) == 0) continue;
+          for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), v, up, down);
+          *f = word;
         }
       }
     }
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the SPP visit marks.
-  void cup(uint32_t p) {
+  GJ2K_ALWAYS_INLINE void cup_row(MqDecoder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+                                  uint32_t* v, uint32_t first) {
+    if (word & (sig_bit(r, 0) | visit_bit(r))) return;
+    if (c.decode(cx[zc[window(word, r)]])) decode_sign<false>(c, cx, f, word, r, v, first);
+  }
+  GJ2K_NOINLINE void cup(uint32_t p) {
+    const uint32_t first = first_value(p);
     MqDecoder c = mq;
     uint8_t cx[kNumContexts];
     std::copy_n(ctx, kNumContexts, cx);
-    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-      const uint32_t y1 = std::min(y0 + 4, h);
-      for (uint32_t x = 0; x < w; ++x) {
-        uint32_t* f = st(x, y0);
-        uint32_t* v = &val[y0 * w + x];
-        uint32_t y = y0;
-        if (y1 - y0 == 4 && ((f[0] | f[pitch] | f[2 * pitch] | (f[3 * pitch] & row_mask(y0 + 3))) &
-                             (kSig | kVisit | kNeighbours)) == 0) {
-          if (!c.decode(cx[kCtxRl])) continue;
-          uint32_t r = c.decode(cx[kCtxUni]) << 1;
-          r |= c.decode(cx[kCtxUni]);
-          f += r * pitch;
-          v += r * w;
-          y += r;
-          decode_sign<false>(c, cx, f, y, v, p);
-          f += pitch;
-          v += w;
-          ++y;
-        }
-        for (; y < y1; ++y, f += pitch, v += w) {
-          const uint32_t fm = *f & row_mask(y);
-          if (!(fm & (kSig | kVisit))) {
-            if (c.decode(cx[zc[fm & kNeighbours]])) decode_sign<false>(c, cx, f, y, v, p);
+    for (size_t s = 0; s < stripes; ++s) {
+      const uint32_t nr = rows(s);
+      uint32_t* f = col(s);
+      uint32_t* v = &val[s * w * 4];
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
+          uint32_t word = *f;
+          if ((word & (kSigAll | kVisitAll)) == 0) {
+            // Run-length mode: four insignificant samples with insignificant neighbourhoods.
+            if (!c.decode(cx[kCtxRl])) continue;
+            uint32_t r = c.decode(cx[kCtxUni]) << 1;
+            r |= c.decode(cx[kCtxUni]);
+            decode_sign<false>(c, cx, f, word, int(r), v, first);
+            switch (r) {
+              case 0:
+                cup_row(c, cx, f, word, 1, v, first);
+                [[fallthrough]];
+              case 1:
+                cup_row(c, cx, f, word, 2, v, first);
+                [[fallthrough]];
+              case 2:
+                cup_row(c, cx, f, word, 3, v, first);
+                break;
+              default:
+                break;
+            }
+          } else {
+            cup_row(c, cx, f, word, 0, v, first);
+            cup_row(c, cx, f, word, 1, v, first);
+            cup_row(c, cx, f, word, 2, v, first);
+            cup_row(c, cx, f, word, 3, v, first);
           }
-          *f &= ~kVisit;
+          *f = word & ~kVisitAll;
+        }
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
+          uint32_t word = *f;
+          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), v, first);
+          *f = word & ~kVisitAll;
         }
       }
     }
@@ -182,17 +236,16 @@ struct Decoder {
 };
 
 // The pass loop over the segments (arguments checked by decode_block).
-template <bool kVc>
+template <bool kVc, int kBand>
 void run_decoder(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
-                 BandKind band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
-                 uint32_t h) {
-  Decoder<kVc> d;
+                 uint8_t style, int32_t* out, size_t stride, uint32_t w, uint32_t h) {
+  Decoder<kVc, kBand> d;
   d.w = w;
   d.h = h;
   d.pitch = w + 2;
-  d.zc = kZcTable[static_cast<uint8_t>(band)].data();
-  d.state.assign(static_cast<size_t>(h + 2) * d.pitch, 0);
-  d.val.assign(static_cast<size_t>(w) * h, 0);
+  d.stripes = (h + 3) / 4;
+  d.state.assign(static_cast<size_t>(d.stripes + 2) * d.pitch, 0);
+  d.val.assign(static_cast<size_t>(d.stripes) * w * 4, 0);
   d.reset_contexts();
 
   uint32_t i = 0;
@@ -236,13 +289,19 @@ void run_decoder(const Segment* segments, size_t num_segments, uint32_t num_bitp
     }
   }
 
-  for (uint32_t y = 0; y < h; ++y) {
-    const uint32_t* f = d.st(0, y);
-    const uint32_t* v = &d.val[y * w];
-    int32_t* o = out + y * stride;
-    for (uint32_t x = 0; x < w; ++x) {
-      const int32_t m = static_cast<int32_t>(v[x]);
-      o[x] = (f[x] & kNeg) ? -m : m;
+  // Signed output, row by row of each stripe.
+  for (size_t s = 0; s < d.stripes; ++s) {
+    const uint32_t nr = d.rows(s);
+    const uint32_t* f = d.col(s);
+    const uint32_t* v = &d.val[s * w * 4];
+    int32_t* o = out + 4 * s * stride;
+    for (uint32_t r = 0; r < nr; ++r, o += stride) {
+      const int sh = 19 + static_cast<int>(r);
+      for (size_t x = 0; x < w; ++x) {
+        const int32_t m = static_cast<int32_t>(v[4 * x + r]);
+        const int32_t neg = -static_cast<int32_t>((f[x] >> sh) & 1);
+        o[x] = (m ^ neg) - neg;
+      }
     }
   }
 }
@@ -273,13 +332,28 @@ void decode_block(const Segment* segments, size_t num_segments, uint32_t num_bit
                                         " bit-planes (at most " +
                                         std::to_string(max_passes(num_bitplanes)) + ")");
   }
-  for (uint32_t y = 0; y < h; ++y) std::fill_n(out + y * stride, w, 0);
-  if (total == 0 || w == 0 || h == 0) return;
+  if (total == 0 || w == 0 || h == 0) {
+    for (uint32_t y = 0; y < h; ++y) std::fill_n(out + y * stride, w, 0);
+    return;
+  }
 
+  // One instantiation per mode and orientation (the zero-coding table is a constant).
+  auto run = [&]<bool kVc>() {
+    switch (band) {
+      case BandKind::kLL:
+        return run_decoder<kVc, 0>(segments, num_segments, num_bitplanes, style, out, stride, w, h);
+      case BandKind::kHL:
+        return run_decoder<kVc, 1>(segments, num_segments, num_bitplanes, style, out, stride, w, h);
+      case BandKind::kLH:
+        return run_decoder<kVc, 2>(segments, num_segments, num_bitplanes, style, out, stride, w, h);
+      case BandKind::kHH:
+        return run_decoder<kVc, 3>(segments, num_segments, num_bitplanes, style, out, stride, w, h);
+    }
+  };
   if (style & kVerticallyCausal) {
-    run_decoder<true>(segments, num_segments, num_bitplanes, band, style, out, stride, w, h);
+    run.template operator()<true>();
   } else {
-    run_decoder<false>(segments, num_segments, num_bitplanes, band, style, out, stride, w, h);
+    run.template operator()<false>();
   }
 }
 

@@ -53,27 +53,38 @@ std::vector<SegmentPiece> segment_pieces(const EncodedBlock& b, uint32_t first, 
 
 namespace {
 
-// Midpoint reconstruction (E.1.1.2) of magnitude m known down to plane p, times 2 (exact in
-// integers: one fractional bit).
-inline int64_t recon2(uint32_t m, uint32_t p) {
-  return 2 * static_cast<int64_t>((m >> p) << p) + (p > 0 ? int64_t{1} << p : 0);
-}
-// Squared-error decrease (quantized index units) when m's reconstruction goes from r_old2/2 to
-// r_new2/2.
-inline double gain(uint32_t m, int64_t r_old2, int64_t r_new2) {
-  const double e_old = static_cast<double>(2 * static_cast<int64_t>(m) - r_old2);
-  const double e_new = static_cast<double>(2 * static_cast<int64_t>(m) - r_new2);
-  return 0.25 * (e_old * e_old - e_new * e_new);
-}
+// Distortion (15444-1 E.1.1.2 midpoint reconstruction, one fractional bit, errors e): the
+// squared-error decrease of a pass at plane p, with h = 2^p and t = m mod 2^p, is exact in
+// integers per sample:
+//   becoming significant (m < 2h, m = h + t): (2m)^2 - (2t - h)^2 = 3h (h + 4t); 4 when p = 0
+//   refinement with bit b: e_old^2 - e_new^2 = h (b ? 4t - h : 3h - 4t); (b ? 0 : 4) when p = 0
+// so a pass sums the per-sample factors in int64 (< 2^45 over 4096 samples) and scales once.
+struct Plane {
+  uint32_t p, bit, low;         // bit = 2^p, low = 2^p - 1
+  int64_t sig_base;             // h (4 when p = 0)
+  int64_t ref_one, ref_zero;    // h and 3h (0 and 4 when p = 0)
+  double sig_scale, ref_scale;  // 0.25 * 3h and 0.25 * h (0.25 when p = 0)
+  explicit Plane(uint32_t plane) : p(plane), bit(1u << plane), low((1u << plane) - 1) {
+    const int64_t h = int64_t{1} << p;
+    sig_base = p > 0 ? h : 4;
+    ref_one = p > 0 ? h : 0;
+    ref_zero = p > 0 ? 3 * h : 4;
+    sig_scale = p > 0 ? 0.75 * static_cast<double>(h) : 0.25;
+    ref_scale = 0.25 * static_cast<double>(h);
+  }
+};
 
 // kVc: vertically causal contexts (D.7), a template parameter so that the common case pays
-// nothing for it.
-template <bool kVc>
+// nothing for it. State: one word per stripe column (t1_context.h); magnitudes: four per
+// stripe column, stripe-major.
+template <bool kVc, int kBand>
 struct Encoder {
-  uint32_t w, h, pitch;
-  const uint8_t* zc;            // zero-coding table for this orientation
-  std::vector<uint32_t> state;  // (h + 2) x pitch
-  std::vector<uint32_t> mag;    // w x h: magnitude, sign in bit 31
+  static constexpr const uint8_t* zc = kZcTable[kBand].data();  // a constant address
+  // size_t, so that stores to the uint32_t state and values cannot alias them (kept in
+  // registers across the pass loops).
+  size_t w, h, pitch, stripes;
+  std::vector<uint32_t> state;  // (stripes + 2) x pitch
+  std::vector<uint32_t> mag;    // stripes x w x 4: magnitude, sign in bit 31
   uint8_t ctx[kNumContexts];
   double dist = 0;
   MqEncoder mq;
@@ -85,26 +96,30 @@ struct Encoder {
     for (int i = 0; i < kNumContexts; ++i)
       ctx[i] = static_cast<uint8_t>(2 * initial_state_index(i));
   }
-  uint32_t* st(uint32_t x, uint32_t y) { return &state[(y + 1) * pitch + x + 1]; }
-  uint32_t row_mask(uint32_t y) const { return (kVc && (y & 3) == 3) ? ~kSouth : ~0u; }
+  uint32_t* col(size_t s) { return &state[(s + 1) * pitch + 1]; }
+  uint32_t rows(size_t s) const { return static_cast<uint32_t>(std::min<size_t>(4, h - 4 * s)); }
 
-  // Sign coding (D.3.2) of a newly significant sample, then its state update.
+  // Sign coding (D.3.2) of a newly significant sample of row r, then its state update; returns
+  // its distortion factor (Plane).
   template <bool kRaw, typename Coder>
-  GJ2K_ALWAYS_INLINE void code_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t y, uint32_t neg) {
+  GJ2K_ALWAYS_INLINE int64_t code_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+                                       uint32_t m, const Plane& pl) {
+    const uint32_t neg = m >> 31;
     if constexpr (kRaw) {
       c.put(neg);
     } else {
-      const uint32_t v = kScTable[sc_index(*f & row_mask(y))];
+      const uint32_t v = kScTable[sc_index(word, f[-1], f[1], r)];
       c.encode(cx[v & 0x1F], neg ^ (v >> 7));
     }
-    set_significant(f, pitch, neg);
+    word |= set_significant<kVc>(f, pitch, r, neg);
+    return pl.sig_base + 4 * int64_t{m & pl.low};
   }
 
   // Significance propagation pass (D.3.1); raw in bypass mode (D.6).
   // The coder and contexts are copied to locals for each pass so that they stay in registers
   // (stores to the state array and to contexts could otherwise alias them).
   template <bool kRaw>
-  void spp(uint32_t p) {
+  GJ2K_NOINLINE void spp(uint32_t p) {
     if constexpr (kRaw) {
       RawEncoder c = raw;
       spp_impl<true>(c, ctx, p);
@@ -119,43 +134,53 @@ struct Encoder {
     }
   }
   template <bool kRaw, typename Coder>
+  GJ2K_ALWAYS_INLINE void spp_row(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+                                  const uint32_t* m, const Plane& pl, int64_t& d) {
+    const uint32_t n = window(word, r);
+    if ((n & kWindowSelf) || !(n & kWindowNeighbours)) return;  // sig, or no neighbour
+    const uint32_t bit = (m[r] & pl.bit) != 0;
+    if constexpr (kRaw) {
+      c.put(bit);
+    } else {
+      c.encode(cx[zc[n]], bit);
+    }
+    word |= visit_bit(r);
+    if (bit) d += code_sign<kRaw>(c, cx, f, word, r, m[r], pl);
+  }
+  template <bool kRaw, typename Coder>
   inline void spp_impl(Coder& c, uint8_t* cx, uint32_t p) {
-    double d = 0;
-    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-      const uint32_t y1 = std::min(y0 + 4, h);
-      for (uint32_t x = 0; x < w; ++x) {
-        uint32_t* f = st(x, y0);
-        if (y1 - y0 == 4) {
-          // Nothing to code in a column with no significant neighbour, or all significant.
-          const uint32_t any = f[0] | f[pitch] | f[2 * pitch] | f[3 * pitch];
-          const uint32_t all = f[0] & f[pitch] & f[2 * pitch] & f[3 * pitch];
-          if (any == 0 || (all & kSig)) continue;
+    const Plane pl(p);
+    int64_t d = 0;
+    for (size_t s = 0; s < stripes; ++s) {
+      const uint32_t nr = rows(s);
+      uint32_t* f = col(s);
+      const uint32_t* m = &mag[s * w * 4];
+      // Nothing to code with no significant sample around, or all four significant.
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
+          uint32_t word = *f;
+          if ((word & kSigAll) == 0 || (word & kOwnSig) == kOwnSig) continue;
+          spp_row<kRaw>(c, cx, f, word, 0, m, pl, d);
+          spp_row<kRaw>(c, cx, f, word, 1, m, pl, d);
+          spp_row<kRaw>(c, cx, f, word, 2, m, pl, d);
+          spp_row<kRaw>(c, cx, f, word, 3, m, pl, d);
+          *f = word;
         }
-        const uint32_t* m = &mag[y0 * w + x];
-        for (uint32_t y = y0; y < y1; ++y, f += pitch, m += w) {
-          const uint32_t fm = *f & row_mask(y);
-          if ((fm & (kSig | kNeighbours)) - 1u >= kNeighbours) continue;  // sig, or no neighbour
-          const uint32_t bit = (*m >> p) & 1;
-          if constexpr (kRaw) {
-            c.put(bit);
-          } else {
-            c.encode(cx[zc[fm & kNeighbours]], bit);
-          }
-          *f |= kVisit;
-          if (bit) {
-            code_sign<kRaw>(c, cx, f, y, *m >> 31);
-            const uint32_t mm = *m & 0x7FFFFFFF;
-            d += gain(mm, 0, recon2(mm, p));
-          }
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
+          uint32_t word = *f;
+          if ((word & kSigAll) == 0) continue;
+          for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), m, pl, d);
+          *f = word;
         }
       }
     }
-    dist += d;
+    dist += pl.sig_scale * static_cast<double>(d);
   }
 
   // Magnitude refinement pass (D.3.3); raw in bypass mode.
   template <bool kRaw>
-  void mrp(uint32_t p) {
+  GJ2K_NOINLINE void mrp(uint32_t p) {
     if constexpr (kRaw) {
       RawEncoder c = raw;
       mrp_impl<true>(c, ctx, p);
@@ -170,110 +195,139 @@ struct Encoder {
     }
   }
   template <bool kRaw, typename Coder>
+  GJ2K_ALWAYS_INLINE void mrp_row(Coder& c, uint8_t* cx, uint32_t& word, int r, const uint32_t* m,
+                                  const Plane& pl, int64_t& d) {
+    if ((word & (sig_bit(r, 0) | visit_bit(r))) != sig_bit(r, 0)) return;
+    const uint32_t bit = (m[r] & pl.bit) != 0;
+    if constexpr (kRaw) {
+      c.put(bit);
+    } else {
+      c.encode(cx[mr_context(word, r)], bit);
+    }
+    word |= refined_bit(r);
+    const int64_t t4 = 4 * int64_t{m[r] & pl.low};
+    d += bit ? t4 - pl.ref_one : pl.ref_zero - t4;
+  }
+  template <bool kRaw, typename Coder>
   inline void mrp_impl(Coder& c, uint8_t* cx, uint32_t p) {
-    // Refining plane p moves the error (one fractional bit) from 2 (m mod 2^(p+1)) - 2^(p+1)
-    // to 2 (m mod 2^p) - (p > 0 ? 2^p : 0): both below 2^31 in magnitude, so the difference of
-    // their squares is exact in int64.
-    const uint32_t mask_old = (2u << p) - 1, mask_new = (1u << p) - 1;
-    const int64_t mid_old = int64_t{2} << p, mid_new = p > 0 ? int64_t{1} << p : 0;
-    double d = 0;
-    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-      const uint32_t y1 = std::min(y0 + 4, h);
-      for (uint32_t x = 0; x < w; ++x) {
-        uint32_t* f = st(x, y0);
-        if (y1 - y0 == 4 && ((f[0] | f[pitch] | f[2 * pitch] | f[3 * pitch]) & kSig) == 0) continue;
-        const uint32_t* m = &mag[y0 * w + x];
-        for (uint32_t y = y0; y < y1; ++y, f += pitch, m += w) {
-          if ((*f & (kSig | kVisit)) != kSig) continue;
-          const uint32_t bit = (*m >> p) & 1;
-          if constexpr (kRaw) {
-            c.put(bit);
-          } else {
-            c.encode(cx[mr_context(*f & row_mask(y))], bit);
-          }
-          *f |= kRefined;
-          const int64_t e_old = 2 * int64_t{*m & mask_old} - mid_old;
-          const int64_t e_new = 2 * int64_t{*m & mask_new} - mid_new;
-          d += static_cast<double>(e_old * e_old - e_new * e_new);
+    const Plane pl(p);
+    int64_t d = 0;
+    for (size_t s = 0; s < stripes; ++s) {
+      const uint32_t nr = rows(s);
+      uint32_t* f = col(s);
+      const uint32_t* m = &mag[s * w * 4];
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
+          uint32_t word = *f;
+          if ((word & kOwnSig) == 0) continue;
+          mrp_row<kRaw>(c, cx, word, 0, m, pl, d);
+          mrp_row<kRaw>(c, cx, word, 1, m, pl, d);
+          mrp_row<kRaw>(c, cx, word, 2, m, pl, d);
+          mrp_row<kRaw>(c, cx, word, 3, m, pl, d);
+          *f = word;
+        }
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
+          uint32_t word = *f;
+          if ((word & kOwnSig) == 0) continue;
+          for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), m, pl, d);
+          *f = word;
         }
       }
     }
-    dist += 0.25 * d;
+    dist += pl.ref_scale * static_cast<double>(d);
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the SPP visit marks.
-  void cup(uint32_t p) {
+  GJ2K_ALWAYS_INLINE void cup_row(MqEncoder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+                                  const uint32_t* m, const Plane& pl, int64_t& d) {
+    if (word & (sig_bit(r, 0) | visit_bit(r))) return;
+    const uint32_t bit = (m[r] & pl.bit) != 0;
+    c.encode(cx[zc[window(word, r)]], bit);
+    if (bit) d += code_sign<false>(c, cx, f, word, r, m[r], pl);
+  }
+  GJ2K_NOINLINE void cup(uint32_t p) {
     MqEncoder c = mq;
     uint8_t cx[kNumContexts];
     std::copy_n(ctx, kNumContexts, cx);
-    double d = 0;
-    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-      const uint32_t y1 = std::min(y0 + 4, h);
-      for (uint32_t x = 0; x < w; ++x) {
-        uint32_t* f = st(x, y0);
-        const uint32_t* m = &mag[y0 * w + x];
-        uint32_t y = y0;
-        if (y1 - y0 == 4 && ((f[0] | f[pitch] | f[2 * pitch] | (f[3 * pitch] & row_mask(y0 + 3))) &
-                             (kSig | kVisit | kNeighbours)) == 0) {
-          uint32_t r = 0;
-          while (r < 4 && !((m[r * w] >> p) & 1)) ++r;
-          c.encode(cx[kCtxRl], r < 4);
-          if (r == 4) continue;
-          c.encode(cx[kCtxUni], r >> 1);
-          c.encode(cx[kCtxUni], r & 1);
-          f += r * pitch;
-          m += r * w;
-          y += r;
-          code_sign<false>(c, cx, f, y, *m >> 31);
-          const uint32_t mm = *m & 0x7FFFFFFF;
-          d += gain(mm, 0, recon2(mm, p));
-          f += pitch;
-          m += w;
-          ++y;
-        }
-        for (; y < y1; ++y, f += pitch, m += w) {
-          const uint32_t fm = *f & row_mask(y);
-          if (!(fm & (kSig | kVisit))) {
-            const uint32_t bit = (*m >> p) & 1;
-            c.encode(cx[zc[fm & kNeighbours]], bit);
-            if (bit) {
-              code_sign<false>(c, cx, f, y, *m >> 31);
-              const uint32_t mm = *m & 0x7FFFFFFF;
-              d += gain(mm, 0, recon2(mm, p));
+    const Plane pl(p);
+    int64_t d = 0;
+    for (size_t s = 0; s < stripes; ++s) {
+      const uint32_t nr = rows(s);
+      uint32_t* f = col(s);
+      const uint32_t* m = &mag[s * w * 4];
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
+          uint32_t word = *f;
+          if ((word & (kSigAll | kVisitAll)) == 0) {
+            // Run-length mode: four insignificant samples with insignificant neighbourhoods.
+            const uint32_t bits = ((m[0] & pl.bit) != 0) | (((m[1] & pl.bit) != 0) << 1) |
+                                  (((m[2] & pl.bit) != 0) << 2) | (((m[3] & pl.bit) != 0) << 3);
+            c.encode(cx[kCtxRl], bits != 0);
+            if (bits == 0) continue;
+            const uint32_t r = static_cast<uint32_t>(std::countr_zero(bits));
+            c.encode(cx[kCtxUni], r >> 1);
+            c.encode(cx[kCtxUni], r & 1);
+            d += code_sign<false>(c, cx, f, word, int(r), m[r], pl);
+            switch (r) {
+              case 0:
+                cup_row(c, cx, f, word, 1, m, pl, d);
+                [[fallthrough]];
+              case 1:
+                cup_row(c, cx, f, word, 2, m, pl, d);
+                [[fallthrough]];
+              case 2:
+                cup_row(c, cx, f, word, 3, m, pl, d);
+                break;
+              default:
+                break;
             }
+          } else {
+            cup_row(c, cx, f, word, 0, m, pl, d);
+            cup_row(c, cx, f, word, 1, m, pl, d);
+            cup_row(c, cx, f, word, 2, m, pl, d);
+            cup_row(c, cx, f, word, 3, m, pl, d);
           }
-          *f &= ~kVisit;
+          *f = word & ~kVisitAll;
+        }
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
+          uint32_t word = *f;
+          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), m, pl, d);
+          *f = word & ~kVisitAll;
         }
       }
     }
-    dist += d;
+    dist += pl.sig_scale * static_cast<double>(d);
     mq = c;
     std::copy_n(cx, kNumContexts, ctx);
   }
 };
 
 // Codes the block (arguments checked by encode_block).
-template <bool kVc>
-void run_encoder(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandKind band,
-                 uint8_t style, uint32_t mb, EncodedBlock& out) {
-  Encoder<kVc> e(&out.data);
+template <bool kVc, int kBand>
+void run_encoder(const int32_t* q, size_t stride, uint32_t w, uint32_t h, uint8_t style,
+                 uint32_t mb, EncodedBlock& out) {
+  Encoder<kVc, kBand> e(&out.data);
   e.w = w;
   e.h = h;
   e.pitch = w + 2;
-  e.zc = kZcTable[static_cast<uint8_t>(band)].data();
-  e.mag.resize(static_cast<size_t>(w) * h);
+  e.stripes = (h + 3) / 4;
+  e.mag.assign(static_cast<size_t>(e.stripes) * w * 4, 0);
   uint32_t all = 0;
   for (uint32_t y = 0; y < h; ++y) {
-    for (uint32_t x = 0; x < w; ++x) {
-      const int32_t v = q[y * stride + x];
+    const int32_t* row = q + y * stride;
+    uint32_t* m = e.mag.data() + (y >> 2) * w * 4 + (y & 3);
+    for (uint32_t x = 0; x < w; ++x, m += 4) {
+      const int32_t v = row[x];
       if (v == INT32_MIN) {
         throw Error(
             ErrorCode::kInvalidArgument,
             "Tier-1 encode: |q| = 2^31 at (" + std::to_string(x) + ", " + std::to_string(y) + ")");
       }
-      const uint32_t m = static_cast<uint32_t>(v < 0 ? -v : v);
-      all |= m;
-      e.mag[y * w + x] = m | (v < 0 ? 0x80000000u : 0u);
+      const uint32_t a = static_cast<uint32_t>(v < 0 ? -v : v);
+      all |= a;
+      *m = a | (v < 0 ? 0x80000000u : 0u);
     }
   }
   const uint32_t nbp = static_cast<uint32_t>(std::bit_width(all));
@@ -284,7 +338,7 @@ void run_encoder(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandKi
   }
   out.missing_msbs = mb - nbp;
   if (nbp == 0 || w == 0 || h == 0) return;
-  e.state.assign(static_cast<size_t>(h + 2) * e.pitch, 0);
+  e.state.assign(static_cast<size_t>(e.stripes + 2) * e.pitch, 0);
   e.reset_contexts();
 
   const bool predictable = (style & kPredictableTermination) != 0;
@@ -379,10 +433,23 @@ void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandK
                                                  "x" + std::to_string(h) +
                                                  " exceeds 1024 per side or 4096 samples");
   }
+  // One instantiation per mode and orientation (the zero-coding table is a constant).
+  auto run = [&]<bool kVc>() {
+    switch (band) {
+      case BandKind::kLL:
+        return run_encoder<kVc, 0>(q, stride, w, h, style, mb, out);
+      case BandKind::kHL:
+        return run_encoder<kVc, 1>(q, stride, w, h, style, mb, out);
+      case BandKind::kLH:
+        return run_encoder<kVc, 2>(q, stride, w, h, style, mb, out);
+      case BandKind::kHH:
+        return run_encoder<kVc, 3>(q, stride, w, h, style, mb, out);
+    }
+  };
   if (style & kVerticallyCausal) {
-    run_encoder<true>(q, stride, w, h, band, style, mb, out);
+    run.template operator()<true>();
   } else {
-    run_encoder<false>(q, stride, w, h, band, style, mb, out);
+    run.template operator()<false>();
   }
 }
 

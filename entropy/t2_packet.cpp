@@ -52,12 +52,9 @@ std::string where(int layer, size_t offset) {
 }  // namespace
 
 bool pass_ends_segment(const SegmentStyle& style, int pass) {
-  if (style.termall) return true;
-  if (!style.bypass) return false;
-  if (pass < 10) return pass == 9;  // the first 10 passes form one MQ segment
-  // Then per bit-plane: significance (raw), refinement (raw, ends the raw segment), cleanup
-  // (its own MQ segment).
-  return (pass - 10) % 3 != 0;
+  // One definition of the segment rules (D.4, D.6 Table D.9): Tier-1's.
+  if (pass < 0) return false;
+  return pass_ends_segment(style.code_block_style(), static_cast<uint32_t>(pass));
 }
 
 std::vector<int> split_passes(const SegmentStyle& style, int first_pass, int count) {

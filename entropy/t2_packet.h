@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "entropy/bitio.h"
+#include "entropy/t1.h"
 #include "entropy/tagtree.h"
 
 namespace gj2k::entropy {
@@ -30,14 +31,18 @@ namespace gj2k::entropy {
 struct SegmentStyle {
   bool bypass = false;   // selective arithmetic coding bypass (SPcod bit 0)
   bool termall = false;  // termination on each coding pass (SPcod bit 2)
+  // The same as CodeBlockStyle bits (entropy/t1.h).
+  uint8_t code_block_style() const {
+    return static_cast<uint8_t>((bypass ? kBypass : 0) | (termall ? kTermAll : 0));
+  }
 };
 
 // The most coding passes one code-block can have (Table B.4 codes 1..164 per packet).
 inline constexpr int kMaxPassesPerPacket = 164;
 
 // Whether coding pass `pass` (0-based over the block: 0 = first cleanup) ends a codeword
-// segment under `style` (D.6 Table D.9). The last pass of a block always ends one too, which
-// only the block's owner knows.
+// segment under `style` (D.6 Table D.9), as t1.h's pass_ends_segment rules. The last pass of a
+// block always ends one too, which only the block's owner knows.
 bool pass_ends_segment(const SegmentStyle& style, int pass);
 
 // The pieces of passes [first_pass, first_pass + count): the number of passes in each, cut
