@@ -302,6 +302,26 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
           if (m >= threshold) v = static_cast<int32_t>(v < 0 ? -(m >> s) : (m >> s));
         }
     }
+    if (!cs.reversible()) {
+      // E.1.1.2 (E-6): an irreversible coefficient is reconstructed at (|q| + r) * step even
+      // when all its bit-planes were decoded; Tier-1 adds r = 1/2 only below undecoded planes.
+      uint32_t passes = 0;
+      for (const auto& s : job.seg->segs) passes += s.passes;
+      const uint32_t all = entropy::max_passes(static_cast<uint32_t>(planes));
+      if (passes >= all - std::min<uint32_t>(all, 2)) {
+        // Through the last bit-plane's passes: a coefficient whose magnitude is a multiple of
+        // 2 (4 in half units) had its last plane decoded (one with p >= 1 undecoded planes is
+        // odd at plane p). When every pass was decoded, every nonzero coefficient was.
+        const bool complete = passes >= all;
+        for (uint32_t yy = 0; yy < cb.height(); ++yy)
+          for (uint32_t xx = 0; xx < cb.width(); ++xx) {
+            int32_t& v = out[yy * stride + xx];
+            if (v == 0) continue;
+            const uint32_t m = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+            if (complete || (m & 3) == 0) v += v < 0 ? -1 : 1;
+          }
+      }
+    }
   }
   if (!error.empty() && !o.allow_partial) fail(error_code, t, error);
 }
