@@ -246,6 +246,7 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   if (p.region) to.region = area;
   to.components = wanted;
   to.allow_partial = p.allow_partial;
+  to.skip_mct = p.skip_mct;
   const bool tile_parallel = tiles.size() >= static_cast<size_t>(threads) && threads > 1;
   to.threads = tile_parallel ? 1 : threads;
 

@@ -70,13 +70,20 @@ void upsample(Image& image) {
     u.width = image.width();
     u.height = image.height();
     u.samples.assign(size_t{u.width} * u.height, 0);
-    const uint32_t cx0 = (image.x0 + c.dx - 1) / c.dx, cy0 = (image.y0 + c.dy - 1) / c.dy;
+    if (c.width == 0 || c.height == 0) {
+      c = std::move(u);
+      continue;
+    }
+    // Grid point x shows component sample floor(x / dx) - ceil(x0 / dx); grid points before
+    // the first sample show the first sample.
+    const int64_t cx0 = (image.x0 + c.dx - 1) / c.dx, cy0 = (image.y0 + c.dy - 1) / c.dy;
     std::vector<uint32_t> xs(u.width);
     for (uint32_t x = 0; x < u.width; ++x)
-      xs[x] = std::min((image.x0 + x) / c.dx - cx0, c.width ? c.width - 1 : 0);
+      xs[x] = static_cast<uint32_t>(
+          std::clamp<int64_t>(int64_t{(image.x0 + x) / c.dx} - cx0, 0, c.width - 1));
     for (uint32_t y = 0; y < u.height; ++y) {
-      const uint32_t sy = std::min((image.y0 + y) / c.dy - cy0, c.height ? c.height - 1 : 0);
-      if (c.width == 0 || c.height == 0) break;
+      const auto sy = static_cast<uint32_t>(
+          std::clamp<int64_t>(int64_t{(image.y0 + y) / c.dy} - cy0, 0, c.height - 1));
       const int32_t* src = c.samples.data() + size_t{sy} * c.width;
       int32_t* dst = u.samples.data() + size_t{y} * u.width;
       for (uint32_t x = 0; x < u.width; ++x) dst[x] = src[xs[x]];

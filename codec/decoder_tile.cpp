@@ -386,7 +386,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   const size_t ncomp = main.siz.components.size();
   const CodingStyle& cod = effective_cod(main, &tile.header);
   std::vector<ComponentState> comps(ncomp);
-  const bool mct = cod.mct != 0 && ncomp >= 3;
+  const bool mct = cod.mct != 0 && ncomp >= 3 && !o.skip_mct;
   for (uint16_t c = 0; c < ncomp; ++c) {
     ComponentState& cs = comps[c];
     cs.coding = &effective_coding(main, &tile.header, c);

@@ -23,6 +23,7 @@ struct TileDecodeOptions {
   std::optional<transform::Rect> region;
   std::vector<bool> components;  // Csiz entries: which components to return
   bool allow_partial = false;    // stop at damaged or missing data instead of throwing
+  bool skip_mct = false;         // leave components 0..2 without the inverse RCT/ICT
   int threads = 1;
 };
 

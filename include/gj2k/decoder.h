@@ -57,6 +57,9 @@ struct DecodeParams {
   // JP2 only: apply the palette (pclr/cmap) and channel definitions (cdef) (default). When
   // false, the codestream's components are returned as they are.
   bool apply_jp2_color = true;
+  // Return the codestream components without the inverse multiple component transform (RCT
+  // or ICT, Annex G): what ISO/IEC 15444-4 class 0 compares. For diagnostics.
+  bool skip_mct = false;
 };
 
 struct ComponentInfo {
