@@ -62,7 +62,7 @@ void apply_channel_definitions(Image& image, const Jp2Color& color) {
   image.components = std::move(out);
 }
 
-void upsample(Image& image) {
+void upsample(Image& image, bool zero_uncovered) {
   for (Component& c : image.components) {
     if (c.dx == 1 && c.dy == 1) continue;
     Component u = c;
@@ -87,6 +87,13 @@ void upsample(Image& image) {
       const int32_t* src = c.samples.data() + size_t{sy} * c.width;
       int32_t* dst = u.samples.data() + size_t{y} * u.width;
       for (uint32_t x = 0; x < u.width; ++x) dst[x] = src[xs[x]];
+    }
+    if (zero_uncovered) {  // grid points before the first sample column / row
+      const uint64_t first_x = cx0 * c.dx, first_y = cy0 * c.dy;
+      for (uint32_t y = 0; y < u.height; ++y)
+        for (uint32_t x = 0; x < u.width; ++x)
+          if (image.x0 + x < first_x || image.y0 + y < first_y)
+            u.samples[size_t{y} * u.width + x] = 0;
     }
     c = std::move(u);
   }

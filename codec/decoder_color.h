@@ -45,8 +45,10 @@ void apply_palette(Image& image, const Jp2Color& color);
 // opacity channels as alpha (I.5.3.6).
 void apply_channel_definitions(Image& image, const Jp2Color& color);
 
-// Replicates every subsampled component to the image grid (dx = dy = 1).
-void upsample(Image& image);
+// Replicates every subsampled component to the image grid (dx = dy = 1): grid point x shows
+// sample floor(x / dx) - ceil(x0 / dx). Grid points before a component's first sample show
+// that sample, or 0 with `zero_uncovered` (how the 15444-4 references of section E show them).
+void upsample(Image& image, bool zero_uncovered = false);
 
 // sYCC (Y, Cb, Cr in components 0..2, equal sizes) to sRGB with the ITU-R BT.601 full-range
 // matrix; upsamples first when chroma is subsampled. Components past 2 are kept.

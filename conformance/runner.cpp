@@ -132,7 +132,7 @@ TestResult run_checked(const TestCase& t, const fs::path& dir, const RunOptions&
         if ((d.width != refs[k].width || d.height != refs[k].height) && (d.dx > 1 || d.dy > 1)) {
           Image one = decoded;
           one.components = {d};
-          codec::upsample(one);
+          codec::upsample(one, /*zero_uncovered=*/true);
           d = std::move(one.components[0]);
         }
         if (d.precision != refs[k].precision || d.is_signed != refs[k].is_signed) {
