@@ -10,7 +10,9 @@
 //   its coordinate is even, else doubled forward and halved inverse); empty extents: no-ops.
 // - 1-D lifting parity comes from the absolute coordinate of the first sample (i0 = x0 or y0 of
 //   the resolution being split), with whole-sample symmetric extension (F.3.7, F.4.7).
-// - 5/3 (reversible): int32, exactly F.3.8.2 / F.4.8.2. Perfect reconstruction.
+// - 5/3 (reversible): int32, exactly F.3.8.1 / F.4.8.1. Perfect reconstruction. Callers keep
+//   every coefficient within +-2^30 so that the lifting sums fit in int32 (17-bit input stays
+//   below 2^29 even at the worst-case 5/3 gain of 1.5^2 per level over 10 levels).
 // - 9/7 (irreversible): float32 lifting with the Table F.4 constants and the K scaling of
 //   F.3.8.2 / F.4.8.2: low-pass outputs scaled by 1/K, high-pass by K (forward).
 // - Only the buffer is touched; no element outside [0, height) x [0, width) rows of the stride.
@@ -23,11 +25,40 @@
 
 namespace gj2k::transform {
 
+// 9/7 lifting parameters, ISO/IEC 15444-1 Table F.4 (checked against the standard's
+// Table F.4 values; K is the scaling parameter of F.3.8.2 step 5/6 and F.4.8.2 step 1/2).
+// Forward (F.3.8.2): high-pass (odd) outputs are multiplied by K, low-pass (even) by 1/K;
+// inverse (F.4.8.2): low-pass by K, high-pass by 1/K. With this scaling the analysis low-pass
+// has DC gain 1 (the unscaled lifting yields K at DC) and the analysis high-pass has Nyquist
+// gain 2 (unscaled: 2/K), the same normalisation as the 5/3 filters (tests check both).
+inline constexpr double kDwt97Alpha = -1.586134342059924;
+inline constexpr double kDwt97Beta = -0.052980118572961;
+inline constexpr double kDwt97Gamma = 0.882911075530934;
+inline constexpr double kDwt97Delta = 0.443506852043971;
+inline constexpr double kDwt97K = 1.230174104914001;
+
+// The 9/7 filter bank equivalent to the lifting above (same scaling), derived numerically
+// from the Table F.4 lifting by impulse responses (double precision). Symmetric filters, tap
+// t[k] applies at offsets +-k: analysis low (9 taps), high (7 taps), synthesis low (7 taps),
+// high (9 taps). Used by the convolution variant and the subband L2 norms.
+struct Dwt97Filters {
+  double lo[5], hi[4];          // analysis: low output at even i, high output at odd i
+  double syn_lo[4], syn_hi[5];  // synthesis: response of one low / high coefficient
+};
+const Dwt97Filters& dwt97_filters();
+
 template <class T>
 struct Plane {
   T* data = nullptr;
   size_t stride = 0;  // samples between the starts of two rows
 };
+
+// The subband `band` of level n (as band_placement) as a view into a transformed buffer.
+template <class T>
+Plane<T> subband_plane(Plane<T> p, const Rect& tc, int levels, int n, Band band) {
+  const BandPlacement pl = band_placement(tc, levels, n, band);
+  return {p.data + size_t{pl.y_off} * p.stride + pl.x_off, p.stride};
+}
 
 // One signature per kernel; variants fill a DwtOps table (STYLE.md 2).
 using Dwt53Fn = void (*)(Plane<int32_t> p, const Rect& tc, int levels);

@@ -2,6 +2,11 @@
 
 namespace gj2k::transform {
 
+Rect tile_component_rect(const Rect& tile, uint32_t dx, uint32_t dy) {
+  auto c = [](uint32_t a, uint32_t d) { return static_cast<uint32_t>((uint64_t{a} + d - 1) / d); };
+  return {c(tile.x0, dx), c(tile.y0, dy), c(tile.x1, dx), c(tile.y1, dy)};
+}
+
 Rect resolution_rect(const Rect& tc, int levels, int r) {
   const int s = levels - r;
   return {ceil_div_pow2(tc.x0, s), ceil_div_pow2(tc.y0, s), ceil_div_pow2(tc.x1, s),

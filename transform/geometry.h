@@ -29,6 +29,10 @@ inline uint32_t ceil_div_pow2(uint32_t a, int n) {
   return static_cast<uint32_t>((uint64_t{a} + (uint64_t{1} << n) - 1) >> n);
 }
 
+// The tile-component of a tile (a rectangle on the reference grid) for a component with
+// subsampling (dx, dy) >= 1: tc = ceil(tile / (dx, dy)) (B-12).
+Rect tile_component_rect(const Rect& tile, uint32_t dx, uint32_t dy);
+
 // Resolution level r (0 = lowest, `levels` = full) of a tile-component `tc` decomposed
 // `levels` times: tr = ceil(tc / 2^(levels - r)) (B-14).
 Rect resolution_rect(const Rect& tc, int levels, int r);

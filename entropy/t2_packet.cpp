@@ -1,0 +1,299 @@
+// Packet header coding of one precinct (15444-1 B.9, B.10).
+#include "entropy/t2_packet.h"
+
+#include <bit>
+#include <string>
+
+#include "gj2k/error.h"
+
+namespace gj2k::entropy {
+namespace {
+
+// Largest number of missing bit-planes a decoder accepts (B.10.5). Mb <= 7 guard bits + 31
+// exponent bits, so anything far above is a corrupt stream, not a deep image.
+constexpr int kMaxMissingMsbs = 127;
+
+int floor_log2(uint32_t v) {
+  return 31 - std::countl_zero(v);
+}
+
+// Table B.4: codewords for the number of coding passes.
+void put_pass_count(HeaderBitWriter& w, int n) {
+  if (n == 1) {
+    w.put_bit(0);
+  } else if (n == 2) {
+    w.put_bits(0b10, 2);
+  } else if (n <= 5) {
+    w.put_bits(0b11, 2);
+    w.put_bits(static_cast<uint32_t>(n - 3), 2);
+  } else if (n <= 36) {
+    w.put_bits(0b1111, 4);
+    w.put_bits(static_cast<uint32_t>(n - 6), 5);
+  } else {
+    w.put_bits(0b111111111, 9);
+    w.put_bits(static_cast<uint32_t>(n - 37), 7);
+  }
+}
+
+int get_pass_count(HeaderBitReader& r) {
+  if (!r.get_bit()) return 1;
+  if (!r.get_bit()) return 2;
+  const uint32_t two = r.get_bits(2);
+  if (two != 3) return 3 + static_cast<int>(two);
+  const uint32_t five = r.get_bits(5);
+  if (five != 31) return 6 + static_cast<int>(five);
+  return 37 + static_cast<int>(r.get_bits(7));
+}
+
+std::string where(int layer, size_t offset) {
+  return "packet header (layer " + std::to_string(layer) + ", byte " + std::to_string(offset) + ")";
+}
+
+}  // namespace
+
+bool pass_ends_segment(const SegmentStyle& style, int pass) {
+  if (style.termall) return true;
+  if (!style.bypass) return false;
+  if (pass < 10) return pass == 9;  // the first 10 passes form one MQ segment
+  // Then per bit-plane: significance (raw), refinement (raw, ends the raw segment), cleanup
+  // (its own MQ segment).
+  return (pass - 10) % 3 != 0;
+}
+
+std::vector<int> split_passes(const SegmentStyle& style, int first_pass, int count) {
+  std::vector<int> pieces;
+  int cur = 0;
+  for (int p = first_pass; p < first_pass + count; ++p) {
+    ++cur;
+    if (pass_ends_segment(style, p)) {
+      pieces.push_back(cur);
+      cur = 0;
+    }
+  }
+  if (cur > 0) pieces.push_back(cur);
+  return pieces;
+}
+
+size_t skip_sop(std::span<const uint8_t> bytes) {
+  if (bytes.size() < 2 || bytes[0] != 0xFF || bytes[1] != 0x91) return 0;
+  if (bytes.size() < 6) {
+    throw Error(ErrorCode::kTruncated,
+                "SOP marker segment cut after " + std::to_string(bytes.size()) + " of 6 bytes");
+  }
+  const unsigned lsop = (unsigned{bytes[2]} << 8) | bytes[3];
+  if (lsop != 4) {
+    throw Error(ErrorCode::kFormat,
+                "SOP marker segment with Lsop " + std::to_string(lsop) + " (must be 4)");
+  }
+  return 6;
+}
+
+PrecinctState::PrecinctState(std::span<const PrecinctBandShape> bands, SegmentStyle style)
+    : style_(style) {
+  bands_.resize(bands.size());
+  for (size_t b = 0; b < bands.size(); ++b) {
+    BandState& s = bands_[b];
+    s.shape = bands[b];
+    s.inclusion = TagTree(bands[b].blocks_x, bands[b].blocks_y);
+    s.zero_planes = TagTree(bands[b].blocks_x, bands[b].blocks_y);
+    s.blocks.assign(s.inclusion.leaf_count(), BlockState{});
+  }
+}
+
+void PrecinctState::reset() {
+  for (BandState& s : bands_) {
+    s.inclusion.reset();
+    s.zero_planes.reset();
+    s.blocks.assign(s.blocks.size(), BlockState{});
+  }
+  next_layer_ = 0;
+}
+
+void PacketEncoder::set_missing_msbs(size_t band, uint32_t block, int missing_msbs) {
+  if (band >= bands_.size() || block >= bands_[band].blocks.size() || missing_msbs < 0 ||
+      missing_msbs > kMaxMissingMsbs) {
+    throw Error(ErrorCode::kInvalidArgument, "set_missing_msbs: band " + std::to_string(band) +
+                                                 ", block " + std::to_string(block) + ", value " +
+                                                 std::to_string(missing_msbs));
+  }
+  if (next_layer_ != 0) {
+    throw Error(ErrorCode::kInvalidArgument, "set_missing_msbs after the first packet");
+  }
+  bands_[band].zero_planes.set_value(block, missing_msbs);
+  bands_[band].blocks[block].missing_msbs = missing_msbs;
+}
+
+size_t PacketEncoder::encode_packet(int layer,
+                                    std::span<const std::vector<BlockContribution>> contributions,
+                                    const PacketFraming& framing, uint32_t packet_index,
+                                    std::vector<uint8_t>& out) {
+  if (layer != next_layer_) {
+    throw Error(ErrorCode::kInternal, "encode_packet: layer " + std::to_string(layer) +
+                                          " but the next is " + std::to_string(next_layer_));
+  }
+  if (contributions.size() != bands_.size()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "encode_packet: contributions for " + std::to_string(contributions.size()) +
+                    " bands, precinct has " + std::to_string(bands_.size()));
+  }
+  bool any = false;
+  for (size_t b = 0; b < bands_.size(); ++b) {
+    if (contributions[b].size() != bands_[b].blocks.size()) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "encode_packet: band " + std::to_string(b) + " has " +
+                      std::to_string(bands_[b].blocks.size()) + " blocks, got " +
+                      std::to_string(contributions[b].size()));
+    }
+    for (const BlockContribution& c : contributions[b]) {
+      if (c.new_passes < 0 || c.new_passes > kMaxPassesPerPacket) {
+        throw Error(ErrorCode::kInvalidArgument,
+                    "encode_packet: " + std::to_string(c.new_passes) + " passes in one packet");
+      }
+      any = any || c.new_passes > 0;
+    }
+  }
+
+  const size_t start = out.size();
+  if (framing.sop) {
+    out.insert(out.end(), {0xFF, 0x91, 0x00, 0x04, static_cast<uint8_t>(packet_index >> 8),
+                           static_cast<uint8_t>(packet_index)});
+  }
+  // B.10.4: the inclusion tree holds each block's layer of first inclusion. All blocks first
+  // included in this layer are set before any is coded: they share the threshold layer + 1.
+  for (size_t b = 0; b < bands_.size(); ++b) {
+    for (uint32_t i = 0; i < bands_[b].blocks.size(); ++i) {
+      if (!bands_[b].blocks[i].included && contributions[b][i].new_passes > 0) {
+        bands_[b].inclusion.set_value(i, layer);
+      }
+    }
+  }
+  HeaderBitWriter w;
+  w.put_bit(any ? 1 : 0);
+  for (size_t b = 0; any && b < bands_.size(); ++b) {
+    BandState& band = bands_[b];
+    for (uint32_t i = 0; i < band.blocks.size(); ++i) {
+      const BlockContribution& c = contributions[b][i];
+      BlockState& st = band.blocks[i];
+      const bool now = c.new_passes > 0;
+      if (!st.included) {
+        band.inclusion.encode(w, i, layer + 1);
+        if (!now) continue;
+        if (band.zero_planes.value(i) == TagTree::kInfinity) {
+          throw Error(ErrorCode::kInvalidArgument, "encode_packet: block " + std::to_string(i) +
+                                                       " of band " + std::to_string(b) +
+                                                       " included without set_missing_msbs");
+        }
+        band.zero_planes.encode_value(w, i);  // B.10.5
+        st.included = true;
+      } else {
+        w.put_bit(now ? 1 : 0);
+        if (!now) continue;
+      }
+      put_pass_count(w, c.new_passes);  // B.10.6
+
+      // B.10.7: one Lblock increment for the block, then one length per piece.
+      const std::vector<int> pieces = split_passes(style_, st.passes, c.new_passes);
+      if (pieces.size() != c.piece_lengths.size()) {
+        throw Error(ErrorCode::kInvalidArgument,
+                    "encode_packet: block " + std::to_string(i) + " of band " + std::to_string(b) +
+                        " gives " + std::to_string(c.piece_lengths.size()) +
+                        " piece lengths, its passes make " + std::to_string(pieces.size()));
+      }
+      int lblock = st.lblock;
+      for (size_t k = 0; k < pieces.size(); ++k) {
+        const int need = std::bit_width(c.piece_lengths[k]) - floor_log2(pieces[k]);
+        lblock = std::max(lblock, need);
+      }
+      for (int k = st.lblock; k < lblock; ++k) w.put_bit(1);
+      w.put_bit(0);
+      st.lblock = lblock;
+      for (size_t k = 0; k < pieces.size(); ++k) {
+        const int bits = lblock + floor_log2(pieces[k]);
+        if (bits > 32) {
+          throw Error(ErrorCode::kInvalidArgument, "encode_packet: length field over 32 bits");
+        }
+        w.put_bits(c.piece_lengths[k], bits);
+      }
+      st.passes += c.new_passes;
+    }
+  }
+  w.finish_into(out);
+  if (framing.eph) out.insert(out.end(), {0xFF, 0x92});
+  ++next_layer_;
+  return out.size() - start;
+}
+
+DecodedPacket PacketDecoder::decode_packet(int layer, std::span<const uint8_t> header,
+                                           const PacketFraming& framing, bool sop_in_header) {
+  if (layer != next_layer_) {
+    throw Error(ErrorCode::kInternal, "decode_packet: layer " + std::to_string(layer) +
+                                          " but the next is " + std::to_string(next_layer_));
+  }
+  size_t pos = 0;
+  if (framing.sop && sop_in_header) pos = skip_sop(header);
+  HeaderBitReader r(header.subspan(pos), "packet header");
+
+  DecodedPacket res;
+  res.blocks.resize(bands_.size());
+  for (size_t b = 0; b < bands_.size(); ++b) {
+    res.blocks[b].resize(bands_[b].blocks.size());
+    for (size_t i = 0; i < res.blocks[b].size(); ++i) {
+      res.blocks[b][i].first_pass = bands_[b].blocks[i].passes;
+      res.blocks[b][i].missing_msbs = bands_[b].blocks[i].missing_msbs;
+    }
+  }
+  res.empty = r.get_bit() == 0;
+  uint64_t body = 0;
+  for (size_t b = 0; !res.empty && b < bands_.size(); ++b) {
+    BandState& band = bands_[b];
+    for (uint32_t i = 0; i < band.blocks.size(); ++i) {
+      BlockState& st = band.blocks[i];
+      BlockPacketInfo& info = res.blocks[b][i];
+      if (!st.included) {
+        if (!band.inclusion.decode(r, i, layer + 1)) continue;
+        st.missing_msbs = band.zero_planes.decode_value(r, i, kMaxMissingMsbs);
+        st.included = true;
+        info.first_inclusion = true;
+      } else if (!r.get_bit()) {
+        continue;
+      }
+      info.missing_msbs = st.missing_msbs;
+      info.new_passes = get_pass_count(r);
+      while (r.get_bit()) {
+        if (++st.lblock > 32) {
+          throw Error(ErrorCode::kFormat,
+                      where(layer, pos + r.byte_position()) + ": Lblock grows past 32");
+        }
+      }
+      const std::vector<int> pieces = split_passes(style_, st.passes, info.new_passes);
+      info.pieces.resize(pieces.size());
+      int pass = st.passes;
+      for (size_t k = 0; k < pieces.size(); ++k) {
+        const int bits = st.lblock + floor_log2(pieces[k]);
+        if (bits > 32) {
+          throw Error(ErrorCode::kFormat,
+                      where(layer, pos + r.byte_position()) + ": length field over 32 bits");
+        }
+        pass += pieces[k];
+        info.pieces[k] = Piece{r.get_bits(bits), pieces[k], pass_ends_segment(style_, pass - 1)};
+        body += info.pieces[k].length;
+      }
+      st.passes += info.new_passes;
+    }
+  }
+  res.header_bytes = pos + r.align();
+  res.body_bytes = body;
+  if (framing.eph) {
+    if (header.size() < res.header_bytes + 2) {
+      throw Error(ErrorCode::kTruncated, where(layer, res.header_bytes) + ": EPH missing at end");
+    }
+    if (header[res.header_bytes] != 0xFF || header[res.header_bytes + 1] != 0x92) {
+      throw Error(ErrorCode::kFormat, where(layer, res.header_bytes) + ": EPH expected");
+    }
+    res.header_bytes += 2;
+  }
+  ++next_layer_;
+  return res;
+}
+
+}  // namespace gj2k::entropy

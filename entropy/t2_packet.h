@@ -1,0 +1,157 @@
+// Tier-2 packet headers of one precinct (ISO/IEC 15444-1 B.9, B.10).
+//
+// A precinct holds, per subband of its resolution (1 band at r = 0, 3 otherwise, in the order
+// LL or HL, LH, HH), a grid of code-blocks in raster order. Each layer of the tile makes one
+// packet per precinct; its header says, per code-block: whether the block contributes
+// (inclusion tag tree until its first inclusion, one bit after, B.10.4), its missing
+// bit-planes at first inclusion (tag tree, B.10.5), the number of new coding passes
+// (Table B.4, B.10.6), and the byte length of each codeword-segment piece (Lblock,
+// B.10.7). Packet bodies follow the header in the same order; this module codes headers only.
+//
+// Codeword segments (B.10.7.2, D.6 Table D.9): a pass ends a segment when TERMALL is set, or
+// with BYPASS when it is pass 9 (the last of the first 10 MQ passes), a magnitude refinement
+// pass after that (end of a raw 2-pass segment), or a cleanup pass after that (a 1-pass MQ
+// segment). The passes a block adds in one packet are cut after each pass that ends a
+// segment; each piece gets its own length field, of Lblock + floor(log2(passes in piece))
+// bits. A piece whose last pass does not end a segment continues in the next packet.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "entropy/bitio.h"
+#include "entropy/tagtree.h"
+
+namespace gj2k::entropy {
+
+// The code-block style bits (A.6.1 Table A.19) that shape codeword segments.
+struct SegmentStyle {
+  bool bypass = false;   // selective arithmetic coding bypass (SPcod bit 0)
+  bool termall = false;  // termination on each coding pass (SPcod bit 2)
+};
+
+// The most coding passes one code-block can have (Table B.4 codes 1..164 per packet).
+inline constexpr int kMaxPassesPerPacket = 164;
+
+// Whether coding pass `pass` (0-based over the block: 0 = first cleanup) ends a codeword
+// segment under `style` (D.6 Table D.9). The last pass of a block always ends one too, which
+// only the block's owner knows.
+bool pass_ends_segment(const SegmentStyle& style, int pass);
+
+// The pieces of passes [first_pass, first_pass + count): the number of passes in each, cut
+// after every pass that ends a segment; the last piece may end mid-segment.
+std::vector<int> split_passes(const SegmentStyle& style, int first_pass, int count);
+
+// The code-block grid of one subband inside a precinct (may be 0 x 0).
+struct PrecinctBandShape {
+  uint32_t blocks_x = 0, blocks_y = 0;
+};
+
+// One code-block's part of one packet, as the encoder gives it.
+struct BlockContribution {
+  int new_passes = 0;                   // 0: not included in this layer
+  std::vector<uint32_t> piece_lengths;  // bytes per piece, as split_passes cuts new_passes
+};
+
+// One piece of a decoded contribution.
+struct Piece {
+  uint32_t length = 0;        // bytes in the packet body
+  int passes = 0;             // coding passes it holds
+  bool ends_segment = false;  // its last pass ends a codeword segment (pass_ends_segment)
+};
+
+// One code-block's part of one packet, as the decoder finds it.
+struct BlockPacketInfo {
+  int new_passes = 0;            // 0: not included
+  bool first_inclusion = false;  // included for the first time in this packet
+  int missing_msbs = 0;          // valid from the first inclusion on
+  int first_pass = 0;            // passes this block had before this packet
+  std::vector<Piece> pieces;
+};
+
+// Packet framing options (Scod bits 1 and 2, A.6.1).
+struct PacketFraming {
+  bool sop = false;  // an SOP marker segment (0xFF91, Lsop = 4, Nsop) starts each packet
+  bool eph = false;  // an EPH marker (0xFF92) ends each packet header
+};
+
+// Per-precinct coding state shared by the encoder and the decoder.
+class PrecinctState {
+ public:
+  PrecinctState() = default;
+  PrecinctState(std::span<const PrecinctBandShape> bands, SegmentStyle style);
+
+  // Back to the state before layer 0 (new tile, or re-encoding with other layers).
+  void reset();
+
+  size_t band_count() const { return bands_.size(); }
+  uint32_t block_count(size_t band) const { return bands_[band].inclusion.leaf_count(); }
+  const PrecinctBandShape& shape(size_t band) const { return bands_[band].shape; }
+  const SegmentStyle& style() const { return style_; }
+
+ protected:
+  struct BlockState {
+    int lblock = 3;  // B.10.7.1: starts at 3
+    int passes = 0;  // coding passes included so far
+    bool included = false;
+    int missing_msbs = 0;
+  };
+  struct BandState {
+    PrecinctBandShape shape;
+    TagTree inclusion;    // value: layer of first inclusion
+    TagTree zero_planes;  // value: missing most significant bit-planes
+    std::vector<BlockState> blocks;
+  };
+  std::vector<BandState> bands_;
+  SegmentStyle style_;
+  int next_layer_ = 0;  // packets must come in layer order 0, 1, ...
+};
+
+class PacketEncoder : public PrecinctState {
+ public:
+  using PrecinctState::PrecinctState;
+
+  // The missing bit-planes of each block, set before the first packet for every block that
+  // will ever be included (the zero-bit-plane tag tree codes minima over all blocks, so they
+  // must be fixed in advance). Blocks never set are treated as never included.
+  void set_missing_msbs(size_t band, uint32_t block, int missing_msbs);
+
+  // Appends to `out` the packet for layer `layer` (must be the next layer of this precinct):
+  // the SOP marker segment with Nsop = `packet_index` mod 2^16 when framing.sop, the header
+  // (a single 0 bit when no block contributes), and EPH when framing.eph. `contributions`
+  // holds one entry per band, each with block_count(band) entries in raster order. Returns
+  // the number of bytes appended. Bodies are the caller's to append after it.
+  size_t encode_packet(int layer, std::span<const std::vector<BlockContribution>> contributions,
+                       const PacketFraming& framing, uint32_t packet_index,
+                       std::vector<uint8_t>& out);
+};
+
+// Result of decoding one packet header.
+struct DecodedPacket {
+  bool empty = true;        // the header's first bit was 0
+  size_t header_bytes = 0;  // bytes consumed from the header buffer (SOP and EPH included
+                            // when they were in it)
+  size_t body_bytes = 0;    // sum of all piece lengths
+  std::vector<std::vector<BlockPacketInfo>> blocks;  // per band, per block in raster order
+};
+
+class PacketDecoder : public PrecinctState {
+ public:
+  using PrecinctState::PrecinctState;
+
+  // Decodes the packet header of layer `layer` (the next layer of this precinct) from the
+  // start of `header`. With framing.sop, an SOP marker segment at the start is checked and
+  // skipped when present (`sop_in_header` false: the headers were moved to PPM/PPT and SOP
+  // stays in the body; see skip_sop). With framing.eph, the EPH marker that must follow the
+  // header is checked and skipped. Errors (kTruncated, kFormat) name the layer and offset.
+  DecodedPacket decode_packet(int layer, std::span<const uint8_t> header,
+                              const PacketFraming& framing, bool sop_in_header = true);
+};
+
+// The length of an SOP marker segment at the start of `bytes` (6), or 0 when there is none.
+// Throws Error(kFormat) for an SOP with Lsop != 4.
+size_t skip_sop(std::span<const uint8_t> bytes);
+
+}  // namespace gj2k::entropy

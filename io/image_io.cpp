@@ -1,0 +1,111 @@
+// Format dispatch by extension and whole-file helpers (io/image_io.h).
+#include "io/image_io.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "io/io_util.h"
+
+namespace gj2k::io {
+
+using detail::fail;
+
+std::optional<Format> format_from_extension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".tif" || ext == ".tiff") return Format::kTiff;
+  if (ext == ".pnm" || ext == ".pbm" || ext == ".pgm" || ext == ".ppm") return Format::kPnm;
+  if (ext == ".pgx") return Format::kPgx;
+  if (ext == ".raw") return Format::kRaw;
+  if (ext == ".rawl") return Format::kRawLittle;
+  return std::nullopt;
+}
+
+namespace {
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+Format need_format(const std::filesystem::path& path) {
+  auto format = format_from_extension(path);
+  if (!format)
+    fail(ErrorCode::kInvalidArgument, path.string(),
+         "unknown image format extension '" + path.extension().string() +
+             "' (known: .tif .tiff .pnm .pbm .pgm .ppm .pgx .raw .rawl)");
+  return *format;
+}
+
+}  // namespace
+
+std::vector<uint8_t> read_file(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  File f(std::fopen(name.c_str(), "rb"));
+  if (!f) fail(ErrorCode::kIo, name, std::string("cannot open: ") + std::strerror(errno));
+  std::vector<uint8_t> bytes;
+  uint8_t buffer[1 << 16];
+  for (;;) {
+    const size_t n = std::fread(buffer, 1, sizeof buffer, f.get());
+    bytes.insert(bytes.end(), buffer, buffer + n);
+    if (n < sizeof buffer) break;
+  }
+  if (std::ferror(f.get())) fail(ErrorCode::kIo, name, "read failed");
+  return bytes;
+}
+
+void write_file(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+  const std::string name = path.string();
+  File f(std::fopen(name.c_str(), "wb"));
+  if (!f) fail(ErrorCode::kIo, name, std::string("cannot create: ") + std::strerror(errno));
+  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())
+    fail(ErrorCode::kIo, name, std::string("write failed: ") + std::strerror(errno));
+  if (std::fclose(f.release()) != 0)
+    fail(ErrorCode::kIo, name, std::string("close failed: ") + std::strerror(errno));
+}
+
+Image read_image(const std::filesystem::path& path, const ReadOptions& options) {
+  switch (need_format(path)) {
+    case Format::kTiff:
+      return read_tiff(path);
+    case Format::kPnm:
+      return read_pnm(path);
+    case Format::kPgx:
+      return read_pgx(path);
+    case Format::kRaw:
+    case Format::kRawLittle: {
+      if (!options.raw)
+        fail(ErrorCode::kInvalidArgument, path.string(),
+             "raw samples need their geometry (width, height, components, precision, sign)");
+      RawGeometry g = *options.raw;
+      g.big_endian = need_format(path) == Format::kRaw;
+      return read_raw(path, g);
+    }
+  }
+  fail(ErrorCode::kInternal, path.string(), "unhandled format");
+}
+
+void write_image(const Image& image, const std::filesystem::path& path,
+                 const WriteOptions& options) {
+  switch (need_format(path)) {
+    case Format::kTiff:
+      return write_tiff(image, path, options.tiff_compression);
+    case Format::kPnm:
+      return write_pnm(image, path);
+    case Format::kPgx:
+      write_pgx(image, path, options.pgx_little_endian);
+      return;
+    case Format::kRaw:
+      return write_raw(image, path, true);
+    case Format::kRawLittle:
+      return write_raw(image, path, false);
+  }
+  fail(ErrorCode::kInternal, path.string(), "unhandled format");
+}
+
+}  // namespace gj2k::io

@@ -1,0 +1,134 @@
+// gj2k::io: reading and writing images in TIFF, PNM (PBM/PGM/PPM), PGX and raw planar form.
+//
+// Every reader checks its input and throws gj2k::Error naming the file, the problem and where
+// (byte offset or line): kFormat for a violated format, kTruncated for data that ends early,
+// kUnsupported for valid input gj2k does not handle, kIo when a file cannot be opened, read or
+// written. No reader allocates more than its input can justify. Images read from files have
+// their origin at (0, 0) and every component at subsampling 1x1.
+//
+// Writers refuse, with Error(kUnsupported), images their format cannot hold (for example signed
+// samples to PNM, mixed precisions to TIFF); they never change sample values. Writers ignore the
+// image origin (x0, y0): the files hold each component's own width x height.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gj2k/image.h"
+
+namespace gj2k::io {
+
+enum class Format {
+  kTiff,      // .tif .tiff
+  kPnm,       // .pnm .pbm .pgm .ppm
+  kPgx,       // .pgx
+  kRaw,       // .raw: planar, big-endian samples
+  kRawLittle  // .rawl: planar, little-endian samples
+};
+
+// The format named by a path's extension (case-insensitive); nullopt when none fits.
+std::optional<Format> format_from_extension(const std::filesystem::path& path);
+
+enum class TiffCompression { kNone, kDeflate, kLzw, kPackBits };
+
+// Geometry of raw planar data, which holds no header: component 0's samples row by row, then
+// component 1's, ... Each sample takes 1 byte when precision <= 8, else 2 bytes (byte order
+// from big_endian). Signed samples are two's complement in their 1 or 2 bytes.
+struct RawGeometry {
+  uint32_t width = 0, height = 0;
+  uint32_t num_components = 1;
+  uint32_t precision = 8;  // 1..16
+  bool is_signed = false;
+  bool big_endian = true;
+};
+
+struct ReadOptions {
+  std::optional<RawGeometry> raw;  // required for .raw/.rawl (byte order from the extension)
+};
+
+struct WriteOptions {
+  TiffCompression tiff_compression = TiffCompression::kNone;
+  bool pgx_little_endian = false;  // PGX "LM" instead of "ML"
+};
+
+// ---- dispatch by extension ------------------------------------------------------------------
+
+// Reads an image, format from the extension. Throws Error(kInvalidArgument) for an unknown
+// extension or a raw file without options.raw.
+Image read_image(const std::filesystem::path& path, const ReadOptions& options = {});
+
+// Writes an image, format from the extension. A .pgx path with several components writes one
+// file per component, component k to "<stem>_<k>.pgx" beside it (see write_pgx).
+void write_image(const Image& image, const std::filesystem::path& path,
+                 const WriteOptions& options = {});
+
+// ---- whole files into memory ----------------------------------------------------------------
+
+// The bytes of a file. Throws Error(kIo) naming the file when it cannot be read.
+std::vector<uint8_t> read_file(const std::filesystem::path& path);
+// Writes bytes to a file (replacing it). Throws Error(kIo) naming the file on failure.
+void write_file(const std::filesystem::path& path, std::span<const uint8_t> bytes);
+
+// ---- TIFF (libtiff) -------------------------------------------------------------------------
+// Reads the first image of a TIFF: 1..16 bits per sample, any number of samples per pixel,
+// contiguous or planar, strips or tiles, any compression libtiff decodes except JPEG/OJPEG.
+// MinIsWhite is inverted to MinIsBlack; a palette is expanded to RGB (8-bit components for
+// palettes of <= 8 bits, else 16-bit); extra samples marked associated or unassociated alpha
+// become Component::is_alpha; SAMPLEFORMAT_INT gives signed components; an ICC profile gives
+// ColorSpace::kICC. Refuses float samples, YCbCr, more than 16 bits per sample.
+// `name` is used in error messages.
+Image read_tiff(std::span<const uint8_t> data, const std::string& name = "<memory>");
+Image read_tiff(const std::filesystem::path& path);
+// Writes a contiguous TIFF with strips. Every component must share precision (1..16),
+// signedness and subsampling 1x1. Photometric is RGB when the first three components are not
+// alpha and the colour space is not grey, else MinIsBlack; the rest are extra samples
+// (unassociated alpha where Component::is_alpha, else unspecified). An alpha component among
+// the photometric samples is refused.
+std::vector<uint8_t> encode_tiff(const Image& image, TiffCompression compression,
+                                 const std::string& name = "<memory>");
+void write_tiff(const Image& image, const std::filesystem::path& path,
+                TiffCompression compression = TiffCompression::kNone);
+
+// ---- PNM (netpbm) ---------------------------------------------------------------------------
+// Reads P1..P6: maxval 1..65535, precision = bits needed for maxval, samples kept as they are
+// (a sample above maxval is an error). 16-bit binary samples are big-endian. Bitmaps (P1/P4,
+// where 1 is black) become 1-bit greyscale with 0 black. Comments are skipped.
+Image read_pnm(std::span<const uint8_t> data, const std::string& name = "<memory>");
+Image read_pnm(const std::filesystem::path& path);
+// Writes P5 (1 component) or P6 (3 components) with maxval 2^precision - 1, or P4 when
+// `bitmap` is set (1 component of precision 1). Components must be unsigned, of one
+// precision 1..16 and one size.
+std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap = false,
+                                const std::string& name = "<memory>");
+void write_pnm(const Image& image, const std::filesystem::path& path);
+
+// ---- PGX (JPEG 2000 conformance) ------------------------------------------------------------
+// Reads one component: header "PG ML|LM [+|-]<precision> <width> <height>" (whitespace between
+// fields may vary, the sign may be absent (unsigned) or attached to the precision; the line may
+// end in CR LF), then width*height samples of 1 byte (precision <= 8) or 2 bytes, big-endian
+// (ML) or little-endian (LM). Precision 1..16; a sample outside its precision is an error.
+Image read_pgx(std::span<const uint8_t> data, const std::string& name = "<memory>");
+Image read_pgx(const std::filesystem::path& path);
+// One component as a PGX file.
+std::vector<uint8_t> encode_pgx(const Component& component, bool little_endian = false,
+                                const std::string& name = "<memory>");
+// Writes a one-component image to `path`; an image of N > 1 components to "<stem>_<k>.pgx"
+// for k = 0..N-1 in path's folder. Returns the paths written.
+std::vector<std::filesystem::path> write_pgx(const Image& image, const std::filesystem::path& path,
+                                             bool little_endian = false);
+
+// ---- raw planar samples ---------------------------------------------------------------------
+// Reads raw planar samples of the given geometry; the data size must match it exactly.
+Image read_raw(std::span<const uint8_t> data, const RawGeometry& geometry,
+               const std::string& name = "<memory>");
+Image read_raw(const std::filesystem::path& path, const RawGeometry& geometry);
+// Writes every component planar, 1 or 2 bytes per sample by each component's precision (1..16).
+std::vector<uint8_t> encode_raw(const Image& image, bool big_endian = true,
+                                const std::string& name = "<memory>");
+void write_raw(const Image& image, const std::filesystem::path& path, bool big_endian = true);
+
+}  // namespace gj2k::io

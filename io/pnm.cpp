@@ -1,0 +1,252 @@
+// PNM (netpbm P1..P6) reader and P4/P5/P6 writer (io/image_io.h).
+#include <cctype>
+#include <cstring>
+#include <string>
+
+#include "io/image_io.h"
+#include "io/io_util.h"
+
+namespace gj2k::io {
+
+using detail::at_byte;
+using detail::bits_for;
+using detail::fail;
+using detail::mul_sat;
+
+namespace {
+
+bool is_space(uint8_t c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+// Walks a PNM's header and text samples: whitespace and '#' comments (to end of line) separate
+// decimal tokens.
+class Scanner {
+ public:
+  Scanner(std::span<const uint8_t> data, const std::string& name, size_t pos)
+      : data_(data), name_(name), pos_(pos) {}
+
+  size_t pos() const { return pos_; }
+  size_t remaining() const { return data_.size() - pos_; }
+
+  void skip_space_and_comments() {
+    while (pos_ < data_.size()) {
+      if (is_space(data_[pos_])) {
+        ++pos_;
+      } else if (data_[pos_] == '#') {
+        while (pos_ < data_.size() && data_[pos_] != '\n' && data_[pos_] != '\r') ++pos_;
+      } else {
+        break;
+      }
+    }
+  }
+
+  // A decimal number <= limit; `what` names it in errors.
+  uint32_t number(const char* what, uint64_t limit) {
+    skip_space_and_comments();
+    if (pos_ >= data_.size())
+      fail(ErrorCode::kTruncated, name_, std::string("file ends before the ") + what);
+    const size_t start = pos_;
+    if (data_[pos_] < '0' || data_[pos_] > '9')
+      fail(ErrorCode::kFormat, name_,
+           std::string("expected a decimal ") + what + " " + at_byte(start) + ", found byte 0x" +
+               hex(data_[pos_]));
+    uint64_t v = 0;
+    while (pos_ < data_.size() && data_[pos_] >= '0' && data_[pos_] <= '9') {
+      v = v * 10 + (data_[pos_] - '0');
+      if (v > limit)
+        fail(ErrorCode::kFormat, name_,
+             std::string(what) + " " + at_byte(start) + " exceeds " + std::to_string(limit));
+      ++pos_;
+    }
+    if (pos_ < data_.size() && !is_space(data_[pos_]) && data_[pos_] != '#')
+      fail(ErrorCode::kFormat, name_,
+           std::string("unexpected byte 0x") + hex(data_[pos_]) + " after the " + what + " " +
+               at_byte(pos_));
+    return static_cast<uint32_t>(v);
+  }
+
+  // One '0' or '1' of a P1 bitmap (they need no separators).
+  uint32_t bit() {
+    skip_space_and_comments();
+    if (pos_ >= data_.size()) fail(ErrorCode::kTruncated, name_, "file ends inside the bitmap");
+    const uint8_t c = data_[pos_];
+    if (c != '0' && c != '1')
+      fail(ErrorCode::kFormat, name_,
+           "expected '0' or '1' in the bitmap " + at_byte(pos_) + ", found byte 0x" + hex(c));
+    ++pos_;
+    return c - '0';
+  }
+
+  // The single whitespace byte that ends a binary PNM header.
+  void end_of_header() {
+    if (pos_ >= data_.size()) fail(ErrorCode::kTruncated, name_, "file ends inside the header");
+    if (!is_space(data_[pos_]))
+      fail(ErrorCode::kFormat, name_, "header does not end in whitespace " + at_byte(pos_));
+    ++pos_;
+  }
+
+  static std::string hex(uint8_t c) {
+    const char* d = "0123456789abcdef";
+    return {d[c >> 4], d[c & 15]};
+  }
+
+ private:
+  std::span<const uint8_t> data_;
+  const std::string& name_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+Image read_pnm(std::span<const uint8_t> data, const std::string& name) {
+  if (data.size() < 2) fail(ErrorCode::kTruncated, name, "too short for a PNM header");
+  if (data[0] != 'P' || data[1] < '1' || data[1] > '6')
+    fail(ErrorCode::kFormat, name, "not a PNM file (magic is not P1..P6)");
+  const int kind = data[1] - '0';
+  const bool text = kind <= 3;
+  const bool bitmap = kind == 1 || kind == 4;
+  const uint32_t channels = (kind == 3 || kind == 6) ? 3 : 1;
+
+  Scanner s(data, name, 2);
+  if (s.remaining() > 0 && !is_space(data[2]) && data[2] != '#')
+    fail(ErrorCode::kFormat, name, "not a PNM file (no whitespace after the magic)");
+  const uint32_t width = s.number("width", UINT32_MAX);
+  const uint32_t height = s.number("height", UINT32_MAX);
+  if (width == 0 || height == 0)
+    fail(ErrorCode::kFormat, name, "zero width or height in the header");
+  uint32_t maxval = 1;
+  if (!bitmap) {
+    const size_t at = s.pos();
+    maxval = s.number("maxval", 65535);
+    if (maxval == 0)
+      fail(ErrorCode::kFormat, name, "maxval 0 " + at_byte(at) + " (must be 1..65535)");
+  }
+  const uint32_t precision = bits_for(maxval);
+  const uint64_t samples = mul_sat(width, height, channels);
+
+  // Check the data can hold the samples before allocating anything for them.
+  uint64_t need = 0;
+  if (text) {
+    s.skip_space_and_comments();
+    need = bitmap ? samples : mul_sat(samples, 2) - 1;  // a digit each, separators between
+  } else {
+    s.end_of_header();
+    need = bitmap ? mul_sat((uint64_t{width} + 7) / 8, height)
+                  : mul_sat(samples, maxval > 255 ? 2 : 1);
+  }
+  if (need > s.remaining())
+    fail(ErrorCode::kTruncated, name,
+         std::to_string(width) + "x" + std::to_string(height) + " image needs " +
+             (text ? "at least " : "") + std::to_string(need) + " bytes of samples after " +
+             at_byte(s.pos()) + ", the file has " + std::to_string(s.remaining()));
+
+  Image image = make_image(width, height, channels, precision);
+  auto store = [&](uint64_t i, uint32_t v, size_t where) {
+    if (v > maxval)
+      fail(ErrorCode::kFormat, name,
+           "sample " + std::to_string(v) + " " + at_byte(where) + " exceeds maxval " +
+               std::to_string(maxval));
+    image.components[i % channels].samples[i / channels] = static_cast<int32_t>(v);
+  };
+  if (bitmap && text) {
+    // P1: 1 is black; stored as 1-bit greyscale, 0 black.
+    for (uint64_t i = 0; i < samples; ++i) store(i, 1 - s.bit(), s.pos());
+  } else if (text) {
+    for (uint64_t i = 0; i < samples; ++i) {
+      const size_t at = s.pos();
+      store(i, s.number("sample", 65535), at);
+    }
+  } else if (bitmap) {
+    const size_t row_bytes = (width + 7) / 8;
+    const uint8_t* p = data.data() + s.pos();
+    for (uint32_t y = 0; y < height; ++y, p += row_bytes)
+      for (uint32_t x = 0; x < width; ++x)
+        image.components[0].samples[size_t{y} * width + x] = 1 - ((p[x >> 3] >> (7 - (x & 7))) & 1);
+  } else {
+    const size_t base = s.pos();
+    const uint8_t* p = data.data() + base;
+    if (maxval > 255) {
+      for (uint64_t i = 0; i < samples; ++i)
+        store(i, (uint32_t{p[2 * i]} << 8) | p[2 * i + 1], base + 2 * i);
+    } else {
+      for (uint64_t i = 0; i < samples; ++i) store(i, p[i], base + i);
+    }
+  }
+  return image;
+}
+
+Image read_pnm(const std::filesystem::path& path) {
+  const std::vector<uint8_t> bytes = read_file(path);
+  return read_pnm(bytes, path.string());
+}
+
+std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap, const std::string& name) {
+  const size_t n = image.components.size();
+  if (n != 1 && n != 3)
+    fail(ErrorCode::kUnsupported, name,
+         "PNM holds 1 (grey) or 3 (RGB) components, the image has " + std::to_string(n));
+  const Component& c0 = image.components[0];
+  for (size_t c = 0; c < n; ++c) {
+    const Component& comp = image.components[c];
+    const std::string which = "component " + std::to_string(c) + ": ";
+    if (comp.is_signed)
+      fail(ErrorCode::kUnsupported, name, which + "PNM cannot hold signed samples");
+    if (comp.precision < 1 || comp.precision > kMaxFilePrecision)
+      fail(ErrorCode::kUnsupported, name,
+           which + "precision " + std::to_string(comp.precision) + " does not fit PNM (1..16)");
+    if (comp.precision != c0.precision)
+      fail(ErrorCode::kUnsupported, name, which + "PNM needs one precision for all components");
+    if (comp.width != c0.width || comp.height != c0.height)
+      fail(ErrorCode::kUnsupported, name, which + "PNM needs one size for all components");
+    if (comp.samples.size() != size_t{comp.width} * comp.height)
+      fail(ErrorCode::kInvalidArgument, name, which + "sample buffer does not match its size");
+  }
+  if (bitmap && (n != 1 || c0.precision != 1))
+    fail(ErrorCode::kUnsupported, name, "a PBM bitmap needs one component of precision 1");
+  const uint32_t maxval = (uint32_t{1} << c0.precision) - 1;
+  const uint32_t width = c0.width, height = c0.height;
+  std::string header = std::string("P") +
+                       (bitmap   ? "4"
+                        : n == 1 ? "5"
+                                 : "6") +
+                       "\n" + std::to_string(width) + " " + std::to_string(height) + "\n";
+  if (!bitmap) header += std::to_string(maxval) + "\n";
+  std::vector<uint8_t> out(header.begin(), header.end());
+  const size_t count = size_t{width} * height;
+  auto value = [&](size_t c, size_t i) {
+    const int32_t v = image.components[c].samples[i];
+    if (v < 0 || static_cast<uint32_t>(v) > maxval)
+      fail(ErrorCode::kInvalidArgument, name,
+           "component " + std::to_string(c) + ": sample " + std::to_string(v) +
+               " outside its precision");
+    return static_cast<uint32_t>(v);
+  };
+  if (bitmap) {
+    const size_t row_bytes = (width + 7) / 8;
+    out.resize(out.size() + row_bytes * height, 0);
+    uint8_t* p = out.data() + header.size();
+    for (uint32_t y = 0; y < height; ++y, p += row_bytes)
+      for (uint32_t x = 0; x < width; ++x)
+        if (value(0, size_t{y} * width + x) == 0) p[x >> 3] |= uint8_t(0x80 >> (x & 7));
+    return out;
+  }
+  const size_t bytes = maxval > 255 ? 2 : 1;
+  out.reserve(out.size() + count * n * bytes);
+  for (size_t i = 0; i < count; ++i) {
+    for (size_t c = 0; c < n; ++c) {
+      const uint32_t v = value(c, i);
+      if (bytes == 2) out.push_back(static_cast<uint8_t>(v >> 8));
+      out.push_back(static_cast<uint8_t>(v));
+    }
+  }
+  return out;
+}
+
+void write_pnm(const Image& image, const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  write_file(path, encode_pnm(image, ext == ".pbm", path.string()));
+}
+
+}  // namespace gj2k::io

@@ -1,0 +1,167 @@
+// MQ coder tests: spec-literal reference vs fast coder, round trips, truncation marks, raw.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "entropy/mq_dec.h"
+#include "entropy/mq_enc.h"
+#include "entropy/mq_ref.h"
+
+namespace gj2k::entropy {
+namespace {
+
+struct Decision {
+  int cx;
+  int d;
+};
+
+// Decisions over `num_ctx` contexts; p1 is the probability of a 1 (skew), per context varied.
+std::vector<Decision> random_decisions(uint32_t seed, size_t n, double p1, int num_ctx) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> cx(0, num_ctx - 1);
+  std::vector<Decision> v(n);
+  for (auto& x : v) {
+    x.cx = cx(rng);
+    const double p = (x.cx % 2) ? p1 : 1.0 - p1;
+    x.d = u(rng) < p ? 1 : 0;
+  }
+  return v;
+}
+
+std::vector<uint8_t> encode_ref(const std::vector<Decision>& v, bool predictable) {
+  MqRefEncoder enc;
+  for (const auto& x : v) enc.encode(x.cx, x.d);
+  if (predictable) {
+    enc.flush_predictable();
+  } else {
+    enc.flush();
+  }
+  return enc.bytes();
+}
+
+std::vector<uint8_t> encode_fast(const std::vector<Decision>& v, bool predictable,
+                                 std::vector<MqMark>* marks = nullptr) {
+  std::vector<uint8_t> out;
+  MqEncoder enc(&out);
+  uint8_t st[kNumContexts];
+  for (int i = 0; i < kNumContexts; ++i) st[i] = 2 * initial_state_index(i);
+  for (const auto& x : v) {
+    enc.encode(st[x.cx], static_cast<uint32_t>(x.d));
+    if (marks) marks->push_back(enc.mark());
+  }
+  enc.flush(predictable);
+  return out;
+}
+
+class MqCoderRandom : public ::testing::TestWithParam<std::tuple<double, bool>> {};
+
+TEST_P(MqCoderRandom, FastMatchesReferenceAndRoundTrips) {
+  const auto [p1, predictable] = GetParam();
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    const size_t n = (seed * 7919u) % 5000 + (seed % 5 == 0 ? 0 : 1);
+    const auto v = random_decisions(seed, n, p1, kNumContexts);
+    const auto ref = encode_ref(v, predictable);
+    const auto fast = encode_fast(v, predictable);
+    ASSERT_EQ(ref, fast) << "seed " << seed << " n " << n;
+    if (!fast.empty()) {
+      ASSERT_NE(fast.back(), 0xFF) << "seed " << seed;
+    }
+    MqRefDecoder rdec(fast.data(), fast.size());
+    MqDecoder fdec(fast.data(), fast.size());
+    uint8_t st[kNumContexts];
+    for (int i = 0; i < kNumContexts; ++i) st[i] = 2 * initial_state_index(i);
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(rdec.decode(v[i].cx), v[i].d) << "seed " << seed << " i " << i;
+      ASSERT_EQ(static_cast<int>(fdec.decode(st[v[i].cx])), v[i].d)
+          << "seed " << seed << " i " << i;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Stats, MqCoderRandom,
+                         ::testing::Combine(::testing::Values(0.5, 0.2, 0.03, 0.001, 0.0),
+                                            ::testing::Bool()));
+
+// Decoding the resolved prefix of a segment reproduces every decision coded before the mark.
+TEST(MqCoder, TruncationMarksAreSufficient) {
+  for (uint32_t seed = 100; seed < 130; ++seed) {
+    const double p1 = (seed % 3 == 0) ? 0.5 : (seed % 3 == 1) ? 0.1 : 0.01;
+    const auto v = random_decisions(seed, 3000, p1, 5);
+    std::vector<MqMark> marks;
+    const auto bytes = encode_fast(v, seed % 2 == 0, &marks);
+    std::mt19937 rng(seed);
+    for (int t = 0; t < 40; ++t) {
+      const size_t k = std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng);
+      const size_t len = MqEncoder::resolve(marks[k], bytes.data(), 0, bytes.size());
+      ASSERT_LE(len, bytes.size());
+      const std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + len);
+      MqDecoder dec(prefix.data(), prefix.size());
+      uint8_t st[kNumContexts];
+      for (int i = 0; i < kNumContexts; ++i) st[i] = 2 * initial_state_index(i);
+      for (size_t i = 0; i <= k; ++i) {
+        ASSERT_EQ(static_cast<int>(dec.decode(st[v[i].cx])), v[i].d)
+            << "seed " << seed << " mark " << k << " i " << i << " len " << len;
+      }
+    }
+  }
+}
+
+TEST(MqCoder, CorruptDataNeverReadsOutOfBounds) {
+  std::mt19937 rng(7);
+  for (int t = 0; t < 200; ++t) {
+    std::vector<uint8_t> junk(t % 17);
+    for (auto& b : junk) b = static_cast<uint8_t>(rng() % 4 == 0 ? 0xFF : rng());
+    MqDecoder dec(junk.data(), junk.size());
+    MqRefDecoder ref(junk.data(), junk.size());
+    uint8_t st[kNumContexts];
+    for (int i = 0; i < kNumContexts; ++i) st[i] = 2 * initial_state_index(i);
+    for (int i = 0; i < 500; ++i) {
+      const int cx = static_cast<int>(rng() % kNumContexts);
+      ASSERT_EQ(static_cast<int>(dec.decode(st[cx])), ref.decode(cx)) << "trial " << t;
+    }
+  }
+}
+
+TEST(MqRaw, RoundTripWithStuffingAndTermination) {
+  for (uint32_t seed = 1; seed <= 60; ++seed) {
+    std::mt19937 rng(seed);
+    const size_t n = rng() % 3000;
+    const bool ones = seed % 3 == 0;  // long runs of 1s force 0xFF bytes and stuffing
+    std::vector<uint32_t> bits(n);
+    for (auto& b : bits) b = ones ? (rng() % 50 != 0) : (rng() & 1);
+    std::vector<uint8_t> out{0x12};  // a preceding segment
+    RawEncoder enc(&out);
+    std::vector<size_t> marks;
+    for (auto b : bits) {
+      enc.put(b);
+      marks.push_back(enc.mark());
+    }
+    enc.flush(seed % 2 == 0);
+    const uint8_t* seg = out.data() + 1;
+    const size_t len = out.size() - 1;
+    if (len) {
+      ASSERT_NE(seg[len - 1], 0xFF) << "seed " << seed;
+    }
+    for (size_t i = 0; i + 1 < len; ++i) {
+      if (seg[i] == 0xFF) {
+        ASSERT_LT(seg[i + 1], 0x80) << "seed " << seed;
+      }
+    }
+    RawDecoder dec(seg, len);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(dec.bit(), bits[i]) << "seed " << seed << " i " << i;
+    for (int t = 0; t < 10 && n; ++t) {
+      const size_t k = rng() % n;
+      const size_t cut = std::min(marks[k] - 1, len);
+      RawDecoder pdec(seg, cut);
+      for (size_t i = 0; i <= k; ++i) {
+        ASSERT_EQ(pdec.bit(), bits[i]) << "seed " << seed << " mark " << k << " i " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gj2k::entropy

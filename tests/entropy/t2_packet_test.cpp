@@ -1,0 +1,285 @@
+// Packet header coding of one precinct (15444-1 B.10): round trips over layers, bands, segment
+// styles and framing; hand-worked headers; errors on bad input.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "entropy/t2_packet.h"
+#include "gj2k/error.h"
+
+namespace gj2k::entropy {
+namespace {
+
+TEST(T2Packet, SegmentSplitsFollowTableD9) {
+  const SegmentStyle bypass{true, false}, termall{false, true}, plain{};
+  for (int p = 0; p < 9; ++p) EXPECT_FALSE(pass_ends_segment(bypass, p)) << p;
+  EXPECT_TRUE(pass_ends_segment(bypass, 9));    // end of the first 10 MQ passes
+  EXPECT_FALSE(pass_ends_segment(bypass, 10));  // raw significance
+  EXPECT_TRUE(pass_ends_segment(bypass, 11));   // raw refinement ends the raw segment
+  EXPECT_TRUE(pass_ends_segment(bypass, 12));   // cleanup: its own MQ segment
+  EXPECT_FALSE(pass_ends_segment(bypass, 13));
+  for (int p = 0; p < 40; ++p) {
+    EXPECT_TRUE(pass_ends_segment(termall, p));
+    EXPECT_FALSE(pass_ends_segment(plain, p));
+  }
+  EXPECT_EQ(split_passes(bypass, 8, 6), (std::vector<int>{2, 2, 1, 1}));
+  EXPECT_EQ(split_passes(bypass, 0, 3), (std::vector<int>{3}));
+  EXPECT_EQ(split_passes(termall, 4, 3), (std::vector<int>{1, 1, 1}));
+  EXPECT_EQ(split_passes(plain, 4, 30), (std::vector<int>{30}));
+  EXPECT_TRUE(split_passes(plain, 4, 0).empty());
+}
+
+TEST(T2Packet, HandWorkedHeaders) {
+  // One band of one code-block. Layer 0: 1 pass of 5 bytes, no missing bit-plane:
+  // 1 (non-empty) 1 (inclusion: value 0 < 1) 1 (zero planes: 0) 0 (1 pass) 0 (Lblock stays 3)
+  // 101 (length in 3 bits) = 0xE5.
+  const PrecinctBandShape shape{1, 1};
+  PacketEncoder enc(std::span(&shape, 1), SegmentStyle{});
+  enc.set_missing_msbs(0, 0, 0);
+  std::vector<std::vector<BlockContribution>> c(1, std::vector<BlockContribution>(1));
+  c[0][0] = {1, {5}};
+  std::vector<uint8_t> out;
+  EXPECT_EQ(enc.encode_packet(0, c, {}, 0, out), 1u);
+  EXPECT_EQ(out, (std::vector<uint8_t>{0xE5}));
+  // Layer 1: 2 passes of 3 bytes: 1 1 (included) 10 (2 passes) 0 0011 (3 + log2(2) = 4 bits).
+  out.clear();
+  c[0][0] = {2, {3}};
+  EXPECT_EQ(enc.encode_packet(1, c, {}, 1, out), 2u);
+  EXPECT_EQ(out, (std::vector<uint8_t>{0xE1, 0x80}));
+  // Layer 2: nothing, with SOP (Nsop = 2) and EPH: an empty packet is the single bit 0.
+  out.clear();
+  c[0][0] = {};
+  enc.encode_packet(2, c, PacketFraming{true, true}, 2, out);
+  EXPECT_EQ(out, (std::vector<uint8_t>{0xFF, 0x91, 0x00, 0x04, 0x00, 0x02, 0x00, 0xFF, 0x92}));
+  // Layer 3: 1 pass of 1000 bytes: Lblock 3 -> 10, seven 1s and a 0.
+  out.clear();
+  c[0][0] = {1, {1000}};
+  enc.encode_packet(3, c, {}, 3, out);
+  // 1 1 0 11111110 1111101000 -> 110111111101111101000 padded
+  EXPECT_EQ(out, (std::vector<uint8_t>{0xDF, 0xDF, 0x40}));
+
+  PacketDecoder dec(std::span(&shape, 1), SegmentStyle{});
+  const std::vector<uint8_t> l0{0xE5};
+  DecodedPacket p = dec.decode_packet(0, l0, {});
+  EXPECT_FALSE(p.empty);
+  EXPECT_EQ(p.header_bytes, 1u);
+  EXPECT_EQ(p.body_bytes, 5u);
+  ASSERT_EQ(p.blocks[0][0].pieces.size(), 1u);
+  EXPECT_TRUE(p.blocks[0][0].first_inclusion);
+  EXPECT_EQ(p.blocks[0][0].pieces[0].length, 5u);
+}
+
+struct Plan {
+  SegmentStyle style;
+  PacketFraming framing;
+  int layers = 1;
+  std::vector<PrecinctBandShape> shapes;
+  // [band][block]: missing msbs, first layer (-1: never), passes per layer, lengths per layer.
+  std::vector<std::vector<int>> msbs, first;
+  std::vector<std::vector<std::vector<BlockContribution>>> per_layer;  // [layer][band][block]
+};
+
+Plan random_plan(std::mt19937& rng) {
+  Plan p;
+  p.style.bypass = rng() % 2;
+  p.style.termall = rng() % 3 == 0;
+  p.framing.sop = rng() % 2;
+  p.framing.eph = rng() % 2;
+  p.layers = 1 + static_cast<int>(rng() % 6);
+  const size_t nb = rng() % 2 ? 3 : 1;
+  for (size_t b = 0; b < nb; ++b) {
+    p.shapes.push_back({static_cast<uint32_t>(rng() % 5), static_cast<uint32_t>(rng() % 5)});
+    if (rng() % 6 == 0) p.shapes.back().blocks_x = 0;
+  }
+  p.msbs.resize(nb);
+  p.first.resize(nb);
+  p.per_layer.assign(p.layers, std::vector<std::vector<BlockContribution>>(nb));
+  for (size_t b = 0; b < nb; ++b) {
+    const uint32_t n = p.shapes[b].blocks_x * p.shapes[b].blocks_y;
+    for (int l = 0; l < p.layers; ++l) p.per_layer[l][b].resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      p.msbs[b].push_back(static_cast<int>(rng() % 31));
+      const bool never = rng() % 5 == 0;
+      const int first = never ? -1 : static_cast<int>(rng() % p.layers);
+      p.first[b].push_back(first);
+      if (never) continue;
+      int total = 0;
+      for (int l = first; l < p.layers; ++l) {
+        int np = static_cast<int>(rng() % 3 == 0 ? 0 : 1 + rng() % (rng() % 8 == 0 ? 164 : 12));
+        if (l == first && np == 0) np = 1;
+        BlockContribution& c = p.per_layer[l][b][i];
+        c.new_passes = np;
+        for (size_t k = 0; k < split_passes(p.style, total, np).size(); ++k) {
+          const int mag = static_cast<int>(rng() % 22);
+          c.piece_lengths.push_back(rng() % 7 == 0 ? 0
+                                                   : static_cast<uint32_t>(rng() % (1u << mag)));
+        }
+        total += np;
+      }
+    }
+  }
+  return p;
+}
+
+void check_block(const Plan& p, int l, size_t b, uint32_t i, const BlockPacketInfo& got,
+                 int passes_before) {
+  const BlockContribution& want = p.per_layer[l][b][i];
+  ASSERT_EQ(got.new_passes, want.new_passes) << "layer " << l << " band " << b << " block " << i;
+  EXPECT_EQ(got.first_inclusion, p.first[b][i] == l);
+  EXPECT_EQ(got.first_pass, passes_before);
+  if (want.new_passes == 0) return;
+  EXPECT_EQ(got.missing_msbs, p.msbs[b][i]);
+  const std::vector<int> split = split_passes(p.style, passes_before, want.new_passes);
+  ASSERT_EQ(got.pieces.size(), split.size());
+  int pass = passes_before;
+  for (size_t k = 0; k < split.size(); ++k) {
+    EXPECT_EQ(got.pieces[k].length, want.piece_lengths[k]);
+    EXPECT_EQ(got.pieces[k].passes, split[k]);
+    pass += split[k];
+    EXPECT_EQ(got.pieces[k].ends_segment, pass_ends_segment(p.style, pass - 1));
+  }
+}
+
+// Headers and bodies interleaved in one stream, as in a tile-part without PPM/PPT.
+TEST(T2Packet, RandomRoundTripInStream) {
+  for (uint32_t seed = 1; seed <= 400; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    const Plan p = random_plan(rng);
+    PacketEncoder enc(p.shapes, p.style);
+    for (size_t b = 0; b < p.shapes.size(); ++b) {
+      for (uint32_t i = 0; i < p.msbs[b].size(); ++i) {
+        if (p.first[b][i] >= 0) enc.set_missing_msbs(b, i, p.msbs[b][i]);
+      }
+    }
+    std::vector<uint8_t> stream;
+    std::vector<size_t> header_sizes;
+    for (int l = 0; l < p.layers; ++l) {
+      header_sizes.push_back(enc.encode_packet(l, p.per_layer[l], p.framing, l, stream));
+      for (const auto& band : p.per_layer[l]) {
+        for (const auto& c : band) {
+          for (uint32_t len : c.piece_lengths) stream.insert(stream.end(), len, 0xFF);
+        }
+      }
+    }
+
+    PacketDecoder dec(p.shapes, p.style);
+    std::vector<std::vector<int>> passes(p.shapes.size());
+    for (size_t b = 0; b < p.shapes.size(); ++b) passes[b].assign(p.msbs[b].size(), 0);
+    size_t pos = 0;
+    for (int l = 0; l < p.layers; ++l) {
+      const DecodedPacket got = dec.decode_packet(l, std::span(stream).subspan(pos), p.framing);
+      ASSERT_EQ(got.header_bytes, header_sizes[l]) << "layer " << l;
+      uint64_t body = 0;
+      bool any = false;
+      for (size_t b = 0; b < p.shapes.size(); ++b) {
+        for (uint32_t i = 0; i < p.msbs[b].size(); ++i) {
+          check_block(p, l, b, i, got.blocks[b][i], passes[b][i]);
+          if (testing::Test::HasFatalFailure()) return;
+          passes[b][i] += got.blocks[b][i].new_passes;
+          any = any || got.blocks[b][i].new_passes > 0;
+          for (uint32_t len : p.per_layer[l][b][i].piece_lengths) body += len;
+        }
+      }
+      EXPECT_EQ(got.empty, !any);
+      EXPECT_EQ(got.body_bytes, body);
+      pos += got.header_bytes + got.body_bytes;
+    }
+    EXPECT_EQ(pos, stream.size());
+  }
+}
+
+// Headers in one buffer (as PPM/PPT hold them, EPH included) and bodies in another, where the
+// SOP marker segments stay (A.7.4, A.8.1).
+TEST(T2Packet, RandomRoundTripSeparateHeaders) {
+  for (uint32_t seed = 1000; seed < 1200; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    const Plan p = random_plan(rng);
+    PacketEncoder enc(p.shapes, p.style);
+    for (size_t b = 0; b < p.shapes.size(); ++b) {
+      for (uint32_t i = 0; i < p.msbs[b].size(); ++i) {
+        if (p.first[b][i] >= 0) enc.set_missing_msbs(b, i, p.msbs[b][i]);
+      }
+    }
+    std::vector<uint8_t> headers, bodies;
+    for (int l = 0; l < p.layers; ++l) {
+      enc.encode_packet(l, p.per_layer[l], PacketFraming{false, p.framing.eph}, l, headers);
+      if (p.framing.sop) {
+        bodies.insert(bodies.end(), {0xFF, 0x91, 0x00, 0x04, 0x00, static_cast<uint8_t>(l)});
+      }
+      for (const auto& band : p.per_layer[l]) {
+        for (const auto& c : band) {
+          for (uint32_t len : c.piece_lengths) bodies.insert(bodies.end(), len, 0x5A);
+        }
+      }
+    }
+    PacketDecoder dec(p.shapes, p.style);
+    size_t hpos = 0, bpos = 0;
+    for (int l = 0; l < p.layers; ++l) {
+      const DecodedPacket got =
+          dec.decode_packet(l, std::span(headers).subspan(hpos), p.framing, false);
+      hpos += got.header_bytes;
+      const size_t sop = skip_sop(std::span(bodies).subspan(bpos));
+      EXPECT_EQ(sop, p.framing.sop ? 6u : 0u);
+      bpos += sop + got.body_bytes;
+    }
+    EXPECT_EQ(hpos, headers.size());
+    EXPECT_EQ(bpos, bodies.size());
+  }
+}
+
+TEST(T2Packet, BadInputThrows) {
+  const PrecinctBandShape shapes[3] = {{2, 2}, {1, 3}, {2, 1}};
+  const SegmentStyle style{true, false};
+  PacketEncoder enc(shapes, style);
+  std::vector<std::vector<BlockContribution>> c(3);
+  for (size_t b = 0; b < 3; ++b) {
+    c[b].resize(shapes[b].blocks_x * shapes[b].blocks_y);
+    for (uint32_t i = 0; i < c[b].size(); ++i) {
+      enc.set_missing_msbs(b, i, static_cast<int>(3 + i));
+      c[b][i].new_passes = 12;
+      c[b][i].piece_lengths = {100, 7, 9};  // passes 0-9 | 10-11 (end raw) | nothing else
+    }
+  }
+  c[0][0].piece_lengths = {1};  // wrong number of pieces
+  std::vector<uint8_t> out;
+  EXPECT_THROW(enc.encode_packet(0, c, {}, 0, out), Error);
+  c[0][0].piece_lengths = {100, 7};
+  PacketEncoder enc2(shapes, style);
+  for (size_t b = 0; b < 3; ++b)
+    for (uint32_t i = 0; i < c[b].size(); ++i) enc2.set_missing_msbs(b, i, 1);
+  for (auto& band : c)
+    for (auto& blk : band) blk.piece_lengths = {100, 7};
+  const PacketFraming eph{false, true};
+  enc2.encode_packet(0, c, eph, 0, out);
+
+  auto expect_code = [&](std::span<const uint8_t> bytes, PacketFraming f, ErrorCode code) {
+    PacketDecoder dec(shapes, style);
+    try {
+      dec.decode_packet(0, bytes, f);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), code) << e.what();
+    }
+  };
+  // Every truncation of the header fails cleanly.
+  for (size_t n = 0; n + 1 < out.size(); ++n) {
+    SCOPED_TRACE("cut at " + std::to_string(n));
+    expect_code(std::span(out).first(n), eph, ErrorCode::kTruncated);
+  }
+  std::vector<uint8_t> bad = out;
+  bad.back() = 0x93;  // not EPH
+  expect_code(bad, eph, ErrorCode::kFormat);
+  const std::vector<uint8_t> sop{0xFF, 0x91, 0x00, 0x05, 0x00, 0x00, 0x00};
+  expect_code(sop, PacketFraming{true, false}, ErrorCode::kFormat);
+  // Lblock growing without end.
+  const std::vector<uint8_t> ones{0xC0 | 0x3F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F};
+  PacketDecoder dec(shapes, SegmentStyle{});
+  EXPECT_THROW(dec.decode_packet(0, ones, {}), Error);
+}
+
+}  // namespace
+}  // namespace gj2k::entropy

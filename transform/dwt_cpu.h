@@ -1,0 +1,38 @@
+// Fast CPU DWT variants (the multicore CPU methods of Galiano et al.,
+// ../shared/papers/galiano-multicore-gpu-dwt.md). Same contract as dwt.h; reached through
+// dwt_ops(DwtVariant::kCpu / kCpuConvolve).
+//
+// - cpu:: lifting on deinterleaved halves: each 2-D level runs the vertical pass on strips of
+//   kStripWidth columns (one strip per task, all rows, lanes vectorised; levels smaller than 2^15 samples run on one thread) and the horizontal
+//   pass on rows (one row per task), OpenMP over strips / rows. 5/3 is bit-identical to the
+//   reference; 9/7 performs the reference's float operations in the same order (identical in
+//   practice; tests allow 1e-5 relative).
+// - conv:: 9/7 by filter-bank convolution with the 9-tap / 7-tap analysis filters and the
+//   7-tap / 9-tap synthesis filters equivalent to the lifting (dwt97_filters), same strips and
+//   rows; float32 accumulation, so it differs from the lifting by rounding (tests: 1e-4
+//   relative to the signal's peak per level).
+#pragma once
+
+#include <cstdint>
+
+#include "transform/dwt.h"
+
+namespace gj2k::transform {
+
+namespace cpu {
+inline constexpr uint32_t kStripWidth = 32;  // columns per vertical-pass task
+void forward53(Plane<int32_t> p, const Rect& tc, int levels);
+void inverse53(Plane<int32_t> p, const Rect& tc, int levels);
+void forward97(Plane<float> p, const Rect& tc, int levels);
+void inverse97(Plane<float> p, const Rect& tc, int levels);
+}  // namespace cpu
+
+namespace conv {
+void forward97(Plane<float> p, const Rect& tc, int levels);
+void inverse97(Plane<float> p, const Rect& tc, int levels);
+}  // namespace conv
+
+// Shared by the CPU variants: argument checks of the dwt.h contract (throws Error).
+void check_dwt_args(const void* data, size_t stride, const Rect& tc, int levels, const char* what);
+
+}  // namespace gj2k::transform

@@ -1,0 +1,142 @@
+// Annex G: DC level shift, RCT, ICT. Plain loops over contiguous samples (vectorisable).
+#include "transform/mct.h"
+
+#include <cmath>
+#include <string>
+
+#include "gj2k/error.h"
+
+namespace gj2k::transform {
+namespace {
+
+// G.3 coefficients.
+constexpr float kYR = 0.299f, kYG = 0.587f, kYB = 0.114f;
+constexpr float kCbR = -0.16875f, kCbG = -0.33126f, kCbB = 0.5f;
+constexpr float kCrR = 0.5f, kCrG = -0.41869f, kCrB = -0.08131f;
+constexpr float kRCr = 1.402f, kGCb = -0.34413f, kGCr = -0.71414f, kBCb = 1.772f;
+
+// Round to nearest (ties to even) and clamp to [lo, hi]; NaN becomes lo.
+inline int32_t round_clamp(double t, int32_t lo, int32_t hi) {
+  t = t > lo ? t : lo;
+  t = t < hi ? t : hi;
+  return static_cast<int32_t>(std::nearbyint(t));
+}
+inline int32_t clamp_i(int64_t v, int32_t lo, int32_t hi) {
+  return static_cast<int32_t>(v < lo ? lo : (v > hi ? hi : v));
+}
+
+}  // namespace
+
+int32_t dc_offset(int precision, bool is_signed) {
+  if (precision < 1 || precision > 31)
+    throw Error(ErrorCode::kUnsupported,
+                "DC level shift: precision " + std::to_string(precision) + " outside 1..31");
+  return is_signed ? 0 : int32_t{1} << (precision - 1);
+}
+
+void dc_shift_forward(int32_t* x, size_t n, int32_t offset) {
+  for (size_t i = 0; i < n; ++i) x[i] -= offset;
+}
+void dc_shift_inverse(int32_t* x, size_t n, int32_t offset) {
+  for (size_t i = 0; i < n; ++i) x[i] += offset;
+}
+
+void rct_forward(int32_t* __restrict c0, int32_t* __restrict c1, int32_t* __restrict c2, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t r = c0[i], g = c1[i], b = c2[i];
+    c0[i] = (r + 2 * g + b) >> 2;  // floor: >> is arithmetic on signed values (C++20)
+    c1[i] = b - g;
+    c2[i] = r - g;
+  }
+}
+void rct_inverse(int32_t* __restrict c0, int32_t* __restrict c1, int32_t* __restrict c2, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t y = c0[i], u = c1[i], v = c2[i];
+    const int32_t g = y - ((u + v) >> 2);
+    c0[i] = v + g;
+    c1[i] = g;
+    c2[i] = u + g;
+  }
+}
+
+void ict_forward(float* __restrict c0, float* __restrict c1, float* __restrict c2, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float r = c0[i], g = c1[i], b = c2[i];
+    c0[i] = kYR * r + kYG * g + kYB * b;
+    c1[i] = kCbR * r + kCbG * g + kCbB * b;
+    c2[i] = kCrR * r + kCrG * g + kCrB * b;
+  }
+}
+void ict_inverse(float* __restrict c0, float* __restrict c1, float* __restrict c2, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float y = c0[i], cb = c1[i], cr = c2[i];
+    c0[i] = y + kRCr * cr;
+    c1[i] = y + kGCb * cb + kGCr * cr;
+    c2[i] = y + kBCb * cb;
+  }
+}
+
+void dc_shift_rct_forward(int32_t* __restrict c0, int32_t* __restrict c1, int32_t* __restrict c2,
+                          size_t n, const int32_t offset[3]) {
+  const int32_t o0 = offset[0], o1 = offset[1], o2 = offset[2];
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t r = c0[i] - o0, g = c1[i] - o1, b = c2[i] - o2;
+    c0[i] = (r + 2 * g + b) >> 2;
+    c1[i] = b - g;
+    c2[i] = r - g;
+  }
+}
+
+void dc_shift_ict_forward(const int32_t* __restrict in0, const int32_t* __restrict in1,
+                          const int32_t* __restrict in2, float* __restrict c0, float* __restrict c1,
+                          float* __restrict c2, size_t n, const int32_t offset[3]) {
+  const int32_t o0 = offset[0], o1 = offset[1], o2 = offset[2];
+  for (size_t i = 0; i < n; ++i) {
+    const float r = static_cast<float>(in0[i] - o0), g = static_cast<float>(in1[i] - o1),
+                b = static_cast<float>(in2[i] - o2);
+    c0[i] = kYR * r + kYG * g + kYB * b;
+    c1[i] = kCbR * r + kCbG * g + kCbB * b;
+    c2[i] = kCrR * r + kCrG * g + kCrB * b;
+  }
+}
+
+void rct_inverse_dc_shift(int32_t* __restrict c0, int32_t* __restrict c1, int32_t* __restrict c2,
+                          size_t n, const int32_t offset[3], const int32_t lo[3],
+                          const int32_t hi[3]) {
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t y = c0[i], u = c1[i], v = c2[i];
+    const int32_t g = y - ((u + v) >> 2);
+    c0[i] = clamp_i(int64_t{v} + g + offset[0], lo[0], hi[0]);
+    c1[i] = clamp_i(int64_t{g} + offset[1], lo[1], hi[1]);
+    c2[i] = clamp_i(int64_t{u} + g + offset[2], lo[2], hi[2]);
+  }
+}
+
+void ict_inverse_dc_shift(const float* __restrict in0, const float* __restrict in1,
+                          const float* __restrict in2, int32_t* __restrict c0,
+                          int32_t* __restrict c1, int32_t* __restrict c2, size_t n,
+                          const int32_t offset[3], const int32_t lo[3], const int32_t hi[3]) {
+  for (size_t i = 0; i < n; ++i) {
+    const float y = in0[i], cb = in1[i], cr = in2[i];
+    const float r = y + kRCr * cr, g = y + kGCb * cb + kGCr * cr, b = y + kBCb * cb;
+    c0[i] = round_clamp(double{r} + offset[0], lo[0], hi[0]);
+    c1[i] = round_clamp(double{g} + offset[1], lo[1], hi[1]);
+    c2[i] = round_clamp(double{b} + offset[2], lo[2], hi[2]);
+  }
+}
+
+void dc_shift_to_float(const int32_t* __restrict in, float* __restrict out, size_t n,
+                       int32_t offset) {
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(in[i] - offset);
+}
+
+void float_to_int_dc_shift(const float* __restrict in, int32_t* __restrict out, size_t n,
+                           int32_t offset, int32_t lo, int32_t hi) {
+  for (size_t i = 0; i < n; ++i) out[i] = round_clamp(double{in[i]} + offset, lo, hi);
+}
+
+void dc_shift_inverse_clamp(int32_t* x, size_t n, int32_t offset, int32_t lo, int32_t hi) {
+  for (size_t i = 0; i < n; ++i) x[i] = clamp_i(int64_t{x[i]} + offset, lo, hi);
+}
+
+}  // namespace gj2k::transform
