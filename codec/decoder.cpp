@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "codec/decoder_color.h"
+#include "codec/decoder_icc.h"
 #include "codec/decoder_tile.h"
 #include "codec/jp2/boxes.h"
 #include "codec/markers/reader.h"
@@ -295,6 +296,9 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
     codec::apply_channel_definitions(image, color);
   }
   if (p.force_rgb && image.color_space == ColorSpace::kSYCC) codec::sycc_to_rgb(image);
+  if (p.force_rgb && image.color_space == ColorSpace::kICC &&
+      codec::icc_to_srgb(image, image.icc_profile))
+    image.icc_profile.clear();
   if (p.upsample) codec::upsample(image);
   return image;
 }

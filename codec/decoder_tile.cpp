@@ -15,6 +15,7 @@
 #include "gj2k/error.h"
 #include "transform/dwt.h"
 #include "transform/mct.h"
+#include "transform/quant.h"
 
 namespace gj2k::codec {
 namespace {
@@ -70,9 +71,8 @@ entropy::BandKind band_kind(Band b) {
   return static_cast<entropy::BandKind>(static_cast<uint8_t>(b));
 }
 
-// log2 of the subband gain (E.1.1.1, Table E.1): LL 0, HL/LH 1, HH 2.
-int band_gain(Band b) {
-  return b == Band::kLL ? 0 : b == Band::kHH ? 2 : 1;
+transform::QuantStep to_quant_step(const StepSize& s) {
+  return {s.exponent, s.mantissa};
 }
 
 // Whether code-block `cb` (on the grid of a subband of level n) can influence the region: its
@@ -265,7 +265,7 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
     if (cb.empty() || job.seg->segs.empty()) continue;
     const int n = band.level;
     const StepSize step = cs.quant->step(cs.levels, n, band.band);
-    const int mb = cs.quant->guard_bits + step.exponent - 1;  // E-2
+    const int mb = transform::magnitude_bits(cs.quant->guard_bits, to_quant_step(step));
     const int planes = mb + cs.roi_shift - job.seg->missing_msbs;
     if (planes <= 0) continue;
     // Where the block lies in the Mallat arrangement of the kept resolutions.
@@ -343,9 +343,8 @@ void reconstruct(ComponentState& cs) {
   for (int r = 0; r <= cs.kept_levels; ++r) {
     for (const BandLayout& band : cs.layout.resolutions[r].bands) {
       const StepSize step = cs.quant->step(cs.levels, band.level, band.band);
-      const int rb = static_cast<int>(cs.precision) + band_gain(band.band);
-      const double delta =
-          std::ldexp(1.0 + step.mantissa / 2048.0, rb - static_cast<int>(step.exponent));
+      const double delta = transform::step_size(
+          transform::nominal_range(static_cast<int>(cs.precision), band.band), to_quant_step(step));
       const float scale = static_cast<float>(delta * 0.5);  // half units
       const int kept_n = band.level - (cs.levels - cs.kept_levels);
       const auto place =

@@ -47,7 +47,9 @@ struct DecodeParams {
   std::vector<uint32_t> components;
   // Resample subsampled components to the image grid (dx = dy = 1) by sample replication.
   bool upsample = false;
-  // Convert sYCC (JP2 colr 18) to RGB, upsampling chroma first when subsampled.
+  // Render in sRGB: sYCC (JP2 colr 18) to RGB, upsampling chroma first when subsampled, and
+  // images described by a restricted ICC profile (monochrome or matrix/TRC RGB) converted to
+  // sRGB (grey stays one component). Other colour descriptions are left as they are.
   bool force_rgb = false;
   // On a truncated or damaged stream, decode what it holds instead of throwing.
   bool allow_partial = false;
