@@ -20,9 +20,8 @@ namespace {
 using codec::Codestream;
 using transform::Rect;
 
-// Samples one decode may allocate per component (refuses absurd SIZ values before any
-// allocation; 2^32 samples is a 65536 x 65536 component).
-constexpr uint64_t kMaxComponentSamples = uint64_t{1} << 32;
+// The most output samples of one decode whatever DecodeParams::max_samples says (64 GiB).
+constexpr uint64_t kMaxSamples = uint64_t{1} << 34;
 
 uint32_t ceil_shift(uint32_t v, uint32_t r) {
   return transform::ceil_div_pow2(v, static_cast<int>(r));
@@ -156,6 +155,14 @@ HeaderInfo Decoder::read_header() {
 
 Image Decoder::decode(const DecodeParams& params) {
   impl_->read_header();
+  // Every parallel region of this decode (including the transforms') uses params.threads.
+  struct ThreadScope {
+    int saved = omp_get_max_threads();
+    explicit ThreadScope(uint32_t n) {
+      if (n) omp_set_num_threads(static_cast<int>(n));
+    }
+    ~ThreadScope() { omp_set_num_threads(saved); }
+  } scope(params.threads);
   return impl_->decode(params);
 }
 
@@ -212,6 +219,7 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   if (image.x1 <= image.x0 || image.y1 <= image.y0)
     throw Error(ErrorCode::kInvalidArgument,
                 "reduce " + std::to_string(R) + " leaves an empty image");
+  uint64_t total_samples = 0;
   for (uint32_t c : order) {
     const auto& sc = siz.components[c];
     if (sc.precision > 31)
@@ -223,12 +231,13 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
     comp.dy = sc.dy;
     comp.precision = sc.precision;
     comp.is_signed = sc.is_signed;
-    const uint64_t samples = uint64_t{component_extent(image.x0, image.x1, sc.dx)} *
-                             component_extent(image.y0, image.y1, sc.dy);
-    if (samples > kMaxComponentSamples)
-      throw Error(ErrorCode::kUnsupported, "SIZ: component " + std::to_string(c) + " of " +
-                                               std::to_string(samples) +
-                                               " samples is more than gj2k decodes at once");
+    total_samples += uint64_t{component_extent(image.x0, image.x1, sc.dx)} *
+                     component_extent(image.y0, image.y1, sc.dy);
+    if (total_samples > std::min(p.max_samples, kMaxSamples))
+      throw Error(ErrorCode::kUnsupported,
+                  "SIZ: the output would hold more than " +
+                      std::to_string(std::min(p.max_samples, kMaxSamples)) +
+                      " samples (DecodeParams::max_samples)");
     image.components.push_back(comp);
   }
   allocate_components(image);
@@ -270,6 +279,12 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
     }
     (void)t;
   };
+  for (uint32_t t : tiles)
+    if (codec::tile_samples(code, t, to) > std::min(p.max_samples, kMaxSamples))
+      throw Error(ErrorCode::kUnsupported,
+                  "tile " + std::to_string(t) + ": more coefficients than " +
+                      std::to_string(std::min(p.max_samples, kMaxSamples)) +
+                      " (DecodeParams::max_samples)");
   const auto cs = codestream();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(tile_parallel ? threads : 1)
   for (size_t i = 0; i < tiles.size(); ++i) {

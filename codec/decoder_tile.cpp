@@ -126,11 +126,14 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
     for (const auto& res : prog.components.back().resolutions)
       total += uint64_t{res.precincts_x} * res.precincts_y;
   }
-  if (total * cod.layers > kMaxPackets)
-    fail(ErrorCode::kUnsupported, t,
-         std::to_string(total * cod.layers) +
-             " packets (layers x precincts) is more than gj2k "
-             "accepts");
+  // Every packet takes at least one header byte, so a tile cannot hold more packets than
+  // bytes; refuse (before listing them) a count far beyond what the data could hold.
+  const uint64_t packets = total * cod.layers;
+  const uint64_t bytes = data.size() + headers.size();
+  if (packets > kMaxPackets || packets > 16 * bytes + 4096)
+    fail(ErrorCode::kTruncated, t,
+         std::to_string(packets) + " packets (layers x precincts) in " + std::to_string(bytes) +
+             " bytes of packet data");
   std::vector<PacketId> order;
   const auto& pocs = effective_poc(main, &tile.header);
   if (pocs.empty()) {

@@ -56,6 +56,9 @@ struct DecodeParams {
   // Worker threads for decoding (0 = all hardware threads).
   uint32_t threads = 0;
   DecodeDevice device = DecodeDevice::kAuto;
+  // Refuse (Error kUnsupported) a decode whose output would hold more samples than this, in
+  // all components together: a guard against headers that describe absurd images.
+  uint64_t max_samples = uint64_t{1} << 34;
   // JP2 only: apply the palette (pclr/cmap) and channel definitions (cdef) (default). When
   // false, the codestream's components are returned as they are.
   bool apply_jp2_color = true;

@@ -22,6 +22,7 @@ void decode_or_error(const std::vector<uint8_t>& bytes, const std::string& what,
     gj2k::DecodeParams p;
     p.allow_partial = partial;
     p.threads = 1;
+    p.max_samples = uint64_t{1} << 24;  // corrupted sizes must not allocate gigabytes
     gj2k::Image img = gj2k::decode_memory(bytes, p);
     gj2k::validate(img);  // whatever comes back is a consistent image
   } catch (const gj2k::Error& e) {
