@@ -63,6 +63,15 @@ struct ComponentState {
   bool reversible() const { return coding->wavelet == Wavelet::k5x3Reversible; }
 };
 
+// Runs fn(first, count) over [0, n) in chunks, in parallel (the caller's thread count).
+template <class Fn>
+void in_chunks(size_t n, const Fn& fn) {
+  constexpr size_t kChunk = size_t{1} << 16;
+  const size_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) if (chunks > 1)
+  for (size_t k = 0; k < chunks; ++k) fn(k * kChunk, std::min(n, (k + 1) * kChunk) - k * kChunk);
+}
+
 uint64_t block_key(uint32_t r, uint32_t b, uint32_t index) {
   return (uint64_t{r} << 40) | (uint64_t{b} << 32) | index;
 }
@@ -337,7 +346,11 @@ void reconstruct(ComponentState& cs) {
   const auto& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
   if (cs.reversible()) {
     // Half units to integers: the fractional bit is the midpoint of a truncated block.
-    for (int32_t& v : cs.ints) v = v < 0 ? -((-v) >> 1) : (v >> 1);
+    int32_t* p = cs.ints.data();
+    in_chunks(cs.ints.size(), [p](size_t first, size_t count) {
+      for (size_t i = first; i < first + count; ++i)
+        p[i] = p[i] < 0 ? -((-p[i]) >> 1) : (p[i] >> 1);
+    });
     ops.inverse53({cs.ints.data(), stride}, rect, cs.kept_levels);
     return;
   }
@@ -352,6 +365,8 @@ void reconstruct(ComponentState& cs) {
       const int kept_n = band.level - (cs.levels - cs.kept_levels);
       const auto place =
           transform::band_placement(rect, cs.kept_levels, cs.levels == 0 ? 0 : kept_n, band.band);
+#pragma omp parallel for schedule(static) if (band.rect.width() * size_t{band.rect.height()} > \
+                                              65536)
       for (uint32_t y = 0; y < band.rect.height(); ++y) {
         const size_t row = (place.y_off + y) * stride + place.x_off;
         for (uint32_t x = 0; x < band.rect.width(); ++x)
@@ -444,52 +459,75 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
       reconstruct(cs);
     }
 
-  // Inverse multiple component transformation (G.2 / G.3) on components 0..2.
+  // Inverse multiple component transformation (G.2 / G.3) on components 0..2, inverse DC
+  // level shift (G.1.2), rounding of the irreversible path and clipping, in parallel chunks.
+  std::vector<TileComponentSamples> out(ncomp);
+  int32_t offset[3], lo[3], hi[3];
+  auto range = [&](size_t c, int32_t& off, int32_t& l, int32_t& h) {
+    const ComponentState& cs = comps[c];
+    off = transform::dc_offset(static_cast<int>(cs.precision), cs.is_signed);
+    l = static_cast<int32_t>(cs.is_signed ? -(int64_t{1} << (cs.precision - 1)) : 0);
+    h = static_cast<int32_t>(cs.is_signed ? (int64_t{1} << (cs.precision - 1)) - 1
+                                          : (int64_t{1} << cs.precision) - 1);
+  };
+  std::vector<bool> done(ncomp, false);
   if (mct && comps[0].decode && comps[0].out_rect == comps[1].out_rect &&
       comps[0].out_rect == comps[2].out_rect) {
     const size_t n = size_t{comps[0].out_rect.width()} * comps[0].out_rect.height();
+    for (size_t c = 0; c < 3; ++c) range(c, offset[c], lo[c], hi[c]);
     if (comps[0].reversible() && comps[1].reversible() && comps[2].reversible()) {
-      transform::rct_inverse(comps[0].ints.data(), comps[1].ints.data(), comps[2].ints.data(), n);
+      int32_t* p[3] = {comps[0].ints.data(), comps[1].ints.data(), comps[2].ints.data()};
+      in_chunks(n, [&](size_t i, size_t len) {
+        transform::rct_inverse_dc_shift(p[0] + i, p[1] + i, p[2] + i, len, offset, lo, hi);
+      });
+      for (size_t c = 0; c < 3; ++c) {
+        out[c].rect = comps[c].out_rect;
+        out[c].samples = std::move(comps[c].ints);
+      }
     } else {
-      for (int k = 0; k < 3; ++k)
-        if (comps[k].reversible()) {  // mixed kernels: bring the integers to float
-          comps[k].floats.assign(comps[k].ints.begin(), comps[k].ints.end());
-          std::vector<int32_t>().swap(comps[k].ints);
+      for (size_t c = 0; c < 3; ++c)
+        if (comps[c].reversible()) {  // mixed kernels: bring the integers to float
+          comps[c].floats.assign(comps[c].ints.begin(), comps[c].ints.end());
+          std::vector<int32_t>().swap(comps[c].ints);
         }
-      transform::ict_inverse(comps[0].floats.data(), comps[1].floats.data(), comps[2].floats.data(),
-                             n);
-      for (int k = 0; k < 3; ++k)
-        if (comps[k].reversible()) {
-          comps[k].ints.resize(n);
-          for (size_t i = 0; i < n; ++i)
-            comps[k].ints[i] = static_cast<int32_t>(std::lrint(comps[k].floats[i]));
-          std::vector<float>().swap(comps[k].floats);
-        }
+      for (size_t c = 0; c < 3; ++c) {
+        out[c].rect = comps[c].out_rect;
+        out[c].samples.resize(n);
+      }
+      const float* f[3] = {comps[0].floats.data(), comps[1].floats.data(), comps[2].floats.data()};
+      int32_t* d[3] = {out[0].samples.data(), out[1].samples.data(), out[2].samples.data()};
+      in_chunks(n, [&](size_t i, size_t len) {
+        transform::ict_inverse_dc_shift(f[0] + i, f[1] + i, f[2] + i, d[0] + i, d[1] + i, d[2] + i,
+                                        len, offset, lo, hi);
+      });
     }
+    done[0] = done[1] = done[2] = true;
   }
-
-  // Inverse DC level shift (G.1.2), rounding of the irreversible path, clipping.
-  std::vector<TileComponentSamples> out(ncomp);
   for (size_t c = 0; c < ncomp; ++c) {
     ComponentState& cs = comps[c];
-    if (!(c < o.components.size() && o.components[c])) continue;
+    const bool wanted = c < o.components.size() && o.components[c];
+    if (!wanted) {
+      out[c] = {};
+      continue;
+    }
+    if (done[c]) continue;
+    int32_t off, l, h;
+    range(c, off, l, h);
     out[c].rect = cs.out_rect;
-    const int64_t shift = cs.is_signed ? 0 : int64_t{1} << (cs.precision - 1);
-    const int64_t lo = cs.is_signed ? -(int64_t{1} << (cs.precision - 1)) : 0;
-    const int64_t hi =
-        cs.is_signed ? (int64_t{1} << (cs.precision - 1)) - 1 : (int64_t{1} << cs.precision) - 1;
     const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
-    out[c].samples.resize(n);
-    if (!cs.floats.empty()) {
-      for (size_t i = 0; i < n; ++i) {
-        const int64_t v = static_cast<int64_t>(std::lrint(cs.floats[i])) + shift;
-        out[c].samples[i] = static_cast<int32_t>(std::clamp(v, lo, hi));
-      }
+    if (cs.reversible()) {
+      int32_t* p = cs.ints.data();
+      in_chunks(n, [&](size_t i, size_t len) {
+        transform::dc_shift_inverse_clamp(p + i, len, off, l, h);
+      });
+      out[c].samples = std::move(cs.ints);
     } else {
-      for (size_t i = 0; i < n; ++i) {
-        const int64_t v = int64_t{cs.ints[i]} + shift;
-        out[c].samples[i] = static_cast<int32_t>(std::clamp(v, lo, hi));
-      }
+      out[c].samples.resize(n);
+      const float* f = cs.floats.data();
+      int32_t* d = out[c].samples.data();
+      in_chunks(n, [&](size_t i, size_t len) {
+        transform::float_to_int_dc_shift(f + i, d + i, len, off, l, h);
+      });
     }
   }
   return out;
