@@ -60,6 +60,10 @@ void set_precincts(opj_cparameters_t& p, int levels, int e) {
     p.prcw_init[r] = p.prch_init[r] = 1 << std::max(1, e - (levels - r) / 2);
 }
 
+void PrintTo(const Case& k, std::ostream* os) {
+  *os << k.name;
+}
+
 std::vector<Case> cases() {
   std::vector<Case> v;
   v.push_back({"Default53", true, 97, 71, 3, 8, false, 0, 0, 1, [](auto&) {}});

@@ -9,6 +9,13 @@
 #include "conformance/manifest.h"
 #include "conformance/runner.h"
 
+namespace gj2k::conformance {
+// Test names instead of bytes in gtest's messages.
+void PrintTo(const TestCase& t, std::ostream* os) {
+  *os << t.name << " (" << t.input << ", reduce " << t.reduce << ")";
+}
+}  // namespace gj2k::conformance
+
 namespace {
 
 using gj2k::conformance::TestCase;
@@ -69,13 +76,14 @@ TEST(ConformanceManifest, ParsesSyntheticFile) {
   auto dir = gj2k::test::scratch_dir() / "manifest";
   std::filesystem::create_directories(dir / "input");
   std::filesystem::create_directories(dir / "reference");
-  std::ofstream(dir / "TOLERANCES.md") << "# t\n\n## A. Class 1\n```\n"
-                                          "input,reduce,refs,ncomp,peak,mse,ref_geometry,notes\n"
-                                          "x.j2k,1,cx,2,3:4,0.5:0.25,u8 1x1,a, b\n```\n"
-                                          "## C. Class 0\n```\ninput,reduce,peak,mse,ref_geometry\n"
-                                          "x.j2k,0 and 2,7,1.5,u8 1x1\n```\n"
-                                          "## E. Further (peak 4, MSE 1\nunless noted)\n```\n"
-                                          "g1_c.j2c PPM | g2_c..g3_c.j2c x (peak 5, MSE 2)\n```\n";
+  std::ofstream(dir / "TOLERANCES.md")
+      << "# t\n\n## A. Class 1\n```\n"
+         "input,reduce,refs,ncomp,peak,mse,ref_geometry,stream_notes\n"
+         "x.j2k,1,cx,2,3:4,0.5:0.25,u8 1x1,a, b\n```\n"
+         "## C. Class 0\n```\ninput,reduce,peak,mse,ref_geometry\n"
+         "x.j2k,0 and 2,7,1.5,u8 1x1\n```\n"
+         "## E. Further (peak 4, MSE 1\nunless noted)\n```\n"
+         "g1_c.j2c PPM | g2_c..g3_c.j2c x (peak 5, MSE 2)\n```\n";
   std::ofstream(dir / "input" / "x.j2k") << "x";
   auto tests = gj2k::conformance::load_manifest(dir);
   ASSERT_EQ(tests.size(), 6u);
