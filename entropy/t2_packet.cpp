@@ -74,6 +74,31 @@ std::vector<int> split_passes(const SegmentStyle& style, int first_pass, int cou
   return pieces;
 }
 
+std::vector<uint32_t> piece_lengths_from_ends(const SegmentStyle& style,
+                                              std::span<const uint32_t> pass_ends, int first_pass,
+                                              int count) {
+  if (first_pass < 0 || count < 0 || size_t(first_pass) + size_t(count) > pass_ends.size()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "piece_lengths_from_ends: passes " + std::to_string(first_pass) + " + " +
+                    std::to_string(count) + " of " + std::to_string(pass_ends.size()));
+  }
+  std::vector<uint32_t> out;
+  uint32_t start = first_pass > 0 ? pass_ends[first_pass - 1] : 0;
+  int pass = first_pass;
+  for (int n : split_passes(style, first_pass, count)) {
+    pass += n;
+    const uint32_t end = pass_ends[pass - 1];
+    if (end < start) {
+      throw Error(
+          ErrorCode::kInvalidArgument,
+          "piece_lengths_from_ends: pass ends decrease at pass " + std::to_string(pass - 1));
+    }
+    out.push_back(end - start);
+    start = end;
+  }
+  return out;
+}
+
 size_t skip_sop(std::span<const uint8_t> bytes) {
   if (bytes.size() < 2 || bytes[0] != 0xFF || bytes[1] != 0x91) return 0;
   if (bytes.size() < 6) {
@@ -126,7 +151,7 @@ void PacketEncoder::set_missing_msbs(size_t band, uint32_t block, int missing_ms
 size_t PacketEncoder::encode_packet(int layer,
                                     std::span<const std::vector<BlockContribution>> contributions,
                                     const PacketFraming& framing, uint32_t packet_index,
-                                    std::vector<uint8_t>& out) {
+                                    std::vector<uint8_t>& out, bool empty_as_zero_bit) {
   if (layer != next_layer_) {
     throw Error(ErrorCode::kInternal, "encode_packet: layer " + std::to_string(layer) +
                                           " but the next is " + std::to_string(next_layer_));
@@ -168,8 +193,9 @@ size_t PacketEncoder::encode_packet(int layer,
     }
   }
   HeaderBitWriter w;
-  w.put_bit(any ? 1 : 0);
-  for (size_t b = 0; any && b < bands_.size(); ++b) {
+  const bool coded = any || !empty_as_zero_bit;
+  w.put_bit(coded ? 1 : 0);
+  for (size_t b = 0; coded && b < bands_.size(); ++b) {
     BandState& band = bands_[b];
     for (uint32_t i = 0; i < band.blocks.size(); ++i) {
       const BlockContribution& c = contributions[b][i];
@@ -225,6 +251,14 @@ size_t PacketEncoder::encode_packet(int layer,
 
 DecodedPacket PacketDecoder::decode_packet(int layer, std::span<const uint8_t> header,
                                            const PacketFraming& framing, bool sop_in_header) {
+  DecodedPacket res;
+  decode_packet(layer, header, framing, sop_in_header, res);
+  return res;
+}
+
+void PacketDecoder::decode_packet(int layer, std::span<const uint8_t> header,
+                                  const PacketFraming& framing, bool sop_in_header,
+                                  DecodedPacket& res) {
   if (layer != next_layer_) {
     throw Error(ErrorCode::kInternal, "decode_packet: layer " + std::to_string(layer) +
                                           " but the next is " + std::to_string(next_layer_));
@@ -233,13 +267,16 @@ DecodedPacket PacketDecoder::decode_packet(int layer, std::span<const uint8_t> h
   if (framing.sop && sop_in_header) pos = skip_sop(header);
   HeaderBitReader r(header.subspan(pos), "packet header");
 
-  DecodedPacket res;
   res.blocks.resize(bands_.size());
   for (size_t b = 0; b < bands_.size(); ++b) {
     res.blocks[b].resize(bands_[b].blocks.size());
     for (size_t i = 0; i < res.blocks[b].size(); ++i) {
-      res.blocks[b][i].first_pass = bands_[b].blocks[i].passes;
-      res.blocks[b][i].missing_msbs = bands_[b].blocks[i].missing_msbs;
+      BlockPacketInfo& info = res.blocks[b][i];
+      info.new_passes = 0;
+      info.first_inclusion = false;
+      info.first_pass = bands_[b].blocks[i].passes;
+      info.missing_msbs = bands_[b].blocks[i].missing_msbs;
+      info.pieces.clear();
     }
   }
   res.empty = r.get_bit() == 0;
@@ -293,7 +330,6 @@ DecodedPacket PacketDecoder::decode_packet(int layer, std::span<const uint8_t> h
     res.header_bytes += 2;
   }
   ++next_layer_;
-  return res;
 }
 
 }  // namespace gj2k::entropy

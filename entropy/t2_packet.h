@@ -44,6 +44,14 @@ bool pass_ends_segment(const SegmentStyle& style, int pass);
 // after every pass that ends a segment; the last piece may end mid-segment.
 std::vector<int> split_passes(const SegmentStyle& style, int first_pass, int count);
 
+// The piece lengths of passes [first_pass, first_pass + count) of a block whose pass p ends at
+// byte pass_ends[p] of its coded data (cumulative, as Tier-1 reports it): the byte difference
+// across each piece that split_passes makes. Throws Error(kInvalidArgument) when the passes
+// are out of range or the ends decrease.
+std::vector<uint32_t> piece_lengths_from_ends(const SegmentStyle& style,
+                                              std::span<const uint32_t> pass_ends, int first_pass,
+                                              int count);
+
 // The code-block grid of one subband inside a precinct (may be 0 x 0).
 struct PrecinctBandShape {
   uint32_t blocks_x = 0, blocks_y = 0;
@@ -109,6 +117,8 @@ class PrecinctState {
   int next_layer_ = 0;  // packets must come in layer order 0, 1, ...
 };
 
+// Copyable: a rate allocator may copy an encoder to size a trial packet without touching the
+// real state.
 class PacketEncoder : public PrecinctState {
  public:
   using PrecinctState::PrecinctState;
@@ -123,9 +133,11 @@ class PacketEncoder : public PrecinctState {
   // (a single 0 bit when no block contributes), and EPH when framing.eph. `contributions`
   // holds one entry per band, each with block_count(band) entries in raster order. Returns
   // the number of bytes appended. Bodies are the caller's to append after it.
+  // `empty_as_zero_bit` false codes a packet without contributions as a non-empty header whose
+  // blocks are all not included, as some encoders do; both forms are valid (B.10.3).
   size_t encode_packet(int layer, std::span<const std::vector<BlockContribution>> contributions,
                        const PacketFraming& framing, uint32_t packet_index,
-                       std::vector<uint8_t>& out);
+                       std::vector<uint8_t>& out, bool empty_as_zero_bit = true);
 };
 
 // Result of decoding one packet header.
@@ -145,9 +157,13 @@ class PacketDecoder : public PrecinctState {
   // start of `header`. With framing.sop, an SOP marker segment at the start is checked and
   // skipped when present (`sop_in_header` false: the headers were moved to PPM/PPT and SOP
   // stays in the body; see skip_sop). With framing.eph, the EPH marker that must follow the
-  // header is checked and skipped. Errors (kTruncated, kFormat) name the layer and offset.
+  // header is checked and skipped. Errors (kTruncated, kFormat) name the layer and offset;
+  // after an error the precinct's state is unspecified (reset() or discard it).
   DecodedPacket decode_packet(int layer, std::span<const uint8_t> header,
                               const PacketFraming& framing, bool sop_in_header = true);
+  // The same into `out`, reusing its allocations (for decoders that walk many packets).
+  void decode_packet(int layer, std::span<const uint8_t> header, const PacketFraming& framing,
+                     bool sop_in_header, DecodedPacket& out);
 };
 
 // The length of an SOP marker segment at the start of `bytes` (6), or 0 when there is none.
