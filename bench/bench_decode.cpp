@@ -8,6 +8,8 @@
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,8 +36,26 @@ fs::path shared_dir() {
 }
 
 // Bilinear upscale of an RGB photo to w x h, then mirrored tiling when it must grow further.
+// A 640x480 photo: the shared Bretagne1.ppm, or (where ../shared is absent) a synthetic scene
+// with gradients, edges, texture and noise.
+gj2k::Image source_photo() {
+  const fs::path file = shared_dir() / "images" / "Bretagne1.ppm";
+  if (fs::exists(file)) return gj2k::io::read_image(file);
+  gj2k::Image img = gj2k::make_image(640, 480, 3, 8);
+  uint32_t state = 12345;
+  for (int c = 0; c < 3; ++c)
+    for (uint32_t y = 0; y < 480; ++y)
+      for (uint32_t x = 0; x < 640; ++x) {
+        state = state * 1664525u + 1013904223u;
+        double v = 90 + 60 * std::sin(x * 0.02 + c) * std::cos(y * 0.015) + (x > 320 ? 40 : 0) +
+                   25 * ((x / 7 + y / 5) % 2) + double(state >> 28);
+        img.components[c].at(x, y) = std::clamp(static_cast<int32_t>(v), 0, 255);
+      }
+  return img;
+}
+
 gj2k::Image make_photo(uint32_t w, uint32_t h) {
-  const gj2k::Image src = gj2k::io::read_image(shared_dir() / "images" / "Bretagne1.ppm");
+  const gj2k::Image src = source_photo();
   const uint32_t bw = std::min(w, 2560u), bh = std::min(h, 1600u);
   gj2k::Image base = gj2k::make_image(bw, bh, 3, 8);
   for (int c = 0; c < 3; ++c) {
@@ -105,7 +125,7 @@ opj_stream_t* stream(MemStream& m, bool input) {
 }
 void quiet(const char*, void*) {}
 
-std::vector<uint8_t> opj_encode(const gj2k::Image& img, bool lossy) {
+std::vector<uint8_t> openjpeg_encode(const gj2k::Image& img, bool lossy) {
   opj_cparameters_t p;
   opj_set_default_encoder_parameters(&p);
   p.tcp_numlayers = 1;
@@ -141,7 +161,7 @@ std::vector<uint8_t> opj_encode(const gj2k::Image& img, bool lossy) {
   return out.bytes;
 }
 
-bool opj_decode(const std::vector<uint8_t>& bytes, int threads) {
+bool openjpeg_decode(const std::vector<uint8_t>& bytes, int threads) {
   MemStream in{bytes, 0};
   opj_stream_t* s = stream(in, true);
   opj_codec_t* codec = opj_create_decompress(OPJ_CODEC_J2K);
@@ -179,7 +199,7 @@ const std::vector<uint8_t>& stream_bytes(const std::string& name, uint32_t w, ui
     bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   } else {
 #ifdef GJ2K_HAVE_OPENJPEG
-    bytes = opj_encode(make_photo(w, h), lossy);
+    bytes = openjpeg_encode(make_photo(w, h), lossy);
     std::ofstream(file, std::ios::binary)
         .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 #endif
@@ -211,7 +231,7 @@ void run(benchmark::State& state, const std::string& name, uint32_t w, uint32_t 
       benchmark::DoNotOptimize(img.components[0].samples.data());
     } else {
 #ifdef GJ2K_HAVE_OPENJPEG
-      if (!opj_decode(bytes, threads)) state.SkipWithError("OpenJPEG decode failed");
+      if (!openjpeg_decode(bytes, threads)) state.SkipWithError("OpenJPEG decode failed");
 #endif
     }
   }
