@@ -20,6 +20,7 @@
 #include "entropy/mq_enc.h"
 #include "entropy/mq_ref.h"
 #include "entropy/t1.h"
+#include "entropy/t1_ref.h"
 
 namespace {
 
@@ -144,7 +145,8 @@ int threads_for(int64_t arg) {
   return arg == 0 ? omp_get_max_threads() : static_cast<int>(arg);
 }
 
-// Args: lossy (0/1), threads (0: all).
+// Args: lossy (0/1), threads (0: all); the Ref variants run the spec-literal coder (t1_ref.h).
+template <bool kRef>
 void BM_T1Encode(benchmark::State& state) {
   const Corpus& c = corpus(state.range(0) != 0);
   if (!c.ok) {
@@ -157,7 +159,11 @@ void BM_T1Encode(benchmark::State& state) {
 #pragma omp parallel for schedule(dynamic, 4) num_threads(nt)
     for (size_t i = 0; i < c.blocks.size(); ++i) {
       const Block& b = c.blocks[i];
-      encode_block(b.q.data(), b.w, b.w, b.h, b.band, 0, b.mb, out[i]);
+      if constexpr (kRef) {
+        out[i] = encode_block_ref(b.q.data(), b.w, b.w, b.h, b.band, 0, b.mb);
+      } else {
+        encode_block(b.q.data(), b.w, b.w, b.h, b.band, 0, b.mb, out[i]);
+      }
     }
     benchmark::DoNotOptimize(out.data());
   }
@@ -170,6 +176,7 @@ void BM_T1Encode(benchmark::State& state) {
   state.counters["bits/sample"] = 8.0 * static_cast<double>(bytes) / static_cast<double>(c.samples);
 }
 
+template <bool kRef>
 void BM_T1Decode(benchmark::State& state) {
   const Corpus& c = corpus(state.range(0) != 0);
   if (!c.ok) {
@@ -194,7 +201,11 @@ void BM_T1Decode(benchmark::State& state) {
       const uint32_t nbp = b.mb - e.missing_msbs;
       const Segment seg{e.data.data(), static_cast<uint32_t>(e.data.size()),
                         static_cast<uint32_t>(e.passes.size())};
-      decode_block(&seg, 1, nbp, b.band, 0, out[i].data(), b.w, b.w, b.h);
+      if constexpr (kRef) {
+        decode_block_ref(&seg, 1, nbp, b.band, 0, out[i].data(), b.w, b.w, b.h);
+      } else {
+        decode_block(&seg, 1, nbp, b.band, 0, out[i].data(), b.w, b.w, b.h);
+      }
     }
     benchmark::DoNotOptimize(out.data());
   }
@@ -213,7 +224,7 @@ void BM_T1Decode(benchmark::State& state) {
   state.counters["bits/sample"] = 8.0 * static_cast<double>(bytes) / static_cast<double>(c.samples);
 }
 
-BENCHMARK(BM_T1Encode)
+BENCHMARK_TEMPLATE(BM_T1Encode, false)
     ->ArgNames({"lossy", "threads"})
     ->Args({0, 1})
     ->Args({0, 0})
@@ -221,12 +232,24 @@ BENCHMARK(BM_T1Encode)
     ->Args({1, 0})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_T1Decode)
+BENCHMARK_TEMPLATE(BM_T1Decode, false)
     ->ArgNames({"lossy", "threads"})
     ->Args({0, 1})
     ->Args({0, 0})
     ->Args({1, 1})
     ->Args({1, 0})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_T1Encode, true)
+    ->ArgNames({"lossy", "threads"})
+    ->Args({0, 1})
+    ->Args({1, 1})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_T1Decode, true)
+    ->ArgNames({"lossy", "threads"})
+    ->Args({0, 1})
+    ->Args({1, 1})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -27,7 +27,7 @@ class MqDecoder {
   }
 
   // DECODE (C.3.2): the decision in the context whose state byte is `state`.
-  inline uint32_t decode(uint8_t& state) {
+  GJ2K_ALWAYS_INLINE uint32_t decode(uint8_t& state) {
     const MqFastState& s = kMqFastStates[state];
     const uint32_t qe = s.qe;
     a_ -= qe;
@@ -65,9 +65,9 @@ class MqDecoder {
   }
 
  private:
-  inline uint32_t byte(size_t i) const { return p_ + i < end_ ? p_[i] : 0xFFu; }
+  GJ2K_ALWAYS_INLINE uint32_t byte(size_t i) const { return p_ + i < end_ ? p_[i] : 0xFFu; }
   // BYTEIN (C.3.4); p_ points at the current byte B.
-  inline void bytein() {
+  GJ2K_ALWAYS_INLINE void bytein() {
     if (byte(0) == 0xFF) {
       if (byte(1) > 0x8F) {
         c_ += 0xFF00;
@@ -102,7 +102,7 @@ class RawDecoder {
     c_ = 0;
     ct_ = 0;
   }
-  inline uint32_t bit() {
+  GJ2K_ALWAYS_INLINE uint32_t bit() {
     if (ct_ == 0) {
       if (c_ == 0xFF) {
         const uint32_t next = p_ < end_ ? *p_ : 0xFFu;

@@ -35,7 +35,7 @@ class MqEncoder {
   }
 
   // ENCODE (C.2.2..C.2.6): codes decision d in the context whose state byte is `state`.
-  inline void encode(uint8_t& state, uint32_t d) {
+  GJ2K_ALWAYS_INLINE void encode(uint8_t& state, uint32_t d) {
     const MqFastState& s = kMqFastStates[state];
     const uint32_t qe = s.qe;
     a_ -= qe;
@@ -78,11 +78,11 @@ class MqEncoder {
 
  private:
   // BYTEOUT (C.2.7): completes B (B is held here until no carry can reach it).
-  inline void emit() {
+  GJ2K_ALWAYS_INLINE void emit() {
     if (started_) out_->push_back(b_);
     started_ = true;
   }
-  inline void byteout() {
+  GJ2K_ALWAYS_INLINE void byteout() {
     if (b_ == 0xFF) {
       emit();
       b_ = static_cast<uint8_t>(c_ >> 20);
@@ -128,7 +128,7 @@ class RawEncoder {
     ct_ = 8;
     last_ff_ = false;
   }
-  inline void put(uint32_t bit) {
+  GJ2K_ALWAYS_INLINE void put(uint32_t bit) {
     c_ |= bit << --ct_;
     if (ct_ == 0) {
       out_->push_back(static_cast<uint8_t>(c_));

@@ -164,6 +164,10 @@ void MqRefDecoder::set_context(int cx, uint8_t index, uint8_t mps) {
   mps_[cx] = mps;
 }
 
+void MqRefDecoder::copy_contexts_from(const MqRefDecoder& other) {
+  for (int cx = 0; cx < kNumContexts; ++cx) set_context(cx, other.index_[cx], other.mps_[cx]);
+}
+
 // C.3.5 INITDEC (Figure C.20): BP = BPST, C = B << 16, BYTEIN, C <<= 7, CT -= 7, A = 0x8000.
 void MqRefDecoder::initdec() {
   bp_ = 0;

@@ -51,6 +51,8 @@ class MqRefDecoder {
   MqRefDecoder(const uint8_t* data, size_t length);
   void reset_contexts();
   void set_context(int cx, uint8_t index, uint8_t mps);
+  // Takes over another decoder's context states (contexts persist across codeword segments).
+  void copy_contexts_from(const MqRefDecoder& other);
   // DECODE (C.3.2, Figure C.15).
   int decode(int cx);
 

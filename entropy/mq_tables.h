@@ -5,6 +5,14 @@
 #include <array>
 #include <cstdint>
 
+// The coders' per-decision functions must inline into the Tier-1 pass loops so that their
+// registers (A, C, CT) stay in machine registers.
+#if defined(__GNUC__)
+#define GJ2K_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define GJ2K_ALWAYS_INLINE inline
+#endif
+
 namespace gj2k::entropy {
 
 // One row of Table C.2: Qe value, next index after an MPS, next index after an LPS, and

@@ -30,6 +30,14 @@ struct CodedPass {
   bool terminated;    // the MQ/raw codeword segment ends after this pass (TERMALL, bypass...)
 };
 
+// Largest code-block the standard allows (A.6.1: width and height <= 1024, w * h <= 4096).
+// encode_block and decode_block throw Error kInvalidArgument beyond it.
+inline constexpr uint32_t kMaxBlockSide = 1024;
+inline constexpr uint32_t kMaxBlockArea = 4096;
+inline bool block_size_ok(uint32_t w, uint32_t h) {
+  return w <= kMaxBlockSide && h <= kMaxBlockSide && uint64_t{w} * h <= kMaxBlockArea;
+}
+
 struct EncodedBlock {
   uint32_t missing_msbs = 0;      // Mb - number of magnitude bit-planes actually coded
   std::vector<uint8_t> data;      // all passes' bytes, concatenated
@@ -83,6 +91,19 @@ bool pass_ends_segment(uint8_t style, uint32_t pass_index);
 
 // True when pass `pass_index` is coded raw (bypass) rather than with the MQ coder.
 bool pass_is_raw(uint8_t style, uint32_t pass_index);
+
+// What Tier-2 codes for the passes [first, last) of an encoded block that one packet includes
+// (B.10.7.2): one piece per codeword segment touched, each with its passes and the byte range
+// of the block's data it adds (offset, length). Pieces end at segment ends or at `last`; a
+// later packet continues an unfinished segment with a new piece. Requires
+// first <= last <= b.passes.size().
+struct SegmentPiece {
+  uint32_t first_pass;
+  uint32_t passes;
+  uint32_t offset;
+  uint32_t length;
+};
+std::vector<SegmentPiece> segment_pieces(const EncodedBlock& b, uint32_t first, uint32_t last);
 
 // Most passes a block with `num_bitplanes` coded bit-planes has: 3*n - 2 (0 for n = 0).
 inline uint32_t max_passes(uint32_t num_bitplanes) {

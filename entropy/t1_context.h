@@ -4,7 +4,10 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+
+#include "entropy/mq_tables.h"
 
 namespace gj2k::entropy::t1 {
 
@@ -23,7 +26,7 @@ inline constexpr uint32_t kNeg = 1u << 15;      // the sample's own sign (1: neg
 inline constexpr uint32_t kSouth = kSW | kS | kSE | kSNeg;
 
 // Marks sample `f` (in a state array of row pitch `pitch`) significant with sign `neg`.
-inline void set_significant(uint32_t* f, size_t pitch, uint32_t neg) {
+GJ2K_ALWAYS_INLINE void set_significant(uint32_t* f, size_t pitch, uint32_t neg) {
   f[-static_cast<ptrdiff_t>(pitch) - 1] |= kSE;
   f[-static_cast<ptrdiff_t>(pitch)] |= kS | (neg ? kSNeg : 0);
   f[-static_cast<ptrdiff_t>(pitch) + 1] |= kSW;

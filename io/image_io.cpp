@@ -19,7 +19,8 @@ std::optional<Format> format_from_extension(const std::filesystem::path& path) {
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext == ".tif" || ext == ".tiff") return Format::kTiff;
-  if (ext == ".pnm" || ext == ".pbm" || ext == ".pgm" || ext == ".ppm") return Format::kPnm;
+  if (ext == ".pnm" || ext == ".pbm" || ext == ".pgm" || ext == ".ppm" || ext == ".pam")
+    return Format::kPnm;
   if (ext == ".pgx") return Format::kPgx;
   if (ext == ".raw") return Format::kRaw;
   if (ext == ".rawl") return Format::kRawLittle;
@@ -38,7 +39,7 @@ Format need_format(const std::filesystem::path& path) {
   if (!format)
     fail(ErrorCode::kInvalidArgument, path.string(),
          "unknown image format extension '" + path.extension().string() +
-             "' (known: .tif .tiff .pnm .pbm .pgm .ppm .pgx .raw .rawl)");
+             "' (known: .tif .tiff .pnm .pbm .pgm .ppm .pam .pgx .raw .rawl)");
   return *format;
 }
 
@@ -48,12 +49,21 @@ std::vector<uint8_t> read_file(const std::filesystem::path& path) {
   const std::string name = path.string();
   File f(std::fopen(name.c_str(), "rb"));
   if (!f) fail(ErrorCode::kIo, name, std::string("cannot open: ") + std::strerror(errno));
+  // Read in one go when the size is known (regular files), in chunks otherwise (pipes).
   std::vector<uint8_t> bytes;
-  uint8_t buffer[1 << 16];
-  for (;;) {
-    const size_t n = std::fread(buffer, 1, sizeof buffer, f.get());
-    bytes.insert(bytes.end(), buffer, buffer + n);
-    if (n < sizeof buffer) break;
+  std::error_code ec;
+  const uintmax_t expected = std::filesystem::file_size(path, ec);
+  if (!ec && expected > 0) {
+    bytes.resize(static_cast<size_t>(expected));
+    bytes.resize(std::fread(bytes.data(), 1, bytes.size(), f.get()));
+  }
+  if (ec || bytes.size() == expected) {
+    uint8_t buffer[1 << 16];
+    for (;;) {
+      const size_t n = std::fread(buffer, 1, sizeof buffer, f.get());
+      bytes.insert(bytes.end(), buffer, buffer + n);
+      if (n < sizeof buffer) break;
+    }
   }
   if (std::ferror(f.get())) fail(ErrorCode::kIo, name, "read failed");
   return bytes;

@@ -94,9 +94,9 @@ void write_tiff(const Image& image, const std::filesystem::path& path,
                 TiffCompression compression = TiffCompression::kNone);
 
 // ---- PNM (netpbm) ---------------------------------------------------------------------------
-// Reads P1..P6: maxval 1..65535, precision = bits needed for maxval, samples kept as they are
-// (a sample above maxval is an error). 16-bit binary samples are big-endian. Bitmaps (P1/P4,
-// where 1 is black) become 1-bit greyscale with 0 black. Comments are skipped.
+// Reads P1..P7 (P7: see read_pam): maxval 1..65535, precision = bits needed for maxval, samples
+// kept as they are (a sample above maxval is an error). 16-bit binary samples are big-endian.
+// Bitmaps (P1/P4, where 1 is black) become 1-bit greyscale with 0 black. Comments are skipped.
 Image read_pnm(std::span<const uint8_t> data, const std::string& name = "<memory>");
 Image read_pnm(const std::filesystem::path& path);
 // Writes P5 (1 component) or P6 (3 components) with maxval 2^precision - 1, or P4 when
@@ -104,7 +104,17 @@ Image read_pnm(const std::filesystem::path& path);
 // precision 1..16 and one size.
 std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap = false,
                                 const std::string& name = "<memory>");
+// Writes P4 for .pbm, PAM (P7) for .pam, else as encode_pnm.
 void write_pnm(const Image& image, const std::filesystem::path& path);
+
+// PAM (P7): WIDTH, HEIGHT, DEPTH (1..16384 components), MAXVAL (1..65535), optional TUPLTYPE;
+// samples pixel-interleaved, 16-bit big-endian when MAXVAL > 255. TUPLTYPE GRAYSCALE* or
+// BLACKANDWHITE* gives kGrey, RGB* kSRGB, and *_ALPHA marks the last component as alpha.
+// read_pnm reads P7 too.
+Image read_pam(std::span<const uint8_t> data, const std::string& name = "<memory>");
+// Any number of unsigned components of one precision (1..16) and size; alpha only as the last
+// component after 1 (grey) or 3 (RGB) colour components.
+std::vector<uint8_t> encode_pam(const Image& image, const std::string& name = "<memory>");
 
 // ---- PGX (JPEG 2000 conformance) ------------------------------------------------------------
 // Reads one component: header "PG ML|LM [+|-]<precision> <width> <height>" (whitespace between
@@ -113,7 +123,8 @@ void write_pnm(const Image& image, const std::filesystem::path& path);
 // (ML) or little-endian (LM). Precision 1..16; a sample outside its precision is an error.
 Image read_pgx(std::span<const uint8_t> data, const std::string& name = "<memory>");
 Image read_pgx(const std::filesystem::path& path);
-// One component as a PGX file.
+// One component as a PGX file; the header is "PG ML|LM +|- <precision> <width> <height>\n",
+// the layout OpenJPEG's opj_decompress writes.
 std::vector<uint8_t> encode_pgx(const Component& component, bool little_endian = false,
                                 const std::string& name = "<memory>");
 // Writes a one-component image to `path`; an image of N > 1 components to "<stem>_<k>.pgx"

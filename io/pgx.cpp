@@ -139,12 +139,13 @@ std::vector<uint8_t> encode_pgx(const Component& comp, bool little_endian,
       comp.samples.size() != size_t{comp.width} * comp.height)
     fail(ErrorCode::kInvalidArgument, name, "component size and sample buffer disagree");
   const std::string header = std::string("PG ") + (little_endian ? "LM " : "ML ") +
-                             (comp.is_signed ? "-" : "+") + std::to_string(comp.precision) + " " +
+                             (comp.is_signed ? "- " : "+ ") + std::to_string(comp.precision) + " " +
                              std::to_string(comp.width) + " " + std::to_string(comp.height) + "\n";
   const size_t bytes = comp.precision <= 8 ? 1 : 2;
   std::vector<uint8_t> out(header.begin(), header.end());
-  out.reserve(out.size() + comp.samples.size() * bytes);
   const int64_t lo = comp.min_value(), hi = comp.max_value();
+  size_t at = out.size();
+  out.resize(at + comp.samples.size() * bytes);
   for (size_t i = 0; i < comp.samples.size(); ++i) {
     const int32_t v = comp.samples[i];
     if (v < lo || v > hi)
@@ -152,13 +153,13 @@ std::vector<uint8_t> encode_pgx(const Component& comp, bool little_endian,
            "sample " + std::to_string(v) + " outside its precision");
     const uint32_t u = static_cast<uint32_t>(v);
     if (bytes == 1) {
-      out.push_back(static_cast<uint8_t>(u));
+      out[at++] = static_cast<uint8_t>(u);
     } else if (little_endian) {
-      out.push_back(static_cast<uint8_t>(u));
-      out.push_back(static_cast<uint8_t>(u >> 8));
+      out[at++] = static_cast<uint8_t>(u);
+      out[at++] = static_cast<uint8_t>(u >> 8);
     } else {
-      out.push_back(static_cast<uint8_t>(u >> 8));
-      out.push_back(static_cast<uint8_t>(u));
+      out[at++] = static_cast<uint8_t>(u >> 8);
+      out[at++] = static_cast<uint8_t>(u);
     }
   }
   return out;

@@ -1,4 +1,5 @@
 // PNM (netpbm P1..P6) reader and P4/P5/P6 writer (io/image_io.h).
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <string>
@@ -101,8 +102,9 @@ class Scanner {
 
 Image read_pnm(std::span<const uint8_t> data, const std::string& name) {
   if (data.size() < 2) fail(ErrorCode::kTruncated, name, "too short for a PNM header");
+  if (data[0] == 'P' && data[1] == '7') return read_pam(data, name);
   if (data[0] != 'P' || data[1] < '1' || data[1] > '6')
-    fail(ErrorCode::kFormat, name, "not a PNM file (magic is not P1..P6)");
+    fail(ErrorCode::kFormat, name, "not a PNM file (magic is not P1..P7)");
   const int kind = data[1] - '0';
   const bool text = kind <= 3;
   const bool bitmap = kind == 1 || kind == 4;
@@ -164,13 +166,35 @@ Image read_pnm(std::span<const uint8_t> data, const std::string& name) {
       for (uint32_t x = 0; x < width; ++x)
         image.components[0].samples[size_t{y} * width + x] = 1 - ((p[x >> 3] >> (7 - (x & 7))) & 1);
   } else {
+    // Binary P5/P6: pixel-interleaved, 16-bit samples big-endian.
     const size_t base = s.pos();
     const uint8_t* p = data.data() + base;
-    if (maxval > 255) {
-      for (uint64_t i = 0; i < samples; ++i)
-        store(i, (uint32_t{p[2 * i]} << 8) | p[2 * i + 1], base + 2 * i);
-    } else {
-      for (uint64_t i = 0; i < samples; ++i) store(i, p[i], base + i);
+    const size_t bytes = maxval > 255 ? 2 : 1;
+    const size_t count = size_t{width} * height;
+    for (uint32_t c = 0; c < channels; ++c) {
+      int32_t* out = image.components[c].samples.data();
+      const uint8_t* q = p + c * bytes;
+      const size_t step = channels * bytes;
+      uint32_t worst = 0;
+      if (bytes == 2) {
+        for (size_t i = 0; i < count; ++i, q += step) {
+          const uint32_t v = (uint32_t{q[0]} << 8) | q[1];
+          worst = std::max(worst, v);
+          out[i] = static_cast<int32_t>(v);
+        }
+      } else {
+        for (size_t i = 0; i < count; ++i, q += step) {
+          worst = std::max<uint32_t>(worst, q[0]);
+          out[i] = q[0];
+        }
+      }
+      if (worst > maxval) {
+        // Find the first offender for the message.
+        for (size_t i = 0; i < count; ++i)
+          if (static_cast<uint32_t>(out[i]) > maxval)
+            store(i * channels + c, static_cast<uint32_t>(out[i]),
+                  base + (i * channels + c) * bytes);
+      }
     }
   }
   return image;
@@ -185,7 +209,8 @@ std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap, const std::stri
   const size_t n = image.components.size();
   if (n != 1 && n != 3)
     fail(ErrorCode::kUnsupported, name,
-         "PNM holds 1 (grey) or 3 (RGB) components, the image has " + std::to_string(n));
+         "PNM holds 1 (grey) or 3 (RGB) components, the image has " + std::to_string(n) +
+             " (PAM, .pam, holds any number)");
   const Component& c0 = image.components[0];
   for (size_t c = 0; c < n; ++c) {
     const Component& comp = image.components[c];
@@ -232,12 +257,18 @@ std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap, const std::stri
     return out;
   }
   const size_t bytes = maxval > 255 ? 2 : 1;
-  out.reserve(out.size() + count * n * bytes);
+  size_t at = out.size();
+  out.resize(at + count * n * bytes);
+  for (size_t c = 0; c < n; ++c) {
+    const Component& comp = image.components[c];
+    for (int32_t v : comp.samples)
+      if (v < 0 || static_cast<uint32_t>(v) > maxval) value(c, &v - comp.samples.data());
+  }
   for (size_t i = 0; i < count; ++i) {
     for (size_t c = 0; c < n; ++c) {
-      const uint32_t v = value(c, i);
-      if (bytes == 2) out.push_back(static_cast<uint8_t>(v >> 8));
-      out.push_back(static_cast<uint8_t>(v));
+      const uint32_t v = static_cast<uint32_t>(image.components[c].samples[i]);
+      if (bytes == 2) out[at++] = static_cast<uint8_t>(v >> 8);
+      out[at++] = static_cast<uint8_t>(v);
     }
   }
   return out;
@@ -246,7 +277,8 @@ std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap, const std::stri
 void write_pnm(const Image& image, const std::filesystem::path& path) {
   std::string ext = path.extension().string();
   for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  write_file(path, encode_pnm(image, ext == ".pbm", path.string()));
+  write_file(path, ext == ".pam" ? encode_pam(image, path.string())
+                                 : encode_pnm(image, ext == ".pbm", path.string()));
 }
 
 }  // namespace gj2k::io

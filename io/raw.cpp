@@ -57,6 +57,10 @@ Image read_raw(const std::filesystem::path& path, const RawGeometry& geometry) {
 
 std::vector<uint8_t> encode_raw(const Image& image, bool big_endian, const std::string& name) {
   std::vector<uint8_t> out;
+  size_t total = 0;
+  for (const Component& comp : image.components)
+    total += comp.samples.size() * (comp.precision > 8 ? 2 : 1);
+  out.reserve(total);
   for (size_t c = 0; c < image.components.size(); ++c) {
     const Component& comp = image.components[c];
     const std::string which = "component " + std::to_string(c) + ": ";

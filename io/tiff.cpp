@@ -119,6 +119,22 @@ TiffHandle open_stream(Stream& stream, const char* mode, const std::string& name
   return TiffHandle(t);
 }
 
+// Opens a file through libtiff itself (memory-mapped when reading), with the same handlers.
+TiffHandle open_file(Stream& stream, const char* mode, const std::string& name) {
+  TIFFOpenOptions* opts = TIFFOpenOptionsAlloc();
+  TIFFOpenOptionsSetErrorHandlerExtR(opts, on_error, &stream);
+  TIFFOpenOptionsSetWarningHandlerExtR(opts, on_warning, &stream);
+  TIFF* t = TIFFOpenExt(name.c_str(), mode, opts);
+  TIFFOpenOptionsFree(opts);
+  if (!t) {
+    const bool reading = mode[0] == 'r';
+    fail(reading ? ErrorCode::kFormat : ErrorCode::kIo, name,
+         std::string(reading ? "not a readable TIFF" : "cannot create the TIFF") +
+             (stream.error.empty() ? std::string() : " (" + stream.error + ")"));
+  }
+  return TiffHandle(t);
+}
+
 [[noreturn]] void libtiff_failed(const Stream& s, const std::string& name,
                                  const std::string& what) {
   fail(ErrorCode::kFormat, name, what + (s.error.empty() ? std::string() : ": " + s.error));
@@ -162,14 +178,8 @@ const char* photometric_name(uint16_t p) {
   }
 }
 
-}  // namespace
-
-Image read_tiff(std::span<const uint8_t> data, const std::string& name) {
-  Stream stream;
-  stream.input = data;
-  TiffHandle handle = open_stream(stream, "rm", name);
-  TIFF* tif = handle.get();
-
+// Decodes the first image of an open TIFF whose file holds data_size bytes.
+Image decode(TIFF* tif, Stream& stream, uint64_t data_size, const std::string& name) {
   uint32_t width = 0, height = 0;
   if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) ||
       !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height))
@@ -245,11 +255,11 @@ Image read_tiff(std::span<const uint8_t> data, const std::string& name) {
   const uint64_t samples = mul_sat(width, height, spp);
   const uint64_t packed_bytes = mul_sat((mul_sat(width, spp, bps) + 7) / 8, height);
   const uint64_t ratio = compression == COMPRESSION_NONE ? 1 : 4096;
-  if (packed_bytes > mul_sat(data.size(), ratio) || samples > (uint64_t{1} << 40))
+  if (packed_bytes > mul_sat(data_size, ratio) || samples > (uint64_t{1} << 40))
     fail(compression == COMPRESSION_NONE ? ErrorCode::kTruncated : ErrorCode::kFormat, name,
          std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(spp) +
              " samples at " + std::to_string(bps) + " bits cannot come from " +
-             std::to_string(data.size()) + " bytes");
+             std::to_string(data_size) + " bytes");
 
   // Decode into planar int32 components.
   Image image = make_image(width, height, spp, bps, is_signed);
@@ -268,10 +278,10 @@ Image read_tiff(std::span<const uint8_t> data, const std::string& name) {
   const uint64_t row_bytes = (uint64_t{chunk_w} * nsamp * bps + 7) / 8;
   const tmsize_t chunk_size = tiled ? TIFFTileSize(tif) : TIFFStripSize(tif);
   if (chunk_size <= 0) libtiff_failed(stream, name, "cannot size the strips or tiles");
-  if (static_cast<uint64_t>(chunk_size) > mul_sat(data.size(), ratio))
+  if (static_cast<uint64_t>(chunk_size) > mul_sat(data_size, ratio))
     fail(ErrorCode::kFormat, name,
          std::string(tiled ? "tile" : "strip") + " of " + std::to_string(chunk_size) +
-             " bytes cannot come from " + std::to_string(data.size()) + " bytes");
+             " bytes cannot come from " + std::to_string(data_size) + " bytes");
   if (static_cast<uint64_t>(chunk_size) < row_bytes * std::min(chunk_h, height))
     fail(ErrorCode::kFormat, name, "strip or tile size smaller than its rows");
   std::vector<uint8_t> buffer(static_cast<size_t>(chunk_size));
@@ -366,15 +376,35 @@ Image read_tiff(std::span<const uint8_t> data, const std::string& name) {
   return image;
 }
 
+}  // namespace
+
+Image read_tiff(std::span<const uint8_t> data, const std::string& name) {
+  Stream stream;
+  stream.input = data;
+  TiffHandle handle = open_stream(stream, "rm", name);
+  return decode(handle.get(), stream, data.size(), name);
+}
+
 Image read_tiff(const std::filesystem::path& path) {
-  const std::vector<uint8_t> bytes = read_file(path);
-  return read_tiff(bytes, path.string());
+  // Straight from the file (libtiff maps it), so large images are not copied into memory first.
+  const std::string name = path.string();
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec || !std::filesystem::is_regular_file(path, ec))
+    fail(ErrorCode::kIo, name, "cannot open: " + (ec ? ec.message() : "not a regular file"));
+  if (size < 8) fail(ErrorCode::kTruncated, name, "too short for a TIFF header");
+  Stream stream;
+  TiffHandle handle = open_file(stream, "r", name);
+  return decode(handle.get(), stream, size, name);
 }
 
 // ---- writing --------------------------------------------------------------------------------
 
-std::vector<uint8_t> encode_tiff(const Image& image, TiffCompression compression,
-                                 const std::string& name) {
+namespace {
+
+// Throws unless every component fits one TIFF (see encode_tiff); returns the photometric
+// sample count (1 or 3).
+uint32_t check_tiff_layout(const Image& image, const std::string& name) {
   const size_t n = image.components.size();
   if (n == 0) fail(ErrorCode::kInvalidArgument, name, "image has no components");
   if (n > 65535) fail(ErrorCode::kUnsupported, name, "more than 65535 components");
@@ -394,21 +424,25 @@ std::vector<uint8_t> encode_tiff(const Image& image, TiffCompression compression
     if (comp.samples.size() != size_t{comp.width} * comp.height)
       fail(ErrorCode::kInvalidArgument, name, which + "sample buffer does not match its size");
   }
-  const uint32_t width = c0.width, height = c0.height, bits = c0.precision;
-  if (width == 0 || height == 0) fail(ErrorCode::kInvalidArgument, name, "empty image");
+  if (c0.width == 0 || c0.height == 0) fail(ErrorCode::kInvalidArgument, name, "empty image");
   const bool rgb = n >= 3 && image.color_space != ColorSpace::kGrey;
   const uint32_t color = rgb ? 3 : 1;
   for (uint32_t c = 0; c < color; ++c)
     if (image.components[c].is_alpha)
       fail(ErrorCode::kUnsupported, name,
            "component " + std::to_string(c) + " is alpha but TIFF puts a colour sample there");
+  return color;
+}
 
-  std::vector<uint8_t> out;
-  Stream stream;
-  stream.output = &out;
+// Writes a checked image into an open TIFF.
+void encode(const Image& image, TiffCompression compression, TIFF* tif, const Stream& stream,
+            const std::string& name) {
+  const uint32_t color = check_tiff_layout(image, name);
+  const bool rgb = color == 3;
+  const size_t n = image.components.size();
+  const Component& c0 = image.components[0];
+  const uint32_t width = c0.width, height = c0.height, bits = c0.precision;
   {
-    TiffHandle handle = open_stream(stream, "w", name);
-    TIFF* tif = handle.get();
     const uint16_t spp = static_cast<uint16_t>(n);
     uint16_t scheme = COMPRESSION_NONE;
     if (compression == TiffCompression::kDeflate) scheme = COMPRESSION_ADOBE_DEFLATE;
@@ -482,13 +516,41 @@ std::vector<uint8_t> encode_tiff(const Image& image, TiffCompression compression
     }
     if (!TIFFWriteDirectory(tif)) libtiff_failed(stream, name, "cannot write the TIFF directory");
   }
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_tiff(const Image& image, TiffCompression compression,
+                                 const std::string& name) {
+  check_tiff_layout(image, name);
+  std::vector<uint8_t> out;
+  Stream stream;
+  stream.output = &out;
+  TiffHandle handle = open_stream(stream, "w", name);
+  encode(image, compression, handle.get(), stream, name);
+  TIFFClose(handle.release());  // flushes
   if (!stream.error.empty()) fail(ErrorCode::kIo, name, stream.error);
   return out;
 }
 
 void write_tiff(const Image& image, const std::filesystem::path& path,
                 TiffCompression compression) {
-  write_file(path, encode_tiff(image, compression, path.string()));
+  // Straight to the file, so large images are not assembled in memory first. Nothing is
+  // created for an image TIFF cannot hold; a failed write removes the partial file.
+  const std::string name = path.string();
+  check_tiff_layout(image, name);
+  Stream stream;
+  TiffHandle handle = open_file(stream, "w", name);
+  try {
+    encode(image, compression, handle.get(), stream, name);
+    TIFFClose(handle.release());
+    if (!stream.error.empty()) fail(ErrorCode::kIo, name, stream.error);
+  } catch (const Error&) {
+    handle.reset();
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    throw;
+  }
 }
 
 }  // namespace gj2k::io

@@ -35,11 +35,11 @@ gj2k::io::RawGeometry parse_raw(const std::string& text) {
 }
 
 const bool registered = gj2k::cli::register_command(
-    {"convert", "Convert an image between TIFF, PNM, PGX and raw (format from the extension)",
+    {"convert", "Convert an image between TIFF, PNM/PAM, PGX and raw (format from the extension)",
      [](CLI::App& app) -> gj2k::cli::RunFn {
        auto args = std::make_shared<ConvertArgs>();
        app.add_option("-i,--input", args->input,
-                      "input image (.tif .tiff .pnm .pbm .pgm .ppm .pgx .raw .rawl)")
+                      "input image (.tif .tiff .pnm .pbm .pgm .ppm .pam .pgx .raw .rawl)")
            ->required();
        app.add_option(
               "-o,--output", args->output,

@@ -101,24 +101,7 @@ StepSize Quantization::step(int levels, int n, transform::Band band) const {
   if (levels < 0 || levels > transform::kMaxLevels || n < 0 || n > levels ||
       (band == transform::Band::kLL && n != levels) || (band != transform::Band::kLL && n < 1))
     throw Error(ErrorCode::kInternal, "Quantization::step: no such subband");
-  if (style == QuantStyle::kScalarDerived) {
-    if (steps.empty()) throw Error(ErrorCode::kFormat, "derived quantization without a step");
-    // E-5: epsilon_b = epsilon_0 - NL + n_b (never below 0 for a valid stream).
-    const int e = int{steps[0].exponent} - levels + n;
-    if (e < 0)
-      throw Error(ErrorCode::kFormat,
-                  "derived quantization exponent below 0 at level " + std::to_string(n));
-    return {static_cast<uint8_t>(e), steps[0].mantissa};
-  }
-  const size_t i = band == transform::Band::kLL
-                       ? 0
-                       : 1 + 3 * static_cast<size_t>(levels - n) + static_cast<size_t>(band) - 1;
-  if (i >= steps.size())
-    throw Error(ErrorCode::kFormat, "quantization has " + std::to_string(steps.size()) +
-                                        " step sizes, fewer than the " +
-                                        std::to_string(3 * levels + 1) + " that " +
-                                        std::to_string(levels) + " levels need");
-  return steps[i];
+  return transform::signalled_step(style, steps, levels, n, band);
 }
 
 const CodingStyle& effective_cod(const MainHeader& main, const TileHeader* tile) {
@@ -154,6 +137,36 @@ uint8_t effective_roi_shift(const MainHeader& main, const TileHeader* tile, uint
 
 const std::vector<PocEntry>& effective_poc(const MainHeader& main, const TileHeader* tile) {
   return tile && !tile->poc.empty() ? tile->poc : main.poc;
+}
+
+std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& cs, uint16_t t) {
+  const Tile& tile = cs.tiles.at(t);
+  if (cs.main.has_ppm) {
+    std::vector<uint8_t> out;
+    for (size_t k : tile.parts) {
+      if (k >= cs.main.ppm_tile_parts.size())
+        throw Error(ErrorCode::kFormat, "PPM has no packed headers for tile-part " +
+                                            std::to_string(k) + " (tile " + std::to_string(t) +
+                                            ")");
+      const auto& p = cs.main.ppm_tile_parts[k];
+      out.insert(out.end(), p.begin(), p.end());
+    }
+    return out;
+  }
+  if (!tile.header.ppt.empty()) return tile.header.ppt_data;
+  return std::nullopt;
+}
+
+std::vector<uint8_t> tile_data(std::span<const uint8_t> data, const Codestream& cs, uint16_t t) {
+  std::vector<uint8_t> out;
+  for (size_t k : cs.tiles.at(t).parts) {
+    const TilePartHeader& tp = cs.tile_parts[k];
+    if (tp.body_end > data.size() || tp.body_begin > tp.body_end)
+      throw Error(ErrorCode::kInternal, "tile_data: tile-part range outside the data");
+    out.insert(out.end(), data.begin() + static_cast<ptrdiff_t>(tp.body_begin),
+               data.begin() + static_cast<ptrdiff_t>(tp.body_end));
+  }
+  return out;
 }
 
 uint32_t num_tiles_x(const Siz& siz) {

@@ -14,10 +14,12 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "transform/geometry.h"
+#include "transform/quant.h"
 
 namespace gj2k::codec {
 
@@ -97,6 +99,9 @@ inline constexpr uint8_t kAll = 0x3F;
 std::string cblk_style_names(uint8_t style);  // "BYPASS|RESET|..." or "none"
 
 enum class Wavelet : uint8_t { k9x7Irreversible = 0, k5x3Reversible = 1 };  // Table A.20
+inline transform::Wavelet to_transform(Wavelet w) {
+  return static_cast<transform::Wavelet>(w);
+}
 
 // Precinct size exponents of one resolution level (Table A.21): 2^ppx x 2^ppy on the
 // resolution's grid. 15/15 is the default when Scod/Scoc bit 0 is clear. ppx, ppy are 0..15;
@@ -135,14 +140,12 @@ struct CodingStyle {
 };
 
 // ---- QCD / QCC (A.6.4, A.6.5) --------------------------------------------------------------
-enum class QuantStyle : uint8_t { kNone = 0, kScalarDerived = 1, kScalarExpounded = 2 };
+// The quantization style and step of transform/quant.h (Annex E), shared with the
+// quantizer: QuantStyle::kNone / kScalarDerived / kScalarExpounded; StepSize {exponent 0..31,
+// mantissa 0..2047 (0 for kNone)}.
+using QuantStyle = transform::QuantStyle;
+using StepSize = transform::QuantStep;
 const char* to_string(QuantStyle s);
-
-struct StepSize {
-  uint8_t exponent = 0;   // epsilon_b, 0..31
-  uint16_t mantissa = 0;  // mu_b, 0..2047 (0 for kNone)
-  bool operator==(const StepSize&) const = default;
-};
 
 struct Quantization {
   QuantStyle style = QuantStyle::kNone;
@@ -151,8 +154,9 @@ struct Quantization {
   // n = NL..1: HL(n), LH(n), HH(n)  (3 NL + 1 entries). kScalarDerived: exactly one (LL).
   std::vector<StepSize> steps;
   // The step of subband `band` at decomposition level n (1..levels; LL uses n = levels), with
-  // the derived rule E-5 (epsilon_b = epsilon_0 - NL + n_b, mu_b = mu_0). Throws
-  // Error(kFormat) when `steps` has too few entries for `levels`.
+  // the derived rule E-5 (epsilon_b = epsilon_0 - NL + n_b, mu_b = mu_0), as
+  // transform::signalled_step. Throws Error(kFormat) when `steps` has too few entries for
+  // `levels` or a derived exponent leaves 0..31.
   StepSize step(int levels, int n, transform::Band band) const;
   bool operator==(const Quantization&) const = default;
 };
@@ -282,11 +286,19 @@ struct Tile {
 
 struct Codestream {
   MainHeader main;
-  std::vector<TilePartHeader> tile_parts;  // in codestream order
+  // In codestream order; with PPM, tile_parts[k] takes main.ppm_tile_parts[k] (A.7.4).
+  std::vector<TilePartHeader> tile_parts;
   std::vector<Tile> tiles;  // num_tiles() entries, tiles[t].index == t; parts may be empty
   bool eoc_found = false;
   bool truncated = false;  // only with ReadOptions::allow_truncated: data ended early
 };
+
+// The packed packet headers of tile `t` (PPM chunks of its tile-parts, or its PPT data), in
+// TPsot order; nullopt when the packet headers are in the bit stream (no PPM, no PPT).
+std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& cs, uint16_t t);
+// The data of tile `t`'s tile-parts (body_begin..body_end of each, in TPsot order),
+// concatenated. `data` is the codestream the offsets refer to.
+std::vector<uint8_t> tile_data(std::span<const uint8_t> data, const Codestream& cs, uint16_t t);
 
 // ---- effective parameters for (tile, component) (A.6) --------------------------------------
 // `tile` may be null (main header only). Component c must be < Csiz.

@@ -271,6 +271,10 @@ Codestream read_codestream(std::span<const uint8_t> cs, const ReadOptions& optio
       out.eoc_found = true;
       break;
     }
+    if (code != marker::kSot && options.allow_truncated) {
+      out.truncated = true;  // damaged data after the last good tile-part: stop there
+      break;
+    }
     if (code != marker::kSot)
       fail_at(ErrorCode::kFormat, "expected SOT or EOC, found " + marker_name(code), pos, -1);
     TilePartHeader tp = read_tile_part_header(cs, pos, out.main, options);

@@ -17,7 +17,8 @@ namespace gj2k::codec {
 
 struct ReadOptions {
   // A tile-part whose Psot runs past the end of the data is clamped to the data (and
-  // Codestream::truncated set) instead of failing with kTruncated; parsing stops there.
+  // Codestream::truncated set) instead of failing with kTruncated; parsing stops there. Bytes
+  // that are neither SOT nor EOC after a tile-part also stop parsing (truncated set).
   bool allow_truncated = false;
 };
 

@@ -406,6 +406,23 @@ TEST_P(MarkersRoundTrip, WholeCodestream) {
           ppt.insert(ppt.end(), p.data.begin(), p.data.end());
       }
       EXPECT_EQ(cs.tiles[t].header.ppt_data, ppt);
+      // The tile's data and packed headers, gathered in TPsot order.
+      std::vector<uint8_t> data, ppm;
+      for (size_t i : of_tile[t]) {
+        data.insert(data.end(), bodies[i].begin(), bodies[i].end());
+        const size_t k = std::find(order.begin(), order.end(), i) - order.begin();
+        if (use_ppm)
+          ppm.insert(ppm.end(), mh.ppm_tile_parts[k].begin(), mh.ppm_tile_parts[k].end());
+      }
+      EXPECT_EQ(tile_data(w.data(), cs, static_cast<uint16_t>(t)), data);
+      const auto packed = tile_packed_headers(cs, static_cast<uint16_t>(t));
+      if (use_ppm) {
+        ASSERT_TRUE(packed.has_value());
+        EXPECT_EQ(*packed, ppm);
+      } else if (!ppt.empty()) {
+        ASSERT_TRUE(packed.has_value());
+        EXPECT_EQ(*packed, ppt);
+      }
       if (!of_tile[t].empty()) {
         EXPECT_EQ(cs.tiles[t].header.cod, parts[of_tile[t][0]].header.cod);
       }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "entropy/t1.h"
+#include "entropy/t2_packet.h"
 #include "gj2k/error.h"
 
 namespace gj2k::entropy {
@@ -182,8 +183,9 @@ TEST(T1Coder, EveryStyleEveryBandEveryTruncation) {
     for (int band = 0; band < 4; ++band) {
       ++seed;
       std::mt19937 rng(seed);
-      const uint32_t w = 4u << (rng() % 3), h = 4u << (rng() % 3);
-      const uint32_t nbp = 1 + rng() % 12;
+      uint32_t w = 4u << (rng() % 5), h = 4u << (rng() % 5);  // 4 to 64
+      if (w * h > 1024 && rng() % 2) h = 1024 / w;            // keep the suite quick
+      const uint32_t nbp = 1 + rng() % 14;
       const auto q = random_block(rng, w, h, nbp);
       check_block(q, w, h, static_cast<BandKind>(band), static_cast<uint8_t>(style), nbp + 2,
                   describe(seed, w, h, band, style, nbp));
@@ -293,6 +295,9 @@ TEST(T1Coder, ThirtyOneBitPlanes) {
   }
   // Bad arguments.
   EXPECT_THROW(encode_block(q.data(), 8, 8, 8, BandKind::kLH, 0, 30), Error);
+  std::vector<int32_t> big(65 * 64, 1);
+  EXPECT_THROW(encode_block(big.data(), 65, 65, 64, BandKind::kLH, 0, 4), Error);
+  EXPECT_THROW(decode_block(&seg, 1, 3, BandKind::kLH, 0, big.data(), 65, 65, 64), Error);
   q[0] = INT32_MIN;
   EXPECT_THROW(encode_block(q.data(), 8, 8, 8, BandKind::kLH, 0, 31), Error);
 }
@@ -317,6 +322,18 @@ TEST(T1Coder, SegmentRules) {
   EXPECT_THROW(decode_block(&too_long, 1, 8, BandKind::kLL, kBypass, out.data(), 4, 4, 4), Error);
   const Segment too_many{junk.data(), 16, 8};
   EXPECT_THROW(decode_block(&too_many, 1, 3, BandKind::kLL, 0, out.data(), 4, 4, 4), Error);
+}
+
+// Tier-2 keeps its own statement of the segment rule (t2_packet.h); both must agree.
+TEST(T1Coder, SegmentRulesAgreeWithTier2) {
+  for (int style = 0; style < 64; ++style) {
+    const SegmentStyle t2{(style & kBypass) != 0, (style & kTermAll) != 0};
+    for (int pass = 0; pass < 100; ++pass) {
+      ASSERT_EQ(pass_ends_segment(static_cast<uint8_t>(style), static_cast<uint32_t>(pass)),
+                pass_ends_segment(t2, pass))
+          << "style " << style << " pass " << pass;
+    }
+  }
 }
 
 // Random bytes decode without crashing or touching memory outside the block (run under ASan).
@@ -349,6 +366,79 @@ TEST(T1Coder, CorruptAndTruncatedDataIsSafe) {
         << "seed " << seed;
     const int64_t bound = int64_t{3} << nbp;
     for (int32_t v : out) ASSERT_LE(std::abs(int64_t{v}), bound) << "seed " << seed;
+  }
+}
+
+}  // namespace
+}  // namespace gj2k::entropy
+
+namespace gj2k::entropy {
+namespace {
+
+// Pieces for any layer split cover the layer's bytes contiguously and respect segment rules.
+TEST(T1Coder, SegmentPiecesForLayers) {
+  for (uint32_t seed = 1; seed <= 64; ++seed) {
+    std::mt19937 rng(seed);
+    const uint8_t style = static_cast<uint8_t>(seed - 1);
+    const auto q = random_block(rng, 16, 16, 1 + rng() % 12);
+    const auto b = encode_block(q.data(), 16, 16, 16, BandKind::kLL, style, 12);
+    const uint32_t n = static_cast<uint32_t>(b.passes.size());
+    uint32_t first = 0;
+    uint32_t seg_first = 0;  // first pass of the segment being continued
+    while (first < n) {
+      const uint32_t last = std::min<uint32_t>(n, first + 1 + rng() % 7);
+      const auto pieces = segment_pieces(b, first, last);
+      uint32_t offset = first ? b.passes[first - 1].end : 0, pass = first;
+      for (const auto& pc : pieces) {
+        ASSERT_EQ(pc.first_pass, pass) << "seed " << seed;
+        ASSERT_EQ(pc.offset, offset) << "seed " << seed;
+        const uint32_t end = pc.first_pass + pc.passes;
+        ASSERT_LE(end - seg_first, passes_in_segment(style, seg_first)) << "seed " << seed;
+        ASSERT_EQ(pc.offset + pc.length, b.passes[end - 1].end) << "seed " << seed;
+        offset += pc.length;
+        pass = end;
+        if (b.passes[end - 1].terminated) seg_first = end;
+      }
+      ASSERT_EQ(pass, last) << "seed " << seed;
+      first = last;
+    }
+    EXPECT_THROW(segment_pieces(b, 0, n + 1), Error);
+  }
+}
+
+// Blocks coded concurrently (OpenMP over blocks) give the same bytes and values as serially.
+TEST(T1Coder, ConcurrentBlocksMatchSerial) {
+  const uint32_t seed = 4242;
+  std::mt19937 rng(seed);
+  const int n = 96;
+  std::vector<std::vector<int32_t>> q(n);
+  std::vector<uint8_t> style(n);
+  for (int i = 0; i < n; ++i) {
+    q[i] = random_block(rng, 32, 32, 1 + rng() % 14);
+    style[i] = static_cast<uint8_t>(rng() % 64);
+  }
+  std::vector<EncodedBlock> serial(n), parallel(n);
+  for (int i = 0; i < n; ++i) {
+    encode_block(q[i].data(), 32, 32, 32, BandKind::kHL, style[i], 16, serial[i]);
+  }
+#pragma omp parallel for schedule(dynamic) num_threads(4)
+  for (int i = 0; i < n; ++i) {
+    encode_block(q[i].data(), 32, 32, 32, BandKind::kHL, style[i], 16, parallel[i]);
+  }
+  std::vector<std::vector<int32_t>> out(n, std::vector<int32_t>(32 * 32));
+#pragma omp parallel for schedule(dynamic) num_threads(4)
+  for (int i = 0; i < n; ++i) {
+    const auto segs = segments_through(
+        parallel[i], static_cast<uint32_t>(parallel[i].passes.size() - 1), style[i]);
+    decode_block(segs.data(), segs.size(), 16 - parallel[i].missing_msbs, BandKind::kHL, style[i],
+                 out[i].data(), 32, 32, 32);
+  }
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(serial[i].data, parallel[i].data) << "seed " << seed << " block " << i;
+    ASSERT_EQ(serial[i].passes.size(), parallel[i].passes.size()) << "block " << i;
+    for (size_t k = 0; k < q[i].size(); ++k) {
+      ASSERT_EQ(out[i][k], 2 * q[i][k]) << "seed " << seed << " block " << i;
+    }
   }
 }
 

@@ -155,6 +155,58 @@ TEST(IoPnm, SixteenBitIsBigEndian) {
   EXPECT_EQ(bytes[bytes.size() - 1], 0xbc);
 }
 
+TEST(IoPam, ReadWriteAndAlpha) {
+  std::vector<uint8_t> file = bytes_of(
+      "P7\n# comment\nWIDTH 2\nHEIGHT 1\nDEPTH 2\r\nMAXVAL 1000\n"
+      "TUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n");
+  file.insert(file.end(), {0x03, 0xe8, 0x00, 0x01, 0x00, 0x02, 0x01, 0x00});
+  const Image im = io::read_pnm(file, "in.x");
+  ASSERT_EQ(im.components.size(), 2u);
+  EXPECT_EQ(im.components[0].precision, 10u);
+  EXPECT_EQ(im.components[0].samples, (std::vector<int32_t>{1000, 2}));
+  EXPECT_EQ(im.components[1].samples, (std::vector<int32_t>{1, 256}));
+  EXPECT_FALSE(im.components[0].is_alpha);
+  EXPECT_TRUE(im.components[1].is_alpha);
+  EXPECT_EQ(im.color_space, ColorSpace::kGrey);
+  uint32_t seed = 200;
+  for (uint32_t n : {1u, 2u, 3u, 4u, 5u})
+    for (uint32_t precision : {1u, 8u, 9u, 16u}) {
+      Image r = random_image(7, 3, n, precision, false, ++seed);
+      if (n == 2 || n == 4) r.components.back().is_alpha = true;
+      const Image back = io::read_pnm(io::encode_pam(r), "in.x");
+      auto diff = compare(r, back);
+      EXPECT_FALSE(diff) << n << " components, " << precision << " bits: " << *diff;
+      for (uint32_t c = 0; c < n; ++c)
+        EXPECT_EQ(back.components[c].is_alpha, r.components[c].is_alpha);
+    }
+  EXPECT_THROW(io::encode_pam(make_image(2, 2, 1, 8, true)), Error);
+  Image alpha_first = make_image(2, 2, 2, 8);
+  alpha_first.components[0].is_alpha = true;
+  EXPECT_THROW(io::encode_pam(alpha_first), Error);
+}
+
+TEST(IoPam, Malformed) {
+  const std::string ok = "WIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 255\nENDHDR\n";
+  const std::vector<std::pair<std::string, ErrorCode>> cases = {
+      {"P7", ErrorCode::kTruncated},
+      {"P7 WIDTH 2\n", ErrorCode::kFormat},
+      {"P7\n" + ok + "abc", ErrorCode::kTruncated},
+      {"P7\nWIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 255\n", ErrorCode::kTruncated},
+      {"P7\nWIDTH 2\nHEIGHT 2\nMAXVAL 255\nENDHDR\nabcd", ErrorCode::kFormat},
+      {"P7\nWIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 0\nENDHDR\nabcd", ErrorCode::kFormat},
+      {"P7\nWIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 70000\nENDHDR\nabcd", ErrorCode::kFormat},
+      {"P7\nWIDTH 2\nHEIGHT 2\nDEPTH 99999\nMAXVAL 255\nENDHDR\nabcd", ErrorCode::kFormat},
+      {"P7\nWIDTH x\nHEIGHT 2\nDEPTH 1\nMAXVAL 255\nENDHDR\nabcd", ErrorCode::kFormat},
+      {"P7\nWIDTH 4294967295\nHEIGHT 4294967295\nDEPTH 16384\nMAXVAL 65535\nENDHDR\nab",
+       ErrorCode::kTruncated},
+      {"P7\nWIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 100\nENDHDR\n\x01\x02\x03\xff", ErrorCode::kFormat},
+      {"P7\nWIDTH 2\nCOLOUR 2\n", ErrorCode::kFormat},
+  };
+  for (const auto& [text, code] : cases)
+    expect_error([&] { io::read_pnm(bytes_of(text), "in.x"); }, code, "'" + text + "'");
+  EXPECT_NO_THROW(io::read_pnm(bytes_of("P7\n" + ok + "abcd"), "in.x"));  // control
+}
+
 // ---- PGX ------------------------------------------------------------------------------------
 
 TEST(IoPgx, HeaderVariationsAndByteOrders) {
@@ -192,6 +244,19 @@ TEST(IoPgx, HeaderVariationsAndByteOrders) {
       EXPECT_FALSE(diff) << "rewrite '" << c.header << "': " << *diff;
     }
   }
+}
+
+TEST(IoPgx, WriterHeader) {
+  Image im = make_image(3, 2, 1, 12, true);
+  im.components[0].samples = {-2048, -1, 0, 1, 2047, 0x123};
+  const auto bytes = io::encode_pgx(im.components[0], true);
+  const std::string header = "PG LM - 12 3 2\n";
+  ASSERT_EQ(std::string(bytes.begin(), bytes.begin() + header.size()), header);
+  ASSERT_EQ(bytes.size(), header.size() + 12);
+  EXPECT_EQ(bytes[header.size()], 0x00);  // -2048 little-endian: 00 f8
+  EXPECT_EQ(bytes[header.size() + 1], 0xf8);
+  EXPECT_EQ(bytes[header.size() + 10], 0x23);
+  EXPECT_EQ(bytes[header.size() + 11], 0x01);
 }
 
 TEST(IoPgx, Malformed) {
@@ -294,6 +359,60 @@ TEST(IoDispatch, Extensions) {
     EXPECT_NE(std::string(e.what()).find("does-not-exist.pgm"), std::string::npos);
   }
   EXPECT_THROW(io::write_image(make_image(2, 2, 1, 8), "/nonexistent-dir/x.pgm"), Error);
+}
+
+}  // namespace
+}  // namespace gj2k
+
+namespace gj2k {
+namespace {
+
+// Seeded corruption (byte changes and truncation) of valid files: every outcome is an Error or
+// a valid image, never a crash (the sanitizer build checks memory safety).
+template <typename Read>
+void corrupt_and_read(const std::vector<uint8_t>& good, Read read, uint32_t seed) {
+  std::mt19937 rng(seed);
+  int errors = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    auto bytes = good;
+    if (trial % 2) {
+      bytes.resize(rng() % bytes.size());
+    } else {
+      const int changes = 1 + rng() % 3;
+      for (int k = 0; k < changes; ++k) {
+        // Mostly the header, where the interesting lies are.
+        const size_t at =
+            rng() % (trial % 4 == 0 ? bytes.size() : std::min<size_t>(bytes.size(), 24));
+        bytes[at] = static_cast<uint8_t>(rng() % 4 ? "0123456789 \n#-+PMLG"[rng() % 19] : rng());
+      }
+    }
+    try {
+      validate(read(bytes));
+    } catch (const Error&) {
+      ++errors;
+    }
+  }
+  EXPECT_GT(errors, 0) << "seed " << seed << ": no corruption detected";
+}
+
+TEST(IoPnm, CorruptedNeverCrash) {
+  const Image im = random_image(17, 9, 3, 10, false, 600);
+  corrupt_and_read(
+      io::encode_pnm(im), [](const auto& b) { return io::read_pnm(b, "f"); }, 601);
+  const Image grey = random_image(17, 9, 1, 8, false, 602);
+  auto text = bytes_of("P2\n17 9\n255\n");
+  for (int32_t v : grey.components[0].samples) {
+    const std::string s = std::to_string(v) + " ";
+    text.insert(text.end(), s.begin(), s.end());
+  }
+  corrupt_and_read(
+      text, [](const auto& b) { return io::read_pnm(b, "f"); }, 603);
+}
+
+TEST(IoPgx, CorruptedNeverCrash) {
+  const Image im = random_image(17, 9, 1, 12, true, 700);
+  corrupt_and_read(
+      io::encode_pgx(im.components[0]), [](const auto& b) { return io::read_pgx(b, "f"); }, 701);
 }
 
 }  // namespace

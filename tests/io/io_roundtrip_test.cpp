@@ -84,6 +84,16 @@ TEST_P(IoRoundTrip, WriteAndReadBackIdentical) {
   ASSERT_NO_THROW(validate(image));
   const fs::path dir = test::scratch_dir();
   const std::string stem = "rt_" + test_name({GetParam(), 0});
+  // Files written here are removed when the test ends, passed or not.
+  struct Cleanup {
+    fs::path dir;
+    std::string stem;
+    ~Cleanup() {
+      std::error_code ec;
+      for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.path().filename().string().rfind(stem, 0) == 0) fs::remove(entry.path(), ec);
+    }
+  } cleanup{dir, stem};
 
   // TIFF (uncompressed and Deflate), when the components share precision and size.
   const bool tiff_fits = pnm_fits(image) || (same_size(image) && [&] {
@@ -119,6 +129,26 @@ TEST_P(IoRoundTrip, WriteAndReadBackIdentical) {
     EXPECT_FALSE(diff) << "PNM: " << *diff;
   } else {
     EXPECT_THROW(io::write_image(image, pnm), Error);
+  }
+
+  // PAM: any component count, when unsigned with one precision.
+  if (tiff_fits && !image.components[0].is_signed) {
+    const fs::path pam = dir / (stem + ".pam");
+    io::write_image(image, pam);
+    const Image back = io::read_image(pam);
+    auto diff = compare(image, back);
+    EXPECT_FALSE(diff) << "PAM: " << *diff;
+    for (size_t c = 0; c < image.components.size(); ++c)
+      EXPECT_EQ(back.components[c].is_alpha, image.components[c].is_alpha) << "PAM alpha " << c;
+  }
+
+  // A PGX source in the layout our writer uses ("PG ML +|- p w h") is reproduced byte for byte.
+  if (source.extension() == ".pgx") {
+    const std::vector<uint8_t> bytes = io::read_file(source);
+    const std::string head(bytes.begin(), bytes.begin() + std::min<size_t>(bytes.size(), 8));
+    if (head == "PG ML + " || head == "PG ML - ") {
+      EXPECT_EQ(io::encode_pgx(image.components[0]), bytes) << "PGX bytes differ from the source";
+    }
   }
 
   // PGX: one file per component; both byte orders.

@@ -509,6 +509,43 @@ TEST(IoTiff, MalformedGiveErrorsAndPrintNothing) {
   }
 }
 
+TEST(IoTiff, FileErrorsNameTheFileAndPrintNothing) {
+  const fs::path bad = scratch("bad-file.tif");
+  const auto good = handmade_tiff(5, 3, 15, 15);
+  io::write_file(bad, std::vector<uint8_t>(good.begin(), good.begin() + 60));
+  const fs::path missing = scratch("missing.tif");
+  const fs::path no_dir = scratch("no-such-dir") / "out.tif";
+  std::vector<std::pair<ErrorCode, std::string>> got;
+  const std::string printed = captured_output([&] {
+    for (const fs::path& p : {bad, missing}) {
+      try {
+        io::read_tiff(p);
+        got.push_back({ErrorCode::kInternal, "(no error)"});
+      } catch (const Error& e) {
+        got.push_back({e.code(), e.what()});
+      }
+    }
+    try {
+      io::write_tiff(make_image(2, 2, 1, 8), no_dir);
+      got.push_back({ErrorCode::kInternal, "(no error)"});
+    } catch (const Error& e) {
+      got.push_back({e.code(), e.what()});
+    }
+  });
+  EXPECT_EQ(printed, "");
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_NE(got[0].first, ErrorCode::kInternal) << got[0].second;
+  EXPECT_EQ(got[0].second.rfind(bad.string(), 0), 0u) << got[0].second;
+  EXPECT_EQ(got[1].first, ErrorCode::kIo) << got[1].second;
+  EXPECT_EQ(got[1].second.rfind(missing.string(), 0), 0u) << got[1].second;
+  EXPECT_EQ(got[2].first, ErrorCode::kIo) << got[2].second;
+  // A refused image creates no file.
+  Image mixed = make_image(2, 2, 2, 8);
+  mixed.components[1].precision = 9;
+  EXPECT_THROW(io::write_tiff(mixed, scratch("refused.tif")), Error);
+  EXPECT_FALSE(fs::exists(scratch("refused.tif")));
+}
+
 TEST(IoTiff, CorruptedBytesNeverCrash) {
   Spec s;
   s.spp = 3;

@@ -1,0 +1,88 @@
+// GPU 2-D DWT of a tile-component in device memory (host API; kernels in dwt_*_kernels.cu,
+// device primitives in dwt_lift.cuh).
+//
+// Same numerical contract as transform/dwt.h (15444-1 Annex F; Mallat arrangement of
+// geometry.h band_placement; parity from absolute coordinates; any size >= 1, any origin,
+// 0..32 levels): 5/3 results are identical to dwt_ops(kReference) (even for extreme int32
+// inputs), 9/7 results agree within float rounding (tests/gpu: <= 2e-5 of the peak magnitude;
+// 1.3e-6 observed on an H200).
+//
+// Buffers are device pointers (d_ prefix) with a row pitch in samples. Work is enqueued on
+// `stream` and not waited for; argument errors throw Error(kInvalidArgument), CUDA failures
+// Error(kDevice) naming the call, kLaan rows wider than shared memory Error(kUnsupported).
+// Scratch memory is the caller's: query dwt_workspace_bytes() first, allocate, and pass it in.
+//
+// Device memory, as multiples of the tile-component's w x h samples N (4 bytes each),
+// measured by bench_gpu_dwt with cudaMemGetInfo (8192^2, 5 levels):
+//   single-pass variants (block*, fused*), out-of-place: src N + dst N + scratch N/4 + N/16
+//     = 2.31 N. In place: the buffer is first copied into scratch (N more, one extra read and
+//     write), same 2.31 N. A single pass cannot write its subbands over its own input, since
+//     another thread block may not have read that part yet.
+//   kLaan, in place: buffer N + scratch N/2 (half the rows of level 1) = 1.5 N; about 10x
+//     slower than the fused variants (the column passes run down each slab in sequence).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "transform/geometry.h"
+
+namespace gj2k::transform::cuda {
+
+// The GPU DWT methods (see DESIGN.md); every one can be forced. kDefault is the fastest correct
+// one measured on sm_90 (H200): kFusedShort forward, kFused inverse.
+enum class GpuDwtVariant {
+  kDefault,
+  kBlock,       // block-based single pass per level, 64x32 tiles, lifting in shared memory
+  kBlockWide,   // the same with 128x16 tiles
+  kFused,       // single pass, 128-column windows x 32 rows: columns lifted in registers,
+                // rows with warp shuffles (Kula et al. + van der Laan et al.)
+  kFusedShort,  // the same with 16-row tiles
+  kLaan,        // in place, two passes per level (van der Laan et al.): column slabs with a
+                // sliding window in registers, rows in shared memory; scratch N/2
+};
+inline constexpr GpuDwtVariant kAllGpuDwtVariants[] = {
+    GpuDwtVariant::kDefault, GpuDwtVariant::kBlock,      GpuDwtVariant::kBlockWide,
+    GpuDwtVariant::kFused,   GpuDwtVariant::kFusedShort, GpuDwtVariant::kLaan};
+const char* to_string(GpuDwtVariant v);
+// Parses "default", "block", "block-wide", "fused", "fused-short", "laan"; throws
+// Error(kInvalidArgument) otherwise.
+GpuDwtVariant parse_gpu_dwt_variant(const char* name);
+
+template <class T>
+struct DevicePlane {
+  T* d_data = nullptr;
+  size_t pitch = 0;  // samples between the starts of two rows (>= width)
+};
+
+// Bytes of device scratch that the calls below need for `tc` and `levels`. 4-byte samples.
+size_t dwt_workspace_bytes(GpuDwtVariant v, const Rect& tc, int levels, bool in_place);
+
+// Out-of-place: `src` holds the tile-component, `dst` receives its Mallat arrangement
+// (forward) or the reverse. src is not modified; src and dst must not overlap.
+void dwt53_forward(GpuDwtVariant v, DevicePlane<const int32_t> src, DevicePlane<int32_t> dst,
+                   const Rect& tc, int levels, void* d_workspace, size_t workspace_bytes,
+                   cudaStream_t stream);
+void dwt53_inverse(GpuDwtVariant v, DevicePlane<const int32_t> src, DevicePlane<int32_t> dst,
+                   const Rect& tc, int levels, void* d_workspace, size_t workspace_bytes,
+                   cudaStream_t stream);
+void dwt97_forward(GpuDwtVariant v, DevicePlane<const float> src, DevicePlane<float> dst,
+                   const Rect& tc, int levels, void* d_workspace, size_t workspace_bytes,
+                   cudaStream_t stream);
+void dwt97_inverse(GpuDwtVariant v, DevicePlane<const float> src, DevicePlane<float> dst,
+                   const Rect& tc, int levels, void* d_workspace, size_t workspace_bytes,
+                   cudaStream_t stream);
+
+// In-place, exactly the CPU contract of dwt.h: the buffer becomes its subbands (or back).
+void dwt53_forward(GpuDwtVariant v, DevicePlane<int32_t> p, const Rect& tc, int levels,
+                   void* d_workspace, size_t workspace_bytes, cudaStream_t stream);
+void dwt53_inverse(GpuDwtVariant v, DevicePlane<int32_t> p, const Rect& tc, int levels,
+                   void* d_workspace, size_t workspace_bytes, cudaStream_t stream);
+void dwt97_forward(GpuDwtVariant v, DevicePlane<float> p, const Rect& tc, int levels,
+                   void* d_workspace, size_t workspace_bytes, cudaStream_t stream);
+void dwt97_inverse(GpuDwtVariant v, DevicePlane<float> p, const Rect& tc, int levels,
+                   void* d_workspace, size_t workspace_bytes, cudaStream_t stream);
+
+}  // namespace gj2k::transform::cuda

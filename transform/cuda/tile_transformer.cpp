@@ -1,0 +1,192 @@
+// TileTransformer (tile_transformer.h): per-slot streams, pinned staging, device buffers.
+#include "transform/cuda/tile_transformer.h"
+
+#include <algorithm>
+#include <string>
+
+#include "gj2k/error.h"
+#include "transform/cuda/cuda_check.h"
+#include "transform/cuda/mct_cuda.h"
+#include "transform/cuda/quant_cuda.h"
+
+namespace gj2k::transform::cuda {
+
+struct TileTransformer::Slot {
+  Stream stream;
+  PinnedBuffer in, out;
+  DeviceBuffer a, b, ws;
+  std::vector<size_t> offset;  // first sample of each component in the packed buffers
+  bool busy = false;
+};
+
+namespace {
+
+size_t area(const Rect& r) {
+  return size_t{r.width()} * r.height();
+}
+
+void check_spec(const TileSpec& spec) {
+  if (spec.comps.empty())
+    throw Error(ErrorCode::kInvalidArgument, "TileTransformer: no components");
+  if (spec.sample_bytes != 1 && spec.sample_bytes != 2 && spec.sample_bytes != 4)
+    throw Error(ErrorCode::kInvalidArgument, "TileTransformer: sample_bytes must be 1, 2 or 4");
+  if (spec.levels < 0 || spec.levels > kMaxLevels)
+    throw Error(ErrorCode::kInvalidArgument, "TileTransformer: levels outside 0..32");
+  if (spec.mct) {
+    if (spec.comps.size() < 3)
+      throw Error(ErrorCode::kInvalidArgument, "TileTransformer: MCT needs 3 components");
+    for (int c = 1; c < 3; ++c)
+      if (spec.comps[c].rect.width() != spec.comps[0].rect.width() ||
+          spec.comps[c].rect.height() != spec.comps[0].rect.height())
+        throw Error(ErrorCode::kInvalidArgument,
+                    "TileTransformer: MCT components 0..2 differ in size (G.2/G.3)");
+  }
+  if (!spec.reversible) {
+    for (const auto& c : spec.comps)
+      if (c.deltas.size() < size_t(3 * spec.levels + 1))
+        throw Error(ErrorCode::kInvalidArgument,
+                    "TileTransformer: 9/7 needs 3 levels + 1 quantization steps per component");
+  }
+}
+
+}  // namespace
+
+TileTransformer::TileTransformer(int slots, GpuDwtVariant variant) : variant_(variant) {
+  if (slots < 1) throw Error(ErrorCode::kInvalidArgument, "TileTransformer: slots < 1");
+  for (int i = 0; i < slots; ++i) slots_.push_back(std::make_unique<Slot>());
+}
+
+TileTransformer::~TileTransformer() {
+  for (auto& s : slots_) cudaStreamSynchronize(s->stream.get());
+}
+
+int32_t* TileTransformer::input(int slot, const TileSpec& spec, int c) {
+  if (spec.sample_bytes != 4)
+    throw Error(ErrorCode::kInvalidArgument, "TileTransformer::input: samples are not int32");
+  return static_cast<int32_t*>(input_raw(slot, spec, c));
+}
+
+void* TileTransformer::input_raw(int slot, const TileSpec& spec, int c) {
+  Slot& s = *slots_.at(slot);
+  check_spec(spec);
+  if (s.busy) {
+    s.stream.synchronize();
+    s.busy = false;
+  }
+  size_t total = 0, ws = 0;
+  s.offset.clear();
+  for (const auto& comp : spec.comps) {
+    s.offset.push_back(total);
+    total += area(comp.rect);
+    ws = std::max(ws, dwt_workspace_bytes(variant_, comp.rect, spec.levels, false));
+  }
+  s.offset.push_back(total);
+  s.in.reserve(total * 4);
+  s.out.reserve(total * 4);
+  s.a.reserve(total * 4);
+  s.b.reserve(total * 4);
+  s.ws.reserve(ws);
+  return s.in.as<char>() + s.offset.at(c) * spec.sample_bytes;
+}
+
+void TileTransformer::encode(int slot, const TileSpec& spec) {
+  run(slot, spec, true);
+}
+void TileTransformer::decode(int slot, const TileSpec& spec) {
+  run(slot, spec, false);
+}
+
+void TileTransformer::run(int slot, const TileSpec& spec, bool encode) {
+  Slot& s = *slots_.at(slot);
+  check_spec(spec);
+  if (s.offset.size() != spec.comps.size() + 1)
+    throw Error(ErrorCode::kInvalidArgument, "TileTransformer: call input() for this tile first");
+  const cudaStream_t st = s.stream.get();
+  const size_t total = s.offset.back();
+  const size_t ncomp = spec.comps.size();
+  int32_t* ai = s.a.as<int32_t>();
+  int32_t* bi = s.b.as<int32_t>();
+  float* af = s.a.as<float>();
+  float* bf = s.b.as<float>();
+  auto A = [&](size_t c) { return ai + s.offset[c]; };
+  auto B = [&](size_t c) { return bi + s.offset[c]; };
+  auto Af = [&](size_t c) { return af + s.offset[c]; };
+  auto Bf = [&](size_t c) { return bf + s.offset[c]; };
+  auto n_of = [&](size_t c) { return area(spec.comps[c].rect); };
+  auto w_of = [&](size_t c) { return size_t{spec.comps[c].rect.width()}; };
+  const size_t first_single = spec.mct ? 3 : 0;
+  Int3 off, lo, hi;
+  for (int c = 0; c < 3 && c < int(ncomp); ++c) {
+    off.v[c] = spec.comps[c].dc_offset;
+    lo.v[c] = spec.comps[c].lo;
+    hi.v[c] = spec.comps[c].hi;
+  }
+  if (encode && spec.sample_bytes != 4) {  // narrow upload into B, widen into A
+    GJ2K_CUDA_CHECK(
+        cudaMemcpyAsync(bi, s.in.get(), total * spec.sample_bytes, cudaMemcpyHostToDevice, st));
+    widen_samples(bi, spec.sample_bytes, spec.sample_signed, ai, total, st);
+  } else {
+    GJ2K_CUDA_CHECK(cudaMemcpyAsync(ai, s.in.get(), total * 4, cudaMemcpyHostToDevice, st));
+  }
+  if (encode && spec.reversible) {
+    if (spec.mct) dc_shift_rct_forward(A(0), A(1), A(2), n_of(0), off, st);
+    for (size_t c = first_single; c < ncomp; ++c)
+      dc_shift_forward(A(c), n_of(c), spec.comps[c].dc_offset, st);
+    for (size_t c = 0; c < ncomp; ++c)
+      dwt53_forward(variant_, {A(c), w_of(c)}, {B(c), w_of(c)}, spec.comps[c].rect, spec.levels,
+                    s.ws.get(), s.ws.bytes(), st);
+  } else if (encode) {
+    if (spec.mct) dc_shift_ict_forward(A(0), A(1), A(2), Bf(0), Bf(1), Bf(2), n_of(0), off, st);
+    for (size_t c = first_single; c < ncomp; ++c)
+      dc_shift_to_float(A(c), Bf(c), n_of(c), spec.comps[c].dc_offset, st);
+    for (size_t c = 0; c < ncomp; ++c) {
+      dwt97_forward(variant_, {Bf(c), w_of(c)}, {Af(c), w_of(c)}, spec.comps[c].rect, spec.levels,
+                    s.ws.get(), s.ws.bytes(), st);
+      quantize_bands(Af(c), w_of(c), B(c), w_of(c), spec.comps[c].rect, spec.levels,
+                     spec.comps[c].deltas.data(), st);
+    }
+  } else if (spec.reversible) {
+    for (size_t c = 0; c < ncomp; ++c)
+      dwt53_inverse(variant_, {A(c), w_of(c)}, {B(c), w_of(c)}, spec.comps[c].rect, spec.levels,
+                    s.ws.get(), s.ws.bytes(), st);
+    if (spec.mct) rct_inverse_dc_shift(B(0), B(1), B(2), n_of(0), off, lo, hi, st);
+    for (size_t c = first_single; c < ncomp; ++c)
+      dc_shift_inverse_clamp(B(c), n_of(c), spec.comps[c].dc_offset, spec.comps[c].lo,
+                             spec.comps[c].hi, st);
+  } else {
+    for (size_t c = 0; c < ncomp; ++c) {
+      const auto& comp = spec.comps[c];
+      std::vector<float> offsets = comp.offsets;
+      offsets.resize(comp.deltas.size(), 0.5f);
+      dequantize_bands(A(c), w_of(c), Bf(c), w_of(c), comp.rect, spec.levels, comp.deltas.data(),
+                       offsets.data(), st);
+      dwt97_inverse(variant_, {Bf(c), w_of(c)}, {Af(c), w_of(c)}, comp.rect, spec.levels,
+                    s.ws.get(), s.ws.bytes(), st);
+    }
+    if (spec.mct)
+      ict_inverse_dc_shift(Af(0), Af(1), Af(2), B(0), B(1), B(2), n_of(0), off, lo, hi, st);
+    for (size_t c = first_single; c < ncomp; ++c)
+      float_to_int_dc_shift(Af(c), B(c), n_of(c), spec.comps[c].dc_offset, spec.comps[c].lo,
+                            spec.comps[c].hi, st);
+  }
+  GJ2K_CUDA_CHECK(cudaMemcpyAsync(s.out.get(), bi, total * 4, cudaMemcpyDeviceToHost, st));
+  s.busy = true;
+}
+
+const int32_t* TileTransformer::output(int slot, int c) {
+  Slot& s = *slots_.at(slot);
+  if (s.busy) {
+    s.stream.synchronize();
+    s.busy = false;
+  }
+  return s.out.as<int32_t>() + s.offset.at(c);
+}
+
+void TileTransformer::synchronize() {
+  for (auto& s : slots_) {
+    if (s->busy) s->stream.synchronize();
+    s->busy = false;
+  }
+}
+
+}  // namespace gj2k::transform::cuda

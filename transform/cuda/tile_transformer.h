@@ -1,0 +1,78 @@
+// TileTransformer: the transform stage of the codec on the GPU, tile after tile, with the
+// transfers of one tile overlapping the kernels of another (one CUDA stream and one set of
+// pinned host and device buffers per slot; 2 or more slots).
+//
+// Encode a tile: the caller writes each component's samples (packed rows, width of that
+// component) into input(slot, c), calls encode(slot, spec); output(slot, c) then waits and
+// gives the Mallat arrangement (dwt.h, packed rows) of int32 values: the 5/3 coefficients, or
+// the 9/7 quantization indices (dead-zone quantizer, step per subband).
+//   5/3: DC shift (+ RCT on components 0..2) -> 5/3 DWT.
+//   9/7: DC shift (+ ICT) -> 9/7 DWT -> quantize_bands.
+// Decode reverses it: input = coefficients / indices, output = samples, clamped to [lo, hi].
+//   9/7: dequantize_bands (with reconstruction offsets) -> 9/7 IDWT -> ICT^-1 + DC shift.
+//
+// Results equal the CPU functions of transform/ (mct.h, dwt.h, quant.h) as the GPU kernels'
+// own contracts state (5/3 path identical). Device memory per slot: 2 x 4 bytes per sample of
+// the tile plus the DWT workspace (~N/3 of the largest component); pinned: 2 x 4 bytes.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "transform/cuda/cuda_memory.h"
+#include "transform/cuda/dwt_cuda.h"
+#include "transform/geometry.h"
+
+namespace gj2k::transform::cuda {
+
+struct TileComponentSpec {
+  Rect rect;                   // the tile-component on its component's grid (B-12)
+  int32_t dc_offset = 0;       // transform::dc_offset(precision, signed)
+  int32_t lo = 0, hi = 0;      // decode: the component's sample range
+  std::vector<float> deltas;   // 9/7: step per subband, qcd_index order (3 levels + 1)
+  std::vector<float> offsets;  // 9/7 decode: reconstruction offset per subband (units of delta)
+};
+
+struct TileSpec {
+  std::vector<TileComponentSpec> comps;
+  int levels = 5;
+  bool reversible = true;  // 5/3 + RCT, else 9/7 + ICT
+  bool mct = false;        // RCT/ICT on components 0..2 (they must have equal sizes)
+  // Encode input samples: 4 = int32; 1 or 2 = (u)int8 / (u)int16, uploaded narrow and widened
+  // on the device (a quarter or half of the PCIe traffic for 8- or 16-bit images).
+  int sample_bytes = 4;
+  bool sample_signed = false;
+};
+
+class TileTransformer {
+ public:
+  explicit TileTransformer(int slots = 2, GpuDwtVariant variant = GpuDwtVariant::kDefault);
+  ~TileTransformer();
+  TileTransformer(const TileTransformer&) = delete;
+  TileTransformer& operator=(const TileTransformer&) = delete;
+
+  int slots() const { return static_cast<int>(slots_.size()); }
+  // Makes room in `slot` for a tile of `spec` (waits for that slot's previous work) and returns
+  // the pinned input buffer of component c: rect.width() x rect.height() int32 samples.
+  // (spec.sample_bytes must be 4; input_raw gives the buffer for any sample size.)
+  int32_t* input(int slot, const TileSpec& spec, int c);
+  void* input_raw(int slot, const TileSpec& spec, int c);
+  // Enqueue the tile in `slot` (its inputs written): upload, transform, download.
+  void encode(int slot, const TileSpec& spec);
+  void decode(int slot, const TileSpec& spec);
+  // Waits for the slot's work and returns component c's result (pinned, packed rows; valid
+  // until the slot's next input call).
+  const int32_t* output(int slot, int c);
+  void synchronize();  // waits for every slot
+
+ private:
+  struct Slot;
+  void run(int slot, const TileSpec& spec, bool encode);
+  GpuDwtVariant variant_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+};
+
+}  // namespace gj2k::transform::cuda
