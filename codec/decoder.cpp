@@ -185,6 +185,9 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
       throw Error(ErrorCode::kInvalidArgument, "component " + std::to_string(c) +
                                                    " requested, the codestream has " +
                                                    std::to_string(ncomp));
+    if (wanted[c])
+      throw Error(ErrorCode::kInvalidArgument,
+                  "component " + std::to_string(c) + " requested twice");
     wanted[c] = true;
   }
 
@@ -264,11 +267,15 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   ErrorCode error_code = ErrorCode::kInternal;
   auto place = [&](uint32_t t, std::vector<codec::TileComponentSamples>& tcs) {
     for (size_t k = 0; k < order.size(); ++k) {
-      const auto& src = tcs[order[k]];
+      auto& src = tcs[order[k]];
       Component& dst = image.components[k];
       if (src.samples.empty()) continue;
       // The output component covers [ceil(x0'/dx), ...) on the reduced component grid.
       const uint32_t ox = (image.x0 + dst.dx - 1) / dst.dx, oy = (image.y0 + dst.dy - 1) / dst.dy;
+      if (src.rect == Rect{ox, oy, ox + dst.width, oy + dst.height}) {
+        dst.samples = std::move(src.samples);  // one tile covers the component
+        continue;
+      }
       const uint32_t x0 = std::max(src.rect.x0, ox), y0 = std::max(src.rect.y0, oy);
       const uint32_t x1 = std::min(src.rect.x1, ox + dst.width);
       const uint32_t y1 = std::min(src.rect.y1, oy + dst.height);
