@@ -247,8 +247,8 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
   }
 }
 
-// Tier-1 for every gathered code-block, then ROI undo; results go into the coefficient buffer
-// of each component (half units: one fractional bit).
+// Tier-1 for every gathered code-block, ROI undo (H.1), then the coefficients into each
+// component's buffer: integers (5/3) or dequantized floats (9/7, E.1.1.2).
 void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& o, uint32_t t) {
   struct Job {
     ComponentState* cs;
@@ -284,10 +284,14 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
     const int kept_n = n - (cs.levels - cs.kept_levels);
     const auto place = transform::band_placement(cs.out_rect, cs.kept_levels,
                                                  cs.levels == 0 ? 0 : kept_n, band.band);
-    const size_t stride = cs.out_rect.width();
     const size_t x = place.x_off + (cb.x0 - band.rect.x0);
     const size_t y = place.y_off + (cb.y0 - band.rect.y0);
-    int32_t* out = cs.ints.data() + y * stride + x;
+    // Tier-1 writes into a per-thread scratch block; the final coefficients then go to the
+    // component buffer (integers, or dequantized floats).
+    thread_local std::vector<int32_t> scratch;
+    const size_t stride = cb.width();
+    scratch.assign(size_t{cb.width()} * cb.height(), 0);
+    int32_t* out = scratch.data();
     std::vector<entropy::Segment> segs;
     for (const auto& s : job.seg->segs)
       segs.push_back({job.seg->bytes.data() + s.offset, s.length, s.passes});
@@ -334,48 +338,39 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
           }
       }
     }
+    const size_t pitch = cs.out_rect.width();
+    if (cs.reversible()) {
+      // Half units to integers: the fractional bit is the midpoint of a truncated block.
+      for (uint32_t yy = 0; yy < cb.height(); ++yy) {
+        const int32_t* src = out + yy * stride;
+        int32_t* dst = cs.ints.data() + (y + yy) * pitch + x;
+        for (uint32_t xx = 0; xx < cb.width(); ++xx)
+          dst[xx] = src[xx] < 0 ? -((-src[xx]) >> 1) : (src[xx] >> 1);
+      }
+    } else {
+      // E.1.1.2: value * step, with the step of this subband (E-3); half units.
+      const double delta = transform::step_size(
+          transform::nominal_range(static_cast<int>(cs.precision), band.band), to_quant_step(step));
+      const float scale = static_cast<float>(delta * 0.5);
+      for (uint32_t yy = 0; yy < cb.height(); ++yy) {
+        const int32_t* src = out + yy * stride;
+        float* dst = cs.floats.data() + (y + yy) * pitch + x;
+        for (uint32_t xx = 0; xx < cb.width(); ++xx) dst[xx] = static_cast<float>(src[xx]) * scale;
+      }
+    }
   }
   if (!error.empty() && !o.allow_partial) fail(error_code, t, error);
 }
 
-// Dequantization (E.1) and the inverse DWT of one component.
+// The inverse DWT of one component (its coefficients are already dequantized).
 void reconstruct(ComponentState& cs) {
   const Rect& rect = cs.out_rect;
-  const size_t stride = rect.width();
   if (rect.empty()) return;
   const auto& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
-  if (cs.reversible()) {
-    // Half units to integers: the fractional bit is the midpoint of a truncated block.
-    int32_t* p = cs.ints.data();
-    in_chunks(cs.ints.size(), [p](size_t first, size_t count) {
-      for (size_t i = first; i < first + count; ++i)
-        p[i] = p[i] < 0 ? -((-p[i]) >> 1) : (p[i] >> 1);
-    });
-    ops.inverse53({cs.ints.data(), stride}, rect, cs.kept_levels);
-    return;
-  }
-  cs.floats.assign(cs.ints.size(), 0.0f);
-  // Each subband of the kept resolutions has its own step (E-3).
-  for (int r = 0; r <= cs.kept_levels; ++r) {
-    for (const BandLayout& band : cs.layout.resolutions[r].bands) {
-      const StepSize step = cs.quant->step(cs.levels, band.level, band.band);
-      const double delta = transform::step_size(
-          transform::nominal_range(static_cast<int>(cs.precision), band.band), to_quant_step(step));
-      const float scale = static_cast<float>(delta * 0.5);  // half units
-      const int kept_n = band.level - (cs.levels - cs.kept_levels);
-      const auto place =
-          transform::band_placement(rect, cs.kept_levels, cs.levels == 0 ? 0 : kept_n, band.band);
-#pragma omp parallel for schedule(static) if (band.rect.width() * size_t{band.rect.height()} > \
-                                              65536)
-      for (uint32_t y = 0; y < band.rect.height(); ++y) {
-        const size_t row = (place.y_off + y) * stride + place.x_off;
-        for (uint32_t x = 0; x < band.rect.width(); ++x)
-          cs.floats[row + x] = static_cast<float>(cs.ints[row + x]) * scale;
-      }
-    }
-  }
-  std::vector<int32_t>().swap(cs.ints);
-  ops.inverse97({cs.floats.data(), stride}, rect, cs.kept_levels);
+  if (cs.reversible())
+    ops.inverse53({cs.ints.data(), rect.width()}, rect, cs.kept_levels);
+  else
+    ops.inverse97({cs.floats.data(), rect.width()}, rect, cs.kept_levels);
 }
 
 }  // namespace
@@ -428,7 +423,11 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
                  " decomposition levels of component " + std::to_string(c));
       cs.kept_levels = cs.levels - static_cast<int>(o.reduce);
       cs.out_rect = transform::resolution_rect(tc, cs.levels, cs.kept_levels);
-      cs.ints.assign(size_t{cs.out_rect.width()} * cs.out_rect.height(), 0);
+      const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
+      if (cs.reversible())
+        cs.ints.assign(n, 0);
+      else
+        cs.floats.assign(n, 0.0f);
       if (o.region) {
         const auto& sc = main.siz.components[c];
         cs.has_region = true;
