@@ -243,7 +243,10 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
                       " samples (DecodeParams::max_samples)");
     image.components.push_back(comp);
   }
-  allocate_components(image);
+  for (Component& comp : image.components) {  // samples allocated below, or handed over
+    comp.width = component_extent(image.x0, image.x1, comp.dx);
+    comp.height = component_extent(image.y0, image.y1, comp.dy);
+  }
 
   // Tiles that meet the area.
   std::vector<uint32_t> tiles;
@@ -276,6 +279,7 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
         dst.samples = std::move(src.samples);  // one tile covers the component
         continue;
       }
+      if (dst.samples.empty()) dst.samples.assign(size_t{dst.width} * dst.height, 0);
       const uint32_t x0 = std::max(src.rect.x0, ox), y0 = std::max(src.rect.y0, oy);
       const uint32_t x1 = std::min(src.rect.x1, ox + dst.width);
       const uint32_t y1 = std::min(src.rect.y1, oy + dst.height);
@@ -292,6 +296,9 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
                   "tile " + std::to_string(t) + ": more coefficients than " +
                       std::to_string(std::min(p.max_samples, kMaxSamples)) +
                       " (DecodeParams::max_samples)");
+  if (tiles.size() != 1)  // several tiles write into shared buffers: allocate them first
+    for (Component& comp : image.components)
+      comp.samples.assign(size_t{comp.width} * comp.height, 0);
   const auto cs = codestream();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(tile_parallel ? threads : 1)
   for (size_t i = 0; i < tiles.size(); ++i) {
@@ -310,6 +317,9 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
     }
   }
   if (!error.empty()) throw Error(error_code, error);
+  for (Component& comp : image.components)
+    if (comp.samples.size() != size_t{comp.width} * comp.height)
+      comp.samples.assign(size_t{comp.width} * comp.height, 0);
 
   image.color_space = color.color_space;
   image.icc_profile = color.icc_profile;
