@@ -44,6 +44,7 @@ struct Case {
   bool is_signed = false;
   uint32_t x0 = 0, y0 = 0, sub = 1;
   std::function<void(opj_cparameters_t&)> adjust;
+  std::vector<const char*> extra_options = {};
 };
 
 void set_layers(opj_cparameters_t& p, std::initializer_list<float> rates) {
@@ -95,6 +96,22 @@ std::vector<Case> cases() {
            set_layers(p, {40, 10, 0});
          }});
   }
+  v.push_back({"PltTlm",
+               true,
+               97,
+               71,
+               3,
+               8,
+               false,
+               0,
+               0,
+               1,
+               [](opj_cparameters_t& p) {
+                 p.tile_size_on = OPJ_TRUE;
+                 p.cp_tdx = p.cp_tdy = 40;
+                 set_layers(p, {30, 0});
+               },
+               {"PLT=YES", "TLM=YES"}});
   v.push_back({"SopEph", true, 97, 71, 3, 8, false, 0, 0, 1, [](opj_cparameters_t& p) {
                  p.csty |= 0x02 | 0x04;
                  set_layers(p, {20, 0});
@@ -226,7 +243,7 @@ TEST_P(DecodeInterop, MatchesOpenJpeg) {
   const Image src =
       make_test_image(k.w, k.h, k.ncomp, k.precision, k.is_signed, k.x0, k.y0, k.sub, seed);
   std::vector<uint8_t> j2k;
-  ASSERT_NO_THROW(j2k = gj2k::test::opj::encode(src, k.adjust)) << k.name;
+  ASSERT_NO_THROW(j2k = gj2k::test::opj::encode(src, k.adjust, k.extra_options)) << k.name;
   auto theirs = gj2k::test::opj::decode(j2k);
   ASSERT_TRUE(theirs) << k.name << ": OpenJPEG cannot decode its own stream";
   gj2k::Image ours = gj2k::decode_memory(j2k);

@@ -66,7 +66,8 @@ inline void quiet(const char*, void*) {}
 
 // Encodes `image` as a raw codestream (J2K) with `adjust` applied to opj's default parameters.
 inline std::vector<uint8_t> encode(const Image& image,
-                                   const std::function<void(opj_cparameters_t&)>& adjust) {
+                                   const std::function<void(opj_cparameters_t&)>& adjust,
+                                   const std::vector<const char*>& extra_options = {}) {
   opj_cparameters_t p;
   opj_set_default_encoder_parameters(&p);
   p.tcp_numlayers = 1;
@@ -101,8 +102,11 @@ inline std::vector<uint8_t> encode(const Image& image,
   opj_set_warning_handler(codec, quiet, nullptr);
   Buffer out;
   opj_stream_t* s = make_stream(out, false);
-  bool ok = opj_setup_encoder(codec, &p, im) && opj_start_compress(codec, im, s) &&
-            opj_encode(codec, s) && opj_end_compress(codec, s);
+  std::vector<const char*> extra = extra_options;  // e.g. "PLT=YES", "TLM=YES"
+  extra.push_back(nullptr);
+  bool ok = opj_setup_encoder(codec, &p, im) &&
+            (extra_options.empty() || opj_encoder_set_extra_options(codec, extra.data())) &&
+            opj_start_compress(codec, im, s) && opj_encode(codec, s) && opj_end_compress(codec, s);
   opj_stream_destroy(s);
   opj_destroy_codec(codec);
   opj_image_destroy(im);
