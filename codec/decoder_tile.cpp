@@ -174,10 +174,12 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
                                 (style & cblk_style::kTermAll) != 0};
       it = precincts.emplace(pkey, entropy::PacketDecoder(shapes, seg)).first;
     }
-    const std::string where =
-        "packet " + std::to_string(index) + " (layer " + std::to_string(id.layer) +
-        ", resolution " + std::to_string(id.resolution) + ", component " +
-        std::to_string(id.component) + ", precinct " + std::to_string(id.precinct) + ")";
+    const size_t packet_index = index;
+    auto where = [&] {  // built only for messages
+      return "packet " + std::to_string(packet_index) + " (layer " + std::to_string(id.layer) +
+             ", resolution " + std::to_string(id.resolution) + ", component " +
+             std::to_string(id.component) + ", precinct " + std::to_string(id.precinct) + ")";
+    };
     ++index;
     entropy::DecodedPacket dp;
     try {
@@ -195,19 +197,19 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
     } catch (const Error& e) {
       if (!o.allow_partial)
         fail(e.code(), t,
-             where + " at byte " + std::to_string(pos) + " of the tile data: " + e.what());
+             where() + " at byte " + std::to_string(pos) + " of the tile data: " + e.what());
       if (warning)
-        *warning = "tile " + std::to_string(t) + ": stopped at " + where + ": " + e.what();
+        *warning = "tile " + std::to_string(t) + ": stopped at " + where() + ": " + e.what();
       return;
     }
     if (dp.empty) continue;
     if (pos + dp.body_bytes > data.size()) {
       if (!o.allow_partial)
         fail(ErrorCode::kTruncated, t,
-             where + ": body of " + std::to_string(dp.body_bytes) + " bytes at byte " +
+             where() + ": body of " + std::to_string(dp.body_bytes) + " bytes at byte " +
                  std::to_string(pos) + " runs past the tile data (" + std::to_string(data.size()) +
                  " bytes)");
-      if (warning) *warning = "tile " + std::to_string(t) + ": " + where + " is truncated";
+      if (warning) *warning = "tile " + std::to_string(t) + ": " + where() + " is truncated";
     }
     const bool keep_packet =
         id.layer < max_layers && cs.decode && static_cast<int>(id.resolution) <= cs.kept_levels;
