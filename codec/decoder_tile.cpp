@@ -295,8 +295,9 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
     scratch.assign(size_t{cb.width()} * cb.height(), 0);
     int32_t* out = scratch.data();
     std::vector<entropy::Segment> segs;
-    for (const auto& s : job.seg->segs)
-      segs.push_back({job.seg->bytes.data() + s.offset, s.length, s.passes});
+    static const uint8_t kNoData = 0;  // a valid pointer for segments without bytes
+    const uint8_t* base = job.seg->bytes.empty() ? &kNoData : job.seg->bytes.data();
+    for (const auto& s : job.seg->segs) segs.push_back({base + s.offset, s.length, s.passes});
     try {
       entropy::decode_block(segs.data(), segs.size(), static_cast<uint32_t>(planes),
                             band_kind(band.band), cs.coding->cblk_style, out, stride, cb.width(),
