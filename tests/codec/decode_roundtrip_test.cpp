@@ -74,8 +74,7 @@ std::vector<RoundTrip> roundtrips() {
                }});
   v.push_back({"Levels0", 33, 17, 1, 8, false, 0, 0, [](gj2k::EncodeParams& p) { p.levels = 0; }});
   v.push_back({"LayersCprl", 64, 64, 3, 8, false, 0, 0, [](gj2k::EncodeParams& p) {
-                 p.bpp = {0.5, 2.0};
-                 p.layers = 3;
+                 p.rates = {40, 10, 1};  // the last layer lossless
                  p.order = gj2k::ProgressionOrder::kCPRL;
                }});
   return v;
