@@ -1,0 +1,346 @@
+// The public decoder (include/gj2k/decoder.h): JP2 boxes, codestream parsing, tiles, output
+// geometry (reduce, region, tile, components), JP2 colour and the final conversions.
+#include "gj2k/decoder.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "codec/decoder_color.h"
+#include "codec/decoder_icc.h"
+#include "codec/decoder_tile.h"
+#include "codec/jp2/boxes.h"
+#include "codec/markers/reader.h"
+#include "transform/device.h"
+
+namespace gj2k {
+namespace {
+
+using codec::Codestream;
+using transform::Rect;
+
+// The most output samples of one decode whatever DecodeParams::max_samples says (64 GiB).
+constexpr uint64_t kMaxSamples = uint64_t{1} << 34;
+
+uint32_t ceil_shift(uint32_t v, uint32_t r) {
+  return transform::ceil_div_pow2(v, static_cast<int>(r));
+}
+
+codec::Jp2Color to_color(const codec::Jp2Header& h) {
+  codec::Jp2Color c;
+  for (const auto& colr : h.colr) {
+    if (colr.method == 1) {
+      c.color_space = colr.enumerated == codec::enum_cs::kSRGB        ? ColorSpace::kSRGB
+                      : colr.enumerated == codec::enum_cs::kGreyscale ? ColorSpace::kGrey
+                      : colr.enumerated == codec::enum_cs::kSYCC      ? ColorSpace::kSYCC
+                                                                      : ColorSpace::kUnknown;
+      break;
+    }
+    if (colr.method == 2) {
+      c.color_space = ColorSpace::kICC;
+      c.icc_profile = colr.icc;
+      break;
+    }
+  }
+  if (h.pclr) {
+    const auto& p = *h.pclr;
+    for (size_t col = 0; col < p.columns.size(); ++col) {
+      codec::Jp2Color::PaletteColumn pc;
+      pc.precision = p.columns[col].precision;
+      pc.is_signed = p.columns[col].is_signed;
+      for (size_t e = 0; e < p.entries; ++e)
+        pc.values.push_back(p.values[e * p.columns.size() + col]);
+      c.palette.push_back(std::move(pc));
+    }
+  }
+  for (const auto& m : h.cmap) c.cmap.push_back({m.component, m.mapping, m.column});
+  for (const auto& d : h.cdef) c.cdef.push_back({d.channel, d.type, d.association});
+  return c;
+}
+
+}  // namespace
+
+struct Decoder::Impl {
+  std::vector<uint8_t> bytes;
+  bool header_read = false;
+  bool is_jp2 = false;
+  codec::Jp2Header jp2;
+  codec::Jp2Color color;
+  size_t cs_begin = 0, cs_end = 0;
+  codec::MainHeader main;
+
+  std::span<const uint8_t> codestream() const {
+    return std::span<const uint8_t>(bytes).subspan(cs_begin, cs_end - cs_begin);
+  }
+
+  void read_header() {
+    if (header_read) return;
+    if (codec::is_jp2(bytes)) {
+      is_jp2 = true;
+      jp2 = codec::read_jp2(bytes);
+      cs_begin = static_cast<size_t>(jp2.codestream_offset);
+      cs_end = static_cast<size_t>(
+          std::min<uint64_t>(jp2.codestream_offset + jp2.codestream_length, bytes.size()));
+      if (cs_begin > cs_end) cs_begin = cs_end;
+      color = to_color(jp2);
+    } else {
+      cs_begin = 0;
+      cs_end = bytes.size();
+    }
+    main = codec::read_main_header(codestream());
+    header_read = true;
+  }
+
+  Image decode(const DecodeParams& p);
+};
+
+Decoder::Decoder(const std::filesystem::path& path) : impl_(std::make_unique<Impl>()) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorCode::kIo, "cannot open " + path.string());
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0);
+  if (size < 0) throw Error(ErrorCode::kIo, "cannot read " + path.string());
+  impl_->bytes.resize(static_cast<size_t>(size));
+  if (size > 0 && !in.read(reinterpret_cast<char*>(impl_->bytes.data()), size))
+    throw Error(ErrorCode::kIo, "cannot read " + path.string());
+}
+Decoder::Decoder(std::span<const uint8_t> bytes) : impl_(std::make_unique<Impl>()) {
+  impl_->bytes.assign(bytes.begin(), bytes.end());
+}
+Decoder::Decoder(std::vector<uint8_t> bytes) : impl_(std::make_unique<Impl>()) {
+  impl_->bytes = std::move(bytes);
+}
+Decoder::~Decoder() = default;
+Decoder::Decoder(Decoder&&) noexcept = default;
+Decoder& Decoder::operator=(Decoder&&) noexcept = default;
+
+HeaderInfo Decoder::read_header() {
+  impl_->read_header();
+  const codec::MainHeader& m = impl_->main;
+  HeaderInfo h;
+  h.is_jp2 = impl_->is_jp2;
+  h.x0 = m.siz.xosiz;
+  h.y0 = m.siz.yosiz;
+  h.x1 = m.siz.xsiz;
+  h.y1 = m.siz.ysiz;
+  h.tile_x0 = m.siz.xtosiz;
+  h.tile_y0 = m.siz.ytosiz;
+  h.tile_width = m.siz.xtsiz;
+  h.tile_height = m.siz.ytsiz;
+  h.num_tiles_x = codec::num_tiles_x(m.siz);
+  h.num_tiles_y = codec::num_tiles_y(m.siz);
+  h.levels = m.cod.component.levels;
+  h.min_levels = h.levels;
+  for (const auto& [c, coc] : m.coc) h.min_levels = std::min<uint32_t>(h.min_levels, coc.levels);
+  h.layers = m.cod.layers;
+  h.reversible = m.cod.component.wavelet == codec::Wavelet::k5x3Reversible;
+  for (const auto& sc : m.siz.components) {
+    ComponentInfo ci;
+    ci.dx = sc.dx;
+    ci.dy = sc.dy;
+    ci.precision = sc.precision;
+    ci.is_signed = sc.is_signed;
+    ci.width = component_extent(h.x0, h.x1, sc.dx);
+    ci.height = component_extent(h.y0, h.y1, sc.dy);
+    h.components.push_back(ci);
+  }
+  h.color_space = impl_->color.color_space;
+  h.output_components = static_cast<uint32_t>(
+      impl_->color.cmap.empty() || impl_->color.palette.empty() ? h.components.size()
+                                                                : impl_->color.cmap.size());
+  return h;
+}
+
+Image Decoder::decode(const DecodeParams& params) {
+  impl_->read_header();
+  // Every parallel region of this decode (including the transforms') uses params.threads.
+  struct ThreadScope {
+    int saved = omp_get_max_threads();
+    explicit ThreadScope(uint32_t n) {
+      if (n) omp_set_num_threads(static_cast<int>(n));
+    }
+    ~ThreadScope() { omp_set_num_threads(saved); }
+  } scope(params.threads);
+  return impl_->decode(params);
+}
+
+Image Decoder::Impl::decode(const DecodeParams& p) {
+  if (p.device == DecodeDevice::kGpu)
+    transform::resolve_device(transform::Device::kGpu);  // throws the reason when absent
+  codec::ReadOptions ro;
+  ro.allow_truncated = p.allow_partial;
+  const Codestream code = codec::read_codestream(codestream(), ro);
+  const codec::Siz& siz = code.main.siz;
+  const size_t ncomp = siz.components.size();
+
+  // Components to decode, in output order.
+  std::vector<uint32_t> order = p.components;
+  if (order.empty())
+    for (uint32_t c = 0; c < ncomp; ++c) order.push_back(c);
+  std::vector<bool> wanted(ncomp, false);
+  for (uint32_t c : order) {
+    if (c >= ncomp)
+      throw Error(ErrorCode::kInvalidArgument, "component " + std::to_string(c) +
+                                                   " requested, the codestream has " +
+                                                   std::to_string(ncomp));
+    if (wanted[c])
+      throw Error(ErrorCode::kInvalidArgument,
+                  "component " + std::to_string(c) + " requested twice");
+    wanted[c] = true;
+  }
+
+  // The output area on the full-resolution grid: image, cut by the tile and the region.
+  Rect area{siz.xosiz, siz.yosiz, siz.xsiz, siz.ysiz};
+  const uint32_t ntiles = codec::num_tiles(siz);
+  if (p.tile) {
+    if (*p.tile >= ntiles)
+      throw Error(ErrorCode::kInvalidArgument, "tile " + std::to_string(*p.tile) +
+                                                   " requested, the codestream has " +
+                                                   std::to_string(ntiles));
+    const Rect tr = codec::tile_rect(siz, *p.tile);
+    area = {std::max(area.x0, tr.x0), std::max(area.y0, tr.y0), std::min(area.x1, tr.x1),
+            std::min(area.y1, tr.y1)};
+  }
+  if (p.region) {
+    const Region& r = *p.region;
+    if (r.x1 <= r.x0 || r.y1 <= r.y0)
+      throw Error(ErrorCode::kInvalidArgument, "region: empty rectangle");
+    area = {std::max(area.x0, r.x0), std::max(area.y0, r.y0), std::min(area.x1, r.x1),
+            std::min(area.y1, r.y1)};
+    if (area.empty())
+      throw Error(ErrorCode::kInvalidArgument, "region: does not meet the image area");
+  }
+  const uint32_t R = p.reduce;
+  if (R > 32) throw Error(ErrorCode::kInvalidArgument, "reduce: at most 32");
+  Image image;
+  image.x0 = ceil_shift(area.x0, R);
+  image.y0 = ceil_shift(area.y0, R);
+  image.x1 = ceil_shift(area.x1, R);
+  image.y1 = ceil_shift(area.y1, R);
+  if (image.x1 <= image.x0 || image.y1 <= image.y0)
+    throw Error(ErrorCode::kInvalidArgument,
+                "reduce " + std::to_string(R) + " leaves an empty image");
+  uint64_t total_samples = 0;
+  for (uint32_t c : order) {
+    const auto& sc = siz.components[c];
+    if (sc.precision > 31)
+      throw Error(ErrorCode::kUnsupported, "SIZ: component " + std::to_string(c) + " has " +
+                                               std::to_string(sc.precision) +
+                                               " bits; gj2k decodes up to 31");
+    Component comp;
+    comp.dx = sc.dx;
+    comp.dy = sc.dy;
+    comp.precision = sc.precision;
+    comp.is_signed = sc.is_signed;
+    total_samples += uint64_t{component_extent(image.x0, image.x1, sc.dx)} *
+                     component_extent(image.y0, image.y1, sc.dy);
+    if (total_samples > std::min(p.max_samples, kMaxSamples))
+      throw Error(ErrorCode::kUnsupported,
+                  "SIZ: the output would hold more than " +
+                      std::to_string(std::min(p.max_samples, kMaxSamples)) +
+                      " samples (DecodeParams::max_samples)");
+    image.components.push_back(comp);
+  }
+  for (Component& comp : image.components) {  // samples allocated below, or handed over
+    comp.width = component_extent(image.x0, image.x1, comp.dx);
+    comp.height = component_extent(image.y0, image.y1, comp.dy);
+  }
+
+  // Tiles that meet the area.
+  std::vector<uint32_t> tiles;
+  for (uint32_t t = 0; t < ntiles; ++t) {
+    const Rect tr = codec::tile_rect(siz, t);
+    if (tr.x0 < area.x1 && tr.x1 > area.x0 && tr.y0 < area.y1 && tr.y1 > area.y0)
+      tiles.push_back(t);
+  }
+  const int threads = p.threads ? static_cast<int>(p.threads) : omp_get_max_threads();
+  codec::TileDecodeOptions to;
+  to.reduce = R;
+  to.max_layers = p.max_layers;
+  if (p.region) to.region = area;
+  to.components = wanted;
+  to.allow_partial = p.allow_partial;
+  to.skip_mct = p.skip_mct;
+  const bool tile_parallel = tiles.size() >= static_cast<size_t>(threads) && threads > 1;
+  to.threads = tile_parallel ? 1 : threads;
+
+  std::string error;
+  ErrorCode error_code = ErrorCode::kInternal;
+  auto place = [&](uint32_t t, std::vector<codec::TileComponentSamples>& tcs) {
+    for (size_t k = 0; k < order.size(); ++k) {
+      auto& src = tcs[order[k]];
+      Component& dst = image.components[k];
+      if (src.samples.empty()) continue;
+      // The output component covers [ceil(x0'/dx), ...) on the reduced component grid.
+      const uint32_t ox = (image.x0 + dst.dx - 1) / dst.dx, oy = (image.y0 + dst.dy - 1) / dst.dy;
+      if (src.rect == Rect{ox, oy, ox + dst.width, oy + dst.height}) {
+        dst.samples = std::move(src.samples);  // one tile covers the component
+        continue;
+      }
+      if (dst.samples.empty()) dst.samples.assign(size_t{dst.width} * dst.height, 0);
+      const uint32_t x0 = std::max(src.rect.x0, ox), y0 = std::max(src.rect.y0, oy);
+      const uint32_t x1 = std::min(src.rect.x1, ox + dst.width);
+      const uint32_t y1 = std::min(src.rect.y1, oy + dst.height);
+      for (uint32_t y = y0; y < y1; ++y)
+        std::copy_n(
+            src.samples.data() + size_t{y - src.rect.y0} * src.rect.width() + (x0 - src.rect.x0),
+            x1 > x0 ? x1 - x0 : 0, dst.samples.data() + size_t{y - oy} * dst.width + (x0 - ox));
+    }
+    (void)t;
+  };
+  for (uint32_t t : tiles)
+    if (codec::tile_samples(code, t, to) > std::min(p.max_samples, kMaxSamples))
+      throw Error(ErrorCode::kUnsupported,
+                  "tile " + std::to_string(t) + ": more coefficients than " +
+                      std::to_string(std::min(p.max_samples, kMaxSamples)) +
+                      " (DecodeParams::max_samples)");
+  if (tiles.size() != 1)  // several tiles write into shared buffers: allocate them first
+    for (Component& comp : image.components)
+      comp.samples.assign(size_t{comp.width} * comp.height, 0);
+  const auto cs = codestream();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(tile_parallel ? threads : 1)
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    try {
+      auto tcs = codec::decode_tile(cs, code, tiles[i], to);
+      place(tiles[i], tcs);
+    } catch (const Error& e) {
+#pragma omp critical(gj2k_decoder_error)
+      if (error.empty()) {
+        error = e.what();
+        error_code = e.code();
+      }
+    } catch (const std::exception& e) {
+#pragma omp critical(gj2k_decoder_error)
+      if (error.empty()) error = std::string("tile ") + std::to_string(tiles[i]) + ": " + e.what();
+    }
+  }
+  if (!error.empty()) throw Error(error_code, error);
+  for (Component& comp : image.components)
+    if (comp.samples.size() != size_t{comp.width} * comp.height)
+      comp.samples.assign(size_t{comp.width} * comp.height, 0);
+
+  image.color_space = color.color_space;
+  image.icc_profile = color.icc_profile;
+  if (is_jp2 && p.apply_jp2_color && p.components.empty()) {
+    codec::apply_palette(image, color);
+    codec::apply_channel_definitions(image, color);
+  }
+  if (p.force_rgb && image.color_space == ColorSpace::kSYCC) codec::sycc_to_rgb(image);
+  if (p.force_rgb && image.color_space == ColorSpace::kICC &&
+      codec::icc_to_srgb(image, image.icc_profile))
+    image.icc_profile.clear();
+  if (p.upsample) codec::upsample(image);
+  return image;
+}
+
+Image decode_file(const std::filesystem::path& path, const DecodeParams& params) {
+  return Decoder(path).decode(params);
+}
+
+Image decode_memory(std::span<const uint8_t> bytes, const DecodeParams& params) {
+  return Decoder(bytes).decode(params);
+}
+
+}  // namespace gj2k

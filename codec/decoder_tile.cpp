@@ -1,0 +1,538 @@
+// One tile of the decoder (codec/decoder_tile.h).
+#include "codec/decoder_tile.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
+#include "codec/progression.h"
+#include "codec/structure.h"
+#include "entropy/t1.h"
+#include "entropy/t2_packet.h"
+#include "gj2k/error.h"
+#include "transform/dwt.h"
+#include "transform/mct.h"
+#include "transform/quant.h"
+
+namespace gj2k::codec {
+namespace {
+
+using transform::Band;
+using transform::Rect;
+
+// Packets a tile may describe before we refuse it (each needs at least one header byte, so a
+// real stream with this many packets would be gigabytes).
+constexpr uint64_t kMaxPackets = uint64_t{1} << 26;
+
+[[noreturn]] void fail(ErrorCode code, uint32_t t, const std::string& what) {
+  throw Error(code, "tile " + std::to_string(t) + ": " + what);
+}
+
+// A code-block's codeword segments as Tier-2 delivers them, gathered over the packets.
+struct BlockSegments {
+  std::vector<uint8_t> bytes;
+  struct Seg {
+    uint32_t offset = 0, length = 0, passes = 0;
+  };
+  std::vector<Seg> segs;
+  bool open = false;  // the last segment continues in a later packet
+  int missing_msbs = 0;
+};
+
+// Everything about one component of the tile that decoding needs.
+struct ComponentState {
+  bool decode = false;  // decoded (requested, or needed by the MCT)
+  const ComponentCoding* coding = nullptr;
+  const Quantization* quant = nullptr;
+  uint32_t precision = 8;
+  bool is_signed = false;
+  int roi_shift = 0;
+  int levels = 0;
+  int kept_levels = 0;  // levels - reduce: the resolutions 0..kept_levels are decoded
+  Rect region;          // region of interest on this component's full-resolution grid
+  bool has_region = false;
+  TileComponentLayout layout;
+  Rect out_rect;  // resolution kept_levels of the tile-component
+  // Code-blocks with data, keyed by (resolution, band index, block index in the band).
+  std::unordered_map<uint64_t, BlockSegments> blocks;
+  std::vector<int32_t> ints;  // reversible path: coefficients then samples
+  std::vector<float> floats;  // irreversible path
+  bool reversible() const { return coding->wavelet == Wavelet::k5x3Reversible; }
+};
+
+// Runs fn(first, count) over [0, n) in chunks, in parallel (the caller's thread count).
+template <class Fn>
+void in_chunks(size_t n, const Fn& fn) {
+  constexpr size_t kChunk = size_t{1} << 16;
+  const size_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) if (chunks > 1)
+  for (size_t k = 0; k < chunks; ++k) fn(k * kChunk, std::min(n, (k + 1) * kChunk) - k * kChunk);
+}
+
+uint64_t block_key(uint32_t r, uint32_t b, uint32_t index) {
+  return (uint64_t{r} << 40) | (uint64_t{b} << 32) | index;
+}
+
+entropy::BandKind band_kind(Band b) {
+  return static_cast<entropy::BandKind>(static_cast<uint8_t>(b));
+}
+
+transform::QuantStep to_quant_step(const StepSize& s) {
+  return {s.exponent, s.mantissa};
+}
+
+// Whether code-block `cb` (on the grid of a subband of level n) can influence the region: its
+// footprint at full resolution, widened by the synthesis filters' reach, meets the region.
+bool block_meets_region(const Rect& cb, int n, const Rect& region) {
+  constexpr int64_t kReach = 8;  // subband samples; > the 9/7 synthesis support summed over
+                                 // levels (4 + 4/2 + 4/4 + ... < 8)
+  const int64_t scale = int64_t{1} << std::min(n, 31);
+  int64_t x0 = (int64_t{cb.x0} - kReach) * scale, x1 = (int64_t{cb.x1} + kReach) * scale;
+  int64_t y0 = (int64_t{cb.y0} - kReach) * scale, y1 = (int64_t{cb.y1} + kReach) * scale;
+  return x0 < region.x1 && x1 > region.x0 && y0 < region.y1 && y1 > region.y0;
+}
+
+// The packed packet headers of tile t (PPM or PPT), or empty when headers are in the bodies.
+std::vector<uint8_t> packed_headers(const Codestream& code, const Tile& tile, bool& packed) {
+  std::vector<uint8_t> out;
+  packed = false;
+  if (code.main.has_ppm) {
+    packed = true;
+    for (size_t part : tile.parts)
+      if (part < code.main.ppm_tile_parts.size()) {
+        const auto& h = code.main.ppm_tile_parts[part];
+        out.insert(out.end(), h.begin(), h.end());
+      }
+  } else if (!tile.header.ppt.empty()) {
+    packed = true;
+    out = tile.header.ppt_data;
+  }
+  return out;
+}
+
+ProgressionOrder to_order(Progression p) {
+  return static_cast<ProgressionOrder>(static_cast<uint8_t>(p));
+}
+
+// Reads every packet of the tile in progression order and gathers the codeword segments of
+// the code-blocks that will be decoded.
+void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> headers, bool packed,
+                  const Codestream& code, const Tile& tile, uint32_t t,
+                  std::vector<ComponentState>& comps, const TileDecodeOptions& o,
+                  std::string* warning) {
+  const MainHeader& main = code.main;
+  const CodingStyle& cod = effective_cod(main, &tile.header);
+  TileProgression prog;
+  prog.tile = tile_rect(main.siz, t);
+  prog.layers = cod.layers;
+  uint64_t total = 0;
+  for (size_t c = 0; c < comps.size(); ++c) {
+    const auto& sc = main.siz.components[c];
+    prog.components.push_back(component_precincts(comps[c].layout, sc.dx, sc.dy));
+    for (const auto& res : prog.components.back().resolutions)
+      total += uint64_t{res.precincts_x} * res.precincts_y;
+  }
+  // Every packet takes at least one header byte, so a tile cannot hold more packets than
+  // bytes; refuse (before listing them) a count far beyond what the data could hold.
+  const uint64_t packets = total * cod.layers;
+  const uint64_t bytes = data.size() + headers.size();
+  if (packets > kMaxPackets || packets > 16 * bytes + 4096)
+    fail(ErrorCode::kTruncated, t,
+         std::to_string(packets) + " packets (layers x precincts) in " + std::to_string(bytes) +
+             " bytes of packet data");
+  std::vector<PacketId> order;
+  const auto& pocs = effective_poc(main, &tile.header);
+  if (pocs.empty()) {
+    order = packet_order(prog, to_order(cod.progression));
+  } else {
+    std::vector<ProgressionChange> changes;
+    for (const PocEntry& e : pocs)
+      changes.push_back({to_order(e.order), e.rs, e.cs, e.lye, e.re, e.ce});
+    order = packet_order(prog, changes);
+  }
+
+  const entropy::PacketFraming framing{cod.sop, cod.eph};
+  std::unordered_map<uint64_t, entropy::PacketDecoder> precincts;
+  const uint32_t max_layers = o.max_layers ? o.max_layers : UINT32_MAX;
+  size_t pos = 0, hpos = 0;
+  size_t index = 0;
+  for (const PacketId& id : order) {
+    ComponentState& cs = comps[id.component];
+    const ResolutionLayout& res = cs.layout.resolutions[id.resolution];
+    const Precinct precinct = res.precinct(id.precinct);
+    const uint64_t pkey =
+        (uint64_t{id.component} << 48) | (uint64_t{id.resolution} << 40) | id.precinct;
+    auto it = precincts.find(pkey);
+    if (it == precincts.end()) {
+      std::vector<entropy::PrecinctBandShape> shapes;
+      for (const auto& pb : precinct.bands) shapes.push_back({pb.blocks_x, pb.blocks_y});
+      const uint8_t style = cs.coding->cblk_style;
+      entropy::SegmentStyle seg{(style & cblk_style::kBypass) != 0,
+                                (style & cblk_style::kTermAll) != 0};
+      it = precincts.emplace(pkey, entropy::PacketDecoder(shapes, seg)).first;
+    }
+    const size_t packet_index = index;
+    auto where = [&] {  // built only for messages
+      return "packet " + std::to_string(packet_index) + " (layer " + std::to_string(id.layer) +
+             ", resolution " + std::to_string(id.resolution) + ", component " +
+             std::to_string(id.component) + ", precinct " + std::to_string(id.precinct) + ")";
+    };
+    ++index;
+    entropy::DecodedPacket dp;
+    try {
+      if (packed) {
+        if (hpos >= headers.size()) throw Error(ErrorCode::kTruncated, "packed headers end");
+        dp = it->second.decode_packet(static_cast<int>(id.layer), headers.subspan(hpos), framing,
+                                      false);
+        hpos += dp.header_bytes;
+        if (framing.sop && pos < data.size()) pos += entropy::skip_sop(data.subspan(pos));
+      } else {
+        if (pos >= data.size()) throw Error(ErrorCode::kTruncated, "tile data ends");
+        dp = it->second.decode_packet(static_cast<int>(id.layer), data.subspan(pos), framing, true);
+        pos += dp.header_bytes;
+      }
+    } catch (const Error& e) {
+      if (!o.allow_partial)
+        fail(e.code(), t,
+             where() + " at byte " + std::to_string(pos) + " of the tile data: " + e.what());
+      if (warning)
+        *warning = "tile " + std::to_string(t) + ": stopped at " + where() + ": " + e.what();
+      return;
+    }
+    if (dp.empty) continue;
+    if (pos + dp.body_bytes > data.size()) {
+      if (!o.allow_partial)
+        fail(ErrorCode::kTruncated, t,
+             where() + ": body of " + std::to_string(dp.body_bytes) + " bytes at byte " +
+                 std::to_string(pos) + " runs past the tile data (" + std::to_string(data.size()) +
+                 " bytes)");
+      if (warning) *warning = "tile " + std::to_string(t) + ": " + where() + " is truncated";
+    }
+    const bool keep_packet =
+        id.layer < max_layers && cs.decode && static_cast<int>(id.resolution) <= cs.kept_levels;
+    for (size_t b = 0; b < dp.blocks.size(); ++b) {
+      const PrecinctBand& pb = precinct.bands[b];
+      const BandLayout& band = res.bands[b];
+      for (size_t k = 0; k < dp.blocks[b].size(); ++k) {
+        const entropy::BlockPacketInfo& info = dp.blocks[b][k];
+        if (info.new_passes == 0) continue;
+        const uint32_t bi = pb.cb_i0 + static_cast<uint32_t>(k % pb.blocks_x);
+        const uint32_t bj = pb.cb_j0 + static_cast<uint32_t>(k / pb.blocks_x);
+        bool keep = keep_packet;
+        if (keep && cs.has_region)
+          keep = block_meets_region(band.code_block(bi, bj), band.level, cs.region);
+        BlockSegments* blk = nullptr;
+        if (keep) {
+          blk = &cs.blocks[block_key(id.resolution, static_cast<uint32_t>(b),
+                                     bi + bj * band.blocks_x)];
+          if (info.first_inclusion) blk->missing_msbs = info.missing_msbs;
+        }
+        for (const entropy::Piece& piece : info.pieces) {
+          const size_t avail = pos < data.size() ? data.size() - pos : 0;
+          const size_t len = std::min<size_t>(piece.length, avail);
+          if (blk) {
+            if (!blk->open) blk->segs.push_back({static_cast<uint32_t>(blk->bytes.size()), 0, 0});
+            BlockSegments::Seg& s = blk->segs.back();
+            blk->bytes.insert(blk->bytes.end(), data.begin() + pos, data.begin() + pos + len);
+            s.length += static_cast<uint32_t>(len);
+            s.passes += static_cast<uint32_t>(piece.passes);
+            blk->open = !piece.ends_segment;
+          }
+          pos += piece.length;
+        }
+      }
+    }
+    if (pos > data.size()) return;  // allow_partial: nothing more to read
+  }
+}
+
+// Tier-1 for every gathered code-block, ROI undo (H.1), then the coefficients into each
+// component's buffer: integers (5/3) or dequantized floats (9/7, E.1.1.2).
+void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& o, uint32_t t) {
+  struct Job {
+    ComponentState* cs;
+    const BandLayout* band;
+    uint32_t r, b, index;
+    BlockSegments* seg;
+  };
+  std::vector<Job> jobs;
+  for (auto& cs : comps) {
+    if (!cs.decode) continue;
+    for (auto& [key, seg] : cs.blocks) {
+      uint32_t r = static_cast<uint32_t>(key >> 40), b = static_cast<uint32_t>((key >> 32) & 0xFF);
+      uint32_t index = static_cast<uint32_t>(key);
+      jobs.push_back({&cs, &cs.layout.resolutions[r].bands[b], r, b, index, &seg});
+    }
+  }
+  std::string error;
+  ErrorCode error_code = ErrorCode::kFormat;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(std::max(1, o.threads))
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const Job& job = jobs[j];
+    ComponentState& cs = *job.cs;
+    const BandLayout& band = *job.band;
+    const uint32_t bi = job.index % band.blocks_x, bj = job.index / band.blocks_x;
+    const Rect cb = band.code_block(bi, bj);
+    if (cb.empty() || job.seg->segs.empty()) continue;
+    const int n = band.level;
+    const StepSize step = cs.quant->step(cs.levels, n, band.band);
+    const int mb = transform::magnitude_bits(cs.quant->guard_bits, to_quant_step(step));
+    const int planes = mb + cs.roi_shift - job.seg->missing_msbs;
+    if (planes <= 0) continue;
+    // Where the block lies in the Mallat arrangement of the kept resolutions.
+    const int kept_n = n - (cs.levels - cs.kept_levels);
+    const auto place = transform::band_placement(cs.out_rect, cs.kept_levels,
+                                                 cs.levels == 0 ? 0 : kept_n, band.band);
+    const size_t x = place.x_off + (cb.x0 - band.rect.x0);
+    const size_t y = place.y_off + (cb.y0 - band.rect.y0);
+    // Tier-1 writes into a per-thread scratch block; the final coefficients then go to the
+    // component buffer (integers, or dequantized floats).
+    thread_local std::vector<int32_t> scratch;
+    const size_t stride = cb.width();
+    scratch.assign(size_t{cb.width()} * cb.height(), 0);
+    int32_t* out = scratch.data();
+    std::vector<entropy::Segment> segs;
+    static const uint8_t kNoData = 0;  // a valid pointer for segments without bytes
+    const uint8_t* base = job.seg->bytes.empty() ? &kNoData : job.seg->bytes.data();
+    for (const auto& s : job.seg->segs) segs.push_back({base + s.offset, s.length, s.passes});
+    try {
+      entropy::decode_block(segs.data(), segs.size(), static_cast<uint32_t>(planes),
+                            band_kind(band.band), cs.coding->cblk_style, out, stride, cb.width(),
+                            cb.height());
+    } catch (const Error& e) {
+#pragma omp critical(gj2k_decode_error)
+      if (error.empty()) {
+        error = "code-block (" + std::to_string(bi) + "," + std::to_string(bj) +
+                ") of resolution " + std::to_string(job.r) + ": " + e.what();
+        error_code = e.code();
+      }
+      continue;
+    }
+    if (cs.roi_shift > 0) {  // H.1: coefficients at or above 2^s belong to the ROI
+      const int s = cs.roi_shift;
+      const int64_t threshold = int64_t{1} << (s + 1);  // half units
+      for (uint32_t yy = 0; yy < cb.height(); ++yy)
+        for (uint32_t xx = 0; xx < cb.width(); ++xx) {
+          int32_t& v = out[yy * stride + xx];
+          int64_t m = v < 0 ? -int64_t{v} : v;
+          if (m >= threshold) v = static_cast<int32_t>(v < 0 ? -(m >> s) : (m >> s));
+        }
+    }
+    if (!cs.reversible()) {
+      // E.1.1.2 (E-6): an irreversible coefficient is reconstructed at (|q| + r) * step even
+      // when all its bit-planes were decoded; Tier-1 adds r = 1/2 only below undecoded planes.
+      uint32_t passes = 0;
+      for (const auto& s : job.seg->segs) passes += s.passes;
+      const uint32_t all = entropy::max_passes(static_cast<uint32_t>(planes));
+      if (passes >= all - std::min<uint32_t>(all, 2)) {
+        // Through the last bit-plane's passes: a coefficient whose magnitude is a multiple of
+        // 2 (4 in half units) had its last plane decoded (one with p >= 1 undecoded planes is
+        // odd at plane p). When every pass was decoded, every nonzero coefficient was.
+        const bool complete = passes >= all;
+        for (uint32_t yy = 0; yy < cb.height(); ++yy)
+          for (uint32_t xx = 0; xx < cb.width(); ++xx) {
+            int32_t& v = out[yy * stride + xx];
+            if (v == 0) continue;
+            const uint32_t m = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+            if (complete || (m & 3) == 0) v += v < 0 ? -1 : 1;
+          }
+      }
+    }
+    const size_t pitch = cs.out_rect.width();
+    if (cs.reversible()) {
+      // Half units to integers: the fractional bit is the midpoint of a truncated block.
+      for (uint32_t yy = 0; yy < cb.height(); ++yy) {
+        const int32_t* src = out + yy * stride;
+        int32_t* dst = cs.ints.data() + (y + yy) * pitch + x;
+        for (uint32_t xx = 0; xx < cb.width(); ++xx)
+          dst[xx] = src[xx] < 0 ? -((-src[xx]) >> 1) : (src[xx] >> 1);
+      }
+    } else {
+      // E.1.1.2: value * step, with the step of this subband (E-3); half units.
+      const double delta = transform::step_size(
+          transform::nominal_range(static_cast<int>(cs.precision), band.band), to_quant_step(step));
+      const float scale = static_cast<float>(delta * 0.5);
+      for (uint32_t yy = 0; yy < cb.height(); ++yy) {
+        const int32_t* src = out + yy * stride;
+        float* dst = cs.floats.data() + (y + yy) * pitch + x;
+        for (uint32_t xx = 0; xx < cb.width(); ++xx) dst[xx] = static_cast<float>(src[xx]) * scale;
+      }
+    }
+  }
+  if (!error.empty() && !o.allow_partial) fail(error_code, t, error);
+}
+
+// The inverse DWT of one component (its coefficients are already dequantized).
+void reconstruct(ComponentState& cs) {
+  const Rect& rect = cs.out_rect;
+  if (rect.empty()) return;
+  const auto& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
+  if (cs.reversible())
+    ops.inverse53({cs.ints.data(), rect.width()}, rect, cs.kept_levels);
+  else
+    ops.inverse97({cs.floats.data(), rect.width()}, rect, cs.kept_levels);
+}
+
+}  // namespace
+
+uint64_t tile_samples(const Codestream& code, uint32_t t, const TileDecodeOptions& o) {
+  uint64_t total = 0;
+  const MainHeader& main = code.main;
+  const Tile* tile = t < code.tiles.size() ? &code.tiles[t] : nullptr;
+  for (uint16_t c = 0; c < main.siz.components.size(); ++c) {
+    const auto& coding = effective_coding(main, tile ? &tile->header : nullptr, c);
+    const Rect tc = tile_component_rect(main.siz, t, c);
+    const int kept = std::max(0, int(coding.levels) - int(o.reduce));
+    const Rect r = transform::resolution_rect(tc, coding.levels, kept);
+    total += uint64_t{r.width()} * r.height();
+  }
+  return total;
+}
+
+std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
+                                              const Codestream& code, uint32_t t,
+                                              const TileDecodeOptions& o, std::string* warning) {
+  const MainHeader& main = code.main;
+  if (t >= code.tiles.size()) fail(ErrorCode::kInvalidArgument, t, "no such tile");
+  const Tile& tile = code.tiles[t];
+  const size_t ncomp = main.siz.components.size();
+  const CodingStyle& cod = effective_cod(main, &tile.header);
+  std::vector<ComponentState> comps(ncomp);
+  const bool mct = cod.mct != 0 && ncomp >= 3 && !o.skip_mct;
+  for (uint16_t c = 0; c < ncomp; ++c) {
+    ComponentState& cs = comps[c];
+    cs.coding = &effective_coding(main, &tile.header, c);
+    cs.quant = &effective_quantization(main, &tile.header, c);
+    cs.roi_shift = effective_roi_shift(main, &tile.header, c);
+    cs.precision = main.siz.components[c].precision;
+    cs.is_signed = main.siz.components[c].is_signed;
+    cs.levels = cs.coding->levels;
+    const bool wanted = c < o.components.size() && o.components[c];
+    bool needed_by_mct = false;
+    if (mct && c < 3)
+      for (int k = 0; k < 3; ++k) needed_by_mct |= k < int(o.components.size()) && o.components[k];
+    cs.decode = wanted || needed_by_mct;
+    const Rect tc = tile_component_rect(main.siz, t, c);
+    std::vector<PrecinctExponents> pex;
+    for (const PrecinctSize& p : cs.coding->precincts) pex.push_back({p.ppx, p.ppy});
+    cs.layout = make_layout(tc, cs.levels, cs.coding->xcb, cs.coding->ycb, pex);
+    if (cs.decode) {
+      if (static_cast<int>(o.reduce) > cs.levels)
+        fail(ErrorCode::kInvalidArgument, t,
+             "reduce " + std::to_string(o.reduce) + " exceeds the " + std::to_string(cs.levels) +
+                 " decomposition levels of component " + std::to_string(c));
+      cs.kept_levels = cs.levels - static_cast<int>(o.reduce);
+      cs.out_rect = transform::resolution_rect(tc, cs.levels, cs.kept_levels);
+      const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
+      if (cs.reversible())
+        cs.ints.assign(n, 0);
+      else
+        cs.floats.assign(n, 0.0f);
+      if (o.region) {
+        const auto& sc = main.siz.components[c];
+        cs.has_region = true;
+        cs.region = {(o.region->x0 + sc.dx - 1) / sc.dx, (o.region->y0 + sc.dy - 1) / sc.dy,
+                     static_cast<uint32_t>((uint64_t{o.region->x1} + sc.dx - 1) / sc.dx),
+                     static_cast<uint32_t>((uint64_t{o.region->y1} + sc.dy - 1) / sc.dy)};
+      }
+    }
+  }
+
+  // The tile's data: the bodies of its tile-parts in TPsot order.
+  std::vector<uint8_t> data;
+  for (size_t part : tile.parts) {
+    const TilePartHeader& tp = code.tile_parts[part];
+    const size_t end = std::min(tp.body_end, cs_bytes.size());
+    if (tp.body_begin < end)
+      data.insert(data.end(), cs_bytes.begin() + tp.body_begin, cs_bytes.begin() + end);
+  }
+  bool packed = false;
+  std::vector<uint8_t> headers = packed_headers(code, tile, packed);
+  if (!tile.parts.empty()) read_packets(data, headers, packed, code, tile, t, comps, o, warning);
+  decode_blocks(comps, o, t);
+  std::vector<uint8_t>().swap(data);
+
+  for (auto& cs : comps)
+    if (cs.decode) {
+      for (auto& [k, b] : cs.blocks) std::vector<uint8_t>().swap(b.bytes);
+      reconstruct(cs);
+    }
+
+  // Inverse multiple component transformation (G.2 / G.3) on components 0..2, inverse DC
+  // level shift (G.1.2), rounding of the irreversible path and clipping, in parallel chunks.
+  std::vector<TileComponentSamples> out(ncomp);
+  int32_t offset[3], lo[3], hi[3];
+  auto range = [&](size_t c, int32_t& off, int32_t& l, int32_t& h) {
+    const ComponentState& cs = comps[c];
+    off = transform::dc_offset(static_cast<int>(cs.precision), cs.is_signed);
+    l = static_cast<int32_t>(cs.is_signed ? -(int64_t{1} << (cs.precision - 1)) : 0);
+    h = static_cast<int32_t>(cs.is_signed ? (int64_t{1} << (cs.precision - 1)) - 1
+                                          : (int64_t{1} << cs.precision) - 1);
+  };
+  std::vector<bool> done(ncomp, false);
+  if (mct && comps[0].decode && comps[0].out_rect == comps[1].out_rect &&
+      comps[0].out_rect == comps[2].out_rect) {
+    const size_t n = size_t{comps[0].out_rect.width()} * comps[0].out_rect.height();
+    for (size_t c = 0; c < 3; ++c) range(c, offset[c], lo[c], hi[c]);
+    if (comps[0].reversible() && comps[1].reversible() && comps[2].reversible()) {
+      int32_t* p[3] = {comps[0].ints.data(), comps[1].ints.data(), comps[2].ints.data()};
+      in_chunks(n, [&](size_t i, size_t len) {
+        transform::rct_inverse_dc_shift(p[0] + i, p[1] + i, p[2] + i, len, offset, lo, hi);
+      });
+      for (size_t c = 0; c < 3; ++c) {
+        out[c].rect = comps[c].out_rect;
+        out[c].samples = std::move(comps[c].ints);
+      }
+    } else {
+      for (size_t c = 0; c < 3; ++c)
+        if (comps[c].reversible()) {  // mixed kernels: bring the integers to float
+          comps[c].floats.assign(comps[c].ints.begin(), comps[c].ints.end());
+          std::vector<int32_t>().swap(comps[c].ints);
+        }
+      for (size_t c = 0; c < 3; ++c) {
+        out[c].rect = comps[c].out_rect;
+        out[c].samples.resize(n);
+      }
+      const float* f[3] = {comps[0].floats.data(), comps[1].floats.data(), comps[2].floats.data()};
+      int32_t* d[3] = {out[0].samples.data(), out[1].samples.data(), out[2].samples.data()};
+      in_chunks(n, [&](size_t i, size_t len) {
+        transform::ict_inverse_dc_shift(f[0] + i, f[1] + i, f[2] + i, d[0] + i, d[1] + i, d[2] + i,
+                                        len, offset, lo, hi);
+      });
+    }
+    done[0] = done[1] = done[2] = true;
+  }
+  for (size_t c = 0; c < ncomp; ++c) {
+    ComponentState& cs = comps[c];
+    const bool wanted = c < o.components.size() && o.components[c];
+    if (!wanted) {
+      out[c] = {};
+      continue;
+    }
+    if (done[c]) continue;
+    int32_t off, l, h;
+    range(c, off, l, h);
+    out[c].rect = cs.out_rect;
+    const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
+    if (cs.reversible()) {
+      int32_t* p = cs.ints.data();
+      in_chunks(n, [&](size_t i, size_t len) {
+        transform::dc_shift_inverse_clamp(p + i, len, off, l, h);
+      });
+      out[c].samples = std::move(cs.ints);
+    } else {
+      out[c].samples.resize(n);
+      const float* f = cs.floats.data();
+      int32_t* d = out[c].samples.data();
+      in_chunks(n, [&](size_t i, size_t len) {
+        transform::float_to_int_dc_shift(f + i, d + i, len, off, l, h);
+      });
+    }
+  }
+  return out;
+}
+
+}  // namespace gj2k::codec

@@ -1,0 +1,49 @@
+// Decoding one tile of a parsed codestream (ISO/IEC 15444-1 Annexes B to G, backwards):
+// Tier-2 packets in progression order -> codeword segments per code-block -> Tier-1 ->
+// ROI max-shift undo (H.1) -> dequantization (E.1) -> inverse DWT (F.4) -> inverse MCT (G.2,
+// G.3) -> inverse DC level shift (G.1.2) -> clipping to the component's range.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "codec/markers/codestream.h"
+#include "transform/geometry.h"
+
+namespace gj2k::codec {
+
+struct TileDecodeOptions {
+  uint32_t reduce = 0;      // resolution levels discarded (<= every decoded component's NL)
+  uint32_t max_layers = 0;  // 0: all
+  // Only code-blocks whose wavelet support reaches this area of the reference grid
+  // (full-resolution coordinates) are decoded; samples outside it are unspecified.
+  std::optional<transform::Rect> region;
+  std::vector<bool> components;  // Csiz entries: which components to return
+  bool allow_partial = false;    // stop at damaged or missing data instead of throwing
+  bool skip_mct = false;         // leave components 0..2 without the inverse RCT/ICT
+  int threads = 1;
+};
+
+struct TileComponentSamples {
+  // The tile-component at the decoded resolution, on its component grid divided by 2^reduce
+  // (B-14 with r = NL - reduce); empty when not requested.
+  transform::Rect rect;
+  std::vector<int32_t> samples;  // rect.width() * rect.height(), final clipped values
+};
+
+// Decodes tile `t` of `code` (parsed from `cs`). Returns one entry per component (Csiz).
+// Throws gj2k::Error naming the tile and what was wrong; with allow_partial, damaged packet
+// data ends the tile's packet sequence and what was read is decoded. `warning` (optional)
+// receives a description of what was skipped.
+std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs, const Codestream& code,
+                                              uint32_t t, const TileDecodeOptions& options,
+                                              std::string* warning = nullptr);
+
+// A bound on the coefficient buffers decode_tile would allocate (samples), to refuse absurd
+// headers before allocating.
+uint64_t tile_samples(const Codestream& code, uint32_t t, const TileDecodeOptions& options);
+
+}  // namespace gj2k::codec

@@ -1,0 +1,118 @@
+// gj2k: decoding JPEG 2000 Part 1 codestreams (.j2k/.j2c) and JP2 files (ISO/IEC 15444-1).
+//
+//   gj2k::Decoder dec("in.jp2");             // or Decoder(bytes) from memory
+//   gj2k::HeaderInfo info = dec.read_header();  // geometry without decoding
+//   gj2k::DecodeParams params;  params.reduce = 1;
+//   gj2k::Image image = dec.decode(params);
+//
+// Every failure is a gj2k::Error whose message names what was wrong and where (marker or box,
+// byte offset, tile).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gj2k/error.h"
+#include "gj2k/image.h"
+
+namespace gj2k {
+
+// A rectangle on the full-resolution reference grid, half-open: [x0, x1) x [y0, y1).
+struct Region {
+  uint32_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+enum class DecodeDevice { kAuto, kCpu, kGpu };
+
+struct DecodeParams {
+  // Discard the `reduce` highest resolution levels (0 = full resolution). The output area is
+  // ceil(x / 2^reduce) of the image area (15444-1 B-14 applied to the image). Must not exceed
+  // the smallest number of decomposition levels of any decoded tile-component.
+  uint32_t reduce = 0;
+  // Decode at most this many quality layers (0 = all).
+  uint32_t max_layers = 0;
+  // Decode only this area of the reference grid (full-resolution coordinates); the output
+  // image is the intersection with the image area (scaled by reduce). Only code-blocks whose
+  // wavelet support reaches the area are decoded.
+  std::optional<Region> region;
+  // Decode only this tile (index in raster order, 0-based); the output area is the tile's.
+  std::optional<uint32_t> tile;
+  // Decode only these components (codestream indices, output in this order). Empty: all.
+  std::vector<uint32_t> components;
+  // Resample subsampled components to the image grid (dx = dy = 1) by sample replication.
+  bool upsample = false;
+  // Render in sRGB: sYCC (JP2 colr 18) to RGB, upsampling chroma first when subsampled, and
+  // images described by a restricted ICC profile (monochrome or matrix/TRC RGB) converted to
+  // sRGB (grey stays one component). Other colour descriptions are left as they are.
+  bool force_rgb = false;
+  // On a truncated or damaged stream, decode what it holds instead of throwing.
+  bool allow_partial = false;
+  // Worker threads for decoding (0 = all hardware threads).
+  uint32_t threads = 0;
+  DecodeDevice device = DecodeDevice::kAuto;
+  // Refuse (Error kUnsupported) a decode whose output would hold more samples than this, in
+  // all components together: a guard against headers that describe absurd images.
+  uint64_t max_samples = uint64_t{1} << 34;
+  // JP2 only: apply the palette (pclr/cmap) and channel definitions (cdef) (default). When
+  // false, the codestream's components are returned as they are.
+  bool apply_jp2_color = true;
+  // Return the codestream components without the inverse multiple component transform (RCT
+  // or ICT, Annex G): what ISO/IEC 15444-4 class 0 compares. For diagnostics.
+  bool skip_mct = false;
+};
+
+struct ComponentInfo {
+  uint32_t dx = 1, dy = 1;
+  uint32_t precision = 8;
+  bool is_signed = false;
+  uint32_t width = 0, height = 0;  // at full resolution
+};
+
+// What read_header() learns from the main header (and JP2 boxes) without decoding.
+struct HeaderInfo {
+  bool is_jp2 = false;
+  uint32_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // image area on the reference grid
+  uint32_t tile_x0 = 0, tile_y0 = 0, tile_width = 0, tile_height = 0;
+  uint32_t num_tiles_x = 0, num_tiles_y = 0;
+  std::vector<ComponentInfo> components;  // codestream components
+  uint32_t levels = 0;                    // decomposition levels of the main COD
+  uint32_t min_levels = 0;                // smallest levels of any component in main COD/COC
+  uint32_t layers = 0;                    // quality layers of the main COD
+  bool reversible = false;                // main COD transform is 5/3
+  ColorSpace color_space = ColorSpace::kUnknown;
+  uint32_t output_components = 0;  // after JP2 palette/cdef (= components.size() for .j2k)
+};
+
+class Decoder {
+ public:
+  // Reads the whole file. Throws Error(kIo) when it cannot be read.
+  explicit Decoder(const std::filesystem::path& path);
+  // Copies the bytes.
+  explicit Decoder(std::span<const uint8_t> bytes);
+  explicit Decoder(std::vector<uint8_t> bytes);
+  ~Decoder();
+  Decoder(Decoder&&) noexcept;
+  Decoder& operator=(Decoder&&) noexcept;
+
+  // Parses the JP2 boxes (if any) and the main header. Cheap; idempotent.
+  HeaderInfo read_header();
+  // Decodes with the given parameters. May be called more than once.
+  Image decode(const DecodeParams& params = {});
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Convenience: decode a file or a buffer in one call.
+Image decode_file(const std::filesystem::path& path, const DecodeParams& params = {});
+Image decode_memory(std::span<const uint8_t> bytes, const DecodeParams& params = {});
+
+}  // namespace gj2k

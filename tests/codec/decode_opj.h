@@ -1,0 +1,173 @@
+// OpenJPEG (libopenjp2) in memory, for the decoder's interoperability tests: encode a
+// gj2k::Image with opj parameters, decode a codestream to a gj2k::Image.
+#pragma once
+
+#ifdef GJ2K_HAVE_OPENJPEG
+#include <openjpeg.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "gj2k/image.h"
+
+namespace gj2k::test::opj {
+
+struct Buffer {
+  std::vector<uint8_t> bytes;
+  size_t pos = 0;
+};
+
+inline OPJ_SIZE_T read_fn(void* dst, OPJ_SIZE_T n, void* user) {
+  auto* b = static_cast<Buffer*>(user);
+  if (b->pos >= b->bytes.size()) return static_cast<OPJ_SIZE_T>(-1);
+  n = std::min<OPJ_SIZE_T>(n, b->bytes.size() - b->pos);
+  std::memcpy(dst, b->bytes.data() + b->pos, n);
+  b->pos += n;
+  return n;
+}
+inline OPJ_SIZE_T write_fn(void* src, OPJ_SIZE_T n, void* user) {
+  auto* b = static_cast<Buffer*>(user);
+  if (b->pos + n > b->bytes.size()) b->bytes.resize(b->pos + n);
+  std::memcpy(b->bytes.data() + b->pos, src, n);
+  b->pos += n;
+  return n;
+}
+inline OPJ_OFF_T skip_fn(OPJ_OFF_T n, void* user) {
+  auto* b = static_cast<Buffer*>(user);
+  const auto next = static_cast<OPJ_OFF_T>(b->pos) + n;
+  if (next < 0) return -1;
+  b->pos = static_cast<size_t>(next);
+  return n;
+}
+inline OPJ_BOOL seek_fn(OPJ_OFF_T n, void* user) {
+  auto* b = static_cast<Buffer*>(user);
+  if (n < 0) return OPJ_FALSE;
+  b->pos = static_cast<size_t>(n);
+  return OPJ_TRUE;
+}
+
+inline opj_stream_t* make_stream(Buffer& b, bool input) {
+  opj_stream_t* s = opj_stream_create(1 << 16, input ? OPJ_TRUE : OPJ_FALSE);
+  opj_stream_set_user_data(s, &b, nullptr);
+  opj_stream_set_user_data_length(s, b.bytes.size());
+  opj_stream_set_read_function(s, read_fn);
+  opj_stream_set_write_function(s, write_fn);
+  opj_stream_set_skip_function(s, skip_fn);
+  opj_stream_set_seek_function(s, seek_fn);
+  return s;
+}
+
+inline void quiet(const char*, void*) {}
+
+// Encodes `image` as a raw codestream (J2K) with `adjust` applied to opj's default parameters.
+inline std::vector<uint8_t> encode(const Image& image,
+                                   const std::function<void(opj_cparameters_t&)>& adjust,
+                                   const std::vector<const char*>& extra_options = {}) {
+  opj_cparameters_t p;
+  opj_set_default_encoder_parameters(&p);
+  p.tcp_numlayers = 1;
+  p.tcp_rates[0] = 0;
+  p.cp_disto_alloc = 1;
+  adjust(p);
+  std::vector<opj_image_cmptparm_t> cp(image.components.size());
+  for (size_t c = 0; c < cp.size(); ++c) {
+    const Component& comp = image.components[c];
+    std::memset(&cp[c], 0, sizeof cp[c]);
+    cp[c].dx = comp.dx;
+    cp[c].dy = comp.dy;
+    cp[c].w = comp.width;
+    cp[c].h = comp.height;
+    cp[c].x0 = image.x0;
+    cp[c].y0 = image.y0;
+    cp[c].prec = comp.precision;
+    cp[c].sgnd = comp.is_signed;
+  }
+  const bool rgb = image.components.size() >= 3;
+  opj_image_t* im = opj_image_create(static_cast<OPJ_UINT32>(cp.size()), cp.data(),
+                                     rgb ? OPJ_CLRSPC_SRGB : OPJ_CLRSPC_GRAY);
+  im->x0 = image.x0;
+  im->y0 = image.y0;
+  im->x1 = image.x1;
+  im->y1 = image.y1;
+  for (size_t c = 0; c < cp.size(); ++c)
+    std::copy(image.components[c].samples.begin(), image.components[c].samples.end(),
+              im->comps[c].data);
+  opj_codec_t* codec = opj_create_compress(OPJ_CODEC_J2K);
+  opj_set_error_handler(codec, quiet, nullptr);
+  opj_set_warning_handler(codec, quiet, nullptr);
+  Buffer out;
+  opj_stream_t* s = make_stream(out, false);
+  std::vector<const char*> extra = extra_options;  // e.g. "PLT=YES", "TLM=YES"
+  extra.push_back(nullptr);
+  bool ok = opj_setup_encoder(codec, &p, im) &&
+            (extra_options.empty() || opj_encoder_set_extra_options(codec, extra.data())) &&
+            opj_start_compress(codec, im, s) && opj_encode(codec, s) && opj_end_compress(codec, s);
+  opj_stream_destroy(s);
+  opj_destroy_codec(codec);
+  opj_image_destroy(im);
+  if (!ok) throw std::runtime_error("opj encode failed");
+  return out.bytes;
+}
+
+struct DecodeOptions {
+  uint32_t reduce = 0;
+  uint32_t layers = 0;
+  std::optional<std::array<int32_t, 4>> area;
+  std::optional<uint32_t> tile;
+};
+
+// Decodes a raw codestream with OpenJPEG; nullopt when OpenJPEG refuses it.
+inline std::optional<Image> decode(const std::vector<uint8_t>& bytes, const DecodeOptions& o = {}) {
+  Buffer in{bytes, 0};
+  opj_stream_t* s = make_stream(in, true);
+  opj_codec_t* codec = opj_create_decompress(OPJ_CODEC_J2K);
+  opj_set_error_handler(codec, quiet, nullptr);
+  opj_set_warning_handler(codec, quiet, nullptr);
+  opj_dparameters_t p;
+  opj_set_default_decoder_parameters(&p);
+  p.cp_reduce = o.reduce;
+  p.cp_layer = o.layers;
+  opj_image_t* im = nullptr;
+  bool ok = opj_setup_decoder(codec, &p) && opj_read_header(s, codec, &im);
+  if (ok && o.area)
+    ok = opj_set_decode_area(codec, im, (*o.area)[0], (*o.area)[1], (*o.area)[2], (*o.area)[3]);
+  if (ok) {
+    if (o.tile)
+      ok = opj_get_decoded_tile(codec, s, im, *o.tile);
+    else
+      ok = opj_decode(codec, s, im) && opj_end_decompress(codec, s);
+  }
+  std::optional<Image> out;
+  if (ok) {
+    Image image;
+    image.x0 = im->x0;
+    image.y0 = im->y0;
+    image.x1 = im->x1;
+    image.y1 = im->y1;
+    for (uint32_t c = 0; c < im->numcomps; ++c) {
+      const opj_image_comp_t& oc = im->comps[c];
+      Component comp;
+      comp.dx = oc.dx;
+      comp.dy = oc.dy;
+      comp.precision = oc.prec;
+      comp.is_signed = oc.sgnd;
+      comp.width = oc.w;
+      comp.height = oc.h;
+      comp.samples.assign(oc.data, oc.data + size_t{oc.w} * oc.h);
+      image.components.push_back(std::move(comp));
+    }
+    out = std::move(image);
+  }
+  if (im) opj_image_destroy(im);
+  opj_stream_destroy(s);
+  opj_destroy_codec(codec);
+  return out;
+}
+
+}  // namespace gj2k::test::opj
+#endif
