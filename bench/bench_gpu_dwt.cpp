@@ -421,12 +421,14 @@ int main(int argc, char** argv) {
       for (bool fwd : {true, false}) {
         for (gc::GpuDwtVariant v :
              {gc::GpuDwtVariant::kBlock, gc::GpuDwtVariant::kBlockWide, gc::GpuDwtVariant::kFused,
-              gc::GpuDwtVariant::kFusedShort, gc::GpuDwtVariant::kLaan}) {
+              gc::GpuDwtVariant::kFusedShort, gc::GpuDwtVariant::kLaan, gc::GpuDwtVariant::kInplace,
+              gc::GpuDwtVariant::kLattice}) {
           const std::string name = std::string("gpu_dwt/") + (is97 ? "97/" : "53/") +
                                    (fwd ? "fwd/" : "inv/") + gc::to_string(v) + "/" +
                                    std::to_string(n);
-          benchmark::RegisterBenchmark(name.c_str(), BM_GpuDwt, v, is97, fwd,
-                                       v == gc::GpuDwtVariant::kLaan, n)
+          benchmark::RegisterBenchmark(
+              name.c_str(), BM_GpuDwt, v, is97, fwd,
+              v == gc::GpuDwtVariant::kLaan || v == gc::GpuDwtVariant::kInplace, n)
               ->UseManualTime()
               ->Iterations(n >= 16384 ? 5 : 15)
               ->Unit(benchmark::kMillisecond);

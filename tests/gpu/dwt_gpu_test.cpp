@@ -35,9 +35,10 @@ constexpr double kTol97 = 2e-5;
 #if defined(GJ2K_HAVE_CUDA)
 namespace gc = transform::cuda;
 
-const gc::GpuDwtVariant kVariants[] = {gc::GpuDwtVariant::kBlock, gc::GpuDwtVariant::kBlockWide,
-                                       gc::GpuDwtVariant::kFused, gc::GpuDwtVariant::kFusedShort,
-                                       gc::GpuDwtVariant::kLaan};
+const gc::GpuDwtVariant kVariants[] = {gc::GpuDwtVariant::kBlock,  gc::GpuDwtVariant::kBlockWide,
+                                       gc::GpuDwtVariant::kFused,  gc::GpuDwtVariant::kFusedShort,
+                                       gc::GpuDwtVariant::kLaan,   gc::GpuDwtVariant::kInplace,
+                                       gc::GpuDwtVariant::kLattice};
 
 struct Size {
   uint32_t w, h;
@@ -210,6 +211,44 @@ TEST(GpuDwt, LargeOddOriginMatchesReference) {
   }
 }
 
+// Long lines for the unified-buffer variant: many chunk cycles (2900 samples: q = 11 segments
+// of 2b = 256, cycles of lengths 6, 3, 6, 2, 3 mod 21; 1101: q = 4) and partial last segments
+// at odd and even origins (the tail fix-up), in both directions; the lattice variant too.
+TEST(GpuDwt, LongLinesMatchReference) {
+  GJ2K_REQUIRE_GPU();
+  double worst = 0;
+  for (gc::GpuDwtVariant v : {gc::GpuDwtVariant::kInplace, gc::GpuDwtVariant::kLattice}) {
+    for (const Rect& tc : {Rect{1, 3, 1 + 2900, 3 + 41}, Rect{2, 1, 2 + 37, 1 + 1101},
+                           Rect{0, 0, 1024, 1024}, Rect{0, 1, 512 + 127, 1 + 513}}) {
+      for (int levels : {1, 4}) {
+        for (bool fwd : {true, false}) {
+          std::string e =
+              run_case<int32_t>(v, fwd, tc, levels, Fill::kRandom, 57u + levels, &worst);
+          EXPECT_TRUE(e.empty()) << e;
+          e = run_case<float>(v, fwd, tc, levels, Fill::kRandom, 58u + levels, &worst);
+          EXPECT_TRUE(e.empty()) << e;
+        }
+      }
+    }
+  }
+}
+
+// The point of the unified-buffer method: its scratch is the permutation seeds only, a tiny
+// fraction of the data (8192^2, 5 levels: under 0.1 % of N; Ikuzawa et al., Theorem 1), while
+// the lattice passes need one level-1 plane (N) and laan half of one.
+TEST(GpuDwt, InplaceWorkspaceIsTiny) {
+  const Rect tc{0, 0, 8192, 8192};
+  const size_t n_bytes = size_t{8192} * 8192 * 4;
+  const size_t inplace = gc::dwt_workspace_bytes(gc::GpuDwtVariant::kInplace, tc, 5, true);
+  EXPECT_LT(inplace, n_bytes / 1000);
+  EXPECT_GT(inplace, 0u);  // 8192 samples: q = 32 segments, so there are seeds to store
+  EXPECT_EQ(gc::dwt_workspace_bytes(gc::GpuDwtVariant::kLattice, tc, 5, true), n_bytes);
+  EXPECT_LT(gc::dwt_workspace_bytes(gc::GpuDwtVariant::kLaan, tc, 5, true), n_bytes);
+  EXPECT_EQ(gc::parse_gpu_dwt_variant("inplace"), gc::GpuDwtVariant::kInplace);
+  EXPECT_EQ(gc::parse_gpu_dwt_variant("lattice"), gc::GpuDwtVariant::kLattice);
+  EXPECT_STREQ(gc::to_string(gc::GpuDwtVariant::kLattice), "lattice");
+}
+
 // Every variant gives the same 5/3 result as the others, forward and inverse, including sizes
 // that span several tiles and a grid taller than one launch row (independent of the reference).
 TEST(GpuDwt, VariantsAgree) {
@@ -263,24 +302,36 @@ TEST(GpuDwt, OutOfPlaceMatchesInPlace) {
   GJ2K_REQUIRE_GPU();
   const uint32_t seed = 99;
   std::mt19937 rng(seed);
-  const Rect tc{1, 2, 1 + 200, 2 + 131};
+  const Rect tc{1, 2, 1 + 300, 2 + 131};
   const int levels = 4;
   HostPlane<float> in(tc.width(), tc.height(), 0, 0, 0.0f);
   fill(in, Fill::kRandom, 100.0f, rng);
-  const auto v = gc::GpuDwtVariant::kDefault;
-  DevicePlaneCopy<float> a(in), b(in), c(in);
-  const size_t ws_in = gc::dwt_workspace_bytes(v, tc, levels, true);
-  const size_t ws_out = gc::dwt_workspace_bytes(v, tc, levels, false);
-  EXPECT_LT(ws_out, ws_in);
-  gc::DeviceBuffer ws(ws_in);
-  gc::dwt97_forward(v, gc::DevicePlane<float>{a.data(), a.stride}, tc, levels, ws.get(), ws_in,
-                    nullptr);
-  gc::dwt97_forward(v, gc::DevicePlane<const float>{b.data(), b.stride},
-                    gc::DevicePlane<float>{c.data(), c.stride}, tc, levels, ws.get(), ws_out,
-                    nullptr);
-  GJ2K_CUDA_CHECK(cudaDeviceSynchronize());
-  EXPECT_EQ(b.download(), in.all) << "src modified, seed " << seed;
-  EXPECT_EQ(c.download(), a.download()) << "seed " << seed;
+  for (gc::GpuDwtVariant v : {gc::GpuDwtVariant::kDefault, gc::GpuDwtVariant::kInplace,
+                              gc::GpuDwtVariant::kLattice, gc::GpuDwtVariant::kLaan}) {
+    DevicePlaneCopy<float> a(in), b(in), c(in);
+    const size_t ws_in = gc::dwt_workspace_bytes(v, tc, levels, true);
+    const size_t ws_out = gc::dwt_workspace_bytes(v, tc, levels, false);
+    if (v == gc::GpuDwtVariant::kDefault) {
+      EXPECT_LT(ws_out, ws_in);
+    }
+    gc::DeviceBuffer ws(std::max(ws_in, ws_out));
+    for (bool fwd : {true, false}) {
+      gc::DevicePlane<float> pa{a.data(), a.stride}, pc{c.data(), c.stride};
+      gc::DevicePlane<const float> pb{b.data(), b.stride};
+      if (fwd) {
+        gc::dwt97_forward(v, pa, tc, levels, ws.get(), ws_in, nullptr);
+        gc::dwt97_forward(v, pb, pc, tc, levels, ws.get(), ws_out, nullptr);
+      } else {
+        gc::dwt97_inverse(v, pa, tc, levels, ws.get(), ws_in, nullptr);
+        gc::dwt97_inverse(v, pb, pc, tc, levels, ws.get(), ws_out, nullptr);
+      }
+      GJ2K_CUDA_CHECK(cudaDeviceSynchronize());
+      EXPECT_EQ(b.download(), in.all) << gc::to_string(v) << " src modified, seed " << seed;
+      EXPECT_EQ(c.download(), a.download())
+          << gc::to_string(v) << (fwd ? " forward" : " inverse") << ", seed " << seed;
+      a.upload(in), c.upload(in);  // the inverse starts again from the input
+    }
+  }
 }
 
 TEST(GpuDwt, RejectsBadArguments) {

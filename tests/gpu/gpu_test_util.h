@@ -116,6 +116,11 @@ struct DevicePlaneCopy {
         cudaMemcpy(buf.get(), p.all.data(), p.all.size() * sizeof(T), cudaMemcpyHostToDevice));
   }
   T* data() const { return buf.as<T>() + guard * stride; }
+  // Overwrites the device copy with `p` (same shape as the constructor's).
+  void upload(const HostPlane<T>& p) {
+    GJ2K_CUDA_CHECK(
+        cudaMemcpy(buf.get(), p.all.data(), p.all.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
   std::vector<T> download() const {
     std::vector<T> v(buf.bytes() / sizeof(T));
     GJ2K_CUDA_CHECK(cudaMemcpy(v.data(), buf.get(), buf.bytes(), cudaMemcpyDeviceToHost));

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "gj2k/error.h"
 #include "transform/cuda/cuda_check.h"
@@ -36,12 +37,57 @@ bool is_laan(GpuDwtVariant v) {
   return v == GpuDwtVariant::kLaan;
 }
 
+// Upper bound of the number of seeds for a line of n samples: the 2q chunks of the q full
+// segments, minus the fixed chunks 0 and 2q - 1, in cycles of at least 2 (Ikuzawa et al.,
+// Section 4.3).
+size_t inplace_seed_bound(uint32_t n) {
+  const size_t q = n / (2 * kInplaceChunk);
+  return q >= 2 ? q - 1 : 0;
+}
+
+// Ikuzawa et al., Algorithm 3: the least element of every cycle of i -> 2i mod (2q - 1) over
+// the chunks 1 .. 2q - 2 (chunks 0 and 2q - 1 stay in place). With q = 4 (their Fig. 3) the
+// cycles are (1 2 4) and (3 6 5): seeds 1 and 3.
+std::vector<uint32_t> inplace_seeds(uint32_t n) {
+  std::vector<uint32_t> seeds;
+  const uint64_t q = n / (2 * kInplaceChunk);
+  if (q < 2) return seeds;
+  const uint64_t m = 2 * q - 1;
+  std::vector<char> seen(m, 0);
+  for (uint64_t i = 1; i < m; ++i) {
+    if (seen[i]) continue;
+    seeds.push_back(static_cast<uint32_t>(i));
+    for (uint64_t j = i; !seen[j]; j = 2 * j % m) seen[j] = 1;
+  }
+  return seeds;
+}
+
+int deepest_level(const Rect& tc, int levels) {
+  for (int n = 1; n <= levels; ++n) {
+    if (scaled(tc, n).empty()) return n;
+  }
+  return levels;
+}
+
 Layout layout(GpuDwtVariant v, const Rect& tc, int levels, bool in_place) {
   Layout l;
   if (tc.empty() || levels <= 0) return l;
   constexpr size_t s = 4;
   if (is_laan(v)) {  // half the rows of level 1, in place either way
     l.t0 = align_up(size_t{tc.width()} * ((tc.height() + 1) / 2) * s);
+    return l;
+  }
+  if (v == GpuDwtVariant::kInplace) {  // the seeds of every level, columns and rows
+    size_t seeds = 0;
+    for (int n = 1; n <= deepest_level(tc, levels); ++n) {
+      const Rect r = scaled(tc, n - 1);
+      seeds += inplace_seed_bound(r.height()) + inplace_seed_bound(r.width());
+    }
+    l.t0 = align_up(seeds * sizeof(uint32_t));
+    return l;
+  }
+  if (v == GpuDwtVariant::kLattice) {  // one out-of-place 1-D pass of level 1
+    l.t0 = align_up(area(tc) * s);
     return l;
   }
   if (in_place) l.copy = align_up(area(tc) * s);
@@ -253,15 +299,111 @@ void laan_inplace(bool forward, T* p, size_t pitch, const Rect& tc, int levels, 
   }
 }
 
+void launch_inplace(const InplaceArgs<int32_t>& a, bool cols, bool fwd, cudaStream_t st) {
+  launch_inplace53(a, cols, fwd, st);
+}
+void launch_inplace(const InplaceArgs<float>& a, bool cols, bool fwd, cudaStream_t st) {
+  launch_inplace97(a, cols, fwd, st);
+}
+void launch_lattice(const LatticeArgs<int32_t>& a, bool cols, bool fwd, cudaStream_t st) {
+  launch_lattice53(a, cols, fwd, st);
+}
+void launch_lattice(const LatticeArgs<float>& a, bool cols, bool fwd, cudaStream_t st) {
+  launch_lattice97(a, cols, fwd, st);
+}
+
+// In place over a unified buffer, Ikuzawa et al.: per level, forward = column pass then row
+// pass (2D_SD, F.3.2), inverse = rows then columns; each pass in place (dwt_inplace_kernels.cu).
+// The seeds of all levels are computed on the host and uploaded once into the workspace.
+template <class T>
+void inplace_run(bool forward, T* p, size_t pitch, const Rect& tc, int levels, void* ws,
+                 cudaStream_t st) {
+  if (tc.empty() || levels == 0) return;
+  const int deepest = deepest_level(tc, levels);
+  std::vector<uint32_t> seeds;
+  std::vector<size_t> off_c(deepest + 1), off_r(deepest + 1);
+  std::vector<uint32_t> cnt_c(deepest + 1), cnt_r(deepest + 1);
+  for (int n = 1; n <= deepest; ++n) {
+    const Rect r = scaled(tc, n - 1);
+    for (int dir = 0; dir < 2; ++dir) {
+      const std::vector<uint32_t> s = inplace_seeds(dir == 0 ? r.height() : r.width());
+      (dir == 0 ? off_c : off_r)[n] = seeds.size();
+      (dir == 0 ? cnt_c : cnt_r)[n] = static_cast<uint32_t>(s.size());
+      seeds.insert(seeds.end(), s.begin(), s.end());
+    }
+  }
+  uint32_t* d_seeds = static_cast<uint32_t*>(ws);
+  if (!seeds.empty())  // from pageable memory: staged before the call returns
+    GJ2K_CUDA_CHECK(cudaMemcpyAsync(d_seeds, seeds.data(), seeds.size() * sizeof(uint32_t),
+                                    cudaMemcpyHostToDevice, st));
+  for (int i = 0; i < deepest; ++i) {
+    const int n = forward ? i + 1 : deepest - i;
+    const Rect r = scaled(tc, n - 1);
+    InplaceArgs<T> cols, rows;
+    cols.data = rows.data = p;
+    cols.ls = 1, cols.es = pitch, cols.nlines = r.width(), cols.a0 = r.y0, cols.a1 = r.y1;
+    cols.seeds = d_seeds + off_c[n], cols.nseeds = cnt_c[n];
+    rows.ls = pitch, rows.es = 1, rows.nlines = r.height(), rows.a0 = r.x0, rows.a1 = r.x1;
+    rows.seeds = d_seeds + off_r[n], rows.nseeds = cnt_r[n];
+    if (forward) {
+      launch_inplace(cols, true, true, st);
+      launch_inplace(rows, false, true, st);
+    } else {
+      launch_inplace(rows, false, false, st);
+      launch_inplace(cols, true, false, st);
+    }
+  }
+}
+
+// Lattice, Puchala and Stokfiszewski: per level, forward = column kernel (level region -> S)
+// then row kernel (S -> level region); inverse the reverse. Level 1 of the forward transform
+// reads `src` (the input, which may be the buffer itself).
+template <class T>
+void lattice_run(bool forward, const T* src, size_t sp, T* p, size_t pitch, const Rect& tc,
+                 int levels, void* ws, cudaStream_t st) {
+  if (tc.empty() || levels == 0) return;
+  T* s = static_cast<T*>(ws);
+  const int deepest = deepest_level(tc, levels);
+  for (int i = 0; i < deepest; ++i) {
+    const int n = forward ? i + 1 : deepest - i;
+    const Rect r = scaled(tc, n - 1);
+    const uint32_t w = r.width(), h = r.height();
+    LatticeArgs<T> cols, rows;
+    cols.nlines = w, cols.a0 = r.y0, cols.a1 = r.y1;
+    rows.nlines = h, rows.a0 = r.x0, rows.a1 = r.x1;
+    if (forward) {
+      cols.in = n == 1 ? src : p, cols.in_ls = 1, cols.in_es = n == 1 ? sp : pitch;
+      cols.out = s, cols.out_ls = 1, cols.out_es = w;
+      rows.in = s, rows.in_ls = w, rows.in_es = 1;
+      rows.out = p, rows.out_ls = pitch, rows.out_es = 1;
+      launch_lattice(cols, true, true, st);
+      launch_lattice(rows, false, true, st);
+    } else {
+      rows.in = p, rows.in_ls = pitch, rows.in_es = 1;
+      rows.out = s, rows.out_ls = w, rows.out_es = 1;
+      cols.in = s, cols.in_ls = 1, cols.in_es = w;
+      cols.out = p, cols.out_ls = 1, cols.out_es = pitch;
+      launch_lattice(rows, false, false, st);
+      launch_lattice(cols, true, false, st);
+    }
+  }
+}
+
 template <class T>
 void run_oop(bool forward, const char* fn, GpuDwtVariant v, const T* src, size_t sp, T* dst,
              size_t dp, const Rect& tc, int levels, void* ws, size_t wsb, cudaStream_t st) {
   const Layout lay = layout(v, tc, levels, false);
   validate(fn, tc, levels, src, sp, dst, dp, wsb, lay.total(), ws);
-  if (is_laan(v)) {  // copy, then in place in dst
+  if (is_laan(v) || v == GpuDwtVariant::kInplace) {  // copy, then in place in dst
     if (tc.empty()) return;
     copy2d(dst, dp, src, sp, tc, st);
+    if (v == GpuDwtVariant::kInplace) return inplace_run(forward, dst, dp, tc, levels, ws, st);
     return laan_inplace(forward, dst, dp, tc, levels, ws, st);
+  }
+  if (v == GpuDwtVariant::kLattice) {
+    if (tc.empty()) return;
+    if (levels == 0 || !forward) copy2d(dst, dp, src, sp, tc, st);
+    return lattice_run(forward, src, sp, dst, dp, tc, levels, ws, st);
   }
   if (forward)
     forward_oop(v, src, sp, dst, dp, tc, levels, ws, st, lay);
@@ -276,6 +418,9 @@ void run_inplace(bool forward, const char* fn, GpuDwtVariant v, T* p, size_t pit
   validate(fn, tc, levels, p, pitch, p, pitch, wsb, lay.total(), ws);
   if (tc.empty() || levels == 0) return;
   if (is_laan(v)) return laan_inplace(forward, p, pitch, tc, levels, ws, st);
+  if (v == GpuDwtVariant::kInplace) return inplace_run(forward, p, pitch, tc, levels, ws, st);
+  if (v == GpuDwtVariant::kLattice)
+    return lattice_run(forward, p, pitch, p, pitch, tc, levels, ws, st);
   T* copy = static_cast<T*>(ws);
   copy2d(copy, tc.width(), p, pitch, tc, st);
   if (forward)
@@ -300,6 +445,10 @@ const char* to_string(GpuDwtVariant v) {
       return "fused-short";
     case GpuDwtVariant::kLaan:
       return "laan";
+    case GpuDwtVariant::kInplace:
+      return "inplace";
+    case GpuDwtVariant::kLattice:
+      return "lattice";
   }
   return "?";
 }
@@ -310,7 +459,7 @@ GpuDwtVariant parse_gpu_dwt_variant(const char* name) {
   }
   throw Error(ErrorCode::kInvalidArgument,
               std::string("unknown GPU DWT variant '") + name +
-                  "' (default|block|block-wide|fused|fused-short|laan)");
+                  "' (default|block|block-wide|fused|fused-short|laan|inplace|lattice)");
 }
 
 size_t dwt_workspace_bytes(GpuDwtVariant v, const Rect& tc, int levels, bool in_place) {

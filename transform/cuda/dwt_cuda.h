@@ -20,6 +20,16 @@
 //     another thread block may not have read that part yet.
 //   kLaan, in place: buffer N + scratch N/2 (half the rows of level 1) = 1.5 N; about 10x
 //     slower than the fused variants (the column passes run down each slab in sequence).
+//   kInplace, in place: buffer N + the permutation seeds, fewer than (w + h) / 256 numbers per
+//     level (Ikuzawa et al., Theorem 1 with b = 128; at most 512 bytes at 8192^2). Measured
+//     (cudaMemGetInfo, 2 MiB allocation granularity): 1.12 N at 2048^2, 1.01 N at 8192^2,
+//     1.00 N at 16384^2; out of place 2 N (src + dst). Many passes per level (chunk
+//     generation, rearrangement, tail fix-up, one per lifting step), so it trades time for
+//     memory: H200, 8192^2, 5 levels: 5/3 2.6 ms, 9/7 4.0 ms (laan 2.4 / 2.6 ms forward,
+//     fused 0.23 ms).
+//   kLattice: buffer N + scratch N (each 1-D pass is out of place) = 2 N in place; out of
+//     place src + dst + N = 3.00 N measured. H200, 8192^2: 5/3 0.82 ms forward, 1.27 inverse
+//     (each level moves the data twice: 4 N of traffic against the fused kernels' 2 N).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -42,12 +52,19 @@ enum class GpuDwtVariant {
   kFusedShort,  // the same with 16-row tiles
   kLaan,        // in place, two passes per level (van der Laan et al.): column slabs with a
                 // sliding window in registers, rows in shared memory; scratch N/2
+  kInplace,     // in place over a unified buffer (Ikuzawa et al.): chunk generation, chunk
+                // rearrangement along circular permutations from precomputed seeds, in-place
+                // lifting; scratch = the seeds only
+  kLattice,     // separable, one lattice kernel per 1-D pass (Puchala and Stokfiszewski):
+                // a thread per butterfly, stages through registers and shared memory; scratch N
 };
 inline constexpr GpuDwtVariant kAllGpuDwtVariants[] = {
     GpuDwtVariant::kDefault, GpuDwtVariant::kBlock,      GpuDwtVariant::kBlockWide,
-    GpuDwtVariant::kFused,   GpuDwtVariant::kFusedShort, GpuDwtVariant::kLaan};
+    GpuDwtVariant::kFused,   GpuDwtVariant::kFusedShort, GpuDwtVariant::kLaan,
+    GpuDwtVariant::kInplace, GpuDwtVariant::kLattice};
 const char* to_string(GpuDwtVariant v);
-// Parses "default", "block", "block-wide", "fused", "fused-short", "laan"; throws
+// Parses "default", "block", "block-wide", "fused", "fused-short", "laan", "inplace",
+// "lattice"; throws
 // Error(kInvalidArgument) otherwise.
 GpuDwtVariant parse_gpu_dwt_variant(const char* name);
 

@@ -93,4 +93,43 @@ void launch_laan_vertical97(const LaanVertArgs<float>& a, bool forward, cudaStre
 void launch_laan_rows53(const LaanRowArgs<int32_t>& a, bool forward, cudaStream_t stream);
 void launch_laan_rows97(const LaanRowArgs<float>& a, bool forward, cudaStream_t stream);
 
+// Single-kernel lattice 1-D passes after Puchala and Stokfiszewski (dwt_lattice_kernels.cu).
+// One pass transforms `nlines` lines of the absolute coordinate range [a0, a1) out of place.
+// Line l, position k is at ptr + l * ls + k * es (rows: ls = pitch, es = 1; columns: ls = 1,
+// es = pitch). Forward reads interleaved samples (k = coordinate - a0) and writes the
+// deinterleaved line (lows at [0, nl), highs at [nl, n), nl = ceil(a1/2) - ceil(a0/2));
+// inverse the reverse. 9/7: the K scaling of this direction is applied.
+template <class T>
+struct LatticeArgs {
+  const T* in = nullptr;
+  size_t in_ls = 0, in_es = 0;
+  T* out = nullptr;
+  size_t out_ls = 0, out_es = 0;
+  uint32_t nlines = 0;
+  uint32_t a0 = 0, a1 = 0;
+};
+void launch_lattice53(const LatticeArgs<int32_t>& a, bool columns, bool forward,
+                      cudaStream_t stream);
+void launch_lattice97(const LatticeArgs<float>& a, bool columns, bool forward, cudaStream_t stream);
+
+// In-place 1-D passes over a unified buffer after Ikuzawa et al. (dwt_inplace_kernels.cu).
+// Lines as for LatticeArgs (same ls / es convention), transformed in place: forward turns the
+// interleaved line into [lows | highs], inverse back. `seeds` (device memory) holds the
+// representative elements of the chunk rearrangement's circular permutations for this line
+// length (inplace_seeds()).
+template <class T>
+struct InplaceArgs {
+  T* data = nullptr;
+  size_t ls = 0, es = 0;
+  uint32_t nlines = 0;
+  uint32_t a0 = 0, a1 = 0;
+  const uint32_t* seeds = nullptr;
+  uint32_t nseeds = 0;
+};
+// Elements per chunk (the paper's b; 512 bytes of 4-byte samples).
+inline constexpr uint32_t kInplaceChunk = 128;
+void launch_inplace53(const InplaceArgs<int32_t>& a, bool columns, bool forward,
+                      cudaStream_t stream);
+void launch_inplace97(const InplaceArgs<float>& a, bool columns, bool forward, cudaStream_t stream);
+
 }  // namespace gj2k::transform::cuda
