@@ -45,7 +45,7 @@ int64_t peak_difference(const Image& a, const Image& b) {
     if (ca.width != cb.width || ca.height != cb.height || ca.samples.size() != cb.samples.size())
       return -1;
     for (size_t i = 0; i < ca.samples.size(); ++i)
-      peak = std::max(peak, std::llabs(int64_t{ca.samples[i]} - cb.samples[i]));
+      peak = std::max<int64_t>(peak, std::llabs(int64_t{ca.samples[i]} - cb.samples[i]));
   }
   return peak;
 }
@@ -204,7 +204,9 @@ TEST(DecodeGpu, TiledOddOriginStreamsMatchCpu) {
       }
     }));
     cpu.push_back(decode_on(streams.back(), DecodeDevice::kCpu, k.reduce));
-    if (!k.irreversible && k.reduce == 0) ASSERT_EQ(peak_difference(src, cpu.back()), 0);
+    if (!k.irreversible && k.reduce == 0) {
+      ASSERT_EQ(peak_difference(src, cpu.back()), 0);
+    }
   }
   GJ2K_REQUIRE_GPU();
   seed = 7001;
