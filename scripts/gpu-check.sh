@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # gj2k GPU check: on a machine with an NVIDIA GPU and CUDA, build the GPU tests and benchmark
-# (if needed), run every GPU test (ctest label gpu) and the GPU DWT benchmark, and print a
-# short summary table last.
+# (if needed), run every GPU test (ctest label gpu), the GPU DWT benchmark and the whole-encoder
+# benchmark (CPU against GPU transform stage), and print a short summary table last.
 #
 #   scripts/gpu-check.sh              configure + build into build-gpu/ (CUDA on), then run
-#   GJ2K_GPU_BIN=dir scripts/...      run prebuilt test_gpu and bench_gpu_dwt from dir instead
+#   GJ2K_GPU_BIN=dir scripts/...      run prebuilt test_gpu, bench_gpu_dwt and bench_gpu_codec
+#                                     from dir instead
 #
 # Environment: BUILD_DIR (default build-gpu), JOBS, GJ2K_BENCH_SIZES (e.g. 2048,8192,16384),
+# GJ2K_BENCH_CODEC_SIZE (e.g. 10240x6400), GJ2K_BENCH_ITERS,
 # GJ2K_GPU_TEST_FILTER (a --gtest_filter), LOG_DIR (where logs go; default $BUILD_DIR or /tmp).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +29,7 @@ if [ -z "$bin" ]; then
   if [ ! -f "$build/CMakeCache.txt" ]; then
     cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DGJ2K_CUDA=ON || exit 1
   fi
-  cmake --build "$build" -j "$jobs" --target test_gpu bench_gpu_dwt || exit 1
+  cmake --build "$build" -j "$jobs" --target test_gpu bench_gpu_dwt bench_gpu_codec || exit 1
   bin=$build/bin
 fi
 log=${LOG_DIR:-${BUILD_DIR:-/tmp}}
@@ -45,6 +47,13 @@ echo "== GPU DWT benchmark ($bin/bench_gpu_dwt)"
 "$bin/bench_gpu_dwt" 2>&1 | tee "$log/gpu-bench.log" | grep -vE "^(gpu_dwt/|-----|Benchmark)"
 bench_rc=${PIPESTATUS[0]}
 
+echo "== Encoder benchmark ($bin/bench_gpu_codec)"
+codec_rc=0
+if [ -x "$bin/bench_gpu_codec" ]; then
+  "$bin/bench_gpu_codec" 2>&1 | tee "$log/gpu-codec.log"
+  codec_rc=${PIPESTATUS[0]}
+fi
+
 echo
 echo "================ gj2k GPU check summary ================"
 passed=$(grep -c "^\[       OK \]" "$log/gpu-tests.log")
@@ -55,4 +64,6 @@ printf "tests: %s passed, %s failed, %s skipped (exit %s, %ss)\n" "$passed" "$fa
 grep "^\[  FAILED  \] [A-Za-z]" "$log/gpu-tests.log" | sort -u | head -20
 printf "benchmark exit %s (full tables in %s)\n" "$bench_rc" "$log/gpu-bench.log"
 sed -n '/^Transform stage, /,$p' "$log/gpu-bench.log"
-[ "$test_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ]
+printf "encoder benchmark exit %s\n" "$codec_rc"
+[ -f "$log/gpu-codec.log" ] && sed -n '/^Codec encode, /,$p' "$log/gpu-codec.log"
+[ "$test_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ] && [ "$codec_rc" -eq 0 ]

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "gj2k/error.h"
+#include "gj2k/encoder.h"
 #include "gj2k/image.h"
 
 namespace gj2k {

@@ -1,0 +1,140 @@
+// Whole-encoder benchmark, CPU against GPU transform stage: Encoder::encode of a photo-like
+// RGB 8-bit image (codec/synthetic.h at a quarter size, mirrored 4 x 4; one tile, 5 levels,
+// 64x64 code-blocks), lossless (5/3)
+// and irreversible (9/7), with --device cpu and --device gpu; and the transform stage alone
+// (transform_tile_cpu / transform_tile_gpu of the whole image, host memory in and out, results
+// in TileCoefficients as the coding stage reads them).
+//
+// Figures: median wall time of the iterations after the first (warm-up: pinned and device
+// buffers, page faults), and Mpixel/s of image pixels. Environment: GJ2K_BENCH_CODEC_SIZE=WxH
+// (default 10240x6400), GJ2K_BENCH_ITERS (default 3, the first not counted).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "codec/encoder_gpu.h"
+#include "codec/encoder_internal.h"
+#include "codec/synthetic.h"
+#include "gj2k/encoder.h"
+#include "transform/device.h"
+
+namespace {
+
+using gj2k::EncodeParams;
+
+struct Row {
+  std::string name;
+  double ms = 0;
+  size_t bytes = 0;
+};
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+template <class F>
+double time_ms(int iters, F&& f) {
+  std::vector<double> t;
+  for (int i = 0; i < iters; ++i) {
+    const double t0 = now_ms();
+    f();
+    if (i > 0 || iters == 1) t.push_back(now_ms() - t0);
+  }
+  return median(t);
+}
+
+// The photo-like synthetic image at a quarter of each size, mirrored 4 x 4 times (no seams) to
+// w x h: the generator is single-threaded and takes about half a microsecond per pixel.
+gj2k::Image mirrored_synthetic(uint32_t w, uint32_t h) {
+  const uint32_t bw = (w + 3) / 4, bh = (h + 3) / 4;
+  const gj2k::Image base = gj2k::codec::synthetic_image(bw, bh, 3, 8, 1);
+  gj2k::Image im = base;
+  im.x1 = w;
+  im.y1 = h;
+  auto fold = [](uint32_t v, uint32_t n) {
+    const uint32_t m = v % (2 * n);
+    return m < n ? m : 2 * n - 1 - m;
+  };
+  for (size_t c = 0; c < im.components.size(); ++c) {
+    gj2k::Component& comp = im.components[c];
+    comp.width = w;
+    comp.height = h;
+    comp.samples.assign(size_t{w} * h, 0);
+    const gj2k::Component& src = base.components[c];
+#pragma omp parallel for schedule(static)
+    for (int64_t y = 0; y < int64_t{h}; ++y)
+      for (uint32_t x = 0; x < w; ++x)
+        comp.samples[static_cast<size_t>(y) * w + x] =
+            src.at(fold(x, bw), fold(static_cast<uint32_t>(y), bh));
+  }
+  return im;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  uint32_t w = 10240, h = 6400;
+  if (const char* s = std::getenv("GJ2K_BENCH_CODEC_SIZE")) std::sscanf(s, "%ux%u", &w, &h);
+  int iters = 3;
+  if (const char* s = std::getenv("GJ2K_BENCH_ITERS")) iters = std::max(1, std::atoi(s));
+  const gj2k::transform::GpuInfo info = gj2k::transform::gpu_info();
+  if (info.available)
+    std::printf("GPU: %s, %d SMs\n", info.name.c_str(), info.multiprocessors);
+  else
+    std::printf("no GPU (%s): CPU rows only\n", info.reason.c_str());
+
+  const double t0 = now_ms();
+  const gj2k::Image image = mirrored_synthetic(w, h);
+  std::printf("image %ux%u RGB 8-bit generated in %.0f ms; %u threads, %d iterations\n", w, h,
+              now_ms() - t0, std::thread::hardware_concurrency(), iters);
+
+  std::vector<Row> rows;
+  for (bool irreversible : {false, true}) {
+    const char* kind = irreversible ? "9/7" : "5/3";
+    EncodeParams p;
+    p.irreversible = irreversible;
+    // Transform stage alone.
+    gj2k::validate(p, image);
+    const gj2k::codec::EncodeSetup setup = gj2k::codec::make_setup(p, image);
+    rows.push_back({std::string("transform stage ") + kind + ", cpu", time_ms(iters, [&] {
+                      benchmark::DoNotOptimize(gj2k::codec::transform_tile_cpu(image, setup, 0));
+                    })});
+#if defined(GJ2K_HAVE_CUDA)
+    if (info.available)
+      rows.push_back({std::string("transform stage ") + kind + ", gpu", time_ms(iters, [&] {
+                        benchmark::DoNotOptimize(gj2k::codec::transform_tile_gpu(image, setup, 0));
+                      })});
+#endif
+    // Whole encode.
+    for (EncodeParams::Device d : {EncodeParams::Device::kCpu, EncodeParams::Device::kGpu}) {
+      if (d == EncodeParams::Device::kGpu && !info.available) continue;
+      p.device = d;
+      size_t bytes = 0;
+      const double ms = time_ms(iters, [&] { bytes = gj2k::Encoder().encode(image, p).size(); });
+      rows.push_back({std::string("encode ") + kind + (irreversible ? " (full quality)" : "") +
+                          ", --device " + (d == EncodeParams::Device::kGpu ? "gpu" : "cpu"),
+                      ms, bytes});
+    }
+  }
+
+  std::printf("\nCodec encode, %u x %u RGB 8-bit, 5 levels, one tile\n", w, h);
+  std::printf("%-44s %9s %10s %12s\n", "path", "ms", "Mpixel/s", "bytes");
+  for (const Row& r : rows)
+    std::printf("%-44s %9.1f %10.1f %12zu\n", r.name.c_str(), r.ms, double(w) * h / (r.ms * 1e3),
+                r.bytes);
+  return 0;
+}

@@ -1,0 +1,260 @@
+// gj2k::Encoder (include/gj2k/encoder.h): parameters -> main header (A.5, A.6), the tile loop,
+// the codestream stage, and the optional JP2 wrapper (Annex I).
+#include "gj2k/encoder.h"
+
+#include <omp.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "codec/encoder_internal.h"
+#include "codec/jp2/boxes.h"
+#include "codec/markers/codestream.h"
+#include "gj2k/error.h"
+#include "gj2k/gj2k.h"
+#include "transform/device.h"
+#include "transform/quant.h"
+
+namespace gj2k {
+namespace codec {
+namespace {
+
+// Quantization of one component: 5/3 -> exponents only (style none); 9/7 -> expounded steps
+// from one base step weighted by the synthesis norms (transform::choose_steps). The default base
+// step is 2^(precision - 8) sample units when the last layer's byte target is at most half a
+// bit per sample (there the rate, not the quantizer, sets the quality, and a coarser step saves
+// Tier-1 work), else 2^(precision - 9).
+Quantization make_quantization(const EncodeParams& p, uint32_t precision, bool low_rate) {
+  const transform::Wavelet wavelet =
+      p.irreversible ? transform::Wavelet::k97 : transform::Wavelet::k53;
+  const transform::QuantStyle style =
+      p.irreversible ? transform::QuantStyle::kScalarExpounded : transform::QuantStyle::kNone;
+  const double base =
+      p.base_step > 0 ? p.base_step : std::ldexp(1.0, int(precision) - (low_rate ? 8 : 9));
+  Quantization q;
+  q.style = p.irreversible ? QuantStyle::kScalarExpounded : QuantStyle::kNone;
+  q.guard_bits = static_cast<uint8_t>(p.guard_bits);
+  for (const transform::SubbandQuant& s : transform::choose_steps(
+           wavelet, style, p.levels, static_cast<int>(precision), p.guard_bits, base))
+    q.steps.push_back({s.step.exponent, s.step.mantissa});
+  return q;
+}
+
+uint32_t enumerated_colour(const Image& image) {
+  switch (image.color_space) {
+    case ColorSpace::kSRGB:
+      return enum_cs::kSRGB;
+    case ColorSpace::kGrey:
+      return enum_cs::kGreyscale;
+    case ColorSpace::kSYCC:
+      return enum_cs::kSYCC;
+    default:
+      return image.components.size() >= 3 ? enum_cs::kSRGB : enum_cs::kGreyscale;
+  }
+}
+
+Jp2Header jp2_header(const Siz& siz, const Image& image) {
+  Jp2Header h = make_jp2_header(siz, enumerated_colour(image));
+  if (image.color_space == ColorSpace::kICC && !image.icc_profile.empty() && !h.colr.empty()) {
+    h.colr[0].method = 2;
+    h.colr[0].enumerated = 0;
+    h.colr[0].icc = image.icc_profile;
+  }
+  return h;
+}
+
+// Sets OpenMP's thread count for the calling thread and restores it on exit.
+class ThreadScope {
+ public:
+  explicit ThreadScope(int threads) : saved_(omp_get_max_threads()) {
+    if (threads > 0) omp_set_num_threads(threads);
+  }
+  ~ThreadScope() { omp_set_num_threads(saved_); }
+  ThreadScope(const ThreadScope&) = delete;
+  ThreadScope& operator=(const ThreadScope&) = delete;
+
+ private:
+  int saved_;
+};
+
+}  // namespace
+
+EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
+  EncodeSetup s;
+  MainHeader& mh = s.main;
+  Siz& siz = mh.siz;
+  siz.rsiz = 0;
+  siz.xsiz = image.x1;
+  siz.ysiz = image.y1;
+  siz.xosiz = image.x0;
+  siz.yosiz = image.y0;
+  siz.xtosiz = p.tile_x0;
+  siz.ytosiz = p.tile_y0;
+  siz.xtsiz = p.tile_width ? p.tile_width : image.x1 - p.tile_x0;
+  siz.ytsiz = p.tile_height ? p.tile_height : image.y1 - p.tile_y0;
+  for (const Component& c : image.components)
+    siz.components.push_back({static_cast<uint8_t>(c.precision), c.is_signed,
+                              static_cast<uint8_t>(c.dx), static_cast<uint8_t>(c.dy)});
+
+  s.mct = effective_mct(p, image);
+  s.layers = effective_layers(p);
+  CodingStyle& cod = mh.cod;
+  cod.sop = p.sop;
+  cod.eph = p.eph;
+  cod.progression = static_cast<Progression>(p.order);
+  cod.layers = static_cast<uint16_t>(s.layers);
+  cod.mct = s.mct ? 1 : 0;
+  ComponentCoding& cc = cod.component;
+  cc.levels = static_cast<uint8_t>(p.levels);
+  cc.xcb = static_cast<uint8_t>(exponent_of(p.cblk_width));
+  cc.ycb = static_cast<uint8_t>(exponent_of(p.cblk_height));
+  cc.cblk_style = p.cblk_style;
+  cc.wavelet = p.irreversible ? Wavelet::k9x7Irreversible : Wavelet::k5x3Reversible;
+  if (!p.precincts.empty())
+    for (int r = 0; r <= p.levels; ++r)
+      cc.precincts.push_back({static_cast<uint8_t>(precinct_exponent(p, p.levels, r, true)),
+                              static_cast<uint8_t>(precinct_exponent(p, p.levels, r, false))});
+
+  // Bits per sample of the last layer's byte target, if any.
+  double target_bits = -1;
+  const double samples = [&] {
+    double n = 0;
+    for (const Component& c : image.components) n += double(c.width) * c.height;
+    return n;
+  }();
+  double raw_bits = 0;
+  for (const Component& c : image.components) raw_bits += double(c.width) * c.height * c.precision;
+  if (!p.rates.empty() && p.rates.back() > 1) target_bits = raw_bits / p.rates.back();
+  if (!p.bpp.empty()) target_bits = p.bpp.back() * double(image.width()) * image.height();
+  const bool low_rate = target_bits >= 0 && target_bits <= 0.5 * samples;
+  mh.qcd = make_quantization(p, image.components[0].precision, low_rate);
+  for (size_t c = 1; c < image.components.size(); ++c)
+    if (image.components[c].precision != image.components[0].precision)
+      mh.qcc[static_cast<uint16_t>(c)] =
+          make_quantization(p, image.components[c].precision, low_rate);
+
+  if (!p.progression_changes.empty()) {
+    for (const ProgressionChange& pc : p.progression_changes)
+      mh.poc.push_back(
+          {static_cast<uint8_t>(pc.res_start), static_cast<uint16_t>(pc.comp_start),
+           static_cast<uint16_t>(std::min<uint32_t>(pc.layer_end, s.layers)),
+           static_cast<uint8_t>(std::min<uint32_t>(pc.res_end, p.levels + 1)),
+           static_cast<uint16_t>(std::min<size_t>(pc.comp_end, image.components.size())),
+           static_cast<Progression>(pc.order)});
+    // A last change covering everything, so no packet is left out.
+    mh.poc.push_back({0, 0, static_cast<uint16_t>(s.layers), static_cast<uint8_t>(p.levels + 1),
+                      static_cast<uint16_t>(image.components.size()), cod.progression});
+  }
+
+  if (!p.no_comment) {
+    const std::string text =
+        p.comment.empty() ? std::string("Created by gj2k ") + version() : p.comment;
+    mh.com.push_back({1, std::vector<uint8_t>(text.begin(), text.end())});
+  }
+
+  if (s.mct) {
+    if (p.irreversible) {
+      // Columns of the inverse ICT (G.3): L2 norms of Y, Cb, Cr synthesis.
+      s.mct_norms[0] = std::sqrt(3.0);
+      s.mct_norms[1] = std::sqrt(0.34413 * 0.34413 + 1.772 * 1.772);
+      s.mct_norms[2] = std::sqrt(1.402 * 1.402 + 0.71414 * 0.71414);
+    } else {
+      // Inverse RCT (G.2): Y0 -> (1, 1, 1), Y1, Y2 -> (-1/4, -1/4, 3/4) up to order.
+      s.mct_norms[0] = std::sqrt(3.0);
+      s.mct_norms[1] = s.mct_norms[2] = std::sqrt(11.0 / 16.0);
+    }
+  }
+  s.threads = p.threads > 0 ? p.threads : omp_get_max_threads();
+  return s;
+}
+
+}  // namespace codec
+
+std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& params,
+                                     FileFormat format, EncodeStats* stats) const {
+  const auto start = std::chrono::steady_clock::now();
+  validate(params, image_in);
+  // The transform stage's device: auto = GPU when present; gpu without one throws.
+  const transform::Device requested =
+      params.device == EncodeParams::Device::kGpu   ? transform::Device::kGpu
+      : params.device == EncodeParams::Device::kCpu ? transform::Device::kCpu
+                                                    : transform::Device::kAuto;
+  const bool on_gpu = transform::resolve_device(requested) == transform::Device::kGpu;
+
+  std::optional<Image> moved;
+  if (params.set_image_origin &&
+      (params.image_x0 != image_in.x0 || params.image_y0 != image_in.y0)) {
+    moved = image_in;
+    moved->x0 = params.image_x0;
+    moved->y0 = params.image_y0;
+    moved->x1 = params.image_x0 + image_in.width();
+    moved->y1 = params.image_y0 + image_in.height();
+  }
+  const Image& image = moved ? *moved : image_in;
+
+  codec::ThreadScope threads(params.threads);
+  codec::EncodeSetup setup = codec::make_setup(params, image);
+  setup.gpu = on_gpu;
+  std::optional<codec::Jp2Header> jp2;
+  if (format == FileFormat::kJp2) {
+    jp2 = codec::jp2_header(setup.main.siz, image);
+    setup.container_bytes = static_cast<double>(codec::write_jp2(*jp2, {}).size());
+  }
+
+  const uint32_t ntiles = codec::num_tiles(setup.main.siz);
+  std::vector<codec::TileCoding> tiles(ntiles);
+  const int team = omp_get_max_threads();
+  if (ntiles >= 2 * static_cast<uint32_t>(team) && team > 1) {
+    // Many tiles: one tile per thread at a time (the stages inside run single-threaded, as
+    // nested parallel regions are inactive).
+    std::atomic<uint32_t> done{0};
+    std::exception_ptr failure;
+    const EncodeParams no_progress{};  // progress is reported here, from thread 0 only
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t t = 0; t < int64_t{ntiles}; ++t) {
+      try {
+        tiles[static_cast<size_t>(t)] =
+            codec::encode_tile(image, setup, no_progress, static_cast<uint32_t>(t));
+      } catch (...) {
+#pragma omp critical(gj2k_encode_tiles)
+        if (!failure) failure = std::current_exception();
+      }
+      const uint32_t d = done.fetch_add(1) + 1;
+      if (params.progress && omp_get_thread_num() == 0)
+        params.progress("transform + tier-1", double(d) / ntiles);
+    }
+    if (failure) std::rethrow_exception(failure);
+  } else {
+    for (uint32_t t = 0; t < ntiles; ++t) {
+      if (params.progress) params.progress("transform + tier-1", double(t) / ntiles);
+      tiles[t] = codec::encode_tile(image, setup, params, t);
+    }
+  }
+  if (params.progress) params.progress("transform + tier-1", 1.0);
+  std::vector<uint8_t> stream = codec::assemble_codestream(tiles, setup, params, image, stats);
+  if (jp2) stream = codec::write_jp2(*jp2, stream);
+  if (stats) {
+    stats->bytes = stream.size();
+    stats->tiles = ntiles;
+    stats->seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  return stream;
+}
+
+void Encoder::encode_to_file(const Image& image, const EncodeParams& params,
+                             const std::filesystem::path& path, EncodeStats* stats) const {
+  const FileFormat format = format_from_extension(path);
+  const std::vector<uint8_t> bytes = encode(image, params, format, stats);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!out || !out.flush())
+    throw Error(ErrorCode::kIo, "encode: cannot write '" + path.string() + "'");
+}
+
+}  // namespace gj2k

@@ -1,0 +1,42 @@
+// The encoder's transform stage on the GPU (codec/encoder_tile_gpu.cpp). Not public.
+//
+// transform_tile_gpu has the contract of transform_tile_cpu (encoder_internal.h): the same
+// rectangles and the same Mallat arrangement of int32 values. 5/3: identical values (integer
+// DC shift, RCT and lifting on the device). 9/7: the float DC shift + ICT, DWT and
+// quantization run on the device; the DWT agrees with the CPU's within float rounding
+// (dwt_cuda.h), so a quantization index may differ by 1 where y / delta lies within that
+// rounding of an integer (|q_gpu - q_cpu| <= 1; tests/gpu/codec_gpu_test.cpp measures how
+// often).
+//
+// Execution: a process-wide pool of transform::cuda::TileTransformer objects (each one CUDA
+// stream, pinned staging and device buffers); each call takes one for the tile and gives it
+// back, so tiles transformed from several threads at once (the encoder's parallel tile loop)
+// use separate streams and overlap their transfers and kernels. The pool keeps its buffers
+// (sized by the largest tile seen) until the process ends. Samples go up narrow (1 or 2
+// bytes) when every component fits and all share their signedness.
+//
+// Measured (bench_gpu_codec, H200 + 16 cores, 10240 x 6400 RGB 8-bit, one tile, 5 levels,
+// median of warm runs): transform stage 5/3 486 ms CPU -> 222 ms GPU, 9/7 1289 -> 265 ms;
+// whole encode 5/3 1806 -> 1492 ms (identical bytes), 9/7 2342 -> 1377 ms. The GPU stage's
+// time is mostly host copies (staging into pinned memory, results into TileCoefficients'
+// fresh vectors); Tier-1 dominates the encode. 9/7 indices that differed from the CPU's:
+// 1 of 148803 (synthetic RGB, 5 levels), 1 of 8710 (12-bit grey, 6 levels), by 1.
+#pragma once
+
+#include <cstdint>
+
+#include "codec/encoder_internal.h"
+#include "gj2k/error.h"
+
+namespace gj2k::codec {
+
+#if defined(GJ2K_HAVE_CUDA)
+TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup, uint32_t t);
+#else
+// Built without CUDA: never chosen (resolve_device gives kCpu), and refuses if called.
+inline TileCoefficients transform_tile_gpu(const Image&, const EncodeSetup&, uint32_t) {
+  throw Error(ErrorCode::kDevice, "transform_tile_gpu: gj2k was built without CUDA");
+}
+#endif
+
+}  // namespace gj2k::codec

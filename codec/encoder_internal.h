@@ -1,0 +1,110 @@
+// Helpers and data shared by the encoder's translation units (codec/encoder*.cpp). Not public.
+//
+// Pipeline (DESIGN.md): image -> tiles -> per tile-component DC shift + MCT -> DWT ->
+// quantization -> code-blocks -> Tier-1 (encoder_tile.cpp) -> rate control over all blocks of
+// the image -> Tier-2 packets, tile-parts, markers (encoder_stream.cpp) -> JP2 (encoder.cpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "codec/markers/codestream.h"
+#include "codec/structure.h"
+#include "entropy/t1.h"
+#include "gj2k/encoder.h"
+#include "gj2k/image.h"
+
+namespace gj2k::codec {
+
+// Number of quality layers: --layers, else the number of rate targets, else 1.
+int effective_layers(const EncodeParams& params);
+
+// Whether the multi-component transform is applied: --mct 1, or auto (-1) with >= 3
+// components whose first three share subsampling, precision and signedness.
+bool effective_mct(const EncodeParams& params, const Image& image);
+
+// Precinct size exponent (PPx when horizontal, else PPy) of resolution r for `levels`
+// decomposition levels: 15 (maximal) without --precincts; --precincts lists sizes from the
+// highest resolution down, the last repeating.
+int precinct_exponent(const EncodeParams& params, int levels, int r, bool horizontal);
+
+// log2 of a power of two.
+int exponent_of(uint32_t pow2);
+
+// One coded code-block.
+struct BlockCoding {
+  entropy::EncodedBlock enc;
+  uint32_t rc = UINT32_MAX;            // index in the rate allocator (blocks with passes)
+  std::vector<uint32_t> layer_passes;  // cumulative passes included after each layer
+};
+
+// One subband of one resolution of a tile-component.
+struct BandCoding {
+  double delta = 1;                 // quantization step (1 for reversible)
+  double weight = 1;                // distortion weight: delta^2 * synthesis norm^2 * MCT norm^2
+  uint32_t mb = 0;                  // M_b (E-2)
+  std::vector<BlockCoding> blocks;  // raster order over the band's code-block grid
+};
+
+struct TileComponentCoding {
+  TileComponentLayout layout;
+  std::vector<std::vector<BandCoding>> bands;  // [r][b], parallel to layout.resolutions[r].bands
+};
+
+struct TileCoding {
+  uint32_t index = 0;
+  transform::Rect rect;  // on the reference grid
+  std::vector<TileComponentCoding> components;
+};
+
+// Everything the codestream stage needs besides the coded tiles.
+struct EncodeSetup {
+  MainHeader main;  // SIZ, COD, QCD/QCC, POC, COM (TLM is added by the stream stage)
+  bool mct = false;
+  int layers = 1;
+  int threads = 1;
+  double mct_norms[3] = {1, 1, 1};  // synthesis norms of the inverse MCT per component 0..2
+  double container_bytes = 0;       // bytes the output adds around the codestream (JP2 boxes)
+  bool gpu = false;                 // transform stage on the GPU (encoder_gpu.h), from --device
+};
+
+// Builds the main header and setup from the validated params and the (origin-adjusted) image.
+EncodeSetup make_setup(const EncodeParams& params, const Image& image);
+
+// The transform stage's result for one tile: per component, its tile-component rectangle
+// (B-12) and w x h int32 values (row pitch w) in the Mallat arrangement of dwt.h: the 5/3
+// coefficients, or the 9/7 quantization indices q = sign(y) floor(|y| / delta_b). This is where
+// a GPU transform (transform/cuda/tile_transformer.h) plugs in.
+struct TileCoefficients {
+  std::vector<transform::Rect> rects;
+  std::vector<std::vector<int32_t>> data;
+};
+
+// Quantization step delta_b of every subband of component c (qcd_index order, 3 levels + 1),
+// as the decoder derives it from the main header; all 1 for 5/3.
+std::vector<double> band_deltas(const EncodeSetup& setup, uint16_t c, uint32_t precision);
+
+// CPU transform stage of tile t: sample extraction, DC level shift + MCT, DWT, quantization.
+TileCoefficients transform_tile_cpu(const Image& image, const EncodeSetup& setup, uint32_t t);
+
+// Coding stage of tile t: code-block partition, distortion weights and Tier-1 (OpenMP over
+// the tile's code-blocks). Reads `coeffs`.
+TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeSetup& setup,
+                     const EncodeParams& params, uint32_t t);
+
+// transform_tile_cpu then code_tile.
+TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
+                       uint32_t t);
+
+// The exact squared error (summed over every sample of every component) of the image a decoder
+// reconstructs from the passes of layers 0..layer (layer_passes[layer]); codec/encoder_measure.cpp.
+double measure_sse(const std::vector<TileCoding>& tiles, const EncodeSetup& setup,
+                   const Image& image, size_t layer);
+
+// Rate allocation and codestream assembly: fills every block's layer_passes from the targets
+// and returns the codestream (SOC .. EOC). `stats` (may be null) gets layer sizes.
+std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeSetup& setup,
+                                         const EncodeParams& params, const Image& image,
+                                         EncodeStats* stats);
+
+}  // namespace gj2k::codec

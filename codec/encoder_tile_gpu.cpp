@@ -1,0 +1,175 @@
+// Encoder transform stage on the GPU (encoder_gpu.h): tile-component samples into pinned
+// staging, DC level shift + MCT (Annex G), DWT (Annex F) and 9/7 quantization (Annex E) on the
+// device through transform::cuda::TileTransformer, results back into TileCoefficients.
+#if defined(GJ2K_HAVE_CUDA)
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "codec/encoder_gpu.h"
+#include "transform/cuda/tile_transformer.h"
+#include "transform/mct.h"
+
+namespace gj2k::codec {
+namespace {
+
+using transform::Rect;
+using transform::cuda::TileComponentSpec;
+using transform::cuda::TileSpec;
+using transform::cuda::TileTransformer;
+
+// Process-wide pool of one-slot transformers: a caller takes one for a tile and returns it.
+// Deliberately never destroyed (CUDA frees at static destruction may run after the runtime
+// has shut down).
+class TransformerPool {
+ public:
+  std::unique_ptr<TileTransformer> take() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_.empty()) {
+        std::unique_ptr<TileTransformer> t = std::move(free_.back());
+        free_.pop_back();
+        return t;
+      }
+    }
+    return std::make_unique<TileTransformer>(1);
+  }
+  void give(std::unique_ptr<TileTransformer> t) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(std::move(t));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<TileTransformer>> free_;
+};
+
+TransformerPool& pool() {
+  static TransformerPool* p = new TransformerPool;
+  return *p;
+}
+
+// A transformer taken from the pool for the lifetime of the lease. One whose work failed is
+// dropped rather than returned (its stream may hold a sticky error).
+class Lease {
+ public:
+  Lease() : t_(pool().take()) {}
+  ~Lease() {
+    if (ok_) pool().give(std::move(t_));
+  }
+  Lease(const Lease&) = delete;
+  Lease& operator=(const Lease&) = delete;
+  TileTransformer& operator*() { return *t_; }
+  void succeeded() { ok_ = true; }
+
+ private:
+  std::unique_ptr<TileTransformer> t_;
+  bool ok_ = false;
+};
+
+// Rows [r.y0, r.y1) of component `comp` restricted to r (B-12), narrowed to T.
+template <class T>
+void stage_samples(const Image& image, const Component& comp, const Rect& r, T* dst) {
+  const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
+  const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+  const size_t w = r.width();
+#pragma omp parallel for schedule(static)
+  for (int64_t yy = r.y0; yy < int64_t{r.y1}; ++yy) {
+    const uint32_t y = static_cast<uint32_t>(yy);
+    const int32_t* src = comp.samples.data() + size_t{y - cy0} * comp.width + (r.x0 - cx0);
+    T* out = dst + size_t{y - r.y0} * w;
+    if constexpr (sizeof(T) == 4) {
+      std::memcpy(out, src, w * 4);
+    } else {
+      for (size_t x = 0; x < w; ++x) out[x] = static_cast<T>(src[x]);
+    }
+  }
+}
+
+}  // namespace
+
+TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup, uint32_t t) {
+  const MainHeader& mh = setup.main;
+  const ComponentCoding& cc = mh.cod.component;
+  const bool irreversible = cc.wavelet == Wavelet::k9x7Irreversible;
+  const size_t nc = image.components.size();
+
+  TileSpec spec;
+  spec.levels = cc.levels;
+  spec.reversible = !irreversible;
+  spec.mct = setup.mct;
+  spec.comps.resize(nc);
+  uint32_t max_precision = 0;
+  bool all_signed = true, all_unsigned = true;
+  for (size_t c = 0; c < nc; ++c) {
+    const Component& comp = image.components[c];
+    TileComponentSpec& cs = spec.comps[c];
+    cs.rect = tile_component_rect(mh.siz, t, static_cast<uint16_t>(c));
+    // An empty tile-component (subsampling larger than the tile) has nothing to transform;
+    // the CPU stage handles that corner.
+    if (cs.rect.empty()) return transform_tile_cpu(image, setup, t);
+    cs.dc_offset = transform::dc_offset(static_cast<int>(comp.precision), comp.is_signed);
+    if (irreversible) {
+      const std::vector<double> d = band_deltas(setup, static_cast<uint16_t>(c), comp.precision);
+      cs.deltas.assign(d.begin(), d.end());  // float, as the CPU stage quantizes
+    }
+    max_precision = std::max(max_precision, comp.precision);
+    all_signed = all_signed && comp.is_signed;
+    all_unsigned = all_unsigned && !comp.is_signed;
+  }
+  // Narrow upload when every sample fits (validate() keeps samples inside their precision).
+  spec.sample_bytes = !(all_signed || all_unsigned) ? 4
+                      : max_precision <= 8          ? 1
+                      : max_precision <= 16         ? 2
+                                                    : 4;
+  spec.sample_signed = all_signed;
+
+  Lease lease;
+  TileTransformer& tt = *lease;
+  for (size_t c = 0; c < nc; ++c) {
+    void* dst = tt.input_raw(0, spec, static_cast<int>(c));
+    const Component& comp = image.components[c];
+    const Rect& r = spec.comps[c].rect;
+    if (spec.sample_bytes == 1) {
+      if (spec.sample_signed)
+        stage_samples(image, comp, r, static_cast<int8_t*>(dst));
+      else
+        stage_samples(image, comp, r, static_cast<uint8_t*>(dst));
+    } else if (spec.sample_bytes == 2) {
+      if (spec.sample_signed)
+        stage_samples(image, comp, r, static_cast<int16_t*>(dst));
+      else
+        stage_samples(image, comp, r, static_cast<uint16_t*>(dst));
+    } else {
+      stage_samples(image, comp, r, static_cast<int32_t*>(dst));
+    }
+  }
+  tt.encode(0, spec);
+
+  TileCoefficients out;
+  out.rects.resize(nc);
+  out.data.resize(nc);
+  std::vector<const int32_t*> results(nc);
+  for (size_t c = 0; c < nc; ++c) {
+    out.rects[c] = spec.comps[c].rect;
+    results[c] = tt.output(0, static_cast<int>(c));  // waits for the slot's work
+  }
+  // One pass per component (assign: no zero fill first), components side by side.
+  const int64_t ncomp = static_cast<int64_t>(nc);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t c = 0; c < ncomp; ++c) {
+    const size_t n = size_t{out.rects[c].width()} * out.rects[c].height();
+    out.data[c].assign(results[c], results[c] + n);
+  }
+  lease.succeeded();
+  return out;
+}
+
+}  // namespace gj2k::codec
+
+#endif  // GJ2K_HAVE_CUDA

@@ -1,0 +1,176 @@
+// PCRD-opt allocator (entropy/rate_control.h) against brute force on random blocks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "entropy/rate_control.h"
+
+namespace {
+
+using gj2k::entropy::convex_hull;
+using gj2k::entropy::RateAllocator;
+
+struct RandomBlock {
+  std::vector<uint32_t> ends;
+  std::vector<double> gains;
+};
+
+// Passes with non-decreasing ends (some repeated), gains mostly decreasing with noise, some 0.
+RandomBlock random_block(std::mt19937& rng) {
+  RandomBlock b;
+  const int n = std::uniform_int_distribution<int>(0, 40)(rng);
+  uint32_t end = 0;
+  double scale = std::uniform_real_distribution<double>(10, 1e6)(rng);
+  for (int i = 0; i < n; ++i) {
+    end += std::uniform_int_distribution<uint32_t>(0, 3)(rng) == 0
+               ? 0
+               : std::uniform_int_distribution<uint32_t>(1, 200)(rng);
+    b.ends.push_back(end);
+    const bool zero = std::uniform_int_distribution<int>(0, 9)(rng) == 0;
+    b.gains.push_back(zero ? 0.0 : scale * std::uniform_real_distribution<double>(0.05, 1)(rng));
+    scale *= std::uniform_real_distribution<double>(0.3, 1.1)(rng);
+  }
+  return b;
+}
+
+// The value the allocator maximises per block: gain - lambda * bytes over all prefixes.
+double objective(const RandomBlock& b, uint32_t passes, double lambda) {
+  double g = 0;
+  for (uint32_t i = 0; i < passes; ++i) g += b.gains[i];
+  return g - lambda * (passes ? b.ends[passes - 1] : 0);
+}
+
+TEST(EncodeRateControl, HullSlopesDecreaseAndPointsAreOptimal) {
+  const uint32_t seed = 12345;
+  std::mt19937 rng(seed);
+  for (int t = 0; t < 500; ++t) {
+    RandomBlock b = random_block(rng);
+    auto hull = convex_hull(b.ends.data(), b.gains.data(), b.ends.size());
+    for (size_t k = 1; k < hull.size(); ++k) {
+      ASSERT_LT(hull[k].slope, hull[k - 1].slope) << "seed " << seed << " block " << t;
+      ASSERT_GT(hull[k].passes, hull[k - 1].passes);
+      ASSERT_GE(hull[k].bytes, hull[k - 1].bytes);
+    }
+    for (const auto& p : hull) ASSERT_GT(p.slope, 0);
+    RateAllocator ra;
+    ra.add_block(b.ends.data(), b.gains.data(), b.ends.size());
+    // For any threshold, the chosen point is a best prefix for gain - lambda * bytes.
+    for (int q = 0; q < 30; ++q) {
+      const double lambda = std::exp(std::uniform_real_distribution<double>(-8, 12)(rng));
+      const uint32_t chosen = ra.passes_at(0, lambda);
+      double best = 0;
+      for (uint32_t p = 0; p <= b.ends.size(); ++p) best = std::max(best, objective(b, p, lambda));
+      ASSERT_NEAR(objective(b, chosen, lambda), best, 1e-9 * std::max(1.0, std::abs(best)))
+          << "seed " << seed << " block " << t << " lambda " << lambda;
+      ASSERT_EQ(ra.bytes_at(0, lambda), chosen ? b.ends[chosen - 1] : 0u);
+    }
+    ASSERT_EQ(ra.passes_at(0, RateAllocator::kAllPasses), b.ends.size());
+    ASSERT_EQ(ra.passes_at(0, RateAllocator::kNothing), 0u);
+  }
+}
+
+TEST(EncodeRateControl, ThresholdForBytesIsTheLargestFit) {
+  const uint32_t seed = 777;
+  std::mt19937 rng(seed);
+  for (int t = 0; t < 40; ++t) {
+    std::vector<RandomBlock> blocks(std::uniform_int_distribution<int>(1, 60)(rng));
+    RateAllocator ra;
+    std::set<double> slopes;
+    for (auto& b : blocks) {
+      b = random_block(rng);
+      ra.add_block(b.ends.data(), b.gains.data(), b.ends.size());
+      for (const auto& p : convex_hull(b.ends.data(), b.gains.data(), b.ends.size()))
+        slopes.insert(p.slope);
+    }
+    const uint64_t all = ra.total_bytes(1e-300);
+    const double per_block = std::uniform_real_distribution<double>(0, 5)(rng);
+    auto overhead = [&](double lambda) {
+      uint32_t included = 0;
+      for (size_t i = 0; i < blocks.size(); ++i) included += ra.passes_at(i, lambda) > 0;
+      return per_block * included;
+    };
+    for (int q = 0; q < 20; ++q) {
+      const double budget = std::uniform_real_distribution<double>(0, 1.1)(rng) * all;
+      const double lambda = ra.threshold_for_bytes(budget, overhead);
+      // Brute force over all distinct slopes, from the largest: the last one that fits.
+      double expect = RateAllocator::kNothing;
+      for (auto it = slopes.rbegin(); it != slopes.rend(); ++it) {
+        if (ra.total_bytes(*it) + overhead(*it) <= budget)
+          expect = *it;
+        else
+          break;
+      }
+      ASSERT_EQ(lambda, expect) << "seed " << seed << " case " << t << " budget " << budget;
+      if (lambda != RateAllocator::kNothing) {
+        ASSERT_LE(ra.total_bytes(lambda), budget);
+      }
+    }
+  }
+}
+
+TEST(EncodeRateControl, ThresholdForGainReachesTarget) {
+  const uint32_t seed = 4242;
+  std::mt19937 rng(seed);
+  for (int t = 0; t < 40; ++t) {
+    RateAllocator ra;
+    std::set<double> slopes;
+    const int n = std::uniform_int_distribution<int>(1, 40)(rng);
+    for (int i = 0; i < n; ++i) {
+      RandomBlock b = random_block(rng);
+      ra.add_block(b.ends.data(), b.gains.data(), b.ends.size());
+      for (const auto& p : convex_hull(b.ends.data(), b.gains.data(), b.ends.size()))
+        slopes.insert(p.slope);
+    }
+    const double hull_gain = ra.total_gain(1e-300);
+    ASSERT_LE(hull_gain, ra.total_gain_all() * (1 + 1e-12));
+    for (int q = 0; q < 20; ++q) {
+      const double target = std::uniform_real_distribution<double>(0, 1)(rng) * hull_gain;
+      const double lambda = ra.threshold_for_gain(target);
+      ASSERT_GE(ra.total_gain(lambda), target * (1 - 1e-12)) << "seed " << seed;
+      // The next larger slope (less data) would not reach it.
+      auto it = slopes.upper_bound(lambda);
+      if (it != slopes.end()) {
+        ASSERT_LT(ra.total_gain(*it), target) << "seed " << seed;
+      }
+    }
+  }
+}
+
+TEST(EncodeRateControl, FillStaysInBudgetAndExtendsTheThreshold) {
+  const uint32_t seed = 9001;
+  std::mt19937 rng(seed);
+  for (int t = 0; t < 40; ++t) {
+    std::vector<RandomBlock> blocks(std::uniform_int_distribution<int>(1, 50)(rng));
+    RateAllocator ra;
+    for (auto& b : blocks) {
+      b = random_block(rng);
+      ra.add_block(b.ends.data(), b.gains.data(), b.ends.size());
+    }
+    const uint64_t all = ra.total_bytes(1e-300);
+    for (int q = 0; q < 20; ++q) {
+      const double budget = std::uniform_real_distribution<double>(0, 1.05)(rng) * all;
+      const double lambda = ra.threshold_for_bytes(budget);
+      const std::vector<uint32_t> passes = ra.fill(lambda, budget);
+      ASSERT_EQ(passes.size(), blocks.size());
+      uint64_t used = 0;
+      for (size_t i = 0; i < blocks.size(); ++i) {
+        // Never less than the threshold gives, and always a hull point (or nothing).
+        ASSERT_GE(passes[i], ra.passes_at(i, lambda)) << "seed " << seed;
+        const auto hull =
+            convex_hull(blocks[i].ends.data(), blocks[i].gains.data(), blocks[i].ends.size());
+        bool on_hull = passes[i] == 0;
+        for (const auto& p : hull) on_hull |= p.passes == passes[i];
+        ASSERT_TRUE(on_hull) << "seed " << seed << " block " << i;
+        used += passes[i] ? blocks[i].ends[passes[i] - 1] : 0;
+      }
+      ASSERT_LE(double(used), budget) << "seed " << seed;
+      ASSERT_GE(used, ra.total_bytes(lambda)) << "seed " << seed;
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,151 @@
+// Helpers for the encoder tests: OpenJPEG decoding from memory and seeded test images.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gj2k/image.h"
+
+#ifdef GJ2K_HAVE_OPENJPEG
+#include <openjpeg.h>
+#endif
+
+namespace gj2k::test {
+
+#ifdef GJ2K_HAVE_OPENJPEG
+namespace opj_detail {
+struct MemoryStream {
+  const uint8_t* data;
+  size_t size;
+  size_t pos = 0;
+};
+inline OPJ_SIZE_T read(void* buffer, OPJ_SIZE_T n, void* user) {
+  auto* s = static_cast<MemoryStream*>(user);
+  if (s->pos >= s->size) return static_cast<OPJ_SIZE_T>(-1);
+  const size_t k = std::min<size_t>(n, s->size - s->pos);
+  std::memcpy(buffer, s->data + s->pos, k);
+  s->pos += k;
+  return k;
+}
+inline OPJ_OFF_T skip(OPJ_OFF_T n, void* user) {
+  auto* s = static_cast<MemoryStream*>(user);
+  if (n < 0) return -1;
+  const size_t k = std::min<size_t>(static_cast<size_t>(n), s->size - s->pos);
+  s->pos += k;
+  return static_cast<OPJ_OFF_T>(k);
+}
+inline OPJ_BOOL seek(OPJ_OFF_T n, void* user) {
+  auto* s = static_cast<MemoryStream*>(user);
+  if (n < 0 || static_cast<size_t>(n) > s->size) return OPJ_FALSE;
+  s->pos = static_cast<size_t>(n);
+  return OPJ_TRUE;
+}
+inline void on_message(const char* msg, void* user) {
+  *static_cast<std::string*>(user) += msg;
+}
+}  // namespace opj_detail
+
+// Decodes a codestream (or JP2 file when it starts with the JP2 signature) with libopenjp2.
+// Returns nullopt and sets `error` when OpenJPEG refuses it.
+inline std::optional<Image> opj_decode(const std::vector<uint8_t>& bytes, std::string& error) {
+  using namespace opj_detail;
+  const bool jp2 = bytes.size() > 12 && bytes[4] == 'j' && bytes[5] == 'P';
+  MemoryStream ms{bytes.data(), bytes.size()};
+  opj_stream_t* stream = opj_stream_create(1 << 16, OPJ_TRUE);
+  opj_stream_set_user_data(stream, &ms, nullptr);
+  opj_stream_set_user_data_length(stream, bytes.size());
+  opj_stream_set_read_function(stream, read);
+  opj_stream_set_skip_function(stream, skip);
+  opj_stream_set_seek_function(stream, seek);
+  opj_codec_t* codec = opj_create_decompress(jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K);
+  std::string ignored;
+  opj_set_error_handler(codec, on_message, &error);
+  opj_set_warning_handler(codec, on_message, &ignored);
+  opj_set_info_handler(codec, on_message, &ignored);
+  opj_dparameters_t params;
+  opj_set_default_decoder_parameters(&params);
+  opj_image_t* img = nullptr;
+  std::optional<Image> out;
+  if (opj_setup_decoder(codec, &params) && opj_read_header(stream, codec, &img) &&
+      opj_decode(codec, stream, img) && opj_end_decompress(codec, stream)) {
+    Image im;
+    im.x0 = img->x0;
+    im.y0 = img->y0;
+    im.x1 = img->x1;
+    im.y1 = img->y1;
+    for (OPJ_UINT32 c = 0; c < img->numcomps; ++c) {
+      const opj_image_comp_t& oc = img->comps[c];
+      Component comp;
+      comp.dx = oc.dx;
+      comp.dy = oc.dy;
+      comp.precision = oc.prec;
+      comp.is_signed = oc.sgnd != 0;
+      comp.width = oc.w;
+      comp.height = oc.h;
+      comp.samples.assign(oc.data, oc.data + size_t{oc.w} * oc.h);
+      im.components.push_back(std::move(comp));
+    }
+    out = std::move(im);
+  } else if (error.empty()) {
+    error = "OpenJPEG failed without a message";
+  }
+  if (img) opj_image_destroy(img);
+  opj_destroy_codec(codec);
+  opj_stream_destroy(stream);
+  return out;
+}
+#endif
+
+// Compares geometry and samples, ignoring the colour space and alpha flags (OpenJPEG's
+// codestream decoder knows neither).
+inline std::optional<std::string> compare_samples(const Image& a, Image b) {
+  b.color_space = a.color_space;
+  b.icc_profile = a.icc_profile;
+  for (size_t c = 0; c < b.components.size() && c < a.components.size(); ++c)
+    b.components[c].is_alpha = a.components[c].is_alpha;
+  return compare(a, b);
+}
+
+// Seeded random-walk image: smooth structure with noise, so compression does something.
+inline Image random_image(uint32_t w, uint32_t h, uint32_t nc, uint32_t precision, bool is_signed,
+                          uint32_t seed, uint32_t x0 = 0, uint32_t y0 = 0,
+                          std::vector<std::pair<uint32_t, uint32_t>> sub = {}) {
+  Image im;
+  im.x0 = x0;
+  im.y0 = y0;
+  im.x1 = x0 + w;
+  im.y1 = y0 + h;
+  for (uint32_t c = 0; c < nc; ++c) {
+    Component comp;
+    comp.precision = precision;
+    comp.is_signed = is_signed;
+    if (c < sub.size()) std::tie(comp.dx, comp.dy) = sub[c];
+    im.components.push_back(comp);
+  }
+  allocate_components(im);
+  std::mt19937 rng(seed);
+  for (size_t ci = 0; ci < im.components.size(); ++ci) {
+    Component& comp = im.components[ci];
+    const int64_t lo = comp.min_value(), hi = comp.max_value();
+    const double range = double(hi - lo);
+    std::normal_distribution<double> noise(0, range / 40 + 0.5);
+    for (uint32_t y = 0; y < comp.height; ++y)
+      for (uint32_t x = 0; x < comp.width; ++x) {
+        const double base = 0.5 + 0.35 * std::sin(x * 0.07 + comp.precision) *
+                                      std::cos(y * 0.05 + 0.3 * double(ci));
+        int64_t v = lo + static_cast<int64_t>(base * range + noise(rng));
+        comp.at(x, y) = static_cast<int32_t>(std::clamp(v, lo, hi));
+      }
+  }
+  return im;
+}
+
+}  // namespace gj2k::test

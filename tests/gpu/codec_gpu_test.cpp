@@ -1,0 +1,224 @@
+// The encoder's GPU transform stage (codec/encoder_gpu.h) against the CPU stage: lossless
+// codestreams byte-identical, 9/7 quantization indices within 1, OpenJPEG decoding GPU-encoded
+// lossy streams. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "codec/encode_test_util.h"
+#include "codec/encoder_gpu.h"
+#include "codec/encoder_internal.h"
+#include "codec/markers/codestream.h"
+#include "codec/synthetic.h"
+#include "gj2k/encoder.h"
+#include "gpu/gpu_test_util.h"
+#include "transform/device.h"
+
+namespace gj2k {
+namespace {
+
+using Device = EncodeParams::Device;
+
+std::vector<uint8_t> encode_on(const Image& image, EncodeParams p, Device d) {
+  p.device = d;
+  return Encoder().encode(image, p);
+}
+
+struct LosslessCase {
+  std::string name;
+  std::function<Image()> image;
+  EncodeParams params;
+};
+
+// Appends component 0 of `other` to `im` (same geometry).
+Image with_component_of(Image im, const Image& other) {
+  im.components.push_back(other.components[0]);
+  return im;
+}
+
+std::vector<LosslessCase> lossless_cases() {
+  std::vector<LosslessCase> v;
+  EncodeParams p;
+  v.push_back(
+      {"rgb8 synthetic 203x151", [] { return codec::synthetic_image(203, 151, 3, 8, 7); }, p});
+  for (int levels = 0; levels <= 6; ++levels) {
+    EncodeParams q;
+    q.levels = levels;
+    v.push_back({"rgb8 origin (3,7) 67x45 levels " + std::to_string(levels),
+                 [] { return test::random_image(67, 45, 3, 8, false, 11, 3, 7); }, q});
+  }
+  {
+    EncodeParams q;
+    q.tile_width = 64;
+    q.tile_height = 48;
+    q.tile_x0 = 1;
+    q.tile_y0 = 2;
+    q.levels = 4;
+    v.push_back({"rgb8 tiles 64x48 at (1,2), image origin (5,9)",
+                 [] { return test::random_image(150, 101, 3, 8, false, 12, 5, 9); }, q});
+  }
+  {
+    EncodeParams q;
+    q.tile_width = q.tile_height = 16;
+    q.threads = 4;
+    q.levels = 3;
+    v.push_back({"rgb8 many 16x16 tiles (parallel tile loop)",
+                 [] { return test::random_image(100, 90, 3, 8, false, 13, 1, 1); }, q});
+  }
+  {
+    EncodeParams q;
+    q.levels = 3;
+    v.push_back({"grey12 synthetic", [] { return codec::synthetic_image(129, 77, 1, 12, 3); }, q});
+  }
+  v.push_back({"rgb16 synthetic", [] { return codec::synthetic_image(96, 70, 3, 16, 4); }, p});
+  v.push_back({"grey16 signed", [] { return test::random_image(61, 83, 1, 16, true, 14); }, p});
+  {
+    EncodeParams q;
+    q.mct = 0;
+    v.push_back({"rgb8 no MCT", [] { return test::random_image(64, 64, 3, 8, false, 15); }, q});
+  }
+  v.push_back(
+      {"3 components subsampled (2,1),(1,2) at origin (1,1)",
+       [] {
+         return test::random_image(77, 51, 3, 10, false, 16, 1, 1, {{1, 1}, {2, 1}, {1, 2}});
+       },
+       p});
+  v.push_back({"mixed signedness (int32 upload)",
+               [] {
+                 return with_component_of(test::random_image(40, 33, 1, 8, false, 17),
+                                          test::random_image(40, 33, 1, 12, true, 18));
+               },
+               p});
+  v.push_back({"1x1 grey", [] { return test::random_image(1, 1, 1, 8, false, 19); }, p});
+  v.push_back(
+      {"3x2 rgb at odd origin", [] { return test::random_image(3, 2, 3, 8, false, 20, 7, 5); }, p});
+  return v;
+}
+
+TEST(GpuCodec, LosslessStreamsIdenticalToCpu) {
+  GJ2K_REQUIRE_GPU();
+  for (const LosslessCase& k : lossless_cases()) {
+    SCOPED_TRACE(k.name);
+    const Image im = k.image();
+    const std::vector<uint8_t> cpu = encode_on(im, k.params, Device::kCpu);
+    const std::vector<uint8_t> gpu = encode_on(im, k.params, Device::kGpu);
+    EXPECT_EQ(cpu.size(), gpu.size());
+    EXPECT_TRUE(cpu == gpu) << "GPU codestream differs from the CPU one";
+    // auto picks the GPU here, and must give the same bytes.
+    EXPECT_TRUE(encode_on(im, k.params, Device::kAuto) == cpu);
+  }
+}
+
+// 9/7: the transform stage directly. Indices may differ by 1 where float rounding of the DWT
+// crosses a quantization threshold; the share of such samples stays tiny.
+TEST(GpuCodec, IrreversibleIndicesWithinOne) {
+  GJ2K_REQUIRE_GPU();
+  struct Case {
+    Image image;
+    int levels;
+  };
+  const Case cases[] = {{codec::synthetic_image(257, 193, 3, 8, 21), 5},
+                        {test::random_image(130, 67, 1, 12, false, 22, 3, 1), 6},
+                        {codec::synthetic_image(64, 64, 3, 16, 23), 0}};
+  for (const Case& k : cases) {
+    EncodeParams p;
+    p.irreversible = true;
+    p.levels = k.levels;
+    validate(p, k.image);
+    const codec::EncodeSetup setup = codec::make_setup(p, k.image);
+    const codec::TileCoefficients cpu = codec::transform_tile_cpu(k.image, setup, 0);
+    const codec::TileCoefficients gpu = codec::transform_tile_gpu(k.image, setup, 0);
+    ASSERT_EQ(cpu.data.size(), gpu.data.size());
+    size_t total = 0, differ = 0;
+    int64_t worst = 0;
+    for (size_t c = 0; c < cpu.data.size(); ++c) {
+      EXPECT_EQ(cpu.rects[c], gpu.rects[c]);
+      ASSERT_EQ(cpu.data[c].size(), gpu.data[c].size());
+      for (size_t i = 0; i < cpu.data[c].size(); ++i) {
+        const int64_t d = std::llabs(int64_t{cpu.data[c][i]} - gpu.data[c][i]);
+        worst = std::max(worst, d);
+        differ += d != 0;
+      }
+      total += cpu.data[c].size();
+    }
+    const double share = double(differ) / double(total);
+    std::printf(
+        "[ info ] 9/7 indices, %zu components, %d levels: %zu of %zu differ (%.2e), "
+        "max |diff| %lld\n",
+        cpu.data.size(), k.levels, differ, total, share, static_cast<long long>(worst));
+    EXPECT_LE(worst, 1);
+    EXPECT_LE(share, 1e-3);
+  }
+}
+
+TEST(GpuCodec, TransformStageLosslessIdentical) {
+  GJ2K_REQUIRE_GPU();
+  const Image im = test::random_image(211, 97, 3, 16, true, 24, 9, 4);
+  EncodeParams p;
+  p.levels = 6;
+  p.tile_width = 100;
+  p.tile_height = 60;
+  validate(p, im);
+  const codec::EncodeSetup setup = codec::make_setup(p, im);
+  for (uint32_t t = 0; t < codec::num_tiles(setup.main.siz); ++t) {
+    const codec::TileCoefficients cpu = codec::transform_tile_cpu(im, setup, t);
+    const codec::TileCoefficients gpu = codec::transform_tile_gpu(im, setup, t);
+    EXPECT_EQ(cpu.rects, gpu.rects) << "tile " << t;
+    EXPECT_TRUE(cpu.data == gpu.data) << "tile " << t;
+  }
+}
+
+#ifdef GJ2K_HAVE_OPENJPEG
+double psnr(const Component& a, const Component& b) {
+  double se = 0;
+  for (size_t i = 0; i < a.samples.size(); ++i) {
+    const double d = double(a.samples[i]) - b.samples[i];
+    se += d * d;
+  }
+  const double peak = double((int64_t{1} << a.precision) - 1);
+  const double mse = se / double(a.samples.size());
+  return mse == 0 ? 200.0 : 10 * std::log10(peak * peak / mse);
+}
+
+TEST(GpuCodec, OpenJpegDecodesLossyGpuStreams) {
+  GJ2K_REQUIRE_GPU();
+  struct Case {
+    std::string name;
+    Image image;
+    std::vector<double> rates;
+    double min_psnr;
+  };
+  const Case cases[] = {
+      {"rgb8 full quality", codec::synthetic_image(256, 192, 3, 8, 31), {}, 50},
+      {"rgb8 rate 20", codec::synthetic_image(256, 192, 3, 8, 32), {20}, 30},
+      {"grey12 full quality", codec::synthetic_image(150, 99, 1, 12, 33), {}, 55}};
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.name);
+    EncodeParams p;
+    p.irreversible = true;
+    p.rates = k.rates;
+    const std::vector<uint8_t> bytes = encode_on(k.image, p, Device::kGpu);
+    std::string error;
+    const std::optional<Image> dec = test::opj_decode(bytes, error);
+    ASSERT_TRUE(dec.has_value()) << "OpenJPEG: " << error;
+    ASSERT_EQ(dec->components.size(), k.image.components.size());
+    for (size_t c = 0; c < k.image.components.size(); ++c) {
+      ASSERT_EQ(dec->components[c].samples.size(), k.image.components[c].samples.size());
+      const double db = psnr(k.image.components[c], dec->components[c]);
+      std::printf("[ info ] %s component %zu: %.2f dB (%zu bytes)\n", k.name.c_str(), c, db,
+                  bytes.size());
+      EXPECT_GE(db, k.min_psnr) << "component " << c;
+    }
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace gj2k
