@@ -19,6 +19,7 @@
 #include "codec/decoder_gpu.h"
 #include "common/shared_data.h"
 #include "gj2k/decoder.h"
+#include "gj2k/encoder.h"
 #include "gpu/gpu_test_util.h"
 #include "transform/dwt.h"
 
@@ -133,6 +134,65 @@ TEST(DecodeGpu, ConformanceStreamsMatchCpu) {
     ++checked;
   }
   EXPECT_GT(checked, 0);
+}
+
+// Streams from gj2k's own encoder (on the CPU) with tiles, odd image and tile origins and
+// subsampled components: 5/3 exact (and lossless), 9/7 within 1.
+TEST(DecodeGpu, OwnEncoderTiledStreamsMatchCpu) {
+  struct Case {
+    uint32_t w, h, x0, y0, tw, th, tx0, ty0;
+    int levels;
+    bool irreversible;
+    uint32_t reduce;
+  };
+  const Case cases[] = {
+      {333, 251, 13, 7, 100, 90, 5, 3, 5, false, 0}, {333, 251, 13, 7, 100, 90, 5, 3, 5, true, 0},
+      {520, 130, 1, 1, 0, 0, 0, 0, 7, false, 2},     {520, 130, 1, 1, 0, 0, 0, 0, 7, true, 1},
+      {67, 301, 3, 9, 33, 64, 0, 8, 3, false, 1},
+  };
+  uint32_t seed = 9100;
+  for (const Case& k : cases) {
+    ++seed;
+    SCOPED_TRACE("seed " + std::to_string(seed) + " " + std::to_string(k.w) + "x" +
+                 std::to_string(k.h) + (k.irreversible ? " 9/7" : " 5/3") + " levels " +
+                 std::to_string(k.levels) + " reduce " + std::to_string(k.reduce));
+    std::mt19937 rng(seed);
+    Image src;
+    src.x0 = k.x0;
+    src.y0 = k.y0;
+    src.x1 = k.x0 + k.w;
+    src.y1 = k.y0 + k.h;
+    src.components.resize(3);
+    for (size_t c = 0; c < 3; ++c) {
+      auto& comp = src.components[c];
+      comp.dx = comp.dy = c == 2 ? 2 : 1;  // one subsampled component: no MCT
+      comp.width = (src.x1 + comp.dx - 1) / comp.dx - (src.x0 + comp.dx - 1) / comp.dx;
+      comp.height = (src.y1 + comp.dy - 1) / comp.dy - (src.y0 + comp.dy - 1) / comp.dy;
+      comp.precision = 10;
+      comp.samples.resize(size_t{comp.width} * comp.height);
+      std::uniform_int_distribution<int32_t> d(0, 1023);
+      for (auto& v : comp.samples) v = d(rng);
+    }
+    gj2k::EncodeParams ep;
+    ep.irreversible = k.irreversible;
+    ep.levels = k.levels;
+    ep.tile_width = k.tw;
+    ep.tile_height = k.th;
+    ep.tile_x0 = k.tx0;
+    ep.tile_y0 = k.ty0;
+    ep.device = gj2k::EncodeParams::Device::kCpu;
+    const std::vector<uint8_t> bytes = gj2k::Encoder().encode(src, ep);
+    const Image cpu = decode_on(bytes, DecodeDevice::kCpu, k.reduce);
+    if (!k.irreversible && k.reduce == 0) {
+      ASSERT_EQ(peak_difference(src, cpu), 0);
+    }
+    if (!gj2k::transform::gpu_info().available) continue;
+    const Image gpu = decode_on(bytes, DecodeDevice::kGpu, k.reduce);
+    const int64_t peak = peak_difference(cpu, gpu);
+    ASSERT_GE(peak, 0) << "shapes differ";
+    EXPECT_LE(peak, k.irreversible ? 1 : 0);
+  }
+  GJ2K_REQUIRE_GPU();
 }
 
 #ifdef GJ2K_HAVE_OPENJPEG
