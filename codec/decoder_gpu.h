@@ -12,6 +12,12 @@
 // tiles decoded at once use separate streams) and gives them back; the pool keeps its buffers,
 // sized by the largest tile-component seen, until the process ends. CUDA failures throw
 // Error(kDevice).
+//
+// Measured (H200 + 16 cores, `gj2k decode` of an 8192 x 8192 RGB 8-bit synthetic scene, one
+// tile, 5 levels, whole process, --device cpu / gpu, two runs each): 5/3 1.50, 1.66 s CPU /
+// 2.16, 1.80 s GPU (identical output); 9/7 1.69, 1.67 s CPU / 1.97, 2.00 s GPU. The GPU path
+// is slower as a whole: Tier-1 dominates, the CPU DWT is multithreaded, and each process pays
+// CUDA initialisation plus pageable copies of every component both ways.
 #pragma once
 
 #include <cstdint>
