@@ -263,6 +263,10 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   to.components = wanted;
   to.allow_partial = p.allow_partial;
   to.skip_mct = p.skip_mct;
+  to.gpu = transform::resolve_device(p.device == DecodeDevice::kGpu ? transform::Device::kGpu
+                                     : p.device == DecodeDevice::kCpu
+                                         ? transform::Device::kCpu
+                                         : transform::Device::kAuto) == transform::Device::kGpu;
   const bool tile_parallel = tiles.size() >= static_cast<size_t>(threads) && threads > 1;
   to.threads = tile_parallel ? 1 : threads;
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "codec/decoder_gpu.h"
 #include "codec/progression.h"
 #include "codec/structure.h"
 #include "entropy/t1.h"
@@ -366,9 +367,16 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
 }
 
 // The inverse DWT of one component (its coefficients are already dequantized).
-void reconstruct(ComponentState& cs) {
+void reconstruct(ComponentState& cs, bool gpu) {
   const Rect& rect = cs.out_rect;
   if (rect.empty()) return;
+  if (gpu) {
+    if (cs.reversible())
+      reconstruct_gpu(cs.ints.data(), rect, cs.kept_levels);
+    else
+      reconstruct_gpu(cs.floats.data(), rect, cs.kept_levels);
+    return;
+  }
   const auto& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
   if (cs.reversible())
     ops.inverse53({cs.ints.data(), rect.width()}, rect, cs.kept_levels);
@@ -458,7 +466,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   for (auto& cs : comps)
     if (cs.decode) {
       for (auto& [k, b] : cs.blocks) std::vector<uint8_t>().swap(b.bytes);
-      reconstruct(cs);
+      reconstruct(cs, o.gpu);
     }
 
   // Inverse multiple component transformation (G.2 / G.3) on components 0..2, inverse DC

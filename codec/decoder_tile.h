@@ -24,6 +24,7 @@ struct TileDecodeOptions {
   std::vector<bool> components;  // Csiz entries: which components to return
   bool allow_partial = false;    // stop at damaged or missing data instead of throwing
   bool skip_mct = false;         // leave components 0..2 without the inverse RCT/ICT
+  bool gpu = false;              // inverse DWT on the GPU (decoder_gpu.h)
   int threads = 1;
 };
 
