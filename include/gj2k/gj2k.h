@@ -1,9 +1,9 @@
 // gj2k: the whole public API.
 #pragma once
 
-#include "gj2k/error.h"
 #include "gj2k/decoder.h"
 #include "gj2k/encoder.h"
+#include "gj2k/error.h"
 #include "gj2k/image.h"
 
 namespace gj2k {
