@@ -25,6 +25,8 @@
 
 #ifdef GJ2K_HAVE_OPENJPEG
 #include <openjpeg.h>
+
+#include "tests/common/opj_memory.h"
 #endif
 
 namespace {
@@ -106,42 +108,9 @@ gj2k::Image make_photo(uint32_t w, uint32_t h) {
 }
 
 #ifdef GJ2K_HAVE_OPENJPEG
-struct MemStream {
-  std::vector<uint8_t> bytes;
-  size_t pos = 0;
-};
-OPJ_SIZE_T mread(void* d, OPJ_SIZE_T n, void* u) {
-  auto* m = static_cast<MemStream*>(u);
-  if (m->pos >= m->bytes.size()) return static_cast<OPJ_SIZE_T>(-1);
-  n = std::min<OPJ_SIZE_T>(n, m->bytes.size() - m->pos);
-  std::memcpy(d, m->bytes.data() + m->pos, n);
-  m->pos += n;
-  return n;
-}
-OPJ_SIZE_T mwrite(void* s, OPJ_SIZE_T n, void* u) {
-  auto* m = static_cast<MemStream*>(u);
-  if (m->pos + n > m->bytes.size()) m->bytes.resize(m->pos + n);
-  std::memcpy(m->bytes.data() + m->pos, s, n);
-  m->pos += n;
-  return n;
-}
-OPJ_OFF_T mskip(OPJ_OFF_T n, void* u) {
-  static_cast<MemStream*>(u)->pos += n;
-  return n;
-}
-OPJ_BOOL mseek(OPJ_OFF_T n, void* u) {
-  static_cast<MemStream*>(u)->pos = n;
-  return OPJ_TRUE;
-}
+using MemStream = gj2k::test::opj::Buffer;
 opj_stream_t* stream(MemStream& m, bool input) {
-  opj_stream_t* s = opj_stream_create(1 << 20, input);
-  opj_stream_set_user_data(s, &m, nullptr);
-  opj_stream_set_user_data_length(s, m.bytes.size());
-  opj_stream_set_read_function(s, mread);
-  opj_stream_set_write_function(s, mwrite);
-  opj_stream_set_skip_function(s, mskip);
-  opj_stream_set_seek_function(s, mseek);
-  return s;
+  return gj2k::test::opj::make_stream(m, input, size_t{1} << 20);
 }
 void quiet(const char*, void*) {}
 

@@ -16,38 +16,14 @@
 
 #ifdef GJ2K_HAVE_OPENJPEG
 #include <openjpeg.h>
+
+#include "tests/common/opj_memory.h"
 #endif
 
 namespace gj2k::test {
 
 #ifdef GJ2K_HAVE_OPENJPEG
 namespace opj_detail {
-struct MemoryStream {
-  const uint8_t* data;
-  size_t size;
-  size_t pos = 0;
-};
-inline OPJ_SIZE_T read(void* buffer, OPJ_SIZE_T n, void* user) {
-  auto* s = static_cast<MemoryStream*>(user);
-  if (s->pos >= s->size) return static_cast<OPJ_SIZE_T>(-1);
-  const size_t k = std::min<size_t>(n, s->size - s->pos);
-  std::memcpy(buffer, s->data + s->pos, k);
-  s->pos += k;
-  return k;
-}
-inline OPJ_OFF_T skip(OPJ_OFF_T n, void* user) {
-  auto* s = static_cast<MemoryStream*>(user);
-  if (n < 0) return -1;
-  const size_t k = std::min<size_t>(static_cast<size_t>(n), s->size - s->pos);
-  s->pos += k;
-  return static_cast<OPJ_OFF_T>(k);
-}
-inline OPJ_BOOL seek(OPJ_OFF_T n, void* user) {
-  auto* s = static_cast<MemoryStream*>(user);
-  if (n < 0 || static_cast<size_t>(n) > s->size) return OPJ_FALSE;
-  s->pos = static_cast<size_t>(n);
-  return OPJ_TRUE;
-}
 inline void on_message(const char* msg, void* user) {
   *static_cast<std::string*>(user) += msg;
 }
@@ -58,13 +34,8 @@ inline void on_message(const char* msg, void* user) {
 inline std::optional<Image> opj_decode(const std::vector<uint8_t>& bytes, std::string& error) {
   using namespace opj_detail;
   const bool jp2 = bytes.size() > 12 && bytes[4] == 'j' && bytes[5] == 'P';
-  MemoryStream ms{bytes.data(), bytes.size()};
-  opj_stream_t* stream = opj_stream_create(1 << 16, OPJ_TRUE);
-  opj_stream_set_user_data(stream, &ms, nullptr);
-  opj_stream_set_user_data_length(stream, bytes.size());
-  opj_stream_set_read_function(stream, read);
-  opj_stream_set_skip_function(stream, skip);
-  opj_stream_set_seek_function(stream, seek);
+  opj::Buffer ms{bytes};
+  opj_stream_t* stream = opj::make_stream(ms, true);
   opj_codec_t* codec = opj_create_decompress(jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K);
   std::string ignored;
   opj_set_error_handler(codec, on_message, &error);

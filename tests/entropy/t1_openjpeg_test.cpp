@@ -5,6 +5,8 @@
 // bit for bit, for every code-block style.
 #ifdef GJ2K_HAVE_OPENJPEG
 #include <openjpeg.h>
+
+#include "tests/common/opj_memory.h"
 #endif
 #include <gtest/gtest.h>
 
@@ -158,27 +160,6 @@ std::vector<uint8_t> codestream(uint32_t w, uint32_t h, uint32_t levels, uint8_t
   return cs;
 }
 
-struct MemStream {
-  const std::vector<uint8_t>* data;
-  size_t pos;
-};
-OPJ_SIZE_T mem_read(void* buf, OPJ_SIZE_T n, void* user) {
-  auto* m = static_cast<MemStream*>(user);
-  if (m->pos >= m->data->size()) return static_cast<OPJ_SIZE_T>(-1);
-  const size_t k = std::min(n, m->data->size() - m->pos);
-  std::memcpy(buf, m->data->data() + m->pos, k);
-  m->pos += k;
-  return k;
-}
-OPJ_OFF_T mem_skip(OPJ_OFF_T n, void* user) {
-  auto* m = static_cast<MemStream*>(user);
-  m->pos += static_cast<size_t>(n);
-  return n;
-}
-OPJ_BOOL mem_seek(OPJ_OFF_T n, void* user) {
-  static_cast<MemStream*>(user)->pos = static_cast<size_t>(n);
-  return OPJ_TRUE;
-}
 void count_message(const char*, void* user) {
   ++*static_cast<int*>(user);
 }
@@ -186,13 +167,8 @@ void count_message(const char*, void* user) {
 // Decodes with OpenJPEG; returns the samples (empty on failure), counting warnings.
 std::vector<int32_t> opj_decode_all(const std::vector<uint8_t>& cs, int* warnings) {
   std::vector<int32_t> result;
-  MemStream ms{&cs, 0};
-  opj_stream_t* st = opj_stream_create(1 << 16, OPJ_TRUE);
-  opj_stream_set_user_data(st, &ms, nullptr);
-  opj_stream_set_user_data_length(st, cs.size());
-  opj_stream_set_read_function(st, mem_read);
-  opj_stream_set_skip_function(st, mem_skip);
-  opj_stream_set_seek_function(st, mem_seek);
+  gj2k::test::opj::Buffer ms{cs};
+  opj_stream_t* st = gj2k::test::opj::make_stream(ms, true);
   opj_codec_t* codec = opj_create_decompress(OPJ_CODEC_J2K);
   opj_set_warning_handler(codec, count_message, warnings);
   opj_set_error_handler(codec, count_message, warnings);
