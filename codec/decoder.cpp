@@ -301,8 +301,20 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
                       std::to_string(std::min(p.max_samples, kMaxSamples)) +
                       " (DecodeParams::max_samples)");
   if (tiles.size() != 1)  // several tiles write into shared buffers: allocate them first
-    for (Component& comp : image.components)
-      comp.samples.assign(size_t{comp.width} * comp.height, 0);
+    for (Component& comp : image.components) {
+      // Zeros (a tile that fails under --allow-partial leaves its area untouched), written
+      // in parallel chunks: resize does not fill (Samples).
+      const size_t n = size_t{comp.width} * comp.height;
+      comp.samples.resize(n);
+      constexpr size_t kChunk = size_t{1} << 18;
+      const int64_t chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
+      int32_t* dst = comp.samples.data();
+#pragma omp parallel for schedule(static) num_threads(threads) if (chunks > 1)
+      for (int64_t k = 0; k < chunks; ++k) {
+        const size_t first = static_cast<size_t>(k) * kChunk;
+        std::fill_n(dst + first, std::min(kChunk, n - first), 0);
+      }
+    }
   const auto cs = codestream();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(tile_parallel ? threads : 1)
   for (size_t i = 0; i < tiles.size(); ++i) {

@@ -59,8 +59,10 @@ struct ComponentState {
   Rect out_rect;  // resolution kept_levels of the tile-component
   // Code-blocks with data, keyed by (resolution, band index, block index in the band).
   std::unordered_map<uint64_t, BlockSegments> blocks;
-  std::vector<int32_t> ints;  // reversible path: coefficients then samples
-  std::vector<float> floats;  // irreversible path
+  // Coefficient buffers, allocated without a zero fill: decode_blocks writes every sample of
+  // the kept resolutions (zeros for code-blocks without data).
+  Samples ints;  // reversible path: coefficients then samples
+  std::vector<float, DefaultInitAllocator<float>> floats;  // irreversible path
   bool reversible() const { return coding->wavelet == Wavelet::k5x3Reversible; }
 };
 
@@ -250,22 +252,30 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
   }
 }
 
-// Tier-1 for every gathered code-block, ROI undo (H.1), then the coefficients into each
-// component's buffer: integers (5/3) or dequantized floats (9/7, E.1.1.2).
+// Tier-1 for every code-block of the kept resolutions, ROI undo (H.1), then the coefficients
+// into each component's buffer: integers (5/3) or dequantized floats (9/7, E.1.1.2). Every
+// sample of the buffers is written, zero where a code-block has no data, so they need no
+// zero fill beforehand (and are first touched by the threads that decode them).
 void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& o, uint32_t t) {
   struct Job {
     ComponentState* cs;
     const BandLayout* band;
     uint32_t r, b, index;
-    BlockSegments* seg;
+    BlockSegments* seg;  // null: no data, the block is zero
   };
   std::vector<Job> jobs;
   for (auto& cs : comps) {
-    if (!cs.decode) continue;
-    for (auto& [key, seg] : cs.blocks) {
-      uint32_t r = static_cast<uint32_t>(key >> 40), b = static_cast<uint32_t>((key >> 32) & 0xFF);
-      uint32_t index = static_cast<uint32_t>(key);
-      jobs.push_back({&cs, &cs.layout.resolutions[r].bands[b], r, b, index, &seg});
+    if (!cs.decode || cs.out_rect.empty()) continue;
+    for (uint32_t r = 0; r <= static_cast<uint32_t>(cs.kept_levels); ++r) {
+      const ResolutionLayout& res = cs.layout.resolutions[r];
+      for (uint32_t b = 0; b < res.bands.size(); ++b) {
+        const BandLayout& band = res.bands[b];
+        const uint32_t count = band.blocks_x * band.blocks_y;
+        for (uint32_t index = 0; index < count; ++index) {
+          auto it = cs.blocks.find(block_key(r, b, index));
+          jobs.push_back({&cs, &band, r, b, index, it == cs.blocks.end() ? nullptr : &it->second});
+        }
+      }
     }
   }
   std::string error;
@@ -277,24 +287,45 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
     const BandLayout& band = *job.band;
     const uint32_t bi = job.index % band.blocks_x, bj = job.index / band.blocks_x;
     const Rect cb = band.code_block(bi, bj);
-    if (cb.empty() || job.seg->segs.empty()) continue;
+    if (cb.empty()) continue;
     const int n = band.level;
-    const StepSize step = cs.quant->step(cs.levels, n, band.band);
-    const int mb = transform::magnitude_bits(cs.quant->guard_bits, to_quant_step(step));
-    const int planes = mb + cs.roi_shift - job.seg->missing_msbs;
-    if (planes <= 0) continue;
     // Where the block lies in the Mallat arrangement of the kept resolutions.
     const int kept_n = n - (cs.levels - cs.kept_levels);
     const auto place = transform::band_placement(cs.out_rect, cs.kept_levels,
                                                  cs.levels == 0 ? 0 : kept_n, band.band);
     const size_t x = place.x_off + (cb.x0 - band.rect.x0);
     const size_t y = place.y_off + (cb.y0 - band.rect.y0);
-    // Tier-1 writes into a per-thread scratch block; the final coefficients then go to the
-    // component buffer (integers, or dequantized floats).
+    const size_t pitch = cs.out_rect.width();
+    const StepSize step = cs.quant->step(cs.levels, n, band.band);
+    const int mb = transform::magnitude_bits(cs.quant->guard_bits, to_quant_step(step));
+    const int planes = job.seg ? mb + cs.roi_shift - job.seg->missing_msbs : 0;
+    auto zero_block = [&] {
+      for (uint32_t yy = 0; yy < cb.height(); ++yy) {
+        if (cs.reversible())
+          std::fill_n(cs.ints.data() + (y + yy) * pitch + x, cb.width(), 0);
+        else
+          std::fill_n(cs.floats.data() + (y + yy) * pitch + x, cb.width(), 0.0f);
+      }
+    };
+    if (!job.seg || job.seg->segs.empty() || planes <= 0) {  // no data: zero coefficients
+      zero_block();
+      continue;
+    }
+    // Tier-1 writes every sample of the block (decode_block's contract): on the 5/3 path
+    // straight into the component buffer, then halved in place; on the 9/7 path into a
+    // per-thread scratch block that is then dequantized into the float buffer.
     thread_local std::vector<int32_t> scratch;
-    const size_t stride = cb.width();
-    scratch.assign(size_t{cb.width()} * cb.height(), 0);
-    int32_t* out = scratch.data();
+    int32_t* out;
+    size_t stride;
+    if (cs.reversible()) {
+      out = cs.ints.data() + y * pitch + x;
+      stride = pitch;
+    } else {
+      stride = cb.width();
+      if (scratch.size() < size_t{cb.width()} * cb.height())
+        scratch.resize(size_t{cb.width()} * cb.height());
+      out = scratch.data();
+    }
     std::vector<entropy::Segment> segs;
     static const uint8_t kNoData = 0;  // a valid pointer for segments without bytes
     const uint8_t* base = job.seg->bytes.empty() ? &kNoData : job.seg->bytes.data();
@@ -310,6 +341,7 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
                 ") of resolution " + std::to_string(job.r) + ": " + e.what();
         error_code = e.code();
       }
+      zero_block();  // --allow-partial: a block that failed reads as zero
       continue;
     }
     if (cs.roi_shift > 0) {  // H.1: coefficients at or above 2^s belong to the ROI
@@ -342,14 +374,12 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
           }
       }
     }
-    const size_t pitch = cs.out_rect.width();
     if (cs.reversible()) {
       // Half units to integers: the fractional bit is the midpoint of a truncated block.
       for (uint32_t yy = 0; yy < cb.height(); ++yy) {
-        const int32_t* src = out + yy * stride;
-        int32_t* dst = cs.ints.data() + (y + yy) * pitch + x;
+        int32_t* v = out + yy * stride;  // the component buffer
         for (uint32_t xx = 0; xx < cb.width(); ++xx)
-          dst[xx] = src[xx] < 0 ? -((-src[xx]) >> 1) : (src[xx] >> 1);
+          v[xx] = v[xx] < 0 ? -((-v[xx]) >> 1) : (v[xx] >> 1);
       }
     } else {
       // E.1.1.2: value * step, with the step of this subband (E-3); half units.
@@ -436,9 +466,9 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
       cs.out_rect = transform::resolution_rect(tc, cs.levels, cs.kept_levels);
       const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
       if (cs.reversible())
-        cs.ints.assign(n, 0);
+        cs.ints.resize(n);  // no zero fill: decode_blocks writes every sample
       else
-        cs.floats.assign(n, 0.0f);
+        cs.floats.resize(n);
       if (o.region) {
         const auto& sc = main.siz.components[c];
         cs.has_region = true;
@@ -449,19 +479,30 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
     }
   }
 
-  // The tile's data: the bodies of its tile-parts in TPsot order.
-  std::vector<uint8_t> data;
-  for (size_t part : tile.parts) {
+  // The tile's data: the bodies of its tile-parts in TPsot order (joined only when there are
+  // several).
+  std::vector<uint8_t> joined;
+  std::span<const uint8_t> data;
+  auto body = [&](size_t part) {
     const TilePartHeader& tp = code.tile_parts[part];
     const size_t end = std::min(tp.body_end, cs_bytes.size());
-    if (tp.body_begin < end)
-      data.insert(data.end(), cs_bytes.begin() + tp.body_begin, cs_bytes.begin() + end);
+    return tp.body_begin < end ? cs_bytes.subspan(tp.body_begin, end - tp.body_begin)
+                               : std::span<const uint8_t>();
+  };
+  if (tile.parts.size() == 1) {
+    data = body(tile.parts[0]);
+  } else {
+    for (size_t part : tile.parts) {
+      const auto b = body(part);
+      joined.insert(joined.end(), b.begin(), b.end());
+    }
+    data = joined;
   }
   bool packed = false;
   std::vector<uint8_t> headers = packed_headers(code, tile, packed);
   if (!tile.parts.empty()) read_packets(data, headers, packed, code, tile, t, comps, o, warning);
   decode_blocks(comps, o, t);
-  std::vector<uint8_t>().swap(data);
+  std::vector<uint8_t>().swap(joined);
 
   for (auto& cs : comps)
     if (cs.decode) {
@@ -498,7 +539,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
       for (size_t c = 0; c < 3; ++c)
         if (comps[c].reversible()) {  // mixed kernels: bring the integers to float
           comps[c].floats.assign(comps[c].ints.begin(), comps[c].ints.end());
-          std::vector<int32_t>().swap(comps[c].ints);
+          Samples().swap(comps[c].ints);
         }
       for (size_t c = 0; c < 3; ++c) {
         out[c].rect = comps[c].out_rect;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codec/markers/codestream.h"
+#include "gj2k/image.h"
 #include "transform/geometry.h"
 
 namespace gj2k::codec {
@@ -32,7 +33,7 @@ struct TileComponentSamples {
   // The tile-component at the decoded resolution, on its component grid divided by 2^reduce
   // (B-14 with r = NL - reduce); empty when not requested.
   transform::Rect rect;
-  std::vector<int32_t> samples;  // rect.width() * rect.height(), final clipped values
+  Samples samples;  // rect.width() * rect.height(), final clipped values
 };
 
 // Decodes tile `t` of `code` (parsed from `cs`). Returns one entry per component (Csiz).

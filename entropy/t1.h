@@ -67,8 +67,8 @@ struct Segment {
 // bit-planes. Output (w x h, row pitch stride): reconstructed values with ONE fractional bit:
 //   out = sign * (2*m + (m != 0 && p > 0 ? 2^p : 0))
 // where m is the magnitude with its p undecoded low bit-planes zero (midpoint reconstruction,
-// r = 1/2, E.1.1.2). Lossless full decode gives out = 2*q.
-// num_bitplanes must be <= 30 (31 would overflow the output: throws Error kUnsupported).
+// r = 1/2, E.1.1.2). Lossless full decode gives out = 2*q. Every sample of the w x h output is
+// written. num_bitplanes must be <= 30 (31 would overflow the output: throws Error kUnsupported).
 // A segment holding more passes than passes_in_segment allows, or more passes in total than
 // max_passes(num_bitplanes), throws Error kFormat. Truncated/corrupt data never crashes nor
 // reads out of bounds: the MQ decoder feeds 0xFF past a segment's end (C.3.4).

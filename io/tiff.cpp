@@ -357,7 +357,7 @@ Image decode(TIFF* tif, Stream& stream, uint64_t data_size, const std::string& n
       eight_bit_map = map_r[i] <= 255 && map_g[i] <= 255 && map_b[i] <= 255;
     const int shift = out_precision == 8 && !eight_bit_map ? 8 : 0;
     Image rgb = make_image(width, height, 3, out_precision);
-    const std::vector<int32_t>& index = image.components[0].samples;
+    const Samples& index = image.components[0].samples;
     const uint16_t* maps[3] = {map_r, map_g, map_b};
     for (int c = 0; c < 3; ++c)
       for (size_t i = 0; i < index.size(); ++i)

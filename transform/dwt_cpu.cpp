@@ -39,6 +39,16 @@ namespace {
 // Work below this many samples per level runs on the calling thread only.
 constexpr size_t kParallelMin = 1 << 15;
 
+// The calling thread's scratch of at least n elements, kept for the thread's life: a pass
+// allocating its own (hundreds of KiB per thread and pass) paid for fresh pages and, on
+// return to the system, for TLB shootdowns across every core.
+template <class T>
+T* scratch(size_t n) {
+  thread_local std::vector<T> buffer;
+  if (buffer.size() < n) buffer.resize(n);
+  return buffer.data();
+}
+
 // ---- the lifting operations (same arithmetic, same order as dwt_ref.cpp) --------------------
 
 struct Predict53Fwd {  // H -= floor((a + b) / 2)
@@ -162,9 +172,9 @@ void horizontal(Plane<typename K::T> pl, const Rect& a) {
   const size_t nl = (size_t{a.x1} + 1) / 2 - (size_t{a.x0} + 1) / 2, nh = w - nl;
 #pragma omp parallel if (size_t{w} * h >= kParallelMin)
   {
-    std::vector<T> tmp(w);
-    T* L = tmp.data();
-    T* H = tmp.data() + nl;
+    T* const tmp = scratch<T>(w);
+    T* L = tmp;
+    T* H = tmp + nl;
     auto step = [&](bool high, int o, auto op) {
       if (high)
         step_row(H, nh, L, nl, o, op);
@@ -187,9 +197,9 @@ void horizontal(Plane<typename K::T> pl, const Rect& a) {
         for (size_t k = 0; k < nl; ++k) L[k] = src_l[2 * k];
         for (size_t k = 0; k < nh; ++k) H[k] = src_h[2 * k];
         K::forward(step, scale, p);
-        std::memcpy(row, tmp.data(), w * sizeof(T));
+        std::memcpy(row, tmp, w * sizeof(T));
       } else {
-        std::memcpy(tmp.data(), row, w * sizeof(T));
+        std::memcpy(tmp, row, w * sizeof(T));
         K::inverse(step, scale, p);
         T* dst_l = row + p;
         T* dst_h = row + (1 - p);
@@ -219,9 +229,9 @@ void vertical(Plane<typename K::T> pl, const Rect& a) {
   const size_t strips = (w + S - 1) / S;
 #pragma omp parallel if (size_t{w} * h >= kParallelMin)
   {
-    std::vector<T> tmp(size_t{h} * S);
-    T* L = tmp.data();
-    T* H = tmp.data() + nl * S;
+    T* const tmp = scratch<T>(size_t{h} * S);
+    T* L = tmp;
+    T* H = tmp + nl * S;
     size_t lanes = S;
     auto step = [&](bool high, int o, auto op) {
       if (high)
@@ -243,19 +253,19 @@ void vertical(Plane<typename K::T> pl, const Rect& a) {
       if constexpr (Forward) {
         for (uint32_t y = 0; y < h; ++y) {  // deinterleave rows into the strip
           const size_t dst = ((y & 1) == static_cast<uint32_t>(p)) ? y / 2 : nl + y / 2;
-          std::memcpy(tmp.data() + dst * S, col + y * pl.stride, lanes * sizeof(T));
+          std::memcpy(tmp + dst * S, col + y * pl.stride, lanes * sizeof(T));
         }
         // Rows of parity p (relative) are low: absolute y0 + y even <=> (y & 1) == p.
         K::forward(step, scale, p);
         for (uint32_t y = 0; y < h; ++y)
-          std::memcpy(col + y * pl.stride, tmp.data() + size_t{y} * S, lanes * sizeof(T));
+          std::memcpy(col + y * pl.stride, tmp + size_t{y} * S, lanes * sizeof(T));
       } else {
         for (uint32_t y = 0; y < h; ++y)
-          std::memcpy(tmp.data() + size_t{y} * S, col + y * pl.stride, lanes * sizeof(T));
+          std::memcpy(tmp + size_t{y} * S, col + y * pl.stride, lanes * sizeof(T));
         K::inverse(step, scale, p);
         for (uint32_t y = 0; y < h; ++y) {
           const size_t src = ((y & 1) == static_cast<uint32_t>(p)) ? y / 2 : nl + y / 2;
-          std::memcpy(col + y * pl.stride, tmp.data() + src * S, lanes * sizeof(T));
+          std::memcpy(col + y * pl.stride, tmp + src * S, lanes * sizeof(T));
         }
       }
     }

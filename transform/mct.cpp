@@ -15,11 +15,15 @@ constexpr float kCbR = -0.16875f, kCbG = -0.33126f, kCbB = 0.5f;
 constexpr float kCrR = 0.5f, kCrG = -0.41869f, kCrB = -0.08131f;
 constexpr float kRCr = 1.402f, kGCb = -0.34413f, kGCr = -0.71414f, kBCb = 1.772f;
 
-// Round to nearest (ties to even) and clamp to [lo, hi]; NaN becomes lo.
+// Round to nearest (ties to even) and clamp to [lo, hi]; NaN becomes lo. The same result as
+// std::nearbyint in the default rounding mode, written so that loops vectorise: adding
+// 1.5 * 2^52 leaves no fraction bits, so the addition itself rounds t (|t| <= 2^31 after the
+// clamp, far inside the 2^51 where this holds), and subtracting it back is exact.
 inline int32_t round_clamp(double t, int32_t lo, int32_t hi) {
+  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
   t = t > lo ? t : lo;
   t = t < hi ? t : hi;
-  return static_cast<int32_t>(std::nearbyint(t));
+  return static_cast<int32_t>((t + kRound) - kRound);
 }
 inline int32_t clamp_i(int64_t v, int32_t lo, int32_t hi) {
   return static_cast<int32_t>(v < lo ? lo : (v > hi ? hi : v));

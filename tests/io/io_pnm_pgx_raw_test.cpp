@@ -163,8 +163,8 @@ TEST(IoPam, ReadWriteAndAlpha) {
   const Image im = io::read_pnm(file, "in.x");
   ASSERT_EQ(im.components.size(), 2u);
   EXPECT_EQ(im.components[0].precision, 10u);
-  EXPECT_EQ(im.components[0].samples, (std::vector<int32_t>{1000, 2}));
-  EXPECT_EQ(im.components[1].samples, (std::vector<int32_t>{1, 256}));
+  EXPECT_EQ(im.components[0].samples, (Samples{1000, 2}));
+  EXPECT_EQ(im.components[1].samples, (Samples{1, 256}));
   EXPECT_FALSE(im.components[0].is_alpha);
   EXPECT_TRUE(im.components[1].is_alpha);
   EXPECT_EQ(im.color_space, ColorSpace::kGrey);

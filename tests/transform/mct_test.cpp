@@ -175,6 +175,58 @@ TEST(XformMct, RoundingAndClamping) {
   EXPECT_EQ(v[2], 255);
 }
 
+// The vectorised rounding equals std::nearbyint (ties to even) + clamp on random values,
+// exact half-integers and the extremes of 16- and 31-bit ranges, on odd lengths (loop tails).
+TEST(XformMct, RoundingMatchesNearbyint) {
+  const uint64_t seed = xtest::base_seed() + 29;
+  std::mt19937_64 rng(seed);
+  struct Range {
+    int32_t offset, lo, hi;
+  };
+  const Range ranges[] = {
+      {128, 0, 255},
+      {0, -32768, 32767},
+      {1 << 15, 0, 65535},
+      {0, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()},
+      {1 << 30, 0, std::numeric_limits<int32_t>::max()}};
+  for (const Range& r : ranges)
+    for (size_t n : {1u, 7u, 63u, 1001u}) {
+      std::vector<float> in(n);
+      std::uniform_real_distribution<double> wide(-3.0e9, 3.0e9), narrow(-70000.0, 70000.0);
+      for (size_t i = 0; i < n; ++i) {
+        switch (rng() % 4) {
+          case 0:
+            in[i] = static_cast<float>(wide(rng));
+            break;
+          case 1:
+            in[i] = static_cast<float>(narrow(rng));
+            break;
+          case 2:
+            in[i] = static_cast<float>(std::floor(narrow(rng))) + 0.5f;
+            break;  // a tie
+          default:
+            in[i] = static_cast<float>(narrow(rng) / 1000.0);
+            break;
+        }
+      }
+      std::vector<int32_t> got(n), g0(n), g1(n), g2(n);
+      float_to_int_dc_shift(in.data(), got.data(), n, r.offset, r.lo, r.hi);
+      const int32_t off3[3] = {r.offset, r.offset, r.offset}, lo3[3] = {r.lo, r.lo, r.lo},
+                    hi3[3] = {r.hi, r.hi, r.hi};
+      const std::vector<float> zero(n, 0.0f);  // Cb = Cr = 0: every output is round(Y)
+      ict_inverse_dc_shift(in.data(), zero.data(), zero.data(), g0.data(), g1.data(), g2.data(), n,
+                           off3, lo3, hi3);
+      for (size_t i = 0; i < n; ++i) {
+        double t = double{in[i]} + r.offset;
+        t = std::min<double>(std::max<double>(t, r.lo), r.hi);
+        const auto expect = static_cast<int32_t>(std::nearbyint(t));
+        ASSERT_EQ(got[i], expect) << "seed " << seed << " value " << in[i] << " i " << i;
+        ASSERT_EQ(g0[i], expect) << "seed " << seed << " value " << in[i];
+        ASSERT_EQ(g2[i], expect) << "seed " << seed << " value " << in[i];
+      }
+    }
+}
+
 // Lossless path: DC shift + RCT + 5-level 5/3 (every CPU variant) and back, bit-exact.
 TEST(XformMct, LosslessPipelineRoundTrip) {
   const uint64_t seed = xtest::base_seed() + 13;
