@@ -316,8 +316,7 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
       }
     }
   const auto cs = codestream();
-#pragma omp parallel for schedule(dynamic, 1) num_threads(tile_parallel ? threads : 1)
-  for (size_t i = 0; i < tiles.size(); ++i) {
+  auto decode_one = [&](size_t i) {
     try {
       auto tcs = codec::decode_tile(cs, code, tiles[i], to);
       place(tiles[i], tcs);
@@ -331,6 +330,17 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
 #pragma omp critical(gj2k_decoder_error)
       if (error.empty()) error = std::string("tile ") + std::to_string(tiles[i]) + ": " + e.what();
     }
+  };
+  // Tiles side by side, or one after the other with the threads inside each tile. The serial
+  // loop must not be an OpenMP region of one thread: every parallel region inside a tile (the
+  // DWT opens two per level and component) would then be a nested team, which libgomp builds
+  // from fresh threads each time (20 ms of a 70 ms decode of an RGB 2560x1600 photo on 16
+  // cores).
+  if (tile_parallel) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (size_t i = 0; i < tiles.size(); ++i) decode_one(i);
+  } else {
+    for (size_t i = 0; i < tiles.size(); ++i) decode_one(i);
   }
   if (!error.empty()) throw Error(error_code, error);
   for (Component& comp : image.components)
