@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 
 #include "codec/decoder_color.h"
+#include "codec/decoder_gpu.h"
 #include "codec/decoder_icc.h"
 #include "codec/decoder_tile.h"
 #include "codec/jp2/boxes.h"
@@ -294,12 +296,22 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
     }
     (void)t;
   };
-  for (uint32_t t : tiles)
-    if (codec::tile_samples(code, t, to) > std::min(p.max_samples, kMaxSamples))
+  uint64_t max_tile_samples = 0;
+  for (uint32_t t : tiles) {
+    const uint64_t n = codec::tile_samples(code, t, to);
+    if (n > std::min(p.max_samples, kMaxSamples))
       throw Error(ErrorCode::kUnsupported,
                   "tile " + std::to_string(t) + ": more coefficients than " +
                       std::to_string(std::min(p.max_samples, kMaxSamples)) +
                       " (DecodeParams::max_samples)");
+    max_tile_samples = std::max(max_tile_samples, n);
+  }
+  // GPU path: CUDA initialisation and the tiles' buffers on a background thread, overlapping
+  // Tier-2 (decoder_gpu.h); it is waited for at the end of this scope.
+  std::optional<codec::GpuDecodeWarmUp> warm_up;
+  if (to.gpu)
+    warm_up.emplace(static_cast<size_t>(max_tile_samples), ncomp,
+                    tile_parallel ? static_cast<int>(std::min<size_t>(tiles.size(), threads)) : 1);
   if (tiles.size() != 1)  // several tiles write into shared buffers: allocate them first
     for (Component& comp : image.components)
       comp.samples.assign(size_t{comp.width} * comp.height, 0);

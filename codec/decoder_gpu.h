@@ -1,43 +1,83 @@
-// The decoder's inverse DWT on the GPU (codec/decoder_tile_gpu.cpp). Not public.
+// The decoder's tile tail on the GPU (codec/decoder_tile_gpu.cpp). Not public.
 //
-// reconstruct_gpu has the contract of transform/dwt.h inverse53 / inverse97 on a contiguous
-// buffer (pitch = rect.width()): the Mallat arrangement of `levels` levels of the
-// tile-component `rect` (15444-1 F.3.1, band placement of geometry.h) becomes its samples, in
-// place. 5/3: identical to the CPU (integer lifting, F.3.8). 9/7: within float rounding of the
-// CPU (dwt_cuda.h), so a decoded sample may differ from the CPU's by 1 after rounding.
+// GpuTileDecoder runs, for one tile, what follows dequantization in the CPU path of
+// decoder_tile.cpp: inverse DWT (15444-1 F.3.1 / F.4), inverse RCT or ICT (G.2 / G.3), inverse
+// DC level shift (G.1.2), rounding of the irreversible path and clipping to each component's
+// range. Results: 5/3 identical to the CPU (integer lifting F.3.8, integer RCT); 9/7 within
+// float rounding of the CPU DWT (dwt_cuda.h), so a decoded sample may differ from the CPU's by
+// 1 after rounding.
 //
-// Execution: the buffer goes up (pageable copy), the default GPU variant runs in place
-// (transform::cuda::GpuDwtVariant::kDefault), the result comes back; the call returns when it
-// is on the host. Each call takes a stream + device buffers from a process-wide pool (several
-// tiles decoded at once use separate streams) and gives them back; the pool keeps its buffers,
-// sized by the largest tile-component seen, until the process ends. CUDA failures throw
-// Error(kDevice).
+// Use: construct (takes a slot, lays the decoded components out in its pinned host buffer and
+// zeroes it with `threads` threads), let Tier-1 write the coefficients straight into ints(c)
+// (5/3) or floats(c) (9/7, already dequantized on the host as the CPU path does), packed rows
+// of rect.width(); then finish(): each component goes up on its own stream (components
+// c % 3), inverse DWT, the MCT joins streams 0..2, DC shift + clamp, samples come back into the
+// same pinned buffer and are copied in parallel into the returned vectors, a component as soon
+// as its download ends. Tiles decoded by several threads at once use separate slots, so their
+// transfers and kernels overlap.
 //
-// Measured (H200 + 16 cores, `gj2k decode` of an 8192 x 8192 RGB 8-bit synthetic scene, one
-// tile, 5 levels, whole process, --device cpu / gpu, two runs each): 5/3 1.50, 1.66 s CPU /
-// 2.16, 1.80 s GPU (identical output); 9/7 1.69, 1.67 s CPU / 1.97, 2.00 s GPU. The GPU path
-// is slower as a whole: Tier-1 dominates, the CPU DWT is multithreaded, and each process pays
-// CUDA initialisation plus pageable copies of every component both ways.
+// Memory: slots come from a process-wide pool (transform/cuda/resource_pool.h) and keep their
+// buffers, sized by the largest tile seen, until the process ends: pinned host 4 bytes per
+// decoded sample of the tile; device 8 bytes per sample (coefficients + samples) plus the DWT
+// scratch of the largest component per stream (N/4 + N/16 for the default fused inverse).
+// GpuDecodeWarmUp creates the CUDA context and the slots a decode will need on a background
+// thread, so that CUDA initialisation and pinned allocation overlap parsing and Tier-2; slot
+// takers wait for it. CUDA failures throw Error(kDevice); a slot whose work failed is dropped.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
-#include "gj2k/error.h"
 #include "transform/geometry.h"
 
 namespace gj2k::codec {
 
-#if defined(GJ2K_HAVE_CUDA)
-void reconstruct_gpu(int32_t* samples, const transform::Rect& rect, int levels);
-void reconstruct_gpu(float* samples, const transform::Rect& rect, int levels);
-#else
-// Built without CUDA: never chosen (resolve_device gives kCpu), and refuses if called.
-inline void reconstruct_gpu(int32_t*, const transform::Rect&, int) {
-  throw Error(ErrorCode::kDevice, "reconstruct_gpu: gj2k was built without CUDA");
-}
-inline void reconstruct_gpu(float*, const transform::Rect&, int) {
-  throw Error(ErrorCode::kDevice, "reconstruct_gpu: gj2k was built without CUDA");
-}
-#endif
+// One component of the tile as the GPU tail sees it.
+struct GpuComponent {
+  transform::Rect rect;    // the tile-component at the decoded resolution (empty: nothing)
+  int levels = 0;          // inverse DWT levels (NL - reduce)
+  bool decode = false;     // has coefficients (decoded, or needed by the MCT)
+  bool wanted = false;     // its samples are returned
+  bool reversible = true;  // 5/3 int32 coefficients, else 9/7 float
+  int32_t offset = 0, lo = 0, hi = 0;  // DC level shift (G.1.2) and sample range
+};
+
+class GpuTileDecoder {
+ public:
+  // mct: components 0..2 (decoded, equal rects) go through the inverse RCT when all three are
+  // reversible, else the ICT (a 5/3 one converted to float first), as in decoder_tile.cpp.
+  GpuTileDecoder(std::vector<GpuComponent> comps, bool mct, int threads);
+  ~GpuTileDecoder();
+  GpuTileDecoder(const GpuTileDecoder&) = delete;
+  GpuTileDecoder& operator=(const GpuTileDecoder&) = delete;
+
+  // The zeroed pinned coefficient plane of decoded component c (pitch rect.width()).
+  int32_t* ints(size_t c);
+  float* floats(size_t c);
+  // Runs the tail and returns the final samples of every wanted component (others empty).
+  // Call once.
+  std::vector<std::vector<int32_t>> finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Starts CUDA initialisation and the allocation of `slots` slots for tiles of up to
+// `tile_samples` decoded samples in `components` components on a background thread; the
+// destructor waits for it. Without CUDA it does nothing.
+class GpuDecodeWarmUp {
+ public:
+  GpuDecodeWarmUp(size_t tile_samples, size_t components, int slots);
+  ~GpuDecodeWarmUp();
+  GpuDecodeWarmUp(const GpuDecodeWarmUp&) = delete;
+  GpuDecodeWarmUp& operator=(const GpuDecodeWarmUp&) = delete;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace gj2k::codec

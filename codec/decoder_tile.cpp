@@ -59,8 +59,10 @@ struct ComponentState {
   Rect out_rect;  // resolution kept_levels of the tile-component
   // Code-blocks with data, keyed by (resolution, band index, block index in the band).
   std::unordered_map<uint64_t, BlockSegments> blocks;
-  std::vector<int32_t> ints;  // reversible path: coefficients then samples
-  std::vector<float> floats;  // irreversible path
+  std::vector<int32_t> ints;      // reversible path: coefficients then samples
+  std::vector<float> floats;      // irreversible path
+  int32_t* int_coeffs = nullptr;  // where Tier-1 puts the coefficients: ints, or the GPU's
+  float* float_coeffs = nullptr;  // pinned buffer (decoder_gpu.h)
   bool reversible() const { return coding->wavelet == Wavelet::k5x3Reversible; }
 };
 
@@ -347,7 +349,7 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
       // Half units to integers: the fractional bit is the midpoint of a truncated block.
       for (uint32_t yy = 0; yy < cb.height(); ++yy) {
         const int32_t* src = out + yy * stride;
-        int32_t* dst = cs.ints.data() + (y + yy) * pitch + x;
+        int32_t* dst = cs.int_coeffs + (y + yy) * pitch + x;
         for (uint32_t xx = 0; xx < cb.width(); ++xx)
           dst[xx] = src[xx] < 0 ? -((-src[xx]) >> 1) : (src[xx] >> 1);
       }
@@ -358,7 +360,7 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
       const float scale = static_cast<float>(delta * 0.5);
       for (uint32_t yy = 0; yy < cb.height(); ++yy) {
         const int32_t* src = out + yy * stride;
-        float* dst = cs.floats.data() + (y + yy) * pitch + x;
+        float* dst = cs.float_coeffs + (y + yy) * pitch + x;
         for (uint32_t xx = 0; xx < cb.width(); ++xx) dst[xx] = static_cast<float>(src[xx]) * scale;
       }
     }
@@ -367,21 +369,22 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
 }
 
 // The inverse DWT of one component (its coefficients are already dequantized).
-void reconstruct(ComponentState& cs, bool gpu) {
+void reconstruct(ComponentState& cs) {
   const Rect& rect = cs.out_rect;
   if (rect.empty()) return;
-  if (gpu) {
-    if (cs.reversible())
-      reconstruct_gpu(cs.ints.data(), rect, cs.kept_levels);
-    else
-      reconstruct_gpu(cs.floats.data(), rect, cs.kept_levels);
-    return;
-  }
   const auto& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
   if (cs.reversible())
     ops.inverse53({cs.ints.data(), rect.width()}, rect, cs.kept_levels);
   else
     ops.inverse97({cs.floats.data(), rect.width()}, rect, cs.kept_levels);
+}
+
+// The inverse DC level shift offset (G.1.2) and the sample range of a component.
+void sample_range(const ComponentState& cs, int32_t& off, int32_t& l, int32_t& h) {
+  off = transform::dc_offset(static_cast<int>(cs.precision), cs.is_signed);
+  l = static_cast<int32_t>(cs.is_signed ? -(int64_t{1} << (cs.precision - 1)) : 0);
+  h = static_cast<int32_t>(cs.is_signed ? (int64_t{1} << (cs.precision - 1)) - 1
+                                        : (int64_t{1} << cs.precision) - 1);
 }
 
 }  // namespace
@@ -435,10 +438,15 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
       cs.kept_levels = cs.levels - static_cast<int>(o.reduce);
       cs.out_rect = transform::resolution_rect(tc, cs.levels, cs.kept_levels);
       const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
-      if (cs.reversible())
+      if (o.gpu) {
+        // Coefficients go to the GPU tail's pinned buffer (below).
+      } else if (cs.reversible()) {
         cs.ints.assign(n, 0);
-      else
+        cs.int_coeffs = cs.ints.data();
+      } else {
         cs.floats.assign(n, 0.0f);
+        cs.float_coeffs = cs.floats.data();
+      }
       if (o.region) {
         const auto& sc = main.siz.components[c];
         cs.has_region = true;
@@ -460,31 +468,48 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   bool packed = false;
   std::vector<uint8_t> headers = packed_headers(code, tile, packed);
   if (!tile.parts.empty()) read_packets(data, headers, packed, code, tile, t, comps, o, warning);
+  // Inverse MCT (G.2 / G.3) on components 0..2 when they were decoded with equal sizes.
+  const bool tile_mct = mct && comps[0].decode && comps[0].out_rect == comps[1].out_rect &&
+                        comps[0].out_rect == comps[2].out_rect;
+  std::vector<TileComponentSamples> out(ncomp);
+  std::optional<GpuTileDecoder> gpu;  // GPU path: Tier-1 writes into its pinned buffer
+  if (o.gpu) {
+    std::vector<GpuComponent> gc(ncomp);
+    for (size_t c = 0; c < ncomp; ++c) {
+      const ComponentState& cs = comps[c];
+      gc[c] = {cs.out_rect, cs.kept_levels, cs.decode, c < o.components.size() && o.components[c],
+               cs.reversible()};
+      sample_range(cs, gc[c].offset, gc[c].lo, gc[c].hi);
+    }
+    gpu.emplace(std::move(gc), tile_mct, o.threads);
+    for (size_t c = 0; c < ncomp; ++c)
+      if (comps[c].decode) {
+        comps[c].int_coeffs = gpu->ints(c);
+        comps[c].float_coeffs = gpu->floats(c);
+      }
+  }
   decode_blocks(comps, o, t);
   std::vector<uint8_t>().swap(data);
-
   for (auto& cs : comps)
-    if (cs.decode) {
-      for (auto& [k, b] : cs.blocks) std::vector<uint8_t>().swap(b.bytes);
-      reconstruct(cs, o.gpu);
-    }
+    for (auto& [k, b] : cs.blocks) std::vector<uint8_t>().swap(b.bytes);
+
+  if (gpu) {  // inverse DWT, MCT, DC shift and clipping on the device (decoder_gpu.h)
+    std::vector<std::vector<int32_t>> samples = gpu->finish();
+    for (size_t c = 0; c < ncomp; ++c)
+      if (c < o.components.size() && o.components[c])
+        out[c] = {comps[c].out_rect, std::move(samples[c])};
+    return out;
+  }
+  for (auto& cs : comps)
+    if (cs.decode) reconstruct(cs);
 
   // Inverse multiple component transformation (G.2 / G.3) on components 0..2, inverse DC
   // level shift (G.1.2), rounding of the irreversible path and clipping, in parallel chunks.
-  std::vector<TileComponentSamples> out(ncomp);
   int32_t offset[3], lo[3], hi[3];
-  auto range = [&](size_t c, int32_t& off, int32_t& l, int32_t& h) {
-    const ComponentState& cs = comps[c];
-    off = transform::dc_offset(static_cast<int>(cs.precision), cs.is_signed);
-    l = static_cast<int32_t>(cs.is_signed ? -(int64_t{1} << (cs.precision - 1)) : 0);
-    h = static_cast<int32_t>(cs.is_signed ? (int64_t{1} << (cs.precision - 1)) - 1
-                                          : (int64_t{1} << cs.precision) - 1);
-  };
   std::vector<bool> done(ncomp, false);
-  if (mct && comps[0].decode && comps[0].out_rect == comps[1].out_rect &&
-      comps[0].out_rect == comps[2].out_rect) {
+  if (tile_mct) {
     const size_t n = size_t{comps[0].out_rect.width()} * comps[0].out_rect.height();
-    for (size_t c = 0; c < 3; ++c) range(c, offset[c], lo[c], hi[c]);
+    for (size_t c = 0; c < 3; ++c) sample_range(comps[c], offset[c], lo[c], hi[c]);
     if (comps[0].reversible() && comps[1].reversible() && comps[2].reversible()) {
       int32_t* p[3] = {comps[0].ints.data(), comps[1].ints.data(), comps[2].ints.data()};
       in_chunks(n, [&](size_t i, size_t len) {
@@ -522,7 +547,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
     }
     if (done[c]) continue;
     int32_t off, l, h;
-    range(c, off, l, h);
+    sample_range(cs, off, l, h);
     out[c].rect = cs.out_rect;
     const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
     if (cs.reversible()) {

@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "codec/encoder_gpu.h"
+#include "transform/cuda/resource_pool.h"
 #include "transform/cuda/tile_transformer.h"
 #include "transform/mct.h"
 
@@ -23,54 +23,12 @@ using transform::cuda::TileComponentSpec;
 using transform::cuda::TileSpec;
 using transform::cuda::TileTransformer;
 
-// Process-wide pool of one-slot transformers: a caller takes one for a tile and returns it.
-// Deliberately never destroyed (CUDA frees at static destruction may run after the runtime
-// has shut down).
-class TransformerPool {
- public:
-  std::unique_ptr<TileTransformer> take() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!free_.empty()) {
-        std::unique_ptr<TileTransformer> t = std::move(free_.back());
-        free_.pop_back();
-        return t;
-      }
-    }
-    return std::make_unique<TileTransformer>(1);
-  }
-  void give(std::unique_ptr<TileTransformer> t) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    free_.push_back(std::move(t));
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<TileTransformer>> free_;
-};
-
-TransformerPool& pool() {
-  static TransformerPool* p = new TransformerPool;
+// Process-wide pool of one-slot transformers (resource_pool.h), never destroyed.
+transform::cuda::Pool<TileTransformer>& pool() {
+  static auto* p = new transform::cuda::Pool<TileTransformer>(
+      [] { return std::make_unique<TileTransformer>(1); });
   return *p;
 }
-
-// A transformer taken from the pool for the lifetime of the lease. One whose work failed is
-// dropped rather than returned (its stream may hold a sticky error).
-class Lease {
- public:
-  Lease() : t_(pool().take()) {}
-  ~Lease() {
-    if (ok_) pool().give(std::move(t_));
-  }
-  Lease(const Lease&) = delete;
-  Lease& operator=(const Lease&) = delete;
-  TileTransformer& operator*() { return *t_; }
-  void succeeded() { ok_ = true; }
-
- private:
-  std::unique_ptr<TileTransformer> t_;
-  bool ok_ = false;
-};
 
 // Rows [r.y0, r.y1) of component `comp` restricted to r (B-12), narrowed to T.
 template <class T>
@@ -129,7 +87,7 @@ TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup
                                                     : 4;
   spec.sample_signed = all_signed;
 
-  Lease lease;
+  transform::cuda::Lease<TileTransformer> lease(pool());
   TileTransformer& tt = *lease;
   for (size_t c = 0; c < nc; ++c) {
     void* dst = tt.input_raw(0, spec, static_cast<int>(c));
