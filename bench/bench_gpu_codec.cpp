@@ -34,6 +34,12 @@
 #include "gj2k/encoder.h"
 #include "transform/device.h"
 
+#if defined(GJ2K_HAVE_CUDA)
+#include <cuda_runtime.h>
+
+#include "transform/cuda/cuda_memory.h"
+#endif
+
 namespace {
 
 using gj2k::EncodeParams;
@@ -115,7 +121,10 @@ int main(int argc, char** argv) {
   if (const char* s = std::getenv("GJ2K_BENCH_CODEC_SIZE")) std::sscanf(s, "%ux%u", &w, &h);
   int iters = 3;
   if (const char* s = std::getenv("GJ2K_BENCH_ITERS")) iters = std::max(1, std::atoi(s));
+  // The first CUDA call of the process (driver initialisation), outside every figure below.
+  const double t_info = now_ms();
   const gj2k::transform::GpuInfo info = gj2k::transform::gpu_info();
+  std::printf("gpu_info (CUDA driver initialisation): %.0f ms\n", now_ms() - t_info);
   if (info.available)
     std::printf("GPU: %s, %d SMs\n", info.name.c_str(), info.multiprocessors);
   else
@@ -194,6 +203,18 @@ int main(int argc, char** argv) {
     }
   }
 
+#if defined(GJ2K_HAVE_CUDA)
+  if (info.available) {  // what pinning the decoder's staging for this image costs (warm context)
+    const size_t bytes = size_t{w} * h * 3 * 4;
+    const double t_pin = now_ms();
+    {
+      gj2k::transform::cuda::PinnedBuffer pinned(bytes);
+      const double t_free = now_ms();
+      std::printf("cudaMallocHost %.0f MB: %.0f ms; ", bytes / 1e6, t_free - t_pin);
+    }
+    std::printf("with cudaFreeHost: %.0f ms\n", now_ms() - t_pin);
+  }
+#endif
   std::printf("\nCodec decode, %u x %u RGB 8-bit, 5 levels, one tile\n", w, h);
   std::printf("%-44s %9s %10s %12s\n", "path", "ms", "Mpixel/s", "bytes in");
   for (const Row& r : decode_rows)

@@ -169,8 +169,16 @@ Image Decoder::decode(const DecodeParams& params) {
 }
 
 Image Decoder::Impl::decode(const DecodeParams& p) {
-  if (p.device == DecodeDevice::kGpu)
-    transform::resolve_device(transform::Device::kGpu);  // throws the reason when absent
+  // The device (gpu without one throws the reason). On the GPU, the context is created on a
+  // background thread while the codestream is parsed, and the tiles' buffers while Tier-2 runs
+  // (decoder_gpu.h); it is waited for at the end of this function.
+  const bool gpu =
+      transform::resolve_device(p.device == DecodeDevice::kGpu ? transform::Device::kGpu
+                                : p.device == DecodeDevice::kCpu
+                                    ? transform::Device::kCpu
+                                    : transform::Device::kAuto) == transform::Device::kGpu;
+  std::optional<codec::GpuDecodeWarmUp> warm_up;
+  if (gpu) warm_up.emplace();
   codec::ReadOptions ro;
   ro.allow_truncated = p.allow_partial;
   const Codestream code = codec::read_codestream(codestream(), ro);
@@ -265,10 +273,7 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   to.components = wanted;
   to.allow_partial = p.allow_partial;
   to.skip_mct = p.skip_mct;
-  to.gpu = transform::resolve_device(p.device == DecodeDevice::kGpu ? transform::Device::kGpu
-                                     : p.device == DecodeDevice::kCpu
-                                         ? transform::Device::kCpu
-                                         : transform::Device::kAuto) == transform::Device::kGpu;
+  to.gpu = gpu;
   const bool tile_parallel = tiles.size() >= static_cast<size_t>(threads) && threads > 1;
   to.threads = tile_parallel ? 1 : threads;
 
@@ -306,12 +311,9 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
                       " (DecodeParams::max_samples)");
     max_tile_samples = std::max(max_tile_samples, n);
   }
-  // GPU path: CUDA initialisation and the tiles' buffers on a background thread, overlapping
-  // Tier-2 (decoder_gpu.h); it is waited for at the end of this scope.
-  std::optional<codec::GpuDecodeWarmUp> warm_up;
-  if (to.gpu)
-    warm_up.emplace(static_cast<size_t>(max_tile_samples), ncomp,
-                    tile_parallel ? static_cast<int>(std::min<size_t>(tiles.size(), threads)) : 1);
+  if (warm_up)
+    warm_up->prepare(static_cast<size_t>(max_tile_samples), ncomp,
+                     tile_parallel ? static_cast<int>(std::min<size_t>(tiles.size(), threads)) : 1);
   if (tiles.size() != 1)  // several tiles write into shared buffers: allocate them first
     for (Component& comp : image.components)
       comp.samples.assign(size_t{comp.width} * comp.height, 0);

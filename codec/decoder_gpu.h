@@ -65,15 +65,17 @@ class GpuTileDecoder {
   std::unique_ptr<Impl> impl_;
 };
 
-// Starts CUDA initialisation and the allocation of `slots` slots for tiles of up to
-// `tile_samples` decoded samples in `components` components on a background thread; the
-// destructor waits for it. Without CUDA it does nothing.
+// Warms the GPU up for a decode on a background thread: creates the CUDA context at once, then,
+// once prepare() says what the tiles need, allocates `slots` slots for tiles of up to
+// `tile_samples` decoded samples in `components` components (slot takers wait for them). The
+// destructor waits for the thread. Without CUDA it does nothing.
 class GpuDecodeWarmUp {
  public:
-  GpuDecodeWarmUp(size_t tile_samples, size_t components, int slots);
+  GpuDecodeWarmUp();
   ~GpuDecodeWarmUp();
   GpuDecodeWarmUp(const GpuDecodeWarmUp&) = delete;
   GpuDecodeWarmUp& operator=(const GpuDecodeWarmUp&) = delete;
+  void prepare(size_t tile_samples, size_t components, int slots);  // once; later calls ignored
 
  private:
   struct Impl;

@@ -248,34 +248,48 @@ std::vector<std::vector<int32_t>> GpuTileDecoder::finish() {
 }
 
 struct GpuDecodeWarmUp::Impl {
+  struct Sizes {
+    size_t samples = 0;
+    int slots = 0;
+  };
+  std::promise<Sizes> sizes;
   std::future<void> done;
+  bool posted = false;
 };
 
-GpuDecodeWarmUp::GpuDecodeWarmUp(size_t tile_samples, size_t components, int slots)
-    : impl_(std::make_unique<Impl>()) {
-  if (slots < 1) return;
-  const size_t samples = tile_samples + components * kAlign;
-  pool().expect(slots);
+GpuDecodeWarmUp::GpuDecodeWarmUp() : impl_(std::make_unique<Impl>()) {
   try {
-    impl_->done = std::async(std::launch::async, [slots, samples] {
-      for (int i = 0; i < slots; ++i) {
-        std::unique_ptr<Slot> s;
+    impl_->done = std::async(std::launch::async, [f = impl_->sizes.get_future()]() mutable {
+      cudaFree(nullptr);  // creates the context; an error shows again at the first real call
+      cudaGetLastError();
+      const Impl::Sizes s = f.get();
+      for (int i = 0; i < s.slots; ++i) {
+        std::unique_ptr<Slot> slot;
         try {
-          s = std::make_unique<Slot>();  // the first creates the CUDA context
-          s->reserve(samples);
+          slot = std::make_unique<Slot>();
+          slot->reserve(s.samples);
         } catch (...) {
-          s.reset();  // a taker makes its own and meets the error there
+          slot.reset();  // a taker makes its own and meets the error there
         }
-        pool().fulfil(std::move(s));
+        pool().fulfil(std::move(slot));
       }
     });
-  } catch (...) {  // no thread: settle the announcement here
-    for (int i = 0; i < slots; ++i) pool().fulfil(nullptr);
+  } catch (...) {  // no thread: nothing is warmed up, nothing announced
   }
 }
 
+void GpuDecodeWarmUp::prepare(size_t tile_samples, size_t components, int slots) {
+  if (!impl_->done.valid() || impl_->posted) return;
+  impl_->posted = true;
+  slots = std::max(0, slots);
+  pool().expect(slots);  // before the thread can fulfil them
+  impl_->sizes.set_value({tile_samples + components * kAlign, slots});
+}
+
 GpuDecodeWarmUp::~GpuDecodeWarmUp() {
-  if (impl_->done.valid()) impl_->done.wait();
+  if (!impl_->done.valid()) return;
+  if (!impl_->posted) impl_->sizes.set_value({0, 0});
+  impl_->done.wait();
 }
 
 }  // namespace gj2k::codec
@@ -300,7 +314,8 @@ std::vector<std::vector<int32_t>> GpuTileDecoder::finish() {
 }
 
 struct GpuDecodeWarmUp::Impl {};
-GpuDecodeWarmUp::GpuDecodeWarmUp(size_t, size_t, int) {}
+GpuDecodeWarmUp::GpuDecodeWarmUp() = default;
+void GpuDecodeWarmUp::prepare(size_t, size_t, int) {}
 GpuDecodeWarmUp::~GpuDecodeWarmUp() = default;
 
 }  // namespace gj2k::codec
