@@ -30,6 +30,7 @@
 #include <memory>
 #include <vector>
 
+#include "codec/decoder_tile.h"
 #include "transform/geometry.h"
 
 namespace gj2k::codec {
@@ -56,9 +57,9 @@ class GpuTileDecoder {
   // The zeroed pinned coefficient plane of decoded component c (pitch rect.width()).
   int32_t* ints(size_t c);
   float* floats(size_t c);
-  // Runs the tail and returns the final samples of every wanted component (others empty).
-  // Call once.
-  std::vector<std::vector<int32_t>> finish();
+  // Runs the tail; out[c] (out is resized to the components) receives the rect and final
+  // samples of every wanted component c; the others are left as they are. Call once.
+  void finish(std::vector<TileComponentSamples>& out);
 
  private:
   struct Impl;

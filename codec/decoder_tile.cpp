@@ -494,10 +494,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
     for (auto& [k, b] : cs.blocks) std::vector<uint8_t>().swap(b.bytes);
 
   if (gpu) {  // inverse DWT, MCT, DC shift and clipping on the device (decoder_gpu.h)
-    std::vector<std::vector<int32_t>> samples = gpu->finish();
-    for (size_t c = 0; c < ncomp; ++c)
-      if (c < o.components.size() && o.components[c])
-        out[c] = {comps[c].out_rect, std::move(samples[c])};
+    gpu->finish(out);
     return out;
   }
   for (auto& cs : comps)

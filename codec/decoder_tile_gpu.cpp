@@ -133,7 +133,7 @@ float* GpuTileDecoder::floats(size_t c) {
   return reinterpret_cast<float*>(ints(c));
 }
 
-std::vector<std::vector<int32_t>> GpuTileDecoder::finish() {
+void GpuTileDecoder::finish(std::vector<TileComponentSamples>& out) {
   Impl& m = *impl_;
   if (m.finished) throw Error(ErrorCode::kInternal, "GpuTileDecoder: finish called twice");
   m.finished = true;
@@ -153,7 +153,7 @@ std::vector<std::vector<int32_t>> GpuTileDecoder::finish() {
   for (size_t c = 0; c < nc; ++c) {
     const GpuComponent& k = m.comps[c];
     const size_t n = m.n(c);
-    if (n == 0) continue;
+    if (n == 0 || !(k.wanted || (m.mct && c < 3))) continue;  // nothing, or not needed
     const size_t w = k.rect.width();
     GJ2K_CUDA_CHECK(
         cudaMemcpyAsync(A(c), host + m.offset[c], n * 4, cudaMemcpyHostToDevice, st(c)));
@@ -226,25 +226,30 @@ std::vector<std::vector<int32_t>> GpuTileDecoder::finish() {
     GJ2K_CUDA_CHECK(cudaEventRecord(s.event(c), st(c)));
   }
 
-  // While the device works: the output vectors (their zero fill and page faults), components
-  // side by side; then each component is copied out as soon as its download has ended.
-  std::vector<std::vector<int32_t>> out(nc);
+  // While the device works: the output vectors (their allocation, fill and page faults),
+  // components side by side; then each component is copied out as soon as its download has
+  // ended.
+  out.resize(nc);
   std::vector<size_t> wanted;
   for (size_t c = 0; c < nc; ++c)
-    if (m.n(c) && m.comps[c].wanted) wanted.push_back(c);
+    if (m.comps[c].decode && m.comps[c].wanted) wanted.push_back(c);
   const int64_t nw = static_cast<int64_t>(wanted.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(m.threads) if (nw > 1)
-  for (int64_t i = 0; i < nw; ++i) out[wanted[i]].resize(m.n(wanted[i]));
+  for (int64_t i = 0; i < nw; ++i) {
+    const size_t c = wanted[static_cast<size_t>(i)];
+    out[c].rect = m.comps[c].rect;
+    out[c].samples.resize(m.n(c));
+  }
   for (size_t c : wanted) {
+    if (m.n(c) == 0) continue;
     GJ2K_CUDA_CHECK(cudaEventSynchronize(s.event(c)));
     const int32_t* src = host + m.offset[c];
-    int32_t* dst = out[c].data();
+    int32_t* dst = out[c].samples.data();
     in_chunks(m.n(c), m.threads,
               [&](size_t i, size_t len) { std::memcpy(dst + i, src + i, len * 4); });
   }
   for (const cu::Stream& stream : s.streams) stream.synchronize();  // and any late fault
   m.lease.succeeded();
-  return out;
 }
 
 struct GpuDecodeWarmUp::Impl {
@@ -309,7 +314,7 @@ int32_t* GpuTileDecoder::ints(size_t) {
 float* GpuTileDecoder::floats(size_t) {
   throw Error(ErrorCode::kDevice, "GpuTileDecoder: gj2k was built without CUDA");
 }
-std::vector<std::vector<int32_t>> GpuTileDecoder::finish() {
+void GpuTileDecoder::finish(std::vector<TileComponentSamples>&) {
   throw Error(ErrorCode::kDevice, "GpuTileDecoder: gj2k was built without CUDA");
 }
 

@@ -120,7 +120,8 @@ TEST(DecodeGpu, TileDecoderMatchesCpuTail) {
                 dec.floats(c)[i] = floats[c][i] = df(rng);
             }
           }
-          const std::vector<std::vector<int32_t>> got = dec.finish();
+          std::vector<gj2k::codec::TileComponentSamples> got;
+          dec.finish(got);
           ASSERT_EQ(got.size(), nc);
 
           // The CPU tail, as codec/decoder_tile.cpp runs it.
@@ -165,14 +166,15 @@ TEST(DecodeGpu, TileDecoderMatchesCpuTail) {
           }
           for (size_t c = 0; c < nc; ++c) {
             if (!gc[c].wanted) {
-              EXPECT_TRUE(got[c].empty()) << "component " << c << " was not asked for";
+              EXPECT_TRUE(got[c].samples.empty()) << "component " << c << " was not asked for";
               continue;
             }
-            ASSERT_EQ(got[c].size(), n) << "component " << c;
+            ASSERT_EQ(got[c].rect, r) << "component " << c;
+            ASSERT_EQ(got[c].samples.size(), n) << "component " << c;
             const bool exact = kernels == 0 || (gc[c].reversible && (!mct || c >= 3));
             int64_t peak = 0;
             for (size_t i = 0; i < n; ++i)
-              peak = std::max<int64_t>(peak, std::llabs(int64_t{got[c][i]} - want[c][i]));
+              peak = std::max<int64_t>(peak, std::llabs(int64_t{got[c].samples[i]} - want[c][i]));
             EXPECT_LE(peak, exact ? 0 : 1) << "component " << c;
           }
         }
