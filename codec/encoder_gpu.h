@@ -9,11 +9,17 @@
 // often).
 //
 // Execution: a process-wide pool of transform::cuda::TileTransformer objects (each one CUDA
-// stream, pinned staging and device buffers); each call takes one for the tile and gives it
-// back, so tiles transformed from several threads at once (the encoder's parallel tile loop)
-// use separate streams and overlap their transfers and kernels. The pool keeps its buffers
-// (sized by the largest tile seen) until the process ends. Samples go up narrow (1 or 2
-// bytes) when every component fits and all share their signedness.
+// stream, pinned staging and device buffers; transform/cuda/resource_pool.h); each call takes
+// one for the tile and gives it back, so tiles transformed from several threads at once (the
+// encoder's parallel tile loop) use separate streams and overlap their transfers and kernels.
+// A call made outside a parallel region (the serial tile loop: one tile at a time, threads
+// inside the tile) also stages tile t + 1 and enqueues its transform on a second transformer
+// before it waits for tile t, so the next tile's transfers and kernels run while Tier-1 codes
+// this one; the call for t + 1 of the same image and setup on the same thread adopts it, any
+// other call gives it back unused. So the image must not change between the calls of one
+// encode. The pool keeps its buffers (sized by the largest tile seen) until the process ends.
+// Samples go up narrow (1 or 2 bytes) when every component fits and all share their
+// signedness.
 //
 // Measured (bench_gpu_codec, H200 + 16 cores, 10240 x 6400 RGB 8-bit, one tile, 5 levels,
 // median of warm runs): transform stage 5/3 486 ms CPU -> 222 ms GPU, 9/7 1289 -> 265 ms;

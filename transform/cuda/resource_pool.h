@@ -77,6 +77,8 @@ template <class T>
 class Lease {
  public:
   explicit Lease(Pool<T>& pool) : pool_(pool), t_(pool.take()) {}
+  // Holds `t` (taken from this pool earlier), or takes one when t is null.
+  Lease(Pool<T>& pool, std::unique_ptr<T> t) : pool_(pool), t_(t ? std::move(t) : pool.take()) {}
   ~Lease() {
     if (ok_) pool_.give(std::move(t_));
   }
@@ -88,6 +90,11 @@ class Lease {
   // the lease. in_use() takes that back while new work is enqueued.
   void succeeded() { ok_ = true; }
   void in_use() { ok_ = false; }
+  // Ends the lease without returning the object: the caller keeps it.
+  std::unique_ptr<T> release() {
+    ok_ = false;
+    return std::move(t_);
+  }
 
  private:
   Pool<T>& pool_;
