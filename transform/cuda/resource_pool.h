@@ -41,6 +41,15 @@ class Pool {
     return factory_();
   }
 
+  // A free object, or null: never waits, never makes one.
+  std::unique_ptr<T> try_take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.empty()) return nullptr;
+    std::unique_ptr<T> t = std::move(free_.back());
+    free_.pop_back();
+    return t;
+  }
+
   void give(std::unique_ptr<T> t) {
     if (!t) return;
     {
