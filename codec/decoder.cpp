@@ -169,16 +169,11 @@ Image Decoder::decode(const DecodeParams& params) {
 }
 
 Image Decoder::Impl::decode(const DecodeParams& p) {
-  // The device (gpu without one throws the reason). On the GPU, the context is created on a
-  // background thread while the codestream is parsed, and the tiles' buffers while Tier-2 runs
-  // (decoder_gpu.h); it is waited for at the end of this function.
-  const bool gpu =
-      transform::resolve_device(p.device == DecodeDevice::kGpu ? transform::Device::kGpu
-                                : p.device == DecodeDevice::kCpu
-                                    ? transform::Device::kCpu
-                                    : transform::Device::kAuto) == transform::Device::kGpu;
+  // The device: unless --device cpu, the GPU query, CUDA context and the tiles' buffers are
+  // made on a background thread while the codestream is parsed and Tier-2 reads the tiles;
+  // decode_tile asks for the answer (--device gpu without a GPU throws the reason there).
   std::optional<codec::GpuDecodeWarmUp> warm_up;
-  if (gpu) warm_up.emplace();
+  if (p.device != DecodeDevice::kCpu) warm_up.emplace(p.device == DecodeDevice::kGpu);
   codec::ReadOptions ro;
   ro.allow_truncated = p.allow_partial;
   const Codestream code = codec::read_codestream(codestream(), ro);
@@ -273,7 +268,7 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   to.components = wanted;
   to.allow_partial = p.allow_partial;
   to.skip_mct = p.skip_mct;
-  to.gpu = gpu;
+  if (warm_up) to.gpu = &*warm_up;
   const bool tile_parallel = tiles.size() >= static_cast<size_t>(threads) && threads > 1;
   to.threads = tile_parallel ? 1 : threads;
 

@@ -20,9 +20,10 @@
 // buffers, sized by the largest tile seen, until the process ends: pinned host 4 bytes per
 // decoded sample of the tile; device 8 bytes per sample (coefficients + samples) plus the DWT
 // scratch of the largest component per stream (N/4 + N/16 for the default fused inverse).
-// GpuDecodeWarmUp creates the CUDA context and the slots a decode will need on a background
-// thread, so that CUDA initialisation and pinned allocation overlap parsing and Tier-2; slot
-// takers wait for it. CUDA failures throw Error(kDevice); a slot whose work failed is dropped.
+// GpuDecodeWarmUp queries the device, creates the CUDA context and the slots a decode will
+// need on a background thread, so that CUDA initialisation and pinned allocation overlap
+// parsing and Tier-2; slot takers wait for it. CUDA failures throw Error(kDevice); a slot whose
+// work failed is dropped.
 //
 // Measured (H200 + 16 cores; bench_gpu_codec: 10240 x 6400 RGB 8-bit synthetic, one tile,
 // 5 levels, 64x64 blocks, decode_memory, median of 2 warm runs; two runs of the program):
@@ -79,17 +80,24 @@ class GpuTileDecoder {
   std::unique_ptr<Impl> impl_;
 };
 
-// Warms the GPU up for a decode on a background thread: creates the CUDA context at once, then,
-// once prepare() says what the tiles need, allocates `slots` slots for tiles of up to
-// `tile_samples` decoded samples in `components` components (slot takers wait for them). The
-// destructor waits for the thread. Without CUDA it does nothing.
+// Decides the device of a decode that may use the GPU (auto or gpu) and warms it up, on a
+// background thread: queries the device (transform::gpu_info: CUDA driver initialisation),
+// then, with a GPU, creates the CUDA context and, once prepare() says what the tiles need,
+// announces and allocates `slots` slots for tiles of up to `tile_samples` decoded samples in
+// `components` components (slot takers wait for them). So the query, the context and the
+// pinned allocation overlap parsing and Tier-2. The destructor waits for the thread.
 class GpuDecodeWarmUp {
  public:
-  GpuDecodeWarmUp();
+  // required: --device gpu (use() throws when there is none), else auto.
+  explicit GpuDecodeWarmUp(bool required);
   ~GpuDecodeWarmUp();
   GpuDecodeWarmUp(const GpuDecodeWarmUp&) = delete;
   GpuDecodeWarmUp& operator=(const GpuDecodeWarmUp&) = delete;
   void prepare(size_t tile_samples, size_t components, int slots);  // once; later calls ignored
+  // Whether the decode runs on the GPU; waits for the query (and for prepare()). Without a
+  // usable GPU (or built without CUDA): false, or Error(kDevice) with the reason when
+  // required. Thread-safe.
+  bool use() const;
 
  private:
   struct Impl;

@@ -437,16 +437,6 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
                  " decomposition levels of component " + std::to_string(c));
       cs.kept_levels = cs.levels - static_cast<int>(o.reduce);
       cs.out_rect = transform::resolution_rect(tc, cs.levels, cs.kept_levels);
-      const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
-      if (o.gpu) {
-        // Coefficients go to the GPU tail's pinned buffer (below).
-      } else if (cs.reversible()) {
-        cs.ints.assign(n, 0);
-        cs.int_coeffs = cs.ints.data();
-      } else {
-        cs.floats.assign(n, 0.0f);
-        cs.float_coeffs = cs.floats.data();
-      }
       if (o.region) {
         const auto& sc = main.siz.components[c];
         cs.has_region = true;
@@ -472,8 +462,10 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   const bool tile_mct = mct && comps[0].decode && comps[0].out_rect == comps[1].out_rect &&
                         comps[0].out_rect == comps[2].out_rect;
   std::vector<TileComponentSamples> out(ncomp);
-  std::optional<GpuTileDecoder> gpu;  // GPU path: Tier-1 writes into its pinned buffer
-  if (o.gpu) {
+  // Coefficient buffers, chosen now that Tier-2 has run (the GPU query may run until then):
+  // the CPU's, or the GPU tail's pinned ones (Tier-1 writes straight into them).
+  std::optional<GpuTileDecoder> gpu;
+  if (o.gpu && o.gpu->use()) {
     std::vector<GpuComponent> gc(ncomp);
     for (size_t c = 0; c < ncomp; ++c) {
       const ComponentState& cs = comps[c];
@@ -487,6 +479,18 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
         comps[c].int_coeffs = gpu->ints(c);
         comps[c].float_coeffs = gpu->floats(c);
       }
+  } else {
+    for (auto& cs : comps) {
+      if (!cs.decode) continue;
+      const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
+      if (cs.reversible()) {
+        cs.ints.assign(n, 0);
+        cs.int_coeffs = cs.ints.data();
+      } else {
+        cs.floats.assign(n, 0.0f);
+        cs.float_coeffs = cs.floats.data();
+      }
+    }
   }
   decode_blocks(comps, o, t);
   std::vector<uint8_t>().swap(data);

@@ -4,6 +4,7 @@
 #include "codec/decoder_gpu.h"
 
 #include "gj2k/error.h"
+#include "transform/device.h"
 
 #if defined(GJ2K_HAVE_CUDA)
 
@@ -257,17 +258,26 @@ struct GpuDecodeWarmUp::Impl {
     size_t samples = 0;
     int slots = 0;
   };
+  bool required = false;
+  std::promise<bool> gpu;
+  std::shared_future<bool> present;
   std::promise<Sizes> sizes;
   std::future<void> done;
   bool posted = false;
 };
 
-GpuDecodeWarmUp::GpuDecodeWarmUp() : impl_(std::make_unique<Impl>()) {
+GpuDecodeWarmUp::GpuDecodeWarmUp(bool required) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.required = required;
+  m.present = m.gpu.get_future().share();
   try {
-    impl_->done = std::async(std::launch::async, [f = impl_->sizes.get_future()]() mutable {
+    m.done = std::async(std::launch::async, [&gpu = m.gpu, f = m.sizes.get_future()]() mutable {
+      if (!transform::gpu_info().available) return gpu.set_value(false);
       cudaFree(nullptr);  // creates the context; an error shows again at the first real call
       cudaGetLastError();
-      const Impl::Sizes s = f.get();
+      const Impl::Sizes s = f.get();  // the destructor posts {0, 0} if prepare() never did
+      pool().expect(s.slots);         // before any taker can see the answer
+      gpu.set_value(true);
       for (int i = 0; i < s.slots; ++i) {
         std::unique_ptr<Slot> slot;
         try {
@@ -279,16 +289,22 @@ GpuDecodeWarmUp::GpuDecodeWarmUp() : impl_(std::make_unique<Impl>()) {
         pool().fulfil(std::move(slot));
       }
     });
-  } catch (...) {  // no thread: nothing is warmed up, nothing announced
+  } catch (...) {  // no thread: ask here
+    m.gpu.set_value(transform::gpu_info().available);
   }
 }
 
 void GpuDecodeWarmUp::prepare(size_t tile_samples, size_t components, int slots) {
-  if (!impl_->done.valid() || impl_->posted) return;
-  impl_->posted = true;
-  slots = std::max(0, slots);
-  pool().expect(slots);  // before the thread can fulfil them
-  impl_->sizes.set_value({tile_samples + components * kAlign, slots});
+  Impl& m = *impl_;
+  if (!m.done.valid() || m.posted) return;
+  m.posted = true;
+  m.sizes.set_value({tile_samples + components * kAlign, std::max(0, slots)});
+}
+
+bool GpuDecodeWarmUp::use() const {
+  if (impl_->present.get()) return true;
+  if (impl_->required) transform::resolve_device(transform::Device::kGpu);  // throws why
+  return false;
 }
 
 GpuDecodeWarmUp::~GpuDecodeWarmUp() {
@@ -299,7 +315,7 @@ GpuDecodeWarmUp::~GpuDecodeWarmUp() {
 
 }  // namespace gj2k::codec
 
-#else  // built without CUDA: never chosen (resolve_device gives kCpu); refuses if called
+#else  // built without CUDA: the GPU is never used, GpuTileDecoder refuses if called
 
 namespace gj2k::codec {
 
@@ -318,9 +334,17 @@ void GpuTileDecoder::finish(std::vector<TileComponentSamples>&) {
   throw Error(ErrorCode::kDevice, "GpuTileDecoder: gj2k was built without CUDA");
 }
 
-struct GpuDecodeWarmUp::Impl {};
-GpuDecodeWarmUp::GpuDecodeWarmUp() = default;
+struct GpuDecodeWarmUp::Impl {
+  bool required = false;
+};
+GpuDecodeWarmUp::GpuDecodeWarmUp(bool required) : impl_(std::make_unique<Impl>()) {
+  impl_->required = required;
+}
 void GpuDecodeWarmUp::prepare(size_t, size_t, int) {}
+bool GpuDecodeWarmUp::use() const {
+  if (impl_->required) transform::resolve_device(transform::Device::kGpu);  // throws why
+  return false;
+}
 GpuDecodeWarmUp::~GpuDecodeWarmUp() = default;
 
 }  // namespace gj2k::codec

@@ -18,6 +18,7 @@
 #include "gj2k/decoder.h"
 #include "gj2k/encoder.h"
 #include "gpu/gpu_test_util.h"
+#include "transform/device.h"
 
 namespace {
 
@@ -208,6 +209,34 @@ TEST(DecodeGpuOptions, ConcurrentDecodersMatchCpu) {
     const int64_t peak = peak_difference(cpu[k], gpu[k]);
     ASSERT_GE(peak, 0) << "shapes differ";
     EXPECT_LE(peak, k % 2 == 1 ? 1 : 0);
+  }
+}
+
+// Without a GPU: --device gpu fails with the reason (Error kDevice), auto decodes on the CPU,
+// for one tile and for the parallel tile loop (the device is decided per tile, decoder_gpu.h).
+TEST(DecodeGpuOptions, NoGpuAutoIsCpuAndGpuThrows) {
+  const gj2k::transform::GpuInfo info = gj2k::transform::gpu_info();
+  if (info.available) GTEST_SKIP() << "a GPU is present: this checks the CPU fallback";
+  const Image src = test_image(150, 100, 3, 1, 2, 4600);
+  for (uint32_t tile : {0u, 32u}) {
+    SCOPED_TRACE("tile size " + std::to_string(tile));
+    gj2k::EncodeParams ep;
+    ep.tile_width = ep.tile_height = tile;
+    ep.device = gj2k::EncodeParams::Device::kCpu;
+    const std::vector<uint8_t> bytes = gj2k::Encoder().encode(src, ep);
+    DecodeParams p;
+    p.threads = 2;
+    p.device = DecodeDevice::kAuto;
+    const Image automatic = gj2k::decode_memory(bytes, p);
+    EXPECT_EQ(peak_difference(src, automatic), 0);
+    p.device = DecodeDevice::kGpu;
+    try {
+      gj2k::decode_memory(bytes, p);
+      ADD_FAILURE() << "--device gpu decoded without a GPU";
+    } catch (const gj2k::Error& e) {
+      EXPECT_EQ(e.code(), gj2k::ErrorCode::kDevice);
+      EXPECT_NE(std::string(e.what()).find(info.reason), std::string::npos) << e.what();
+    }
   }
 }
 
