@@ -36,7 +36,8 @@
 //   9/7: 2.20, 2.37, 2.31, 2.24 s / 2.18, 2.31, 2.50, 2.29 s
 // so per process the GPU's gain is about what CUDA costs it: a 5 KB stream (p0_01) decodes in
 // 0.006 s on the CPU and 0.29 to 0.34 s with --device gpu (driver initialisation, context
-// creation and teardown). Tier-1 on the CPU dominates both paths.
+// creation and teardown). Tier-1 on the CPU dominates both paths. (Measured while the device
+// query still ran on the calling thread before parsing; it now overlaps Tier-2 too.)
 #pragma once
 
 #include <cstddef>
