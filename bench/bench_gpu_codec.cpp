@@ -1,19 +1,28 @@
-// Whole-encoder benchmark, CPU against GPU transform stage: Encoder::encode of a photo-like
+// Whole-codec benchmark, CPU against GPU: Encoder::encode of a photo-like
 // RGB 8-bit image (codec/synthetic.h at a quarter size, mirrored 4 x 4; one tile, 5 levels,
 // 64x64 code-blocks), lossless (5/3)
 // and irreversible (9/7), with --device cpu and --device gpu; and the transform stage alone
 // (transform_tile_cpu / transform_tile_gpu of the whole image, host memory in and out, results
 // in TileCoefficients as the coding stage reads them).
 //
+// Whole decode of the same image's codestreams (made on the CPU first): decode_memory with
+// --device cpu (all cores) and --device gpu (decoder_gpu.h), and the first GPU decode of the
+// process on its own (cold: CUDA initialisation, pinned and device allocation included; it runs
+// before any other GPU work of this program). The peak sample difference GPU vs CPU is printed
+// (5/3 must be 0, 9/7 at most 1).
+//
 // Figures: median wall time of the iterations after the first (warm-up: pinned and device
 // buffers, page faults), and Mpixel/s of image pixels. Environment: GJ2K_BENCH_CODEC_SIZE=WxH
-// (default 10240x6400), GJ2K_BENCH_ITERS (default 3, the first not counted).
+// (default 10240x6400), GJ2K_BENCH_ITERS (default 3, the first not counted),
+// GJ2K_BENCH_WRITE_DIR (optional: the two codestreams are written there as bench53.j2k and
+// bench97.j2k, for timing whole `gj2k decode` processes).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,8 +30,15 @@
 #include "codec/encoder_gpu.h"
 #include "codec/encoder_internal.h"
 #include "codec/synthetic.h"
+#include "gj2k/decoder.h"
 #include "gj2k/encoder.h"
 #include "transform/device.h"
+
+#if defined(GJ2K_HAVE_CUDA)
+#include <cuda_runtime.h>
+
+#include "transform/cuda/cuda_memory.h"
+#endif
 
 namespace {
 
@@ -83,6 +99,20 @@ gj2k::Image mirrored_synthetic(uint32_t w, uint32_t h) {
   return im;
 }
 
+// Largest |a - b| over the samples of two decodes of the same stream; -1 if shapes differ.
+int64_t peak_difference(const gj2k::Image& a, const gj2k::Image& b) {
+  if (a.components.size() != b.components.size()) return -1;
+  int64_t peak = 0;
+  for (size_t c = 0; c < a.components.size(); ++c) {
+    const auto& x = a.components[c].samples;
+    const auto& y = b.components[c].samples;
+    if (x.size() != y.size()) return -1;
+    for (size_t i = 0; i < x.size(); ++i)
+      peak = std::max<int64_t>(peak, std::llabs(int64_t{x[i]} - y[i]));
+  }
+  return peak;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -91,7 +121,10 @@ int main(int argc, char** argv) {
   if (const char* s = std::getenv("GJ2K_BENCH_CODEC_SIZE")) std::sscanf(s, "%ux%u", &w, &h);
   int iters = 3;
   if (const char* s = std::getenv("GJ2K_BENCH_ITERS")) iters = std::max(1, std::atoi(s));
+  // The first CUDA call of the process (driver initialisation), outside every figure below.
+  const double t_info = now_ms();
   const gj2k::transform::GpuInfo info = gj2k::transform::gpu_info();
+  std::printf("gpu_info (CUDA driver initialisation): %.0f ms\n", now_ms() - t_info);
   if (info.available)
     std::printf("GPU: %s, %d SMs\n", info.name.c_str(), info.multiprocessors);
   else
@@ -101,6 +134,45 @@ int main(int argc, char** argv) {
   const gj2k::Image image = mirrored_synthetic(w, h);
   std::printf("image %ux%u RGB 8-bit generated in %.0f ms; %u threads, %d iterations\n", w, h,
               now_ms() - t0, std::thread::hardware_concurrency(), iters);
+
+  // Whole decode: streams made on the CPU, then the first GPU call of the process (cold).
+  std::vector<Row> decode_rows;
+  std::vector<std::vector<uint8_t>> streams;
+  for (bool irreversible : {false, true}) {
+    EncodeParams p;
+    p.irreversible = irreversible;
+    p.device = EncodeParams::Device::kCpu;
+    streams.push_back(gj2k::Encoder().encode(image, p));
+    if (const char* dir = std::getenv("GJ2K_BENCH_WRITE_DIR")) {
+      std::ofstream out(std::string(dir) + (irreversible ? "/bench97.j2k" : "/bench53.j2k"),
+                        std::ios::binary);
+      out.write(reinterpret_cast<const char*>(streams.back().data()),
+                static_cast<std::streamsize>(streams.back().size()));
+    }
+  }
+  for (bool irreversible : {false, true}) {
+    const char* kind = irreversible ? "9/7" : "5/3";
+    const std::vector<uint8_t>& bytes = streams[irreversible ? 1 : 0];
+    gj2k::DecodeParams p;
+    gj2k::Image cpu, gpu;
+    if (info.available && !irreversible) {
+      p.device = gj2k::DecodeDevice::kGpu;
+      decode_rows.push_back({"decode 5/3, --device gpu, first call (cold)",
+                             time_ms(1, [&] { gpu = gj2k::decode_memory(bytes, p); }),
+                             bytes.size()});
+    }
+    p.device = gj2k::DecodeDevice::kCpu;
+    decode_rows.push_back({std::string("decode ") + kind + ", --device cpu",
+                           time_ms(iters, [&] { cpu = gj2k::decode_memory(bytes, p); }),
+                           bytes.size()});
+    if (!info.available) continue;
+    p.device = gj2k::DecodeDevice::kGpu;
+    decode_rows.push_back({std::string("decode ") + kind + ", --device gpu",
+                           time_ms(iters, [&] { gpu = gj2k::decode_memory(bytes, p); }),
+                           bytes.size()});
+    std::printf("decode %s: peak |gpu - cpu| = %lld\n", kind,
+                static_cast<long long>(peak_difference(cpu, gpu)));
+  }
 
   std::vector<Row> rows;
   for (bool irreversible : {false, true}) {
@@ -131,6 +203,23 @@ int main(int argc, char** argv) {
     }
   }
 
+#if defined(GJ2K_HAVE_CUDA)
+  if (info.available) {  // what pinning the decoder's staging for this image costs (warm context)
+    const size_t bytes = size_t{w} * h * 3 * 4;
+    const double t_pin = now_ms();
+    {
+      gj2k::transform::cuda::PinnedBuffer pinned(bytes);
+      const double t_free = now_ms();
+      std::printf("cudaMallocHost %.0f MB: %.0f ms; ", bytes / 1e6, t_free - t_pin);
+    }
+    std::printf("with cudaFreeHost: %.0f ms\n", now_ms() - t_pin);
+  }
+#endif
+  std::printf("\nCodec decode, %u x %u RGB 8-bit, 5 levels, one tile\n", w, h);
+  std::printf("%-44s %9s %10s %12s\n", "path", "ms", "Mpixel/s", "bytes in");
+  for (const Row& r : decode_rows)
+    std::printf("%-44s %9.1f %10.1f %12zu\n", r.name.c_str(), r.ms, double(w) * h / (r.ms * 1e3),
+                r.bytes);
   std::printf("\nCodec encode, %u x %u RGB 8-bit, 5 levels, one tile\n", w, h);
   std::printf("%-44s %9s %10s %12s\n", "path", "ms", "Mpixel/s", "bytes");
   for (const Row& r : rows)

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 
 #include "codec/decoder_color.h"
+#include "codec/decoder_gpu.h"
 #include "codec/decoder_icc.h"
 #include "codec/decoder_tile.h"
 #include "codec/jp2/boxes.h"
@@ -167,8 +169,11 @@ Image Decoder::decode(const DecodeParams& params) {
 }
 
 Image Decoder::Impl::decode(const DecodeParams& p) {
-  if (p.device == DecodeDevice::kGpu)
-    transform::resolve_device(transform::Device::kGpu);  // throws the reason when absent
+  // The device: unless --device cpu, the GPU query, CUDA context and the tiles' buffers are
+  // made on a background thread while the codestream is parsed and Tier-2 reads the tiles;
+  // decode_tile asks for the answer (--device gpu without a GPU throws the reason there).
+  std::optional<codec::GpuDecodeWarmUp> warm_up;
+  if (p.device != DecodeDevice::kCpu) warm_up.emplace(p.device == DecodeDevice::kGpu);
   codec::ReadOptions ro;
   ro.allow_truncated = p.allow_partial;
   const Codestream code = codec::read_codestream(codestream(), ro);
@@ -263,10 +268,7 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   to.components = wanted;
   to.allow_partial = p.allow_partial;
   to.skip_mct = p.skip_mct;
-  to.gpu = transform::resolve_device(p.device == DecodeDevice::kGpu ? transform::Device::kGpu
-                                     : p.device == DecodeDevice::kCpu
-                                         ? transform::Device::kCpu
-                                         : transform::Device::kAuto) == transform::Device::kGpu;
+  if (warm_up) to.gpu = &*warm_up;
   const bool tile_parallel = tiles.size() >= static_cast<size_t>(threads) && threads > 1;
   to.threads = tile_parallel ? 1 : threads;
 
@@ -294,12 +296,19 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
     }
     (void)t;
   };
-  for (uint32_t t : tiles)
-    if (codec::tile_samples(code, t, to) > std::min(p.max_samples, kMaxSamples))
+  uint64_t max_tile_samples = 0;
+  for (uint32_t t : tiles) {
+    const uint64_t n = codec::tile_samples(code, t, to);
+    if (n > std::min(p.max_samples, kMaxSamples))
       throw Error(ErrorCode::kUnsupported,
                   "tile " + std::to_string(t) + ": more coefficients than " +
                       std::to_string(std::min(p.max_samples, kMaxSamples)) +
                       " (DecodeParams::max_samples)");
+    max_tile_samples = std::max(max_tile_samples, n);
+  }
+  if (warm_up)
+    warm_up->prepare(static_cast<size_t>(max_tile_samples), ncomp,
+                     tile_parallel ? static_cast<int>(std::min<size_t>(tiles.size(), threads)) : 1);
   if (tiles.size() != 1)  // several tiles write into shared buffers: allocate them first
     for (Component& comp : image.components) {
       // Zeros (a tile that fails under --allow-partial leaves its area untouched), written

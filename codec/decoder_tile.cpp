@@ -63,6 +63,8 @@ struct ComponentState {
   // the kept resolutions (zeros for code-blocks without data).
   Samples ints;  // reversible path: coefficients then samples
   std::vector<float, DefaultInitAllocator<float>> floats;  // irreversible path
+  int32_t* int_coeffs = nullptr;  // where Tier-1 puts the coefficients: ints, or the GPU's
+  float* float_coeffs = nullptr;  // pinned buffer (decoder_gpu.h)
   bool reversible() const { return coding->wavelet == Wavelet::k5x3Reversible; }
 };
 
@@ -302,9 +304,9 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
     auto zero_block = [&] {
       for (uint32_t yy = 0; yy < cb.height(); ++yy) {
         if (cs.reversible())
-          std::fill_n(cs.ints.data() + (y + yy) * pitch + x, cb.width(), 0);
+          std::fill_n(cs.int_coeffs + (y + yy) * pitch + x, cb.width(), 0);
         else
-          std::fill_n(cs.floats.data() + (y + yy) * pitch + x, cb.width(), 0.0f);
+          std::fill_n(cs.float_coeffs + (y + yy) * pitch + x, cb.width(), 0.0f);
       }
     };
     if (!job.seg || job.seg->segs.empty() || planes <= 0) {  // no data: zero coefficients
@@ -318,7 +320,7 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
     int32_t* out;
     size_t stride;
     if (cs.reversible()) {
-      out = cs.ints.data() + y * pitch + x;
+      out = cs.int_coeffs + y * pitch + x;
       stride = pitch;
     } else {
       stride = cb.width();
@@ -388,7 +390,7 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
       const float scale = static_cast<float>(delta * 0.5);
       for (uint32_t yy = 0; yy < cb.height(); ++yy) {
         const int32_t* src = out + yy * stride;
-        float* dst = cs.floats.data() + (y + yy) * pitch + x;
+        float* dst = cs.float_coeffs + (y + yy) * pitch + x;
         for (uint32_t xx = 0; xx < cb.width(); ++xx) dst[xx] = static_cast<float>(src[xx]) * scale;
       }
     }
@@ -397,21 +399,22 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
 }
 
 // The inverse DWT of one component (its coefficients are already dequantized).
-void reconstruct(ComponentState& cs, bool gpu) {
+void reconstruct(ComponentState& cs) {
   const Rect& rect = cs.out_rect;
   if (rect.empty()) return;
-  if (gpu) {
-    if (cs.reversible())
-      reconstruct_gpu(cs.ints.data(), rect, cs.kept_levels);
-    else
-      reconstruct_gpu(cs.floats.data(), rect, cs.kept_levels);
-    return;
-  }
   const auto& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
   if (cs.reversible())
     ops.inverse53({cs.ints.data(), rect.width()}, rect, cs.kept_levels);
   else
     ops.inverse97({cs.floats.data(), rect.width()}, rect, cs.kept_levels);
+}
+
+// The inverse DC level shift offset (G.1.2) and the sample range of a component.
+void sample_range(const ComponentState& cs, int32_t& off, int32_t& l, int32_t& h) {
+  off = transform::dc_offset(static_cast<int>(cs.precision), cs.is_signed);
+  l = static_cast<int32_t>(cs.is_signed ? -(int64_t{1} << (cs.precision - 1)) : 0);
+  h = static_cast<int32_t>(cs.is_signed ? (int64_t{1} << (cs.precision - 1)) - 1
+                                        : (int64_t{1} << cs.precision) - 1);
 }
 
 }  // namespace
@@ -464,11 +467,6 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
                  " decomposition levels of component " + std::to_string(c));
       cs.kept_levels = cs.levels - static_cast<int>(o.reduce);
       cs.out_rect = transform::resolution_rect(tc, cs.levels, cs.kept_levels);
-      const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
-      if (cs.reversible())
-        cs.ints.resize(n);  // no zero fill: decode_blocks writes every sample
-      else
-        cs.floats.resize(n);
       if (o.region) {
         const auto& sc = main.siz.components[c];
         cs.has_region = true;
@@ -501,31 +499,59 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   bool packed = false;
   std::vector<uint8_t> headers = packed_headers(code, tile, packed);
   if (!tile.parts.empty()) read_packets(data, headers, packed, code, tile, t, comps, o, warning);
+  // Inverse MCT (G.2 / G.3) on components 0..2 when they were decoded with equal sizes.
+  const bool tile_mct = mct && comps[0].decode && comps[0].out_rect == comps[1].out_rect &&
+                        comps[0].out_rect == comps[2].out_rect;
+  std::vector<TileComponentSamples> out(ncomp);
+  // Coefficient buffers, chosen now that Tier-2 has run (the GPU query may run until then):
+  // the CPU's, or the GPU tail's pinned ones (Tier-1 writes straight into them).
+  std::optional<GpuTileDecoder> gpu;
+  if (o.gpu && o.gpu->use()) {
+    std::vector<GpuComponent> gc(ncomp);
+    for (size_t c = 0; c < ncomp; ++c) {
+      const ComponentState& cs = comps[c];
+      gc[c] = {cs.out_rect, cs.kept_levels, cs.decode, c < o.components.size() && o.components[c],
+               cs.reversible()};
+      sample_range(cs, gc[c].offset, gc[c].lo, gc[c].hi);
+    }
+    gpu.emplace(std::move(gc), tile_mct, o.threads);
+    for (size_t c = 0; c < ncomp; ++c)
+      if (comps[c].decode) {
+        comps[c].int_coeffs = gpu->ints(c);
+        comps[c].float_coeffs = gpu->floats(c);
+      }
+  } else {
+    for (auto& cs : comps) {
+      if (!cs.decode) continue;
+      const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
+      if (cs.reversible()) {  // no zero fill: decode_blocks writes every sample
+        cs.ints.resize(n);
+        cs.int_coeffs = cs.ints.data();
+      } else {
+        cs.floats.resize(n);
+        cs.float_coeffs = cs.floats.data();
+      }
+    }
+  }
   decode_blocks(comps, o, t);
   std::vector<uint8_t>().swap(joined);
-
   for (auto& cs : comps)
-    if (cs.decode) {
-      for (auto& [k, b] : cs.blocks) std::vector<uint8_t>().swap(b.bytes);
-      reconstruct(cs, o.gpu);
-    }
+    for (auto& [k, b] : cs.blocks) std::vector<uint8_t>().swap(b.bytes);
+
+  if (gpu) {  // inverse DWT, MCT, DC shift and clipping on the device (decoder_gpu.h)
+    gpu->finish(out);
+    return out;
+  }
+  for (auto& cs : comps)
+    if (cs.decode) reconstruct(cs);
 
   // Inverse multiple component transformation (G.2 / G.3) on components 0..2, inverse DC
   // level shift (G.1.2), rounding of the irreversible path and clipping, in parallel chunks.
-  std::vector<TileComponentSamples> out(ncomp);
   int32_t offset[3], lo[3], hi[3];
-  auto range = [&](size_t c, int32_t& off, int32_t& l, int32_t& h) {
-    const ComponentState& cs = comps[c];
-    off = transform::dc_offset(static_cast<int>(cs.precision), cs.is_signed);
-    l = static_cast<int32_t>(cs.is_signed ? -(int64_t{1} << (cs.precision - 1)) : 0);
-    h = static_cast<int32_t>(cs.is_signed ? (int64_t{1} << (cs.precision - 1)) - 1
-                                          : (int64_t{1} << cs.precision) - 1);
-  };
   std::vector<bool> done(ncomp, false);
-  if (mct && comps[0].decode && comps[0].out_rect == comps[1].out_rect &&
-      comps[0].out_rect == comps[2].out_rect) {
+  if (tile_mct) {
     const size_t n = size_t{comps[0].out_rect.width()} * comps[0].out_rect.height();
-    for (size_t c = 0; c < 3; ++c) range(c, offset[c], lo[c], hi[c]);
+    for (size_t c = 0; c < 3; ++c) sample_range(comps[c], offset[c], lo[c], hi[c]);
     if (comps[0].reversible() && comps[1].reversible() && comps[2].reversible()) {
       int32_t* p[3] = {comps[0].ints.data(), comps[1].ints.data(), comps[2].ints.data()};
       in_chunks(n, [&](size_t i, size_t len) {
@@ -563,7 +589,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
     }
     if (done[c]) continue;
     int32_t off, l, h;
-    range(c, off, l, h);
+    sample_range(cs, off, l, h);
     out[c].rect = cs.out_rect;
     const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
     if (cs.reversible()) {

@@ -16,6 +16,8 @@
 
 namespace gj2k::codec {
 
+class GpuDecodeWarmUp;
+
 struct TileDecodeOptions {
   uint32_t reduce = 0;      // resolution levels discarded (<= every decoded component's NL)
   uint32_t max_layers = 0;  // 0: all
@@ -25,7 +27,9 @@ struct TileDecodeOptions {
   std::vector<bool> components;  // Csiz entries: which components to return
   bool allow_partial = false;    // stop at damaged or missing data instead of throwing
   bool skip_mct = false;         // leave components 0..2 without the inverse RCT/ICT
-  bool gpu = false;              // inverse DWT on the GPU (decoder_gpu.h)
+  // Set when the GPU may be used (--device auto or gpu): decode_tile asks it, once Tier-2 has
+  // read the tile, whether the inverse DWT, MCT and DC shift run on the GPU (decoder_gpu.h).
+  const GpuDecodeWarmUp* gpu = nullptr;
   int threads = 1;
 };
 

@@ -81,7 +81,7 @@ void* TileTransformer::input_raw(int slot, const TileSpec& spec, int c) {
     ws = std::max(ws, dwt_workspace_bytes(variant_, comp.rect, spec.levels, false));
   }
   s.offset.push_back(total);
-  s.in.reserve(total * 4);
+  s.in.reserve(total * spec.sample_bytes);  // pinning costs time: only what the upload needs
   s.out.reserve(total * 4);
   s.a.reserve(total * 4);
   s.b.reserve(total * 4);
@@ -93,6 +93,8 @@ void TileTransformer::encode(int slot, const TileSpec& spec) {
   run(slot, spec, true);
 }
 void TileTransformer::decode(int slot, const TileSpec& spec) {
+  if (spec.sample_bytes != 4)
+    throw Error(ErrorCode::kInvalidArgument, "TileTransformer::decode: inputs are int32");
   run(slot, spec, false);
 }
 

@@ -13,7 +13,9 @@
 //
 // Results equal the CPU functions of transform/ (mct.h, dwt.h, quant.h) as the GPU kernels'
 // own contracts state (5/3 path identical). Device memory per slot: 2 x 4 bytes per sample of
-// the tile plus the DWT workspace (~N/3 of the largest component); pinned: 2 x 4 bytes.
+// the tile plus the DWT workspace (~N/3 of the largest component); pinned: sample_bytes (in)
+// + 4 bytes (out) per sample. Pinning is slow (cudaMallocHost of 786 MB: 266 ms on an H200
+// host), so slots keep their buffers and grow them only.
 #pragma once
 
 #include <cuda_runtime.h>
