@@ -78,7 +78,7 @@ struct Row {
 };
 std::vector<Row> g_rows;
 std::map<std::string, double> g_cpu_ms;  // "53f/8192" -> ms
-double g_copy_gbps = 0;
+[[maybe_unused]] double g_copy_gbps = 0;  // set by the GPU benchmarks only
 
 std::string key(bool is97, bool fwd, uint32_t n) {
   return std::string(is97 ? "97" : "53") + (fwd ? "f/" : "i/") + std::to_string(n);

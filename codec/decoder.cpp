@@ -172,8 +172,20 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   // The device: unless --device cpu, the GPU query, CUDA context and the tiles' buffers are
   // made on a background thread while the codestream is parsed and Tier-2 reads the tiles;
   // decode_tile asks for the answer (--device gpu without a GPU throws the reason there).
+  // --device auto takes the GPU only for images large enough for it to pay
+  // (transform::kGpuAutoMinSamples, counted at the decoded resolution).
+  uint64_t samples = 0;
+  for (const auto& sc : main.siz.components)
+    samples += (uint64_t{component_extent(main.siz.xosiz, main.siz.xsiz, sc.dx)} *
+                component_extent(main.siz.yosiz, main.siz.ysiz, sc.dy)) >>
+               (2 * std::min<uint32_t>(p.reduce, 31));
+  const transform::Device device =
+      transform::auto_by_size(p.device == DecodeDevice::kGpu   ? transform::Device::kGpu
+                              : p.device == DecodeDevice::kCpu ? transform::Device::kCpu
+                                                               : transform::Device::kAuto,
+                              samples);
   std::optional<codec::GpuDecodeWarmUp> warm_up;
-  if (p.device != DecodeDevice::kCpu) warm_up.emplace(p.device == DecodeDevice::kGpu);
+  if (device != transform::Device::kCpu) warm_up.emplace(device == transform::Device::kGpu);
   codec::ReadOptions ro;
   ro.allow_truncated = p.allow_partial;
   const Codestream code = codec::read_codestream(codestream(), ro);

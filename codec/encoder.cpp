@@ -179,11 +179,15 @@ std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& 
                                      FileFormat format, EncodeStats* stats) const {
   const auto start = std::chrono::steady_clock::now();
   validate(params, image_in);
-  // The transform stage's device: auto = GPU when present; gpu without one throws.
-  const transform::Device requested =
+  // The transform stage's device: auto = GPU when present and the image large enough for it
+  // to pay (transform::kGpuAutoMinSamples); gpu without one throws.
+  uint64_t samples = 0;
+  for (const Component& c : image_in.components) samples += uint64_t{c.width} * c.height;
+  const transform::Device requested = transform::auto_by_size(
       params.device == EncodeParams::Device::kGpu   ? transform::Device::kGpu
       : params.device == EncodeParams::Device::kCpu ? transform::Device::kCpu
-                                                    : transform::Device::kAuto;
+                                                    : transform::Device::kAuto,
+      samples);
   const bool on_gpu = transform::resolve_device(requested) == transform::Device::kGpu;
 
   std::optional<Image> moved;

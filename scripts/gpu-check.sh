@@ -4,8 +4,10 @@
 # benchmark (CPU against GPU transform stage), and print a short summary table last.
 #
 #   scripts/gpu-check.sh              configure + build into build-gpu/ (CUDA on), then run
-#   GJ2K_GPU_BIN=dir scripts/...      run prebuilt test_gpu, bench_gpu_dwt and bench_gpu_codec
-#                                     from dir instead
+#   GJ2K_GPU_BIN=dir scripts/...      run prebuilt test_gpu, bench_gpu_dwt, bench_gpu_codec and
+#                                     gj2k from dir instead
+# Last, whole `gj2k encode/decode` processes with --device cpu and gpu on one image
+# (GJ2K_WHOLE_SIZE, default 10240x6400), next to opj_compress/opj_decompress when on PATH.
 #
 # Environment: BUILD_DIR (default build-gpu), JOBS, GJ2K_BENCH_SIZES (e.g. 2048,8192,16384),
 # GJ2K_BENCH_CODEC_SIZE (e.g. 10240x6400), GJ2K_BENCH_ITERS,
@@ -29,7 +31,7 @@ if [ -z "$bin" ]; then
   if [ ! -f "$build/CMakeCache.txt" ]; then
     cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DGJ2K_CUDA=ON || exit 1
   fi
-  cmake --build "$build" -j "$jobs" --target test_gpu bench_gpu_dwt bench_gpu_codec || exit 1
+  cmake --build "$build" -j "$jobs" --target test_gpu bench_gpu_dwt bench_gpu_codec gj2k_cli || exit 1
   bin=$build/bin
 fi
 log=${LOG_DIR:-${BUILD_DIR:-/tmp}}
@@ -54,6 +56,53 @@ if [ -x "$bin/bench_gpu_codec" ]; then
   codec_rc=${PIPESTATUS[0]}
 fi
 
+# Whole processes on one image, same run: gj2k with --device cpu and gpu next to OpenJPEG's
+# tools (when opj_compress/opj_decompress are on PATH), best of 2 runs each.
+whole_log="$log/whole-process.log"
+: >"$whole_log"
+gj2k_bin=""
+[ -x "$bin/gj2k" ] && gj2k_bin="$bin/gj2k"
+if [ -n "$gj2k_bin" ]; then
+  echo "== Whole processes ($gj2k_bin, OpenJPEG tools if present)"
+  size=${GJ2K_WHOLE_SIZE:-10240x6400}
+  work=$(mktemp -d)
+  threads=$(nproc)
+  best() {  # best of 2 wall times of a command, in seconds ("fail" when it fails)
+    local b=0 t0 t
+    for _ in 1 2; do
+      t0=$(date +%s%N)
+      "$@" >/dev/null 2>&1 || { echo fail; return; }
+      t=$((($(date +%s%N) - t0) / 1000000))
+      if [ "$b" = 0 ] || [ "$t" -lt "$b" ]; then b=$t; fi
+    done
+    printf "%d.%02d" $((b / 1000)) $((b % 1000 / 10))
+  }
+  "$gj2k_bin" encode --synthetic "$size" --save-input "$work/in.ppm" -o "$work/l.j2k" -q --device cpu
+  "$gj2k_bin" encode -i "$work/in.ppm" -o "$work/i.j2k" --irreversible --rate 20 -q --device cpu
+  have_opj=0
+  command -v opj_compress >/dev/null 2>&1 && command -v opj_decompress >/dev/null 2>&1 && have_opj=1
+  row() {  # label, gj2k args (after --device), opj command or ""
+    local label=$1 args=$2 opj=$3 c g o="-"
+    c=$(best "$gj2k_bin" $args --device cpu)
+    g=$(best "$gj2k_bin" $args --device gpu)
+    [ "$have_opj" = 1 ] && [ -n "$opj" ] && o=$(best $opj)
+    printf "%-26s %10s %10s %10s\n" "$label" "$c" "$g" "$o" | tee -a "$whole_log"
+  }
+  printf "%-26s %10s %10s %10s\n" "$size RGB 8-bit, seconds" "gj2k cpu" "gj2k gpu" "OpenJPEG" |
+    tee -a "$whole_log"
+  row "encode lossless" "encode -i $work/in.ppm -o $work/o.j2k -q" \
+    "opj_compress -i $work/in.ppm -o $work/o2.j2k -threads $threads"
+  row "encode 9/7 rate 20" "encode -i $work/in.ppm -o $work/o.j2k -q --irreversible --rate 20" \
+    "opj_compress -i $work/in.ppm -o $work/o2.j2k -I -r 20 -threads $threads"
+  row "decode lossless" "decode -i $work/l.j2k -o $work/o.ppm" \
+    "opj_decompress -i $work/l.j2k -o $work/o2.ppm -threads $threads"
+  row "decode 9/7" "decode -i $work/i.j2k -o $work/o.ppm" \
+    "opj_decompress -i $work/i.j2k -o $work/o2.ppm -threads $threads"
+  "$gj2k_bin" decode -i "$work/l.j2k" -o "$work/back.ppm" --device gpu &&
+    "$gj2k_bin" compare "$work/in.ppm" "$work/back.ppm" | tee -a "$whole_log"
+  rm -rf "$work"
+fi
+
 echo
 echo "================ gj2k GPU check summary ================"
 passed=$(grep -c "^\[       OK \]" "$log/gpu-tests.log")
@@ -66,4 +115,5 @@ printf "benchmark exit %s (full tables in %s)\n" "$bench_rc" "$log/gpu-bench.log
 sed -n '/^Transform stage, /,$p' "$log/gpu-bench.log"
 printf "encoder benchmark exit %s\n" "$codec_rc"
 [ -f "$log/gpu-codec.log" ] && sed -n '/^Codec encode, /,$p' "$log/gpu-codec.log"
+[ -s "$whole_log" ] && cat "$whole_log"
 [ "$test_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ] && [ "$codec_rc" -eq 0 ]
