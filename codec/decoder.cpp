@@ -172,18 +172,18 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   // The device: unless --device cpu, the GPU query, CUDA context and the tiles' buffers are
   // made on a background thread while the codestream is parsed and Tier-2 reads the tiles;
   // decode_tile asks for the answer (--device gpu without a GPU throws the reason there).
-  // --device auto takes the GPU only for images large enough for it to pay
-  // (transform::kGpuAutoMinSamples, counted at the decoded resolution).
+  // --device auto: the device expected to finish first (transform::auto_choice), from the
+  // samples at the decoded resolution and the threads.
   uint64_t samples = 0;
   for (const auto& sc : main.siz.components)
     samples += (uint64_t{component_extent(main.siz.xosiz, main.siz.xsiz, sc.dx)} *
                 component_extent(main.siz.yosiz, main.siz.ysiz, sc.dy)) >>
                (2 * std::min<uint32_t>(p.reduce, 31));
-  const transform::Device device =
-      transform::auto_by_size(p.device == DecodeDevice::kGpu   ? transform::Device::kGpu
-                              : p.device == DecodeDevice::kCpu ? transform::Device::kCpu
-                                                               : transform::Device::kAuto,
-                              samples);
+  const transform::Device device = transform::auto_choice(
+      p.device == DecodeDevice::kGpu   ? transform::Device::kGpu
+      : p.device == DecodeDevice::kCpu ? transform::Device::kCpu
+                                       : transform::Device::kAuto,
+      samples, p.threads ? static_cast<int>(p.threads) : omp_get_max_threads());
   std::optional<codec::GpuDecodeWarmUp> warm_up;
   if (device != transform::Device::kCpu) warm_up.emplace(device == transform::Device::kGpu);
   codec::ReadOptions ro;

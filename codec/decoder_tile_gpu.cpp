@@ -249,6 +249,7 @@ void GpuTileDecoder::finish(std::vector<TileComponentSamples>& out) {
   }
   for (const cu::Stream& stream : s.streams) stream.synchronize();  // and any late fault
   m.lease.succeeded();
+  transform::note_gpu_started();  // --device auto may take the GPU from now on (device.h)
 }
 
 struct GpuDecodeWarmUp::Impl {

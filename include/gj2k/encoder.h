@@ -76,8 +76,9 @@ struct EncodeParams {
   // ---- execution
   int threads = 0;  // --threads: OpenMP threads, 0 = all available
   enum class Device : uint8_t { kAuto, kCpu, kGpu };
-  // --device: where the transform stages run. kAuto: the GPU when one is present and the image
-  // has at least 16 Msamples, else the CPU; kGpu without a GPU throws Error(kDevice).
+  // --device: where the transform stages run. kAuto: the device expected to finish first (the
+  // GPU when present and the image is large enough to repay CUDA's start-up in this process;
+  // transform/device.h); kGpu without a GPU throws Error(kDevice).
   Device device = Device::kAuto;
   // Called from the encoding thread with a stage name and the fraction done (0..1); may be
   // empty. Must not throw.

@@ -7,13 +7,25 @@
 namespace gj2k::transform {
 namespace {
 
-TEST(XformDevice, AutoBySizeFloor) {
-  EXPECT_EQ(auto_by_size(Device::kAuto, 0), Device::kCpu);
-  EXPECT_EQ(auto_by_size(Device::kAuto, kGpuAutoMinSamples - 1), Device::kCpu);
-  EXPECT_EQ(auto_by_size(Device::kAuto, kGpuAutoMinSamples), Device::kAuto);
-  // Explicit choices are never changed, however small the image.
-  EXPECT_EQ(auto_by_size(Device::kGpu, 1), Device::kGpu);
-  EXPECT_EQ(auto_by_size(Device::kCpu, kGpuAutoMinSamples * 4), Device::kCpu);
+// The cost model of --device auto (device.h): a floor, then the cold GPU's fixed cost against
+// the CPU threads' transform time, lifted once the GPU path has run in the process.
+TEST(XformDevice, AutoChoice) {
+  ASSERT_FALSE(gpu_started()) << "this test must run before anything starts the GPU path";
+  EXPECT_EQ(auto_choice(Device::kAuto, 0, 16), Device::kCpu);
+  EXPECT_EQ(auto_choice(Device::kAuto, kGpuAutoMinSamples - 1, 1), Device::kCpu);
+  // Cold: the GPU pays from kGpuColdSamplesPerThread samples per thread.
+  EXPECT_EQ(auto_choice(Device::kAuto, kGpuColdSamplesPerThread * 16 - 16, 16), Device::kCpu);
+  EXPECT_EQ(auto_choice(Device::kAuto, kGpuColdSamplesPerThread * 16, 16), Device::kAuto);
+  EXPECT_EQ(auto_choice(Device::kAuto, kGpuColdSamplesPerThread, 1), Device::kAuto);
+  EXPECT_EQ(auto_choice(Device::kAuto, kGpuColdSamplesPerThread, 0), Device::kAuto);  // 0 = 1
+  // Explicit choices are never changed.
+  EXPECT_EQ(auto_choice(Device::kGpu, 1, 16), Device::kGpu);
+  EXPECT_EQ(auto_choice(Device::kCpu, kGpuColdSamplesPerThread * 64, 1), Device::kCpu);
+  // Warm (the GPU path has run here): from the floor up, whatever the threads.
+  note_gpu_started();
+  EXPECT_TRUE(gpu_started());
+  EXPECT_EQ(auto_choice(Device::kAuto, kGpuAutoMinSamples, 64), Device::kAuto);
+  EXPECT_EQ(auto_choice(Device::kAuto, kGpuAutoMinSamples - 1, 1), Device::kCpu);
 }
 
 TEST(XformDevice, ResolveWithoutGpu) {
