@@ -114,6 +114,6 @@ grep "^\[  FAILED  \] [A-Za-z]" "$log/gpu-tests.log" | sort -u | head -20
 printf "benchmark exit %s (full tables in %s)\n" "$bench_rc" "$log/gpu-bench.log"
 sed -n '/^Transform stage, /,$p' "$log/gpu-bench.log"
 printf "encoder benchmark exit %s\n" "$codec_rc"
-[ -f "$log/gpu-codec.log" ] && sed -n '/^Codec encode, /,$p' "$log/gpu-codec.log"
+[ -f "$log/gpu-codec.log" ] && sed -n '/^Codec \(decode\|encode\), /,$p' "$log/gpu-codec.log"
 [ -s "$whole_log" ] && cat "$whole_log"
 [ "$test_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ] && [ "$codec_rc" -eq 0 ]
