@@ -25,23 +25,7 @@ namespace {
 using gj2k::DecodeDevice;
 using gj2k::DecodeParams;
 using gj2k::Image;
-
-// Largest |a - b| over all samples; -1 when the images differ in shape.
-int64_t peak_difference(const Image& a, const Image& b) {
-  if (a.x0 != b.x0 || a.y0 != b.y0 || a.x1 != b.x1 || a.y1 != b.y1 ||
-      a.components.size() != b.components.size())
-    return -1;
-  int64_t peak = 0;
-  for (size_t c = 0; c < a.components.size(); ++c) {
-    const auto& ca = a.components[c];
-    const auto& cb = b.components[c];
-    if (ca.width != cb.width || ca.height != cb.height || ca.samples.size() != cb.samples.size())
-      return -1;
-    for (size_t i = 0; i < ca.samples.size(); ++i)
-      peak = std::max<int64_t>(peak, std::llabs(int64_t{ca.samples[i]} - cb.samples[i]));
-  }
-  return peak;
-}
+using gj2k::test::peak_difference;
 
 // Smooth ramps plus noise (so that many bit-planes and several layers carry data).
 Image test_image(uint32_t w, uint32_t h, uint32_t ncomp, uint32_t x0, uint32_t y0, uint32_t seed) {

@@ -4,12 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "gj2k/image.h"
 #include "transform/device.h"
 #include "transform/geometry.h"
 
@@ -25,6 +28,23 @@
   } while (0)
 
 namespace gj2k::test {
+
+// Largest |a - b| over all samples of two images; -1 when they differ in shape.
+inline int64_t peak_difference(const Image& a, const Image& b) {
+  if (a.x0 != b.x0 || a.y0 != b.y0 || a.x1 != b.x1 || a.y1 != b.y1 ||
+      a.components.size() != b.components.size())
+    return -1;
+  int64_t peak = 0;
+  for (size_t c = 0; c < a.components.size(); ++c) {
+    const auto& ca = a.components[c];
+    const auto& cb = b.components[c];
+    if (ca.width != cb.width || ca.height != cb.height || ca.samples.size() != cb.samples.size())
+      return -1;
+    for (size_t i = 0; i < ca.samples.size(); ++i)
+      peak = std::max<int64_t>(peak, std::llabs(int64_t{ca.samples[i]} - cb.samples[i]));
+  }
+  return peak;
+}
 
 enum class Fill { kRandom, kZero, kOne, kMax, kMaxMinus1, kAlternate };
 inline const char* to_string(Fill f) {
