@@ -15,6 +15,7 @@
 #include "entropy/t2_packet.h"
 #include "gj2k/error.h"
 #include "transform/dwt.h"
+#include "transform/dwt_cpu.h"
 #include "transform/mct.h"
 #include "transform/quant.h"
 
@@ -65,6 +66,11 @@ struct ComponentState {
   std::vector<float, DefaultInitAllocator<float>> floats;  // irreversible path
   int32_t* int_coeffs = nullptr;  // where Tier-1 puts the coefficients: ints, or the GPU's
   float* float_coeffs = nullptr;  // pinned buffer (decoder_gpu.h)
+  // Region decoding on the CPU: only `window` (positions in out_rect) is returned, the inverse
+  // DWT computes only what it needs (inverse*_window), and code-blocks without data far from
+  // the region are not even zeroed (the windowed DWT never reads them).
+  bool windowed = false;
+  Rect window;
   bool reversible() const { return coding->wavelet == Wavelet::k5x3Reversible; }
 };
 
@@ -75,6 +81,21 @@ void in_chunks(size_t n, const Fn& fn) {
   const size_t chunks = (n + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(static) if (chunks > 1)
   for (size_t k = 0; k < chunks; ++k) fn(k * kChunk, std::min(n, (k + 1) * kChunk) - k * kChunk);
+}
+
+// fn(first, count) over the samples of a component that are returned: all of them, or the
+// rows of its window (region decoding), in parallel.
+template <class Fn>
+void over_returned(const ComponentState& cs, const Fn& fn) {
+  const size_t pitch = cs.out_rect.width();
+  if (!cs.windowed) {
+    in_chunks(pitch * cs.out_rect.height(), fn);
+    return;
+  }
+  const Rect& w = cs.window;
+  const int64_t rows = int64_t{w.y1} - w.y0;
+#pragma omp parallel for schedule(static) if (rows * w.width() >= (int64_t{1} << 16))
+  for (int64_t k = 0; k < rows; ++k) fn((w.y0 + static_cast<size_t>(k)) * pitch + w.x0, w.width());
 }
 
 uint64_t block_key(uint32_t r, uint32_t b, uint32_t index) {
@@ -91,9 +112,9 @@ transform::QuantStep to_quant_step(const StepSize& s) {
 
 // Whether code-block `cb` (on the grid of a subband of level n) can influence the region: its
 // footprint at full resolution, widened by the synthesis filters' reach, meets the region.
-bool block_meets_region(const Rect& cb, int n, const Rect& region) {
-  constexpr int64_t kReach = 8;  // subband samples; > the 9/7 synthesis support summed over
-                                 // levels (4 + 4/2 + 4/4 + ... < 8)
+// kReach = 8 subband samples is more than the 9/7 synthesis support summed over levels
+// (4 + 4/2 + 4/4 + ... < 8).
+bool block_meets_region(const Rect& cb, int n, const Rect& region, int64_t kReach = 8) {
   const int64_t scale = int64_t{1} << std::min(n, 31);
   int64_t x0 = (int64_t{cb.x0} - kReach) * scale, x1 = (int64_t{cb.x1} + kReach) * scale;
   int64_t y0 = (int64_t{cb.y0} - kReach) * scale, y1 = (int64_t{cb.y1} + kReach) * scale;
@@ -310,7 +331,9 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
       }
     };
     if (!job.seg || job.seg->segs.empty() || planes <= 0) {  // no data: zero coefficients
-      zero_block();
+      // (unless the windowed inverse DWT cannot read it: its reach is under 8 samples at any
+      // level, dwt_cpu.cpp kWindowMargin; 16 leaves room)
+      if (!cs.windowed || block_meets_region(cb, n, cs.region, 16)) zero_block();
       continue;
     }
     // Tier-1 writes every sample of the block (decode_block's contract): on the 5/3 path
@@ -402,6 +425,16 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
 void reconstruct(ComponentState& cs) {
   const Rect& rect = cs.out_rect;
   if (rect.empty()) return;
+  if (cs.windowed) {  // only where the region needs it (dwt_cpu.h)
+    const Rect want{rect.x0 + cs.window.x0, rect.y0 + cs.window.y0, rect.x0 + cs.window.x1,
+                    rect.y0 + cs.window.y1};
+    if (cs.reversible())
+      transform::cpu::inverse53_window({cs.ints.data(), rect.width()}, rect, cs.kept_levels, want);
+    else
+      transform::cpu::inverse97_window({cs.floats.data(), rect.width()}, rect, cs.kept_levels,
+                                       want);
+    return;
+  }
   const auto& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
   if (cs.reversible())
     ops.inverse53({cs.ints.data(), rect.width()}, rect, cs.kept_levels);
@@ -523,6 +556,21 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   } else {
     for (auto& cs : comps) {
       if (!cs.decode) continue;
+      if (cs.has_region) {
+        // The region on the decoded resolution's grid (B-14: ceil(x / 2^reduce)), as positions
+        // in out_rect; the caller keeps only those samples.
+        const int r = std::min(cs.levels - cs.kept_levels, 31);
+        auto down = [r](uint32_t v) {
+          return static_cast<uint32_t>((uint64_t{v} + (uint64_t{1} << r) - 1) >> r);
+        };
+        const Rect& o = cs.out_rect;
+        const uint32_t x0 = std::clamp(down(cs.region.x0), o.x0, o.x1);
+        const uint32_t x1 = std::clamp(down(cs.region.x1), x0, o.x1);
+        const uint32_t y0 = std::clamp(down(cs.region.y0), o.y0, o.y1);
+        const uint32_t y1 = std::clamp(down(cs.region.y1), y0, o.y1);
+        cs.windowed = true;
+        cs.window = {x0 - o.x0, y0 - o.y0, x1 - o.x0, y1 - o.y0};
+      }
       const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
       if (cs.reversible()) {  // no zero fill: decode_blocks writes every sample
         cs.ints.resize(n);
@@ -554,7 +602,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
     for (size_t c = 0; c < 3; ++c) sample_range(comps[c], offset[c], lo[c], hi[c]);
     if (comps[0].reversible() && comps[1].reversible() && comps[2].reversible()) {
       int32_t* p[3] = {comps[0].ints.data(), comps[1].ints.data(), comps[2].ints.data()};
-      in_chunks(n, [&](size_t i, size_t len) {
+      over_returned(comps[0], [&](size_t i, size_t len) {
         transform::rct_inverse_dc_shift(p[0] + i, p[1] + i, p[2] + i, len, offset, lo, hi);
       });
       for (size_t c = 0; c < 3; ++c) {
@@ -573,7 +621,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
       }
       const float* f[3] = {comps[0].floats.data(), comps[1].floats.data(), comps[2].floats.data()};
       int32_t* d[3] = {out[0].samples.data(), out[1].samples.data(), out[2].samples.data()};
-      in_chunks(n, [&](size_t i, size_t len) {
+      over_returned(comps[0], [&](size_t i, size_t len) {
         transform::ict_inverse_dc_shift(f[0] + i, f[1] + i, f[2] + i, d[0] + i, d[1] + i, d[2] + i,
                                         len, offset, lo, hi);
       });
@@ -594,7 +642,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
     const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
     if (cs.reversible()) {
       int32_t* p = cs.ints.data();
-      in_chunks(n, [&](size_t i, size_t len) {
+      over_returned(cs, [&](size_t i, size_t len) {
         transform::dc_shift_inverse_clamp(p + i, len, off, l, h);
       });
       out[c].samples = std::move(cs.ints);
@@ -602,7 +650,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
       out[c].samples.resize(n);
       const float* f = cs.floats.data();
       int32_t* d = out[c].samples.data();
-      in_chunks(n, [&](size_t i, size_t len) {
+      over_returned(cs, [&](size_t i, size_t len) {
         transform::float_to_int_dc_shift(f + i, d + i, len, off, l, h);
       });
     }

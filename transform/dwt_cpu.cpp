@@ -296,7 +296,190 @@ void idwt(Plane<typename K::T> pl, const Rect& tc, int levels, const char* what)
   }
 }
 
+// ---- windowed inverse (region decoding) -----------------------------------------------------
+// One 1-D signal of n samples whose first sample has absolute coordinate c0; positions
+// [i0, i1) are wanted. The lifting runs on the sub-signal [e0, e1): the wanted positions
+// widened by kWindowMargin and clipped to the signal. Its low samples are L[l0, l1) and its
+// high ones H[h0, h1) of the whole signal's deinterleaved halves, and p is the parity of its
+// first coordinate. Where [e0, e1) ends inside the signal, the clamped neighbours differ from
+// the true ones; each inverse lifting step carries that one sample further in (2 steps for
+// 5/3, 4 for 9/7), so positions more than 4 inside are computed exactly as by the whole
+// transform: same inputs, same operations in the same order (bit-identical, 9/7 included).
+constexpr size_t kWindowMargin = 6;
+
+struct Window1 {
+  size_t i0, i1, e0, e1, l0, l1, h0, h1;
+  int p;
+  size_t nl() const { return l1 - l0; }
+  size_t nh() const { return h1 - h0; }
+  // The sub-signal's output at position i (e0 <= i < e1), from its halves Ls / Hs.
+  template <class T>
+  T at(size_t i, const T* Ls, const T* Hs) const {
+    const size_t j = i - e0;
+    return ((j & 1) == static_cast<size_t>(p)) ? Ls[(j - p) / 2] : Hs[(j + p - 1) / 2];
+  }
+};
+
+Window1 window1(uint32_t c0, size_t n, size_t i0, size_t i1) {
+  Window1 w;
+  w.i0 = i0;
+  w.i1 = i1;
+  w.e0 = i0 > kWindowMargin ? i0 - kWindowMargin : 0;
+  w.e1 = std::min(n, i1 + kWindowMargin);
+  const size_t lo = c0 & 1u;  // position i is low (even coordinate) when i % 2 == lo
+  auto first = [](size_t e, size_t off) { return e <= off ? size_t{0} : (e - off + 1) / 2; };
+  w.l0 = first(w.e0, lo);
+  w.l1 = first(w.e1, lo);
+  w.h0 = first(w.e0, 1 - lo);
+  w.h1 = first(w.e1, 1 - lo);
+  w.p = static_cast<int>((c0 + w.e0) & 1u);
+  return w;
+}
+
+// HOR_SR on rows [r0, r1) and [r2, r3) of the level's area a, wanting output columns
+// [x.i0, x.i1) (x = window1 over the rows).
+template <class K>
+void horizontal_window(Plane<typename K::T> pl, const Rect& a, const Window1& x,
+                       const size_t (&rows)[4]) {
+  using T = typename K::T;
+  const size_t nl_all = (size_t{a.x1} + 1) / 2 - (size_t{a.x0} + 1) / 2;
+  const size_t nl = x.nl(), nh = x.nh();
+  const size_t count = (rows[1] - rows[0]) + (rows[3] - rows[2]);
+#pragma omp parallel if (count * (x.e1 - x.e0) >= kParallelMin)
+  {
+    T* const tmp = scratch<T>(nl + nh);
+    T* L = tmp;
+    T* H = tmp + nl;
+    auto step = [&](bool high, int o, auto op) {
+      if (high)
+        step_row(H, nh, L, nl, o, op);
+      else
+        step_row(L, nl, H, nh, o, op);
+    };
+    auto scale = [&](bool high, T f) {
+      if (high)
+        scale_row(H, nh, f);
+      else
+        scale_row(L, nl, f);
+    };
+#pragma omp for schedule(static)
+    for (size_t k = 0; k < count; ++k) {
+      const size_t y = k < rows[1] - rows[0] ? rows[0] + k : rows[2] + (k - (rows[1] - rows[0]));
+      T* row = pl.data + y * pl.stride;
+      std::memcpy(L, row + x.l0, nl * sizeof(T));
+      std::memcpy(H, row + nl_all + x.h0, nh * sizeof(T));
+      K::inverse(step, scale, x.p);
+      for (size_t i = x.i0; i < x.i1; ++i) row[i] = x.at(i, L, H);
+    }
+  }
+}
+
+// VER_SR on columns [c0, c1) of the level's area a, wanting output rows [y.i0, y.i1).
+template <class K>
+void vertical_window(Plane<typename K::T> pl, const Rect& a, const Window1& y, size_t c0,
+                     size_t c1) {
+  using T = typename K::T;
+  const size_t nl_all = (size_t{a.y1} + 1) / 2 - (size_t{a.y0} + 1) / 2;
+  const size_t nl = y.nl(), nh = y.nh();
+  const size_t S = kStripWidth;
+  const size_t strips = (c1 - c0 + S - 1) / S;
+#pragma omp parallel if ((c1 - c0) * (y.e1 - y.e0) >= kParallelMin)
+  {
+    T* const tmp = scratch<T>((nl + nh) * S);
+    T* L = tmp;
+    T* H = tmp + nl * S;
+    size_t lanes = S;
+    auto step = [&](bool high, int o, auto op) {
+      if (high)
+        step_strip(H, nh, L, nl, o, S, lanes, op);
+      else
+        step_strip(L, nl, H, nh, o, S, lanes, op);
+    };
+    auto scale = [&](bool high, T f) {
+      if (high)
+        scale_row(H, nh * S, f);
+      else
+        scale_row(L, nl * S, f);
+    };
+#pragma omp for schedule(static)
+    for (size_t s = 0; s < strips; ++s) {
+      const size_t x = c0 + s * S;
+      lanes = std::min(S, c1 - x);
+      T* col = pl.data + x;
+      for (size_t k = 0; k < nl; ++k)
+        std::memcpy(L + k * S, col + (y.l0 + k) * pl.stride, lanes * sizeof(T));
+      for (size_t k = 0; k < nh; ++k)
+        std::memcpy(H + k * S, col + (nl_all + y.h0 + k) * pl.stride, lanes * sizeof(T));
+      K::inverse(step, scale, y.p);
+      for (size_t i = y.i0; i < y.i1; ++i) {
+        const size_t j = i - y.e0;
+        const T* src = ((j & 1) == static_cast<size_t>(y.p)) ? L + (j - y.p) / 2 * S
+                                                             : H + (j + y.p - 1) / 2 * S;
+        std::memcpy(col + i * pl.stride, src, lanes * sizeof(T));
+      }
+    }
+  }
+}
+
+template <class K>
+void idwt_window(Plane<typename K::T> pl, const Rect& tc, int levels, const Rect& want,
+                 const char* what) {
+  check_dwt_args(pl.data, pl.stride, tc, levels, what);
+  const Rect w0{std::max(want.x0, tc.x0), std::max(want.y0, tc.y0), std::min(want.x1, tc.x1),
+                std::min(want.y1, tc.y1)};
+  if (tc.empty() || levels == 0 || w0.x0 >= w0.x1 || w0.y0 >= w0.y1) return;
+  // The wanted window of each level's output (positions inside its area), finest first; a
+  // level too small to window (a side under 2 margins + 2) is done whole and then needs the
+  // whole of the level below.
+  struct Level {
+    Rect a;
+    bool whole;
+    Window1 x, y;
+  };
+  std::vector<Level> plan(static_cast<size_t>(levels) + 1);
+  size_t wx0 = w0.x0 - tc.x0, wx1 = w0.x1 - tc.x0, wy0 = w0.y0 - tc.y0, wy1 = w0.y1 - tc.y0;
+  for (int n = 1; n <= levels; ++n) {
+    Level& lv = plan[static_cast<size_t>(n)];
+    lv.a = subband_rect(tc, n - 1, Band::kLL);
+    const size_t w = lv.a.width(), h = lv.a.height();
+    lv.whole = w < 2 * kWindowMargin + 2 || h < 2 * kWindowMargin + 2;
+    if (lv.whole) {
+      for (int m = n; m <= levels; ++m) {
+        plan[static_cast<size_t>(m)].a = subband_rect(tc, m - 1, Band::kLL);
+        plan[static_cast<size_t>(m)].whole = true;
+      }
+      break;
+    }
+    lv.x = window1(lv.a.x0, w, wx0, wx1);
+    lv.y = window1(lv.a.y0, h, wy0, wy1);
+    wx0 = lv.x.l0;  // the level below must be right on the low samples read here
+    wx1 = lv.x.l1;
+    wy0 = lv.y.l0;
+    wy1 = lv.y.l1;
+  }
+  for (int n = levels; n >= 1; --n) {
+    const Level& lv = plan[static_cast<size_t>(n)];
+    if (lv.a.empty()) continue;
+    if (lv.whole) {
+      horizontal<K, false>(pl, lv.a);
+      vertical<K, false>(pl, lv.a);
+      continue;
+    }
+    const size_t nlv = (size_t{lv.a.y1} + 1) / 2 - (size_t{lv.a.y0} + 1) / 2;
+    const size_t rows[4] = {lv.y.l0, lv.y.l1, nlv + lv.y.h0, nlv + lv.y.h1};
+    horizontal_window<K>(pl, lv.a, lv.x, rows);
+    vertical_window<K>(pl, lv.a, lv.y, lv.x.i0, lv.x.i1);
+  }
+}
+
 }  // namespace
+
+void inverse53_window(Plane<int32_t> p, const Rect& tc, int levels, const Rect& want) {
+  idwt_window<Kern53>(p, tc, levels, want, "cpu inverse 5/3 DWT (window)");
+}
+void inverse97_window(Plane<float> p, const Rect& tc, int levels, const Rect& want) {
+  idwt_window<Kern97>(p, tc, levels, want, "cpu inverse 9/7 DWT (window)");
+}
 
 void forward53(Plane<int32_t> p, const Rect& tc, int levels) {
   fdwt<Kern53>(p, tc, levels, "cpu forward 5/3 DWT");

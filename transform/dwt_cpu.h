@@ -25,6 +25,12 @@ void forward53(Plane<int32_t> p, const Rect& tc, int levels);
 void inverse53(Plane<int32_t> p, const Rect& tc, int levels);
 void forward97(Plane<float> p, const Rect& tc, int levels);
 void inverse97(Plane<float> p, const Rect& tc, int levels);
+// The inverse transform computed only where `want` (on tc's grid, clipped to tc) needs it: on
+// return the samples of want are what inverse53 / inverse97 give, bit for bit; the others are
+// unspecified. Region decoding: the work shrinks with the window at every level (each level's
+// window is the one above halved, widened by a few samples of filter reach).
+void inverse53_window(Plane<int32_t> p, const Rect& tc, int levels, const Rect& want);
+void inverse97_window(Plane<float> p, const Rect& tc, int levels, const Rect& want);
 }  // namespace cpu
 
 namespace conv {
