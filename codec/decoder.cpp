@@ -174,11 +174,17 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   // decode_tile asks for the answer (--device gpu without a GPU throws the reason there).
   // --device auto: the device expected to finish first (transform::auto_choice), from the
   // samples at the decoded resolution and the threads.
+  // A region counts by its own area: on the CPU only its windows are transformed.
+  const uint32_t ax0 = p.region ? std::max(p.region->x0, main.siz.xosiz) : main.siz.xosiz;
+  const uint32_t ay0 = p.region ? std::max(p.region->y0, main.siz.yosiz) : main.siz.yosiz;
+  const uint32_t ax1 = p.region ? std::min(p.region->x1, main.siz.xsiz) : main.siz.xsiz;
+  const uint32_t ay1 = p.region ? std::min(p.region->y1, main.siz.ysiz) : main.siz.ysiz;
   uint64_t samples = 0;
-  for (const auto& sc : main.siz.components)
-    samples += (uint64_t{component_extent(main.siz.xosiz, main.siz.xsiz, sc.dx)} *
-                component_extent(main.siz.yosiz, main.siz.ysiz, sc.dy)) >>
-               (2 * std::min<uint32_t>(p.reduce, 31));
+  if (ax0 < ax1 && ay0 < ay1)
+    for (const auto& sc : main.siz.components)
+      samples +=
+          (uint64_t{component_extent(ax0, ax1, sc.dx)} * component_extent(ay0, ay1, sc.dy)) >>
+          (2 * std::min<uint32_t>(p.reduce, 31));
   const transform::Device device = transform::auto_choice(
       p.device == DecodeDevice::kGpu   ? transform::Device::kGpu
       : p.device == DecodeDevice::kCpu ? transform::Device::kCpu
