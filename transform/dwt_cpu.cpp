@@ -345,6 +345,17 @@ void horizontal_window(Plane<typename K::T> pl, const Rect& a, const Window1& x,
   const size_t nl_all = (size_t{a.x1} + 1) / 2 - (size_t{a.x0} + 1) / 2;
   const size_t nl = x.nl(), nh = x.nh();
   const size_t count = (rows[1] - rows[0]) + (rows[3] - rows[2]);
+  auto row_at = [&](size_t k) {
+    return k < rows[1] - rows[0] ? rows[0] + k : rows[2] + (k - (rows[1] - rows[0]));
+  };
+  if (a.width() == 1) {  // F.4.7 length-1 rule, on the rows asked for only
+    if (a.x0 & 1)
+      for (size_t k = 0; k < count; ++k) {
+        T& v = pl.data[row_at(k) * pl.stride];
+        v = K::single_inv(v);
+      }
+    return;
+  }
 #pragma omp parallel if (count * (x.e1 - x.e0) >= kParallelMin)
   {
     T* const tmp = scratch<T>(nl + nh);
@@ -364,8 +375,7 @@ void horizontal_window(Plane<typename K::T> pl, const Rect& a, const Window1& x,
     };
 #pragma omp for schedule(static)
     for (size_t k = 0; k < count; ++k) {
-      const size_t y = k < rows[1] - rows[0] ? rows[0] + k : rows[2] + (k - (rows[1] - rows[0]));
-      T* row = pl.data + y * pl.stride;
+      T* row = pl.data + row_at(k) * pl.stride;
       std::memcpy(L, row + x.l0, nl * sizeof(T));
       std::memcpy(H, row + nl_all + x.h0, nh * sizeof(T));
       K::inverse(step, scale, x.p);
@@ -379,6 +389,11 @@ template <class K>
 void vertical_window(Plane<typename K::T> pl, const Rect& a, const Window1& y, size_t c0,
                      size_t c1) {
   using T = typename K::T;
+  if (a.height() == 1) {  // F.4.7 length-1 rule, on the columns asked for only
+    if (a.y0 & 1)
+      for (size_t x = c0; x < c1; ++x) pl.data[x] = K::single_inv(pl.data[x]);
+    return;
+  }
   const size_t nl_all = (size_t{a.y1} + 1) / 2 - (size_t{a.y0} + 1) / 2;
   const size_t nl = y.nl(), nh = y.nh();
   const size_t S = kStripWidth;
@@ -428,12 +443,11 @@ void idwt_window(Plane<typename K::T> pl, const Rect& tc, int levels, const Rect
   const Rect w0{std::max(want.x0, tc.x0), std::max(want.y0, tc.y0), std::min(want.x1, tc.x1),
                 std::min(want.y1, tc.y1)};
   if (tc.empty() || levels == 0 || w0.x0 >= w0.x1 || w0.y0 >= w0.y1) return;
-  // The wanted window of each level's output (positions inside its area), finest first; a
-  // level too small to window (a side under 2 margins + 2) is done whole and then needs the
-  // whole of the level below.
+  // The wanted window of each level's output (positions inside its area), finest first. The
+  // passes read only inside the windows (no level is done whole: the caller may leave
+  // coefficients far from the window unwritten).
   struct Level {
     Rect a;
-    bool whole;
     Window1 x, y;
   };
   std::vector<Level> plan(static_cast<size_t>(levels) + 1);
@@ -441,17 +455,9 @@ void idwt_window(Plane<typename K::T> pl, const Rect& tc, int levels, const Rect
   for (int n = 1; n <= levels; ++n) {
     Level& lv = plan[static_cast<size_t>(n)];
     lv.a = subband_rect(tc, n - 1, Band::kLL);
-    const size_t w = lv.a.width(), h = lv.a.height();
-    lv.whole = w < 2 * kWindowMargin + 2 || h < 2 * kWindowMargin + 2;
-    if (lv.whole) {
-      for (int m = n; m <= levels; ++m) {
-        plan[static_cast<size_t>(m)].a = subband_rect(tc, m - 1, Band::kLL);
-        plan[static_cast<size_t>(m)].whole = true;
-      }
-      break;
-    }
-    lv.x = window1(lv.a.x0, w, wx0, wx1);
-    lv.y = window1(lv.a.y0, h, wy0, wy1);
+    if (lv.a.empty()) break;
+    lv.x = window1(lv.a.x0, lv.a.width(), wx0, wx1);
+    lv.y = window1(lv.a.y0, lv.a.height(), wy0, wy1);
     wx0 = lv.x.l0;  // the level below must be right on the low samples read here
     wx1 = lv.x.l1;
     wy0 = lv.y.l0;
@@ -460,11 +466,6 @@ void idwt_window(Plane<typename K::T> pl, const Rect& tc, int levels, const Rect
   for (int n = levels; n >= 1; --n) {
     const Level& lv = plan[static_cast<size_t>(n)];
     if (lv.a.empty()) continue;
-    if (lv.whole) {
-      horizontal<K, false>(pl, lv.a);
-      vertical<K, false>(pl, lv.a);
-      continue;
-    }
     const size_t nlv = (size_t{lv.a.y1} + 1) / 2 - (size_t{lv.a.y0} + 1) / 2;
     const size_t rows[4] = {lv.y.l0, lv.y.l1, nlv + lv.y.h0, nlv + lv.y.h1};
     horizontal_window<K>(pl, lv.a, lv.x, rows);
