@@ -612,8 +612,12 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
     } else {
       for (size_t c = 0; c < 3; ++c)
         if (comps[c].reversible()) {  // mixed kernels: bring the integers to float
-          comps[c].floats.assign(comps[c].ints.begin(), comps[c].ints.end());
-          Samples().swap(comps[c].ints);
+          ComponentState& m = comps[c];
+          m.floats.resize(m.ints.size());
+          over_returned(m, [&](size_t i, size_t len) {  // what is returned is all that was made
+            std::copy_n(m.ints.data() + i, len, m.floats.data() + i);
+          });
+          Samples().swap(m.ints);
         }
       for (size_t c = 0; c < 3; ++c) {
         out[c].rect = comps[c].out_rect;
