@@ -109,6 +109,46 @@ inline void scale_row(T* t, size_t n, F f) {
   for (size_t k = 0; k < n; ++k) t[k] = t[k] * f;
 }
 
+// The step and scale functors that K::forward / K::inverse apply to the halves L (nl
+// elements) and H (nh) of one row, or of a strip of `lanes` columns S apart (lanes is read at
+// each call: the last strip of a pass is narrower).
+template <class T>
+auto row_step(T* L, size_t nl, T* H, size_t nh) {
+  return [=](bool high, int o, auto op) {
+    if (high)
+      step_row(H, nh, L, nl, o, op);
+    else
+      step_row(L, nl, H, nh, o, op);
+  };
+}
+template <class T>
+auto row_scale(T* L, size_t nl, T* H, size_t nh) {
+  return [=](bool high, T f) {
+    if (high)
+      scale_row(H, nh, f);
+    else
+      scale_row(L, nl, f);
+  };
+}
+template <class T>
+auto strip_step(T* L, size_t nl, T* H, size_t nh, size_t S, const size_t& lanes) {
+  return [=, &lanes](bool high, int o, auto op) {
+    if (high)
+      step_strip(H, nh, L, nl, o, S, lanes, op);
+    else
+      step_strip(L, nl, H, nh, o, S, lanes, op);
+  };
+}
+template <class T>
+auto strip_scale(T* L, size_t nl, T* H, size_t nh, size_t S) {
+  return [=](bool high, T f) {
+    if (high)
+      scale_row(H, nh * S, f);
+    else
+      scale_row(L, nl * S, f);
+  };
+}
+
 // ---- kernels: the lifting sequence on (L, nL, H, nH) for one "element" kind ----------------
 // Kern::forward(step, scale, ...) / inverse(...) are written once over abstract step/scale
 // functors so rows and strips share the sequence.
@@ -175,18 +215,8 @@ void horizontal(Plane<typename K::T> pl, const Rect& a) {
     T* const tmp = scratch<T>(w);
     T* L = tmp;
     T* H = tmp + nl;
-    auto step = [&](bool high, int o, auto op) {
-      if (high)
-        step_row(H, nh, L, nl, o, op);
-      else
-        step_row(L, nl, H, nh, o, op);
-    };
-    auto scale = [&](bool high, T f) {
-      if (high)
-        scale_row(H, nh, f);
-      else
-        scale_row(L, nl, f);
-    };
+    const auto step = row_step(L, nl, H, nh);
+    const auto scale = row_scale(L, nl, H, nh);
 #pragma omp for schedule(static)
     for (uint32_t y = 0; y < h; ++y) {
       T* row = pl.data + y * pl.stride;
@@ -233,18 +263,8 @@ void vertical(Plane<typename K::T> pl, const Rect& a) {
     T* L = tmp;
     T* H = tmp + nl * S;
     size_t lanes = S;
-    auto step = [&](bool high, int o, auto op) {
-      if (high)
-        step_strip(H, nh, L, nl, o, S, lanes, op);
-      else
-        step_strip(L, nl, H, nh, o, S, lanes, op);
-    };
-    auto scale = [&](bool high, T f) {
-      if (high)
-        scale_row(H, nh * S, f);
-      else
-        scale_row(L, nl * S, f);
-    };
+    const auto step = strip_step(L, nl, H, nh, S, lanes);
+    const auto scale = strip_scale(L, nl, H, nh, S);
 #pragma omp for schedule(static)
     for (size_t s = 0; s < strips; ++s) {
       const size_t x = s * S;
@@ -361,18 +381,8 @@ void horizontal_window(Plane<typename K::T> pl, const Rect& a, const Window1& x,
     T* const tmp = scratch<T>(nl + nh);
     T* L = tmp;
     T* H = tmp + nl;
-    auto step = [&](bool high, int o, auto op) {
-      if (high)
-        step_row(H, nh, L, nl, o, op);
-      else
-        step_row(L, nl, H, nh, o, op);
-    };
-    auto scale = [&](bool high, T f) {
-      if (high)
-        scale_row(H, nh, f);
-      else
-        scale_row(L, nl, f);
-    };
+    const auto step = row_step(L, nl, H, nh);
+    const auto scale = row_scale(L, nl, H, nh);
 #pragma omp for schedule(static)
     for (size_t k = 0; k < count; ++k) {
       T* row = pl.data + row_at(k) * pl.stride;
@@ -404,18 +414,8 @@ void vertical_window(Plane<typename K::T> pl, const Rect& a, const Window1& y, s
     T* L = tmp;
     T* H = tmp + nl * S;
     size_t lanes = S;
-    auto step = [&](bool high, int o, auto op) {
-      if (high)
-        step_strip(H, nh, L, nl, o, S, lanes, op);
-      else
-        step_strip(L, nl, H, nh, o, S, lanes, op);
-    };
-    auto scale = [&](bool high, T f) {
-      if (high)
-        scale_row(H, nh * S, f);
-      else
-        scale_row(L, nl * S, f);
-    };
+    const auto step = strip_step(L, nl, H, nh, S, lanes);
+    const auto scale = strip_scale(L, nl, H, nh, S);
 #pragma omp for schedule(static)
     for (size_t s = 0; s < strips; ++s) {
       const size_t x = c0 + s * S;
