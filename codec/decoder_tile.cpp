@@ -278,7 +278,9 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
 // Tier-1 for every code-block of the kept resolutions, ROI undo (H.1), then the coefficients
 // into each component's buffer: integers (5/3) or dequantized floats (9/7, E.1.1.2). Every
 // sample of the buffers is written, zero where a code-block has no data, so they need no
-// zero fill beforehand (and are first touched by the threads that decode them).
+// zero fill beforehand (and are first touched by the threads that decode them). The one
+// exception: a windowed component (region decoding on the CPU) leaves code-blocks without
+// data far from the region unwritten, as its inverse DWT never reads them.
 void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& o, uint32_t t) {
   struct Job {
     ComponentState* cs;
