@@ -14,6 +14,7 @@
 #include "codec/decoder_tile.h"
 #include "codec/jp2/boxes.h"
 #include "codec/markers/reader.h"
+#include "codec/parallel.h"
 #include "transform/device.h"
 
 namespace gj2k {
@@ -158,13 +159,7 @@ HeaderInfo Decoder::read_header() {
 Image Decoder::decode(const DecodeParams& params) {
   impl_->read_header();
   // Every parallel region of this decode (including the transforms') uses params.threads.
-  struct ThreadScope {
-    int saved = omp_get_max_threads();
-    explicit ThreadScope(uint32_t n) {
-      if (n) omp_set_num_threads(static_cast<int>(n));
-    }
-    ~ThreadScope() { omp_set_num_threads(saved); }
-  } scope(params.threads);
+  const codec::ThreadScope scope(static_cast<int>(params.threads));
   return impl_->decode(params);
 }
 
@@ -292,7 +287,7 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
 
   std::string error;
   ErrorCode error_code = ErrorCode::kInternal;
-  auto place = [&](uint32_t t, std::vector<codec::TileComponentSamples>& tcs) {
+  auto place = [&](std::vector<codec::TileComponentSamples>& tcs) {
     for (size_t k = 0; k < order.size(); ++k) {
       auto& src = tcs[order[k]];
       Component& dst = image.components[k];
@@ -312,7 +307,6 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
             src.samples.data() + size_t{y - src.rect.y0} * src.rect.width() + (x0 - src.rect.x0),
             x1 > x0 ? x1 - x0 : 0, dst.samples.data() + size_t{y - oy} * dst.width + (x0 - ox));
     }
-    (void)t;
   };
   uint64_t max_tile_samples = 0;
   for (uint32_t t : tiles) {
@@ -331,22 +325,17 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
     for (Component& comp : image.components) {
       // Zeros (a tile that fails under --allow-partial leaves its area untouched), written
       // in parallel chunks: resize does not fill (Samples).
-      const size_t n = size_t{comp.width} * comp.height;
-      comp.samples.resize(n);
-      constexpr size_t kChunk = size_t{1} << 18;
-      const int64_t chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
+      comp.samples.resize(size_t{comp.width} * comp.height);
       int32_t* dst = comp.samples.data();
-#pragma omp parallel for schedule(static) num_threads(threads) if (chunks > 1)
-      for (int64_t k = 0; k < chunks; ++k) {
-        const size_t first = static_cast<size_t>(k) * kChunk;
-        std::fill_n(dst + first, std::min(kChunk, n - first), 0);
-      }
+      codec::in_chunks(
+          comp.samples.size(), [&](size_t i, size_t len) { std::fill_n(dst + i, len, 0); },
+          threads);
     }
   const auto cs = codestream();
   auto decode_one = [&](size_t i) {
     try {
       auto tcs = codec::decode_tile(cs, code, tiles[i], to);
-      place(tiles[i], tcs);
+      place(tcs);
     } catch (const Error& e) {
 #pragma omp critical(gj2k_decoder_error)
       if (error.empty()) {

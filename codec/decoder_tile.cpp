@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "codec/decoder_gpu.h"
+#include "codec/parallel.h"
 #include "codec/progression.h"
 #include "codec/structure.h"
 #include "entropy/t1.h"
@@ -73,15 +74,6 @@ struct ComponentState {
   Rect window;
   bool reversible() const { return coding->wavelet == Wavelet::k5x3Reversible; }
 };
-
-// Runs fn(first, count) over [0, n) in chunks, in parallel (the caller's thread count).
-template <class Fn>
-void in_chunks(size_t n, const Fn& fn) {
-  constexpr size_t kChunk = size_t{1} << 16;
-  const size_t chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static) if (chunks > 1)
-  for (size_t k = 0; k < chunks; ++k) fn(k * kChunk, std::min(n, (k + 1) * kChunk) - k * kChunk);
-}
 
 // fn(first, count) over the samples of a component that are returned: all of them, or the
 // rows of its window (region decoding), in parallel.

@@ -2,6 +2,7 @@
 // F.3.1 / F.4), inverse RCT / ICT (G.2 / G.3), DC level shift (G.1.2) and clipping on the
 // device, samples down into pinned memory and in parallel into the output vectors.
 #include "codec/decoder_gpu.h"
+#include "codec/parallel.h"
 
 #include "gj2k/error.h"
 #include "transform/device.h"
@@ -61,18 +62,6 @@ size_t area(const Rect& r) {
 }
 size_t padded(size_t n) {
   return (n + kAlign - 1) / kAlign * kAlign;
-}
-
-// Runs fn(first, count) over [0, n) in chunks on `threads` threads.
-template <class Fn>
-void in_chunks(size_t n, int threads, const Fn& fn) {
-  constexpr size_t kChunk = size_t{1} << 16;
-  const int64_t chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
-#pragma omp parallel for schedule(static) num_threads(threads) if (chunks > 1)
-  for (int64_t k = 0; k < chunks; ++k) {
-    const size_t first = static_cast<size_t>(k) * kChunk;
-    fn(first, std::min(n, first + kChunk) - first);
-  }
 }
 
 }  // namespace
@@ -244,8 +233,8 @@ void GpuTileDecoder::finish(std::vector<TileComponentSamples>& out) {
     GJ2K_CUDA_CHECK(cudaEventSynchronize(s.event(c)));
     const int32_t* src = host + m.offset[c];
     int32_t* dst = out[c].samples.data();
-    in_chunks(m.n(c), m.threads,
-              [&](size_t i, size_t len) { std::memcpy(dst + i, src + i, len * 4); });
+    in_chunks(
+        m.n(c), [&](size_t i, size_t len) { std::memcpy(dst + i, src + i, len * 4); }, m.threads);
   }
   for (const cu::Stream& stream : s.streams) stream.synchronize();  // and any late fault
   m.lease.succeeded();

@@ -15,6 +15,7 @@
 #include "codec/encoder_internal.h"
 #include "codec/jp2/boxes.h"
 #include "codec/markers/codestream.h"
+#include "codec/parallel.h"
 #include "gj2k/error.h"
 #include "gj2k/gj2k.h"
 #include "transform/device.h"
@@ -67,20 +68,6 @@ Jp2Header jp2_header(const Siz& siz, const Image& image) {
   }
   return h;
 }
-
-// Sets OpenMP's thread count for the calling thread and restores it on exit.
-class ThreadScope {
- public:
-  explicit ThreadScope(int threads) : saved_(omp_get_max_threads()) {
-    if (threads > 0) omp_set_num_threads(threads);
-  }
-  ~ThreadScope() { omp_set_num_threads(saved_); }
-  ThreadScope(const ThreadScope&) = delete;
-  ThreadScope& operator=(const ThreadScope&) = delete;
-
- private:
-  int saved_;
-};
 
 }  // namespace
 
