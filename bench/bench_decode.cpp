@@ -27,7 +27,7 @@
 #ifdef GJ2K_HAVE_OPENJPEG
 #include <openjpeg.h>
 
-#include "tests/common/opj_memory.h"
+#include "tests/codec/decode_opj.h"
 #endif
 
 namespace {
@@ -113,42 +113,17 @@ using MemStream = gj2k::test::opj::Buffer;
 opj_stream_t* stream(MemStream& m, bool input) {
   return gj2k::test::opj::make_stream(m, input, size_t{1} << 20);
 }
-void quiet(const char*, void*) {}
+using gj2k::test::opj::quiet;
 
+// The benchmark's streams: OpenJPEG's defaults, one layer, lossless or 24:1 (1 bit/pixel) 9/7.
 std::vector<uint8_t> openjpeg_encode(const gj2k::Image& img, bool lossy) {
-  opj_cparameters_t p;
-  opj_set_default_encoder_parameters(&p);
-  p.tcp_numlayers = 1;
-  p.cp_disto_alloc = 1;
-  p.tcp_rates[0] = lossy ? 24.0f : 0.0f;  // 24:1 of 24 bits/pixel = 1 bit/pixel
-  p.irreversible = lossy;
-  std::vector<opj_image_cmptparm_t> cp(3);
-  for (auto& c : cp) {
-    std::memset(&c, 0, sizeof c);
-    c.dx = c.dy = 1;
-    c.w = img.width();
-    c.h = img.height();
-    c.prec = 8;
-  }
-  opj_image_t* im = opj_image_create(3, cp.data(), OPJ_CLRSPC_SRGB);
-  im->x1 = img.width();
-  im->y1 = img.height();
-  for (int c = 0; c < 3; ++c)
-    std::copy(img.components[c].samples.begin(), img.components[c].samples.end(),
-              im->comps[c].data);
-  opj_codec_t* codec = opj_create_compress(OPJ_CODEC_J2K);
-  opj_set_error_handler(codec, quiet, nullptr);
-  opj_set_warning_handler(codec, quiet, nullptr);
-  opj_codec_set_threads(codec, omp_get_max_threads());
-  MemStream out;
-  opj_stream_t* s = stream(out, false);
-  const bool ok = opj_setup_encoder(codec, &p, im) && opj_start_compress(codec, im, s) &&
-                  opj_encode(codec, s) && opj_end_compress(codec, s);
-  opj_stream_destroy(s);
-  opj_destroy_codec(codec);
-  opj_image_destroy(im);
-  if (!ok) throw std::runtime_error("OpenJPEG encode failed");
-  return out.bytes;
+  return gj2k::test::opj::encode(
+      img,
+      [&](opj_cparameters_t& p) {
+        p.tcp_rates[0] = lossy ? 24.0f : 0.0f;
+        p.irreversible = lossy;
+      },
+      {}, omp_get_max_threads());
 }
 
 bool openjpeg_decode(const std::vector<uint8_t>& bytes, int threads) {

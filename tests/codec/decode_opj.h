@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "gj2k/image.h"
@@ -21,9 +22,11 @@ namespace gj2k::test::opj {
 inline void quiet(const char*, void*) {}
 
 // Encodes `image` as a raw codestream (J2K) with `adjust` applied to opj's default parameters.
+// threads > 0: OpenJPEG's encoder threads (the codestream does not depend on them).
 inline std::vector<uint8_t> encode(const Image& image,
                                    const std::function<void(opj_cparameters_t&)>& adjust,
-                                   const std::vector<const char*>& extra_options = {}) {
+                                   const std::vector<const char*>& extra_options = {},
+                                   int threads = 0) {
   opj_cparameters_t p;
   opj_set_default_encoder_parameters(&p);
   p.tcp_numlayers = 1;
@@ -56,6 +59,7 @@ inline std::vector<uint8_t> encode(const Image& image,
   opj_codec_t* codec = opj_create_compress(OPJ_CODEC_J2K);
   opj_set_error_handler(codec, quiet, nullptr);
   opj_set_warning_handler(codec, quiet, nullptr);
+  if (threads > 0) opj_codec_set_threads(codec, threads);
   Buffer out;
   opj_stream_t* s = make_stream(out, false);
   std::vector<const char*> extra = extra_options;  // e.g. "PLT=YES", "TLM=YES"
@@ -77,13 +81,22 @@ struct DecodeOptions {
   std::optional<uint32_t> tile;
 };
 
-// Decodes a raw codestream with OpenJPEG; nullopt when OpenJPEG refuses it.
-inline std::optional<Image> decode(const std::vector<uint8_t>& bytes, const DecodeOptions& o = {}) {
+// Decodes a codestream (or a JP2 file, by its signature) with OpenJPEG; nullopt when OpenJPEG
+// refuses it, with its error messages in *error when given ("OpenJPEG failed without a
+// message" when it gave none).
+inline std::optional<Image> decode(const std::vector<uint8_t>& bytes, const DecodeOptions& o = {},
+                                   std::string* error = nullptr) {
+  const bool jp2 = bytes.size() > 12 && bytes[4] == 'j' && bytes[5] == 'P';
   Buffer in{bytes, 0};
   opj_stream_t* s = make_stream(in, true);
-  opj_codec_t* codec = opj_create_decompress(OPJ_CODEC_J2K);
-  opj_set_error_handler(codec, quiet, nullptr);
+  opj_codec_t* codec = opj_create_decompress(jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K);
+  auto append = [](const char* msg, void* user) { *static_cast<std::string*>(user) += msg; };
+  if (error)
+    opj_set_error_handler(codec, append, error);
+  else
+    opj_set_error_handler(codec, quiet, nullptr);
   opj_set_warning_handler(codec, quiet, nullptr);
+  opj_set_info_handler(codec, quiet, nullptr);
   opj_dparameters_t p;
   opj_set_default_decoder_parameters(&p);
   p.cp_reduce = o.reduce;
@@ -111,13 +124,15 @@ inline std::optional<Image> decode(const std::vector<uint8_t>& bytes, const Deco
       comp.dx = oc.dx;
       comp.dy = oc.dy;
       comp.precision = oc.prec;
-      comp.is_signed = oc.sgnd;
+      comp.is_signed = oc.sgnd != 0;
       comp.width = oc.w;
       comp.height = oc.h;
       comp.samples.assign(oc.data, oc.data + size_t{oc.w} * oc.h);
       image.components.push_back(std::move(comp));
     }
     out = std::move(image);
+  } else if (error && error->empty()) {
+    *error = "OpenJPEG failed without a message";
   }
   if (im) opj_image_destroy(im);
   opj_stream_destroy(s);

@@ -17,61 +17,16 @@
 #ifdef GJ2K_HAVE_OPENJPEG
 #include <openjpeg.h>
 
-#include "tests/common/opj_memory.h"
+#include "tests/codec/decode_opj.h"
 #endif
 
 namespace gj2k::test {
 
 #ifdef GJ2K_HAVE_OPENJPEG
-namespace opj_detail {
-inline void on_message(const char* msg, void* user) {
-  *static_cast<std::string*>(user) += msg;
-}
-}  // namespace opj_detail
-
-// Decodes a codestream (or JP2 file when it starts with the JP2 signature) with libopenjp2.
-// Returns nullopt and sets `error` when OpenJPEG refuses it.
+// Decodes a codestream (or JP2 file) with libopenjp2. Returns nullopt and sets `error` when
+// OpenJPEG refuses it.
 inline std::optional<Image> opj_decode(const std::vector<uint8_t>& bytes, std::string& error) {
-  using namespace opj_detail;
-  const bool jp2 = bytes.size() > 12 && bytes[4] == 'j' && bytes[5] == 'P';
-  opj::Buffer ms{bytes};
-  opj_stream_t* stream = opj::make_stream(ms, true);
-  opj_codec_t* codec = opj_create_decompress(jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K);
-  std::string ignored;
-  opj_set_error_handler(codec, on_message, &error);
-  opj_set_warning_handler(codec, on_message, &ignored);
-  opj_set_info_handler(codec, on_message, &ignored);
-  opj_dparameters_t params;
-  opj_set_default_decoder_parameters(&params);
-  opj_image_t* img = nullptr;
-  std::optional<Image> out;
-  if (opj_setup_decoder(codec, &params) && opj_read_header(stream, codec, &img) &&
-      opj_decode(codec, stream, img) && opj_end_decompress(codec, stream)) {
-    Image im;
-    im.x0 = img->x0;
-    im.y0 = img->y0;
-    im.x1 = img->x1;
-    im.y1 = img->y1;
-    for (OPJ_UINT32 c = 0; c < img->numcomps; ++c) {
-      const opj_image_comp_t& oc = img->comps[c];
-      Component comp;
-      comp.dx = oc.dx;
-      comp.dy = oc.dy;
-      comp.precision = oc.prec;
-      comp.is_signed = oc.sgnd != 0;
-      comp.width = oc.w;
-      comp.height = oc.h;
-      comp.samples.assign(oc.data, oc.data + size_t{oc.w} * oc.h);
-      im.components.push_back(std::move(comp));
-    }
-    out = std::move(im);
-  } else if (error.empty()) {
-    error = "OpenJPEG failed without a message";
-  }
-  if (img) opj_image_destroy(img);
-  opj_destroy_codec(codec);
-  opj_stream_destroy(stream);
-  return out;
+  return opj::decode(bytes, {}, &error);
 }
 #endif
 
