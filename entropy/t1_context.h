@@ -3,6 +3,7 @@
 // refinement Table D.4).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -47,6 +48,23 @@ inline constexpr uint32_t kOwnSig = 0x2490;           // sig_bit(r, 0), r = 0..3
 inline constexpr uint32_t kVisitAll = 0xFu << 24;     // visit_bit(r), r = 0..3
 inline constexpr uint32_t kWindowSelf = 0x10;         // the sample in a row window
 inline constexpr uint32_t kWindowNeighbours = 0x1EF;  // its 8 neighbours
+
+// Runs pass(coder, contexts) on local copies of `coder` and, with kContexts, of the contexts
+// `ctx`, written back afterwards: the pass loops then keep them in registers (stores to the
+// state array could otherwise alias them). Raw (bypass) coders use no contexts.
+template <bool kContexts, class Coder, class Pass>
+GJ2K_ALWAYS_INLINE void with_local_coder(Coder& coder, uint8_t* ctx, const Pass& pass) {
+  Coder c = coder;
+  if constexpr (kContexts) {
+    uint8_t cx[kNumContexts];
+    std::copy_n(ctx, kNumContexts, cx);
+    pass(c, cx);
+    std::copy_n(cx, kNumContexts, ctx);
+  } else {
+    pass(c, ctx);
+  }
+  coder = c;
+}
 
 // Row r's 3x3 window (bit 4 the sample, bits 0..8 row-major).
 GJ2K_ALWAYS_INLINE uint32_t window(uint32_t word, int r) {

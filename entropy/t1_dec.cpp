@@ -55,24 +55,16 @@ struct Decoder {
     v[r] = first;
   }
 
-  // The coder and contexts are copied to locals for each pass so that they stay in registers
-  // (stores to the state array and to contexts could otherwise alias them).
+  // Each pass runs on local copies of the coder and contexts (with_local_coder, t1_context.h).
 
   // Significance propagation pass (D.3.1); raw in bypass mode (D.6).
   template <bool kRaw>
   GJ2K_NOINLINE void spp(uint32_t p) {
-    if constexpr (kRaw) {
-      RawDecoder c = raw;
-      spp_impl<true>(c, ctx, p);
-      raw = c;
-    } else {
-      MqDecoder c = mq;
-      uint8_t cx[kNumContexts];
-      std::copy_n(ctx, kNumContexts, cx);
-      spp_impl<false>(c, cx, p);
-      mq = c;
-      std::copy_n(cx, kNumContexts, ctx);
-    }
+    const auto pass = [&](auto& c, uint8_t* cx) { spp_impl<kRaw>(c, cx, p); };
+    if constexpr (kRaw)
+      with_local_coder<false>(raw, ctx, pass);
+    else
+      with_local_coder<true>(mq, ctx, pass);
   }
   template <bool kRaw, typename Coder>
   GJ2K_ALWAYS_INLINE void spp_row(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
@@ -120,18 +112,11 @@ struct Decoder {
   // Magnitude refinement pass (D.3.3); raw in bypass mode.
   template <bool kRaw>
   GJ2K_NOINLINE void mrp(uint32_t p) {
-    if constexpr (kRaw) {
-      RawDecoder c = raw;
-      mrp_impl<true>(c, ctx, p);
-      raw = c;
-    } else {
-      MqDecoder c = mq;
-      uint8_t cx[kNumContexts];
-      std::copy_n(ctx, kNumContexts, cx);
-      mrp_impl<false>(c, cx, p);
-      mq = c;
-      std::copy_n(cx, kNumContexts, ctx);
-    }
+    const auto pass = [&](auto& c, uint8_t* cx) { mrp_impl<kRaw>(c, cx, p); };
+    if constexpr (kRaw)
+      with_local_coder<false>(raw, ctx, pass);
+    else
+      with_local_coder<true>(mq, ctx, pass);
   }
   // out' = out - 2^(p+1) (bit 0) or out (bit 1), plus the new midpoint 2^p when p > 0.
   template <bool kRaw, typename Coder>
@@ -185,53 +170,50 @@ struct Decoder {
   }
   GJ2K_NOINLINE void cup(uint32_t p) {
     const uint32_t first = first_value(p);
-    MqDecoder c = mq;
-    uint8_t cx[kNumContexts];
-    std::copy_n(ctx, kNumContexts, cx);
-    for (size_t s = 0; s < stripes; ++s) {
-      const uint32_t nr = rows(s);
-      uint32_t* f = col(s);
-      uint32_t* v = &val[s * w * 4];
-      if (nr == 4) {
-        for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
-          uint32_t word = *f;
-          if ((word & (kSigAll | kVisitAll)) == 0) {
-            // Run-length mode: four insignificant samples with insignificant neighbourhoods.
-            if (!c.decode(cx[kCtxRl])) continue;
-            uint32_t r = c.decode(cx[kCtxUni]) << 1;
-            r |= c.decode(cx[kCtxUni]);
-            decode_sign<false>(c, cx, f, word, int(r), v, first);
-            switch (r) {
-              case 0:
-                cup_row(c, cx, f, word, 1, v, first);
-                [[fallthrough]];
-              case 1:
-                cup_row(c, cx, f, word, 2, v, first);
-                [[fallthrough]];
-              case 2:
-                cup_row(c, cx, f, word, 3, v, first);
-                break;
-              default:
-                break;
+    with_local_coder<true>(mq, ctx, [&](MqDecoder& c, uint8_t* cx) {
+      for (size_t s = 0; s < stripes; ++s) {
+        const uint32_t nr = rows(s);
+        uint32_t* f = col(s);
+        uint32_t* v = &val[s * w * 4];
+        if (nr == 4) {
+          for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
+            uint32_t word = *f;
+            if ((word & (kSigAll | kVisitAll)) == 0) {
+              // Run-length mode: four insignificant samples with insignificant neighbourhoods.
+              if (!c.decode(cx[kCtxRl])) continue;
+              uint32_t r = c.decode(cx[kCtxUni]) << 1;
+              r |= c.decode(cx[kCtxUni]);
+              decode_sign<false>(c, cx, f, word, int(r), v, first);
+              switch (r) {
+                case 0:
+                  cup_row(c, cx, f, word, 1, v, first);
+                  [[fallthrough]];
+                case 1:
+                  cup_row(c, cx, f, word, 2, v, first);
+                  [[fallthrough]];
+                case 2:
+                  cup_row(c, cx, f, word, 3, v, first);
+                  break;
+                default:
+                  break;
+              }
+            } else {
+              cup_row(c, cx, f, word, 0, v, first);
+              cup_row(c, cx, f, word, 1, v, first);
+              cup_row(c, cx, f, word, 2, v, first);
+              cup_row(c, cx, f, word, 3, v, first);
             }
-          } else {
-            cup_row(c, cx, f, word, 0, v, first);
-            cup_row(c, cx, f, word, 1, v, first);
-            cup_row(c, cx, f, word, 2, v, first);
-            cup_row(c, cx, f, word, 3, v, first);
+            *f = word & ~kVisitAll;
           }
-          *f = word & ~kVisitAll;
-        }
-      } else {
-        for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
-          uint32_t word = *f;
-          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), v, first);
-          *f = word & ~kVisitAll;
+        } else {
+          for (uint32_t* const fe = f + w; f != fe; ++f, v += 4) {
+            uint32_t word = *f;
+            for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), v, first);
+            *f = word & ~kVisitAll;
+          }
         }
       }
-    }
-    mq = c;
-    std::copy_n(cx, kNumContexts, ctx);
+    });
   }
 };
 

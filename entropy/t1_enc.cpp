@@ -115,23 +115,15 @@ struct Encoder {
     return pl.sig_base + 4 * int64_t{m & pl.low};
   }
 
-  // Significance propagation pass (D.3.1); raw in bypass mode (D.6).
-  // The coder and contexts are copied to locals for each pass so that they stay in registers
-  // (stores to the state array and to contexts could otherwise alias them).
+  // Significance propagation pass (D.3.1); raw in bypass mode (D.6). Each pass runs on local
+  // copies of the coder and contexts (with_local_coder, t1_context.h).
   template <bool kRaw>
   GJ2K_NOINLINE void spp(uint32_t p) {
-    if constexpr (kRaw) {
-      RawEncoder c = raw;
-      spp_impl<true>(c, ctx, p);
-      raw = c;
-    } else {
-      MqEncoder c = mq;
-      uint8_t cx[kNumContexts];
-      std::copy_n(ctx, kNumContexts, cx);
-      spp_impl<false>(c, cx, p);
-      mq = c;
-      std::copy_n(cx, kNumContexts, ctx);
-    }
+    const auto pass = [&](auto& c, uint8_t* cx) { spp_impl<kRaw>(c, cx, p); };
+    if constexpr (kRaw)
+      with_local_coder<false>(raw, ctx, pass);
+    else
+      with_local_coder<true>(mq, ctx, pass);
   }
   template <bool kRaw, typename Coder>
   GJ2K_ALWAYS_INLINE void spp_row(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
@@ -181,18 +173,11 @@ struct Encoder {
   // Magnitude refinement pass (D.3.3); raw in bypass mode.
   template <bool kRaw>
   GJ2K_NOINLINE void mrp(uint32_t p) {
-    if constexpr (kRaw) {
-      RawEncoder c = raw;
-      mrp_impl<true>(c, ctx, p);
-      raw = c;
-    } else {
-      MqEncoder c = mq;
-      uint8_t cx[kNumContexts];
-      std::copy_n(ctx, kNumContexts, cx);
-      mrp_impl<false>(c, cx, p);
-      mq = c;
-      std::copy_n(cx, kNumContexts, ctx);
-    }
+    const auto pass = [&](auto& c, uint8_t* cx) { mrp_impl<kRaw>(c, cx, p); };
+    if constexpr (kRaw)
+      with_local_coder<false>(raw, ctx, pass);
+    else
+      with_local_coder<true>(mq, ctx, pass);
   }
   template <bool kRaw, typename Coder>
   GJ2K_ALWAYS_INLINE void mrp_row(Coder& c, uint8_t* cx, uint32_t& word, int r, const uint32_t* m,
@@ -247,60 +232,57 @@ struct Encoder {
     if (bit) d += code_sign<false>(c, cx, f, word, r, m[r], pl);
   }
   GJ2K_NOINLINE void cup(uint32_t p) {
-    MqEncoder c = mq;
-    uint8_t cx[kNumContexts];
-    std::copy_n(ctx, kNumContexts, cx);
-    const Plane pl(p);
-    int64_t d = 0;
-    for (size_t s = 0; s < stripes; ++s) {
-      const uint32_t nr = rows(s);
-      uint32_t* f = col(s);
-      const uint32_t* m = &mag[s * w * 4];
-      if (nr == 4) {
-        for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
-          uint32_t word = *f;
-          if ((word & (kSigAll | kVisitAll)) == 0) {
-            // Run-length mode: four insignificant samples with insignificant neighbourhoods.
-            const uint32_t bits = ((m[0] & pl.bit) != 0) | (((m[1] & pl.bit) != 0) << 1) |
-                                  (((m[2] & pl.bit) != 0) << 2) | (((m[3] & pl.bit) != 0) << 3);
-            c.encode(cx[kCtxRl], bits != 0);
-            if (bits == 0) continue;
-            const uint32_t r = static_cast<uint32_t>(std::countr_zero(bits));
-            c.encode(cx[kCtxUni], r >> 1);
-            c.encode(cx[kCtxUni], r & 1);
-            d += code_sign<false>(c, cx, f, word, int(r), m[r], pl);
-            switch (r) {
-              case 0:
-                cup_row(c, cx, f, word, 1, m, pl, d);
-                [[fallthrough]];
-              case 1:
-                cup_row(c, cx, f, word, 2, m, pl, d);
-                [[fallthrough]];
-              case 2:
-                cup_row(c, cx, f, word, 3, m, pl, d);
-                break;
-              default:
-                break;
+    with_local_coder<true>(mq, ctx, [&](MqEncoder& c, uint8_t* cx) {
+      const Plane pl(p);
+      int64_t d = 0;
+      for (size_t s = 0; s < stripes; ++s) {
+        const uint32_t nr = rows(s);
+        uint32_t* f = col(s);
+        const uint32_t* m = &mag[s * w * 4];
+        if (nr == 4) {
+          for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
+            uint32_t word = *f;
+            if ((word & (kSigAll | kVisitAll)) == 0) {
+              // Run-length mode: four insignificant samples with insignificant neighbourhoods.
+              const uint32_t bits = ((m[0] & pl.bit) != 0) | (((m[1] & pl.bit) != 0) << 1) |
+                                    (((m[2] & pl.bit) != 0) << 2) | (((m[3] & pl.bit) != 0) << 3);
+              c.encode(cx[kCtxRl], bits != 0);
+              if (bits == 0) continue;
+              const uint32_t r = static_cast<uint32_t>(std::countr_zero(bits));
+              c.encode(cx[kCtxUni], r >> 1);
+              c.encode(cx[kCtxUni], r & 1);
+              d += code_sign<false>(c, cx, f, word, int(r), m[r], pl);
+              switch (r) {
+                case 0:
+                  cup_row(c, cx, f, word, 1, m, pl, d);
+                  [[fallthrough]];
+                case 1:
+                  cup_row(c, cx, f, word, 2, m, pl, d);
+                  [[fallthrough]];
+                case 2:
+                  cup_row(c, cx, f, word, 3, m, pl, d);
+                  break;
+                default:
+                  break;
+              }
+            } else {
+              cup_row(c, cx, f, word, 0, m, pl, d);
+              cup_row(c, cx, f, word, 1, m, pl, d);
+              cup_row(c, cx, f, word, 2, m, pl, d);
+              cup_row(c, cx, f, word, 3, m, pl, d);
             }
-          } else {
-            cup_row(c, cx, f, word, 0, m, pl, d);
-            cup_row(c, cx, f, word, 1, m, pl, d);
-            cup_row(c, cx, f, word, 2, m, pl, d);
-            cup_row(c, cx, f, word, 3, m, pl, d);
+            *f = word & ~kVisitAll;
           }
-          *f = word & ~kVisitAll;
-        }
-      } else {
-        for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
-          uint32_t word = *f;
-          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), m, pl, d);
-          *f = word & ~kVisitAll;
+        } else {
+          for (uint32_t* const fe = f + w; f != fe; ++f, m += 4) {
+            uint32_t word = *f;
+            for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), m, pl, d);
+            *f = word & ~kVisitAll;
+          }
         }
       }
-    }
-    dist += pl.sig_scale * static_cast<double>(d);
-    mq = c;
-    std::copy_n(cx, kNumContexts, ctx);
+      dist += pl.sig_scale * static_cast<double>(d);
+    });
   }
 };
 
