@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "codec/encoder_gpu.h"
 #include "codec/encoder_internal.h"
 #include "codec/jp2/boxes.h"
 #include "codec/markers/codestream.h"
@@ -221,9 +222,10 @@ std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& 
     }
     if (failure) std::rethrow_exception(failure);
   } else {
+    codec::GpuLookAhead ahead;  // the GPU transforms tile t + 1 while Tier-1 codes tile t
     for (uint32_t t = 0; t < ntiles; ++t) {
       if (params.progress) params.progress("transform + tier-1", double(t) / ntiles);
-      tiles[t] = codec::encode_tile(image, setup, params, t);
+      tiles[t] = codec::encode_tile(image, setup, params, t, setup.gpu ? &ahead : nullptr);
     }
   }
   if (params.progress) params.progress("transform + tier-1", 1.0);

@@ -12,12 +12,11 @@
 // stream, pinned staging and device buffers; transform/cuda/resource_pool.h); each call takes
 // one for the tile and gives it back, so tiles transformed from several threads at once (the
 // encoder's parallel tile loop) use separate streams and overlap their transfers and kernels.
-// A call made outside a parallel region (the serial tile loop: one tile at a time, threads
-// inside the tile) also stages tile t + 1 and enqueues its transform on a second transformer
-// before it waits for tile t, so the next tile's transfers and kernels run while Tier-1 codes
-// this one; the call for t + 1 of the same image and setup on the same thread adopts it, any
-// other call gives it back unused. So the image must not change between the calls of one
-// encode. The pool keeps its buffers (sized by the largest tile seen) until the process ends.
+// A call given the serial tile loop's GpuLookAhead (one tile at a time, threads inside the
+// tile) also stages tile t + 1 and enqueues its transform on a second transformer before it
+// waits for tile t, so the next tile's transfers and kernels run while Tier-1 codes this one;
+// the loop's call for t + 1 adopts it, a call for another tile gives it back unused. The pool
+// keeps its buffers (sized by the largest tile seen) until the process ends.
 // Samples go up narrow (1 or 2 bytes) when every component fits and all share their
 // signedness.
 //
@@ -35,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "codec/encoder_internal.h"
 #include "gj2k/error.h"
@@ -42,10 +42,28 @@
 namespace gj2k::codec {
 
 #if defined(GJ2K_HAVE_CUDA)
-TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup, uint32_t t);
+// What a serial tile loop keeps between its transform_tile_gpu calls: the next tile's transform,
+// enqueued while Tier-1 codes the current tile (double buffering on two transformers). One per
+// loop over one image and setup; a call for another tile than the one ahead gives it back
+// unused, and so does the destructor.
+class GpuLookAhead {
+ public:
+  GpuLookAhead();
+  ~GpuLookAhead();
+  GpuLookAhead(const GpuLookAhead&) = delete;
+  GpuLookAhead& operator=(const GpuLookAhead&) = delete;
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+// ahead: the serial loop's look-ahead (null: none, as in the parallel tile loop).
+TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup, uint32_t t,
+                                    GpuLookAhead* ahead = nullptr);
 #else
+class GpuLookAhead {};
 // Built without CUDA: never chosen (resolve_device gives kCpu), and refuses if called.
-inline TileCoefficients transform_tile_gpu(const Image&, const EncodeSetup&, uint32_t) {
+inline TileCoefficients transform_tile_gpu(const Image&, const EncodeSetup&, uint32_t,
+                                           GpuLookAhead* = nullptr) {
   throw Error(ErrorCode::kDevice, "transform_tile_gpu: gj2k was built without CUDA");
 }
 #endif

@@ -92,9 +92,11 @@ TileCoefficients transform_tile_cpu(const Image& image, const EncodeSetup& setup
 TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeSetup& setup,
                      const EncodeParams& params, uint32_t t);
 
-// transform_tile_cpu then code_tile.
+// transform_tile_cpu (or transform_tile_gpu with setup.gpu, and the serial loop's look-ahead,
+// encoder_gpu.h) then code_tile.
+class GpuLookAhead;
 TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
-                       uint32_t t);
+                       uint32_t t, GpuLookAhead* ahead = nullptr);
 
 // The exact squared error (summed over every sample of every component) of the image a decoder
 // reconstructs from the passes of layers 0..layer (layer_passes[layer]); codec/encoder_measure.cpp.

@@ -288,9 +288,9 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
 }
 
 TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
-                       uint32_t t) {
+                       uint32_t t, GpuLookAhead* ahead) {
   TileCoefficients coeffs =
-      setup.gpu ? transform_tile_gpu(image, setup, t) : transform_tile_cpu(image, setup, t);
+      setup.gpu ? transform_tile_gpu(image, setup, t, ahead) : transform_tile_cpu(image, setup, t);
   return code_tile(coeffs, image, setup, params, t);
 }
 

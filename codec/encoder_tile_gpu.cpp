@@ -117,38 +117,28 @@ void enqueue(const Image& image, const TileSpec& spec, TileTransformer& tt) {
 // is about 50 ms of the 230 ms for 10240 x 6400 RGB). A free one in the pool is always used.
 constexpr uint32_t kTilesToRepayPinning = 8;
 
-// The next tile of a serial tile loop, enqueued ahead by the call for the tile before it, on
-// the calling thread. Keyed by the image (object and sample buffer), the setup and the tile
-// index (never 0, where every serial loop starts); a mismatch (another encode, tiles out of
-// order) gives it back unused. Its transformer goes back to the pool then, or when the thread
-// ends; the next user waits for work still in flight (TileTransformer::input_raw).
-struct Ahead {
-  const Image* image = nullptr;
-  const int32_t* samples = nullptr;
-  const EncodeSetup* setup = nullptr;
-  uint32_t t = 0;
-  std::unique_ptr<TileTransformer> tt;
-  ~Ahead() { drop(); }
-  static const int32_t* samples_of(const Image& image) {
-    return image.components.empty() ? nullptr : image.components[0].samples.data();
-  }
-  bool holds(const Image& im, const EncodeSetup& s, uint32_t tile) const {
-    return tt && image == &im && samples == samples_of(im) && setup == &s && t == tile;
-  }
-  void drop() {
-    if (tt) pool().give(std::move(tt));
-  }
-};
-thread_local Ahead ahead;
-
 }  // namespace
 
-TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup, uint32_t t) {
-  // This tile's transform: enqueued by the previous call, or now.
-  const bool serial = !omp_in_parallel();
+struct GpuLookAhead::Impl {
+  uint32_t t = 0;  // the tile enqueued ahead (never 0, where every loop starts)
+  std::unique_ptr<TileTransformer> tt;
+  ~Impl() { drop(); }
+  void drop() {
+    if (tt) pool().give(std::move(tt));  // the next user waits for work still in flight
+  }
+};
+GpuLookAhead::GpuLookAhead() : impl(std::make_unique<Impl>()) {}
+GpuLookAhead::~GpuLookAhead() = default;
+
+TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup, uint32_t t,
+                                    GpuLookAhead* ahead) {
+  // This tile's transform: enqueued by the previous call of the loop, or now.
   std::unique_ptr<TileTransformer> adopted;
-  if (serial && ahead.holds(image, setup, t)) adopted = std::move(ahead.tt);
-  ahead.drop();
+  if (ahead) {
+    GpuLookAhead::Impl& a = *ahead->impl;
+    if (a.tt && a.t == t) adopted = std::move(a.tt);
+    a.drop();
+  }
   TileSpec spec;
   if (!make_spec(image, setup, t, spec)) return transform_tile_cpu(image, setup, t);
   const bool enqueued = adopted != nullptr;
@@ -156,11 +146,11 @@ TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup
   TileTransformer& tt = *lease;
   if (!enqueued) enqueue(image, spec, tt);
 
-  // A serial tile loop (not inside a parallel region: one tile at a time, threads inside the
-  // tile) enqueues the next tile now, so that its transfers and kernels run while Tier-1 codes
-  // this one (two transformers, double buffering). Failing that, its own call does it.
+  // A serial tile loop (one tile at a time, threads inside the tile) enqueues the next tile
+  // now, so that its transfers and kernels run while Tier-1 codes this one. Failing that, its
+  // own call does it.
   const uint32_t tiles = num_tiles(setup.main.siz);
-  if (serial && t + 1 < tiles) {
+  if (ahead && t + 1 < tiles) {
     try {
       TileSpec next;
       if (make_spec(image, setup, t + 1, next)) {
@@ -169,11 +159,8 @@ TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup
         if (spare) {
           transform::cuda::Lease<TileTransformer> next_lease(pool(), std::move(spare));
           enqueue(image, next, *next_lease);
-          ahead.image = &image;
-          ahead.samples = Ahead::samples_of(image);
-          ahead.setup = &setup;
-          ahead.t = t + 1;
-          ahead.tt = next_lease.release();
+          ahead->impl->t = t + 1;
+          ahead->impl->tt = next_lease.release();
         }
       }
     } catch (const Error&) {

@@ -1,7 +1,8 @@
 // The encoder's GPU transform stage when tiles run serially: transform_tile_gpu enqueues the
-// next tile ahead (codec/encoder_gpu.h). Results must not depend on it: tiles in order, out of
-// order, repeated, two images interleaved, tiles whose tile-components are empty (the CPU
-// stage) between GPU ones, and whole serial multi-tile encodes byte-identical to the CPU's.
+// next tile ahead in the loop's GpuLookAhead (codec/encoder_gpu.h). Results must not depend on
+// it: tiles in order, out of order, repeated, two loops (two images) interleaved, tiles whose
+// tile-components are empty (the CPU stage) between GPU ones, and whole serial multi-tile
+// encodes byte-identical to the CPU's.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -28,9 +29,10 @@ Prepared prepare(Image im, const EncodeParams& p) {
   return {std::move(im), std::move(setup)};
 }
 
-void expect_same_as_cpu(const Prepared& k, uint32_t t, const std::string& what) {
+void expect_same_as_cpu(const Prepared& k, uint32_t t, const std::string& what,
+                        codec::GpuLookAhead* ahead = nullptr) {
   const codec::TileCoefficients cpu = codec::transform_tile_cpu(k.image, k.setup, t);
-  const codec::TileCoefficients gpu = codec::transform_tile_gpu(k.image, k.setup, t);
+  const codec::TileCoefficients gpu = codec::transform_tile_gpu(k.image, k.setup, t, ahead);
   EXPECT_EQ(cpu.rects, gpu.rects) << what << ", tile " << t;
   EXPECT_TRUE(cpu.data == gpu.data) << what << ", tile " << t;
 }
@@ -49,11 +51,14 @@ TEST(GpuEncodeAhead, TileOrderDoesNotMatter) {
   const Prepared b = prepare(test::random_image(101, 77, 3, 8, false, seed + 1, 5, 3), p);
   const uint32_t n = codec::num_tiles(a.setup.main.siz);
   ASSERT_GE(n, 9u);
-  for (uint32_t t = 0; t < n; ++t) expect_same_as_cpu(a, t, "in order");
-  for (uint32_t t : {5u, 2u, 3u, 3u, 4u, 8u, 0u, 1u, 2u}) expect_same_as_cpu(a, t, "out of order");
-  for (uint32_t t = 0; t < n; ++t) {  // interleaved: each call finds the other's tile ahead
-    expect_same_as_cpu(a, t, "image a interleaved");
-    expect_same_as_cpu(b, t, "image b interleaved");
+  codec::GpuLookAhead ahead;
+  for (uint32_t t = 0; t < n; ++t) expect_same_as_cpu(a, t, "in order", &ahead);
+  for (uint32_t t : {5u, 2u, 3u, 3u, 4u, 8u, 0u, 1u, 2u})
+    expect_same_as_cpu(a, t, "out of order", &ahead);
+  codec::GpuLookAhead ahead_a, ahead_b;
+  for (uint32_t t = 0; t < n; ++t) {  // interleaved: two loops, each with its look-ahead
+    expect_same_as_cpu(a, t, "image a interleaved", &ahead_a);
+    expect_same_as_cpu(b, t, "image b interleaved", &ahead_b);
   }
 }
 
