@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -30,6 +31,7 @@
 #include "transform/cuda/cuda_check.h"
 #include "transform/cuda/cuda_memory.h"
 #include "transform/cuda/dwt_cuda.h"
+#include "transform/cuda/staging_ring.h"
 #include "transform/cuda/tile_transformer.h"
 #endif
 #include "transform/mct.h"
@@ -77,7 +79,7 @@ struct Row {
   double ms = 0, gsps = 0, gbps = 0, pct = 0, mem_x = 0, cpu_ratio = 0;
 };
 std::vector<Row> g_rows;
-std::map<std::string, double> g_cpu_ms;  // "53f/8192" -> ms
+std::map<std::string, double> g_cpu_ms;   // "53f/8192" -> ms
 [[maybe_unused]] double g_copy_gbps = 0;  // set by the GPU benchmarks only
 
 std::string key(bool is97, bool fwd, uint32_t n) {
@@ -235,7 +237,7 @@ void measure_cpu(uint32_t n) {
 }
 
 // ---- transform stage of the codec: 10240 x 6400 RGB, 8 bits --------------------------------
-// Encoder side: samples in pageable host memory -> (pinned staging) -> DC shift + RCT/ICT ->
+// Encoder side: samples in pageable host memory -> (pinned staging ring) -> DC shift + RCT/ICT ->
 // 5-level DWT -> quantization (9/7) -> coefficients back in host memory. GPU through
 // TileTransformer (whole image as one tile, and 1024 x 1024 tiles through 3 overlapping
 // slots); CPU through the same functions of transform/ with dwt_ops(kCpu) on all cores.
@@ -302,9 +304,9 @@ void cpu_stage(const std::vector<std::vector<int32_t>>& img, uint32_t w, uint32_
 }
 
 #if defined(GJ2K_HAVE_CUDA)
-// bytes = 4: the int32 planes of gj2k::Image; 1: 8-bit planes uploaded narrow. The staging copy
-// into pinned memory runs on all cores; results stay in the pinned output buffers, where
-// Tier-1 would read them.
+// bytes = 4: the int32 planes of gj2k::Image; 1: 8-bit planes uploaded narrow. The staging
+// copies run on all cores; results come back through the slot's staging ring into pageable
+// host planes, where Tier-1 would read them (as codec/encoder_tile_gpu.cpp does).
 void gpu_stage(const std::vector<std::vector<int32_t>>& img,
                const std::vector<std::vector<uint8_t>>& img8, uint32_t w, uint32_t h, bool rev,
                uint32_t tile, int slots, int bytes) {
@@ -312,11 +314,18 @@ void gpu_stage(const std::vector<std::vector<int32_t>>& img,
   const std::vector<float> deltas = steps_97(kLevels);
   std::vector<double> t;
   int64_t checksum = 0;
+  // Host planes for each slot's results, as large as a tile (touched once, before timing).
+  const size_t tile_samples = size_t{std::min(w, tile)} * std::min(h, tile);
+  std::vector<std::vector<std::vector<int32_t>>> results(
+      slots, std::vector<std::vector<int32_t>>(3, std::vector<int32_t>(tile_samples)));
   for (int it = 0; it < 3; ++it) {
     const double t0 = now_ms();
     std::vector<int> pending;
     auto collect = [&](int slot) {
-      for (int c = 0; c < 3; ++c) checksum += tt.output(slot, c)[0];
+      for (int c = 0; c < 3; ++c) {
+        tt.output(slot, c, results[slot][c].data());
+        checksum += results[slot][c][0];
+      }
     };
     int k = 0;
     for (uint32_t ty = 0; ty < h; ty += tile) {
@@ -395,6 +404,65 @@ void codec_stage() {
     std::printf("%-52s %9.1f %10.0f\n", r.name.c_str(), r.ms, double(w) * h / (r.ms * 1e3));
 }
 
+#if defined(GJ2K_HAVE_CUDA)
+// Host staging of the codec's transfers (transform/cuda/staging_ring.h): what pinning a buffer
+// the size of the data costs against the staging ring, and what each moves, for the int32
+// coefficients of 10240 x 6400 RGB (786 MB). Best of 3 for the transfers.
+void staging_table() {
+  const size_t n = size_t{10240} * 6400 * 3 * 4;
+  const int threads = static_cast<int>(std::thread::hardware_concurrency());
+  std::vector<char> host(n);  // pageable, touched
+  for (size_t i = 0; i < n; i += 4096) host[i] = static_cast<char>(i >> 12);
+  gc::DeviceBuffer dev(n);
+  gc::Stream s;
+  auto best = [](auto&& fn) {
+    double b = 1e30;
+    for (int i = 0; i < 3; ++i) {
+      const double t0 = now_ms();
+      fn();
+      b = std::min(b, now_ms() - t0);
+    }
+    return b;
+  };
+  auto once = [](auto&& fn) {
+    const double t0 = now_ms();
+    fn();
+    return now_ms() - t0;
+  };
+  std::printf("\nHost staging of 786 MB (10240 x 6400 RGB int32), ms\n");
+  void* pinned = nullptr;
+  const double t_pin = once([&] { GJ2K_CUDA_CHECK(cudaMallocHost(&pinned, n)); });
+  std::memset(pinned, 1, n);
+  const double pin_up = best([&] {
+    GJ2K_CUDA_CHECK(cudaMemcpyAsync(dev.get(), pinned, n, cudaMemcpyHostToDevice, s.get()));
+    s.synchronize();
+  });
+  const double pin_down = best([&] {
+    GJ2K_CUDA_CHECK(cudaMemcpyAsync(pinned, dev.get(), n, cudaMemcpyDeviceToHost, s.get()));
+    s.synchronize();
+  });
+  const double t_unpin = once([&] { GJ2K_CUDA_CHECK(cudaFreeHost(pinned)); });
+  const double page_up =
+      best([&] { GJ2K_CUDA_CHECK(cudaMemcpy(dev.get(), host.data(), n, cudaMemcpyHostToDevice)); });
+  const double page_down =
+      best([&] { GJ2K_CUDA_CHECK(cudaMemcpy(host.data(), dev.get(), n, cudaMemcpyDeviceToHost)); });
+  std::unique_ptr<gc::StagingRing> ring;
+  const double t_ring = once([&] { ring = std::make_unique<gc::StagingRing>(); });
+  const double ring_up = best([&] {
+    ring->upload(dev.get(), host.data(), n, s.get(), threads);
+    s.synchronize();
+  });
+  const double ring_down =
+      best([&] { ring->download(host.data(), dev.get(), n, s.get(), threads); });
+  std::printf("%-44s %9s %9s %9s %9s\n", "staging", "pin", "unpin", "up", "down");
+  std::printf("%-44s %9.1f %9.1f %9.1f %9.1f\n", "pinned buffer of 786 MB (cudaMallocHost)", t_pin,
+              t_unpin, pin_up, pin_down);
+  std::printf("%-44s %9s %9s %9.1f %9.1f\n", "pageable cudaMemcpy", "-", "-", page_up, page_down);
+  std::printf("%-44s %9.1f %9s %9.1f %9.1f\n", "StagingRing 4 x 8 MB (codec)", t_ring, "-", ring_up,
+              ring_down);
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -461,6 +529,9 @@ int main(int argc, char** argv) {
 #endif
   const char* codec_env = std::getenv("GJ2K_BENCH_CODEC");
   if (!(codec_env && std::string(codec_env) == "0")) codec_stage();
+#if defined(GJ2K_HAVE_CUDA)
+  staging_table();
+#endif
 #if defined(GJ2K_HAVE_CUDA)
   // Summary: the default variant (what the codec uses) and the fastest out-of-place one.
   std::printf(

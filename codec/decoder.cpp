@@ -167,9 +167,9 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   // The device: unless --device cpu, the GPU query, CUDA context and the tiles' buffers are
   // made on a background thread while the codestream is parsed and Tier-2 reads the tiles;
   // decode_tile asks for the answer (--device gpu without a GPU throws the reason there).
-  // --device auto: the device expected to finish first (transform::auto_choice), from the
-  // samples at the decoded resolution and the threads.
-  // A region counts by its own area: on the CPU only its windows are transformed.
+  // --device auto: the GPU when one is present, from transform::kGpuAutoMinSamples samples at
+  // the decoded resolution up (transform::auto_choice). A region counts by its own area: on
+  // the CPU only its windows are transformed.
   const uint32_t ax0 = p.region ? std::max(p.region->x0, main.siz.xosiz) : main.siz.xosiz;
   const uint32_t ay0 = p.region ? std::max(p.region->y0, main.siz.yosiz) : main.siz.yosiz;
   const uint32_t ax1 = p.region ? std::min(p.region->x1, main.siz.xsiz) : main.siz.xsiz;
@@ -180,11 +180,11 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
       samples +=
           (uint64_t{component_extent(ax0, ax1, sc.dx)} * component_extent(ay0, ay1, sc.dy)) >>
           (2 * std::min<uint32_t>(p.reduce, 31));
-  const transform::Device device = transform::auto_choice(
-      p.device == DecodeDevice::kGpu   ? transform::Device::kGpu
-      : p.device == DecodeDevice::kCpu ? transform::Device::kCpu
-                                       : transform::Device::kAuto,
-      samples, p.threads ? static_cast<int>(p.threads) : omp_get_max_threads());
+  const transform::Device device =
+      transform::auto_choice(p.device == DecodeDevice::kGpu   ? transform::Device::kGpu
+                             : p.device == DecodeDevice::kCpu ? transform::Device::kCpu
+                                                              : transform::Device::kAuto,
+                             samples);
   std::optional<codec::GpuDecodeWarmUp> warm_up;
   if (device != transform::Device::kCpu) warm_up.emplace(device == transform::Device::kGpu);
   codec::ReadOptions ro;

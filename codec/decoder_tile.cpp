@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
 #include "codec/decoder_gpu.h"
@@ -65,8 +66,8 @@ struct ComponentState {
   // the kept resolutions (zeros for code-blocks without data).
   Samples ints;  // reversible path: coefficients then samples
   std::vector<float, DefaultInitAllocator<float>> floats;  // irreversible path
-  int32_t* int_coeffs = nullptr;  // where Tier-1 puts the coefficients: ints, or the GPU's
-  float* float_coeffs = nullptr;  // pinned buffer (decoder_gpu.h)
+  int32_t* int_coeffs = nullptr;  // where Tier-1 puts the coefficients: ints.data() or
+  float* float_coeffs = nullptr;  // floats.data()
   // Region decoding on the CPU: only `window` (positions in out_rect) is returned, the inverse
   // DWT computes only what it needs (inverse*_window), and code-blocks without data far from
   // the region are not even zeroed (the windowed DWT never reads them).
@@ -530,49 +531,39 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   const bool tile_mct = mct && comps[0].decode && comps[0].out_rect == comps[1].out_rect &&
                         comps[0].out_rect == comps[2].out_rect;
   std::vector<TileComponentSamples> out(ncomp);
-  // Coefficient buffers, chosen now that Tier-2 has run (the GPU query may run until then):
-  // the CPU's, or the GPU tail's pinned ones (Tier-1 writes straight into them).
-  std::optional<GpuTileDecoder> gpu;
-  if (o.gpu && o.gpu->use()) {
-    std::vector<GpuComponent> gc(ncomp);
-    for (size_t c = 0; c < ncomp; ++c) {
-      const ComponentState& cs = comps[c];
-      gc[c] = {cs.out_rect, cs.kept_levels, cs.decode, c < o.components.size() && o.components[c],
-               cs.reversible()};
-      sample_range(cs, gc[c].offset, gc[c].lo, gc[c].hi);
+  // The tail's device (inverse DWT, MCT, DC shift, clipping): the GPU when the decode may use
+  // it (o.gpu) and one is there. Asked after Tier-1, so that the device query and CUDA
+  // start-up overlap it, except for region decodes: the CPU's windowed inverse DWT must know
+  // before Tier-1 which code-blocks it may leave unwritten, while the GPU's needs them all.
+  std::optional<bool> on_gpu;
+  if (!o.gpu)
+    on_gpu = false;
+  else if (o.region)
+    on_gpu = o.gpu->use();
+  for (auto& cs : comps) {
+    if (!cs.decode) continue;
+    if (cs.has_region && on_gpu == false) {
+      // The region on the decoded resolution's grid (B-14: ceil(x / 2^reduce)), as positions
+      // in out_rect; the caller keeps only those samples.
+      const int r = std::min(cs.levels - cs.kept_levels, 31);
+      auto down = [r](uint32_t v) {
+        return static_cast<uint32_t>((uint64_t{v} + (uint64_t{1} << r) - 1) >> r);
+      };
+      const Rect& o = cs.out_rect;
+      const uint32_t x0 = std::clamp(down(cs.region.x0), o.x0, o.x1);
+      const uint32_t x1 = std::clamp(down(cs.region.x1), x0, o.x1);
+      const uint32_t y0 = std::clamp(down(cs.region.y0), o.y0, o.y1);
+      const uint32_t y1 = std::clamp(down(cs.region.y1), y0, o.y1);
+      cs.windowed = true;
+      cs.window = {x0 - o.x0, y0 - o.y0, x1 - o.x0, y1 - o.y0};
     }
-    gpu.emplace(std::move(gc), tile_mct, o.threads);
-    for (size_t c = 0; c < ncomp; ++c)
-      if (comps[c].decode) {
-        comps[c].int_coeffs = gpu->ints(c);
-        comps[c].float_coeffs = gpu->floats(c);
-      }
-  } else {
-    for (auto& cs : comps) {
-      if (!cs.decode) continue;
-      if (cs.has_region) {
-        // The region on the decoded resolution's grid (B-14: ceil(x / 2^reduce)), as positions
-        // in out_rect; the caller keeps only those samples.
-        const int r = std::min(cs.levels - cs.kept_levels, 31);
-        auto down = [r](uint32_t v) {
-          return static_cast<uint32_t>((uint64_t{v} + (uint64_t{1} << r) - 1) >> r);
-        };
-        const Rect& o = cs.out_rect;
-        const uint32_t x0 = std::clamp(down(cs.region.x0), o.x0, o.x1);
-        const uint32_t x1 = std::clamp(down(cs.region.x1), x0, o.x1);
-        const uint32_t y0 = std::clamp(down(cs.region.y0), o.y0, o.y1);
-        const uint32_t y1 = std::clamp(down(cs.region.y1), y0, o.y1);
-        cs.windowed = true;
-        cs.window = {x0 - o.x0, y0 - o.y0, x1 - o.x0, y1 - o.y0};
-      }
-      const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
-      if (cs.reversible()) {  // no zero fill: decode_blocks writes every sample
-        cs.ints.resize(n);
-        cs.int_coeffs = cs.ints.data();
-      } else {
-        cs.floats.resize(n);
-        cs.float_coeffs = cs.floats.data();
-      }
+    const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
+    if (cs.reversible()) {  // no zero fill: decode_blocks writes every sample
+      cs.ints.resize(n);
+      cs.int_coeffs = cs.ints.data();
+    } else {
+      cs.floats.resize(n);
+      cs.float_coeffs = cs.floats.data();
     }
   }
   decode_blocks(comps, o, t);
@@ -580,8 +571,23 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   for (auto& cs : comps)
     for (auto& [k, b] : cs.blocks) std::vector<uint8_t>().swap(b.bytes);
 
-  if (gpu) {  // inverse DWT, MCT, DC shift and clipping on the device (decoder_gpu.h)
-    gpu->finish(out);
+  if (!on_gpu) on_gpu = o.gpu->use();
+  if (*on_gpu) {  // inverse DWT, MCT, DC shift and clipping on the device (decoder_gpu.h)
+    std::vector<GpuComponent> gc(ncomp);
+    for (size_t c = 0; c < ncomp; ++c) {
+      ComponentState& cs = comps[c];
+      const bool wanted = c < o.components.size() && o.components[c];
+      gc[c] = {cs.out_rect, cs.kept_levels, cs.decode, wanted, cs.reversible()};
+      sample_range(cs, gc[c].offset, gc[c].lo, gc[c].hi);
+      if (!cs.decode) continue;
+      if (cs.reversible()) {
+        gc[c].coeffs = cs.ints.data();
+        if (wanted) out[c].samples = std::move(cs.ints);  // reused for the samples
+      } else {
+        gc[c].coeffs = cs.floats.data();
+      }
+    }
+    finish_tile_gpu(gc, tile_mct, o.threads, out);
     return out;
   }
   for (auto& cs : comps)

@@ -1,18 +1,14 @@
 // Decoder tile tail on the GPU (decoder_gpu.h): pinned coefficients up, inverse DWT (15444-1
 // F.3.1 / F.4), inverse RCT / ICT (G.2 / G.3), DC level shift (G.1.2) and clipping on the
-// device, samples down into pinned memory and in parallel into the output vectors.
+// device, samples down; all transfers through the slot's StagingRing.
 #include "codec/decoder_gpu.h"
-#include "codec/parallel.h"
 
 #include "gj2k/error.h"
 #include "transform/device.h"
 
 #if defined(GJ2K_HAVE_CUDA)
 
-#include <omp.h>
-
 #include <algorithm>
-#include <cstring>
 #include <future>
 #include <string>
 
@@ -21,6 +17,7 @@
 #include "transform/cuda/dwt_cuda.h"
 #include "transform/cuda/mct_cuda.h"
 #include "transform/cuda/resource_pool.h"
+#include "transform/cuda/staging_ring.h"
 
 namespace gj2k::codec {
 namespace {
@@ -32,17 +29,16 @@ constexpr int kStreams = 3;    // component c runs on stream c % kStreams
 constexpr size_t kAlign = 64;  // samples: every component starts on a 256-byte boundary
 constexpr cu::GpuDwtVariant kVariant = cu::GpuDwtVariant::kDefault;
 
-// One tile's worth of resources: streams, the pinned coefficient / sample buffer, device
-// coefficients and samples (same layout), DWT scratch per stream, events.
+// One tile's worth of resources: streams, the staging ring, device coefficients and samples
+// (same layout), DWT scratch per stream, events.
 struct Slot {
   cu::Stream streams[kStreams];
-  cu::PinnedBuffer host;
+  cu::StagingRing ring;
   cu::DeviceBuffer coef, samp;
   cu::DeviceBuffer ws[kStreams];
   std::vector<std::unique_ptr<cu::Event>> events;
 
   void reserve(size_t samples) {
-    host.reserve(samples * 4);
     coef.reserve(samples * 4);
     samp.reserve(samples * 4);
   }
@@ -66,85 +62,54 @@ size_t padded(size_t n) {
 
 }  // namespace
 
-struct GpuTileDecoder::Impl {
-  std::vector<GpuComponent> comps;
-  bool mct = false;
-  int threads = 1;
-  std::vector<size_t> offset;  // first sample of each component in the slot's buffers
-  cu::Lease<Slot> lease{pool()};
-  bool finished = false;
-  size_t n(size_t c) const { return comps[c].decode ? area(comps[c].rect) : 0; }
-};
-
-GpuTileDecoder::GpuTileDecoder(std::vector<GpuComponent> comps, bool mct, int threads)
-    : impl_(std::make_unique<Impl>()) {
-  Impl& m = *impl_;
-  m.comps = std::move(comps);
-  m.mct = mct;
-  m.threads = std::max(1, threads);
+void finish_tile_gpu(const std::vector<GpuComponent>& comps, bool mct, int threads,
+                     std::vector<TileComponentSamples>& out) {
+  const size_t nc = comps.size();
+  threads = std::max(1, threads);
   if (mct) {
-    if (m.comps.size() < 3)
-      throw Error(ErrorCode::kInternal, "GpuTileDecoder: the MCT needs 3 components");
+    if (nc < 3) throw Error(ErrorCode::kInternal, "finish_tile_gpu: the MCT needs 3 components");
     for (size_t c = 0; c < 3; ++c)
-      if (!m.comps[c].decode || m.comps[c].rect != m.comps[0].rect)
+      if (!comps[c].decode || comps[c].rect != comps[0].rect)
         throw Error(ErrorCode::kInternal,
-                    "GpuTileDecoder: MCT components 0..2 must be decoded with equal sizes");
+                    "finish_tile_gpu: MCT components 0..2 must be decoded with equal sizes");
   }
+  auto n_of = [&](size_t c) { return comps[c].decode ? area(comps[c].rect) : 0; };
+  // Layout of the slot's device buffers, and DWT scratch per stream.
+  std::vector<size_t> offset;
   size_t total = 0;
-  size_t ws[kStreams] = {};
-  for (size_t c = 0; c < m.comps.size(); ++c) {
-    m.offset.push_back(total);
-    total += padded(m.n(c));
-    const GpuComponent& k = m.comps[c];
-    if (m.n(c) && k.levels > 0)
-      ws[c % kStreams] =
-          std::max(ws[c % kStreams], cu::dwt_workspace_bytes(kVariant, k.rect, k.levels, false));
+  size_t ws_bytes[kStreams] = {};
+  for (size_t c = 0; c < nc; ++c) {
+    offset.push_back(total);
+    total += padded(n_of(c));
+    const GpuComponent& k = comps[c];
+    if (n_of(c) && k.levels > 0)
+      ws_bytes[c % kStreams] = std::max(ws_bytes[c % kStreams],
+                                        cu::dwt_workspace_bytes(kVariant, k.rect, k.levels, false));
   }
-  m.offset.push_back(total);
-  Slot& s = *m.lease;
+  cu::Lease<Slot> lease(pool());  // waits for the warm-up's slots (GpuDecodeWarmUp)
+  Slot& s = *lease;
   s.reserve(total);
-  for (int i = 0; i < kStreams; ++i) s.ws[i].reserve(ws[i]);
-  // No zero fill: the caller writes every sample (decode_blocks zeroes blocks without data).
-  m.lease.succeeded();  // nothing in flight: the slot may go back as it is
-}
+  for (int i = 0; i < kStreams; ++i) s.ws[i].reserve(ws_bytes[i]);
+  lease.in_use();
 
-GpuTileDecoder::~GpuTileDecoder() = default;
-
-int32_t* GpuTileDecoder::ints(size_t c) {
-  const Impl& m = *impl_;
-  if (c >= m.comps.size() || !m.comps[c].decode)
-    throw Error(ErrorCode::kInternal,
-                "GpuTileDecoder: component " + std::to_string(c) + " is not decoded");
-  return (*m.lease).host.as<int32_t>() + m.offset[c];
-}
-float* GpuTileDecoder::floats(size_t c) {
-  return reinterpret_cast<float*>(ints(c));
-}
-
-void GpuTileDecoder::finish(std::vector<TileComponentSamples>& out) {
-  Impl& m = *impl_;
-  if (m.finished) throw Error(ErrorCode::kInternal, "GpuTileDecoder: finish called twice");
-  m.finished = true;
-  Slot& s = *m.lease;
-  m.lease.in_use();
-  const size_t nc = m.comps.size();
   auto st = [&](size_t c) { return s.streams[c % kStreams].get(); };
-  auto A = [&](size_t c) { return s.coef.as<int32_t>() + m.offset[c]; };
-  auto B = [&](size_t c) { return s.samp.as<int32_t>() + m.offset[c]; };
-  int32_t* host = s.host.as<int32_t>();
+  auto A = [&](size_t c) { return s.coef.as<int32_t>() + offset[c]; };
+  auto B = [&](size_t c) { return s.samp.as<int32_t>() + offset[c]; };
   // After the inverse DWT: S (5/3 integers) or F (9/7 floats), in A or B; the final samples R.
   std::vector<int32_t*> S(nc, nullptr), R(nc, nullptr);
   std::vector<float*> F(nc, nullptr);
   // The buffer of c that p (one of c's) is not in.
   auto other = [&](size_t c, const void* p) { return p == A(c) ? B(c) : A(c); };
 
+  // Each component up through the ring (the host copies of one overlap the DMA and the
+  // inverse DWT of the previous), its inverse DWT enqueued at once.
   for (size_t c = 0; c < nc; ++c) {
-    const GpuComponent& k = m.comps[c];
-    const size_t n = m.n(c);
-    if (n == 0 || !(k.wanted || (m.mct && c < 3))) continue;  // nothing, or not needed
+    const GpuComponent& k = comps[c];
+    const size_t n = n_of(c);
+    if (n == 0 || !(k.wanted || (mct && c < 3))) continue;  // nothing, or not needed
+    if (!k.coeffs) throw Error(ErrorCode::kInternal, "finish_tile_gpu: no coefficients");
     const size_t w = k.rect.width();
-    GJ2K_CUDA_CHECK(
-        cudaMemcpyAsync(A(c), host + m.offset[c], n * 4, cudaMemcpyHostToDevice, st(c)));
+    s.ring.upload(A(c), k.coeffs, n * 4, st(c), threads);
     cu::DeviceBuffer& ws = s.ws[c % kStreams];
     if (k.reversible) {
       S[c] = A(c);
@@ -165,38 +130,38 @@ void GpuTileDecoder::finish(std::vector<TileComponentSamples>& out) {
     }
   }
 
-  const size_t first_single = m.mct ? 3 : 0;
-  if (m.mct && m.n(0) > 0) {
+  const size_t first_single = mct ? 3 : 0;
+  if (mct && n_of(0) > 0) {
     // G.2 / G.3 on stream 0 once streams 1 and 2 have their inverse DWTs done.
-    const size_t n = m.n(0);
+    const size_t n = n_of(0);
     cu::Int3 off, lo, hi;
     for (size_t c = 0; c < 3; ++c) {
-      off.v[c] = m.comps[c].offset;
-      lo.v[c] = m.comps[c].lo;
-      hi.v[c] = m.comps[c].hi;
+      off.v[c] = comps[c].offset;
+      lo.v[c] = comps[c].lo;
+      hi.v[c] = comps[c].hi;
     }
     for (size_t c = 1; c < 3; ++c) {
-      GJ2K_CUDA_CHECK(cudaEventRecord(s.event(nc + c), st(c)));
-      GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(0), s.event(nc + c), 0));
+      GJ2K_CUDA_CHECK(cudaEventRecord(s.event(c), st(c)));
+      GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(0), s.event(c), 0));
     }
-    if (m.comps[0].reversible && m.comps[1].reversible && m.comps[2].reversible) {
+    if (comps[0].reversible && comps[1].reversible && comps[2].reversible) {
       cu::rct_inverse_dc_shift(S[0], S[1], S[2], n, off, lo, hi, st(0));
       for (size_t c = 0; c < 3; ++c) R[c] = S[c];
     } else {
       for (size_t c = 0; c < 3; ++c)
-        if (m.comps[c].reversible) {  // mixed kernels: the integers to float, in place
+        if (comps[c].reversible) {  // mixed kernels: the integers to float, in place
           F[c] = reinterpret_cast<float*>(S[c]);
           cu::dc_shift_to_float(S[c], F[c], n, 0, st(0));
         }
       for (size_t c = 0; c < 3; ++c) R[c] = other(c, F[c]);
       cu::ict_inverse_dc_shift(F[0], F[1], F[2], R[0], R[1], R[2], n, off, lo, hi, st(0));
     }
-    GJ2K_CUDA_CHECK(cudaEventRecord(s.event(nc), st(0)));
-    for (size_t c = 1; c < 3; ++c) GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(c), s.event(nc), 0));
+    GJ2K_CUDA_CHECK(cudaEventRecord(s.event(0), st(0)));
+    for (size_t c = 1; c < 3; ++c) GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(c), s.event(0), 0));
   }
   for (size_t c = first_single; c < nc; ++c) {
-    const GpuComponent& k = m.comps[c];
-    const size_t n = m.n(c);
+    const GpuComponent& k = comps[c];
+    const size_t n = n_of(c);
     if (n == 0 || !k.wanted) continue;
     if (k.reversible) {
       cu::dc_shift_inverse_clamp(S[c], n, k.offset, k.lo, k.hi, st(c));
@@ -206,39 +171,22 @@ void GpuTileDecoder::finish(std::vector<TileComponentSamples>& out) {
       cu::float_to_int_dc_shift(F[c], R[c], n, k.offset, k.lo, k.hi, st(c));
     }
   }
-  for (size_t c = 0; c < nc; ++c) {
-    const size_t n = m.n(c);
-    if (n == 0 || !m.comps[c].wanted) continue;
-    GJ2K_CUDA_CHECK(
-        cudaMemcpyAsync(host + m.offset[c], R[c], n * 4, cudaMemcpyDeviceToHost, st(c)));
-    GJ2K_CUDA_CHECK(cudaEventRecord(s.event(c), st(c)));
-  }
 
-  // While the device works: the output vectors (their allocation, fill and page faults),
-  // components side by side; then each component is copied out as soon as its download has
-  // ended.
+  // Samples down through the ring, a component as soon as its stream is done, into out[c]
+  // (its buffer is reused when it has the right size: every coefficient is up by now).
   out.resize(nc);
-  std::vector<size_t> wanted;
-  for (size_t c = 0; c < nc; ++c)
-    if (m.comps[c].decode && m.comps[c].wanted) wanted.push_back(c);
-  const int64_t nw = static_cast<int64_t>(wanted.size());
-#pragma omp parallel for schedule(dynamic, 1) num_threads(m.threads) if (nw > 1)
-  for (int64_t i = 0; i < nw; ++i) {
-    const size_t c = wanted[static_cast<size_t>(i)];
-    out[c].rect = m.comps[c].rect;
-    out[c].samples.resize(m.n(c));
-  }
-  for (size_t c : wanted) {
-    if (m.n(c) == 0) continue;
-    GJ2K_CUDA_CHECK(cudaEventSynchronize(s.event(c)));
-    const int32_t* src = host + m.offset[c];
-    int32_t* dst = out[c].samples.data();
-    in_chunks(
-        m.n(c), [&](size_t i, size_t len) { std::memcpy(dst + i, src + i, len * 4); }, m.threads);
+  for (size_t c = 0; c < nc; ++c) {
+    if (!comps[c].decode || !comps[c].wanted) continue;
+    const size_t n = n_of(c);
+    out[c].rect = comps[c].rect;
+    if (out[c].samples.size() != n) {
+      Samples().swap(out[c].samples);
+      out[c].samples.resize(n);  // not zeroed: the download writes every sample
+    }
+    if (n) s.ring.download(out[c].samples.data(), R[c], n * 4, st(c), threads);
   }
   for (const cu::Stream& stream : s.streams) stream.synchronize();  // and any late fault
-  m.lease.succeeded();
-  transform::note_gpu_started();  // --device auto may take the GPU from now on (device.h)
+  lease.succeeded();
 }
 
 struct GpuDecodeWarmUp::Impl {
@@ -260,9 +208,7 @@ GpuDecodeWarmUp::GpuDecodeWarmUp(bool required) : impl_(std::make_unique<Impl>()
   m.present = m.gpu.get_future().share();
   try {
     m.done = std::async(std::launch::async, [&gpu = m.gpu, f = m.sizes.get_future()]() mutable {
-      if (!transform::gpu_info().available) return gpu.set_value(false);
-      cudaFree(nullptr);  // creates the context; an error shows again at the first real call
-      cudaGetLastError();
+      if (!transform::open_gpu()) return gpu.set_value(false);  // the query, the context
       const Impl::Sizes s = f.get();  // the destructor posts {0, 0} if prepare() never did
       pool().expect(s.slots);         // before any taker can see the answer
       gpu.set_value(true);
@@ -303,23 +249,13 @@ GpuDecodeWarmUp::~GpuDecodeWarmUp() {
 
 }  // namespace gj2k::codec
 
-#else  // built without CUDA: the GPU is never used, GpuTileDecoder refuses if called
+#else  // built without CUDA: the GPU is never used, finish_tile_gpu refuses if called
 
 namespace gj2k::codec {
 
-struct GpuTileDecoder::Impl {};
-GpuTileDecoder::GpuTileDecoder(std::vector<GpuComponent>, bool, int) {
-  throw Error(ErrorCode::kDevice, "GpuTileDecoder: gj2k was built without CUDA");
-}
-GpuTileDecoder::~GpuTileDecoder() = default;
-int32_t* GpuTileDecoder::ints(size_t) {
-  throw Error(ErrorCode::kDevice, "GpuTileDecoder: gj2k was built without CUDA");
-}
-float* GpuTileDecoder::floats(size_t) {
-  throw Error(ErrorCode::kDevice, "GpuTileDecoder: gj2k was built without CUDA");
-}
-void GpuTileDecoder::finish(std::vector<TileComponentSamples>&) {
-  throw Error(ErrorCode::kDevice, "GpuTileDecoder: gj2k was built without CUDA");
+void finish_tile_gpu(const std::vector<GpuComponent>&, bool, int,
+                     std::vector<TileComponentSamples>&) {
+  throw Error(ErrorCode::kDevice, "finish_tile_gpu: gj2k was built without CUDA");
 }
 
 struct GpuDecodeWarmUp::Impl {

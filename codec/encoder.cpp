@@ -167,15 +167,15 @@ std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& 
                                      FileFormat format, EncodeStats* stats) const {
   const auto start = std::chrono::steady_clock::now();
   validate(params, image_in);
-  // The transform stage's device: auto = the device expected to finish first
-  // (transform::auto_choice); gpu without one throws.
+  // The transform stage's device: auto = the GPU when one is present, from
+  // transform::kGpuAutoMinSamples up (transform::auto_choice); gpu without one throws.
   uint64_t samples = 0;
   for (const Component& c : image_in.components) samples += uint64_t{c.width} * c.height;
   const transform::Device requested = transform::auto_choice(
       params.device == EncodeParams::Device::kGpu   ? transform::Device::kGpu
       : params.device == EncodeParams::Device::kCpu ? transform::Device::kCpu
                                                     : transform::Device::kAuto,
-      samples, params.threads > 0 ? params.threads : omp_get_max_threads());
+      samples);
   const bool on_gpu = transform::resolve_device(requested) == transform::Device::kGpu;
 
   std::optional<Image> moved;
@@ -231,10 +231,10 @@ std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& 
   if (params.progress) params.progress("transform + tier-1", 1.0);
   std::vector<uint8_t> stream = codec::assemble_codestream(tiles, setup, params, image, stats);
   if (jp2) stream = codec::write_jp2(*jp2, stream);
-  if (on_gpu) transform::note_gpu_started();  // --device auto may take the GPU from now on
   if (stats) {
     stats->bytes = stream.size();
     stats->tiles = ntiles;
+    stats->gpu = on_gpu;
     stats->seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }

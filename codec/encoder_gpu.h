@@ -9,22 +9,22 @@
 // often).
 //
 // Execution: a process-wide pool of transform::cuda::TileTransformer objects (each one CUDA
-// stream, pinned staging and device buffers; transform/cuda/resource_pool.h); each call takes
-// one for the tile and gives it back, so tiles transformed from several threads at once (the
-// encoder's parallel tile loop) use separate streams and overlap their transfers and kernels.
-// A call given the serial tile loop's GpuLookAhead (one tile at a time, threads inside the
-// tile) also stages tile t + 1 and enqueues its transform on a second transformer before it
-// waits for tile t, so the next tile's transfers and kernels run while Tier-1 codes this one;
-// the loop's call for t + 1 adopts it, a call for another tile gives it back unused. The pool
-// keeps its buffers (sized by the largest tile seen) until the process ends.
+// stream, a pinned staging ring, pageable input staging and device buffers;
+// transform/cuda/resource_pool.h); each call takes one for the tile and gives it back, so tiles
+// transformed from several threads at once (the encoder's parallel tile loop) use separate streams
+// and overlap their transfers and kernels. A call given the serial tile loop's GpuLookAhead (one
+// tile at a time, threads inside the tile) also stages tile t + 1 and enqueues its transform on a
+// second transformer before it waits for tile t, so the next tile's transfers and kernels run while
+// Tier-1 codes this one; the loop's call for t + 1 adopts it, a call for another tile gives it back
+// unused. The pool keeps its buffers (sized by the largest tile seen) until the process ends.
 // Samples go up narrow (1 or 2 bytes) when every component fits and all share their
 // signedness.
 //
 // Measured (bench_gpu_codec, H200 + 16 cores, 10240 x 6400 RGB 8-bit, one tile, 5 levels,
-// median of warm runs): transform stage 5/3 459 ms CPU -> 232 ms GPU, 9/7 1287 -> 210 ms;
-// whole encode 5/3 1563 -> 1287 ms (identical bytes), 9/7 2341 -> 1239 ms. The GPU stage's
-// time is mostly host copies (staging into pinned memory, results into TileCoefficients'
-// fresh vectors); Tier-1 dominates the encode. 9/7 indices that differed from the CPU's:
+// median of warm runs, with pinned buffers the size of the tile): transform stage 5/3 459 ms
+// CPU -> 232 ms GPU, 9/7 1287 -> 210 ms; whole encode 5/3 1563 -> 1287 ms (identical bytes),
+// 9/7 2341 -> 1239 ms. The GPU stage's time is mostly host copies; Tier-1 dominates the
+// encode. 9/7 indices that differed from the CPU's:
 // 1 of 148803 (synthetic RGB, 5 levels), 1 of 8710 (12-bit grey, 6 levels), by 1.
 // Whole `gj2k encode` processes of that image as 4 tiles of 5120 x 3200 (serial tile loop),
 // measured before the second transformer waited for 8 remaining tiles and before the input

@@ -77,7 +77,7 @@ EncodeSetup make_setup(const EncodeParams& params, const Image& image);
 // a GPU transform (transform/cuda/tile_transformer.h) plugs in.
 struct TileCoefficients {
   std::vector<transform::Rect> rects;
-  std::vector<std::vector<int32_t>> data;
+  std::vector<Samples> data;  // not zero-filled when made: the transform writes every value
 };
 
 // Quantization step delta_b of every subband of component c (qcd_index order, 3 levels + 1),

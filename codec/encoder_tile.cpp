@@ -79,8 +79,9 @@ TileCoefficients transform_tile_cpu(const Image& image, const EncodeSetup& setup
 
   // 1. Samples of each tile-component, on the component's grid (B-12).
   std::vector<Rect> tcr(nc);
-  std::vector<std::vector<int32_t>> ibuf(nc);
-  std::vector<std::vector<float>> fbuf(nc);
+  std::vector<Samples> ibuf(nc);
+  using Floats = std::vector<float, DefaultInitAllocator<float>>;  // resize does not zero
+  std::vector<Floats> fbuf(nc);
   for (size_t c = 0; c < nc; ++c) {
     const Component& comp = image.components[c];
     tcr[c] = tile_component_rect(siz, t, static_cast<uint16_t>(c));
@@ -121,7 +122,7 @@ TileCoefficients transform_tile_cpu(const Image& image, const EncodeSetup& setup
                                         ibuf[2].data() + at, len, off3);
     }
     if (irreversible)
-      for (int c = 0; c < 3; ++c) std::vector<int32_t>().swap(ibuf[c]);
+      for (int c = 0; c < 3; ++c) Samples().swap(ibuf[c]);
   }
   for (size_t c = first_plain; c < nc; ++c) {
     const size_t n = ibuf[c].size();
@@ -135,7 +136,7 @@ TileCoefficients transform_tile_cpu(const Image& image, const EncodeSetup& setup
       else
         transform::dc_shift_forward(ibuf[c].data() + at, len, offset[c]);
     }
-    if (irreversible) std::vector<int32_t>().swap(ibuf[c]);
+    if (irreversible) Samples().swap(ibuf[c]);
   }
 
   // 3. DWT, 4. quantization (9/7) into int32 indices in the same Mallat arrangement.
@@ -149,7 +150,7 @@ TileCoefficients transform_tile_cpu(const Image& image, const EncodeSetup& setup
       continue;
     }
     ops.forward97({fbuf[c].data(), w}, r, levels);
-    ibuf[c].assign(fbuf[c].size(), 0);
+    ibuf[c].resize(fbuf[c].size());  // the subbands below cover every position
     const std::vector<double> deltas =
         band_deltas(setup, static_cast<uint16_t>(c), image.components[c].precision);
     auto quantize_band = [&](int n, Band b) {
@@ -169,7 +170,7 @@ TileCoefficients transform_tile_cpu(const Image& image, const EncodeSetup& setup
     quantize_band(levels, Band::kLL);
     for (int n = 1; n <= levels; ++n)
       for (Band b : {Band::kHL, Band::kLH, Band::kHH}) quantize_band(n, b);
-    std::vector<float>().swap(fbuf[c]);
+    Floats().swap(fbuf[c]);
   }
   TileCoefficients out;
   out.rects = std::move(tcr);
@@ -187,7 +188,7 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
   const size_t nc = image.components.size();
   const int levels = cc.levels;
   const std::vector<Rect>& tcr = coeffs.rects;
-  const std::vector<std::vector<int32_t>>& ibuf = coeffs.data;
+  const std::vector<Samples>& ibuf = coeffs.data;
   TileCoding tile;
   tile.index = t;
   tile.rect = tile_rect(mh.siz, t);

@@ -1,6 +1,7 @@
 // Encoder transform stage on the GPU (encoder_gpu.h): tile-component samples into pinned
 // staging, DC level shift + MCT (Annex G), DWT (Annex F) and 9/7 quantization (Annex E) on the
-// device through transform::cuda::TileTransformer, results back into TileCoefficients.
+// device through transform::cuda::TileTransformer, results back into TileCoefficients through
+// its staging ring.
 #if defined(GJ2K_HAVE_CUDA)
 
 #include <omp.h>
@@ -111,11 +112,12 @@ void enqueue(const Image& image, const TileSpec& spec, TileTransformer& tt) {
   tt.encode(0, spec);
 }
 
-// A second transformer is made for the serial loop only when at least this many tiles remain:
-// pinning its buffers costs about as much as this many tiles gain by the overlap (H200:
-// cudaMallocHost 0.34 ms/MB; the device part of the transform stage, the part that overlaps,
-// is about 50 ms of the 230 ms for 10240 x 6400 RGB). A free one in the pool is always used.
-constexpr uint32_t kTilesToRepayPinning = 8;
+// A second transformer is made for the serial loop only when at least this many tiles remain
+// after this one: making one costs about 20 ms (a stream and its 32 MB staging ring; device
+// buffers allocate in well under 1 ms), and each later tile gains the device part of its
+// transform stage (about 50 ms for 10240 x 6400 RGB on an H200, so 12 ms a quarter of it).
+// When transformers pinned whole tiles, this was 8. A free one in the pool is always used.
+constexpr uint32_t kTilesToRepayTransformer = 2;
 
 }  // namespace
 
@@ -155,7 +157,7 @@ TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup
       TileSpec next;
       if (make_spec(image, setup, t + 1, next)) {
         std::unique_ptr<TileTransformer> spare = pool().try_take();
-        if (!spare && tiles - t - 1 >= kTilesToRepayPinning) spare = pool().take();
+        if (!spare && tiles - t - 1 >= kTilesToRepayTransformer) spare = pool().take();
         if (spare) {
           transform::cuda::Lease<TileTransformer> next_lease(pool(), std::move(spare));
           enqueue(image, next, *next_lease);
@@ -171,17 +173,10 @@ TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup
   TileCoefficients out;
   out.rects.resize(nc);
   out.data.resize(nc);
-  std::vector<const int32_t*> results(nc);
   for (size_t c = 0; c < nc; ++c) {
     out.rects[c] = spec.comps[c].rect;
-    results[c] = tt.output(0, static_cast<int>(c));  // waits for the slot's work
-  }
-  // One pass per component (assign: no zero fill first), components side by side.
-  const int64_t ncomp = static_cast<int64_t>(nc);
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t c = 0; c < ncomp; ++c) {
-    const size_t n = size_t{out.rects[c].width()} * out.rects[c].height();
-    out.data[c].assign(results[c], results[c] + n);
+    out.data[c].resize(size_t{out.rects[c].width()} * out.rects[c].height());  // not zeroed
+    tt.output(0, static_cast<int>(c), out.data[c].data());  // waits for the slot's work
   }
   lease.succeeded();
   return out;

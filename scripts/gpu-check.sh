@@ -6,8 +6,9 @@
 #   scripts/gpu-check.sh              configure + build into build-gpu/ (CUDA on), then run
 #   GJ2K_GPU_BIN=dir scripts/...      run prebuilt test_gpu, bench_gpu_dwt, bench_gpu_codec and
 #                                     gj2k from dir instead
-# Last, whole `gj2k encode/decode` processes with --device cpu and gpu on one image
-# (GJ2K_WHOLE_SIZE, default 10240x6400), next to opj_compress/opj_decompress when on PATH.
+# Last, whole `gj2k encode/decode` processes with --device cpu, gpu and auto on two images
+# (GJ2K_WHOLE_SIZES, default "10240x6400 4096x3072"), next to opj_compress/opj_decompress
+# when on PATH.
 #
 # Environment: BUILD_DIR (default build-gpu), JOBS, GJ2K_BENCH_SIZES (e.g. 2048,8192,16384),
 # GJ2K_BENCH_CODEC_SIZE (e.g. 10240x6400), GJ2K_BENCH_ITERS,
@@ -56,7 +57,7 @@ if [ -x "$bin/bench_gpu_codec" ]; then
   codec_rc=${PIPESTATUS[0]}
 fi
 
-# Whole processes on one image, same run: gj2k with --device cpu and gpu next to OpenJPEG's
+# Whole processes, same run: gj2k with --device cpu, gpu and auto next to OpenJPEG's
 # tools (when opj_compress/opj_decompress are on PATH), best of 2 runs each.
 whole_log="$log/whole-process.log"
 : >"$whole_log"
@@ -64,7 +65,6 @@ gj2k_bin=""
 [ -x "$bin/gj2k" ] && gj2k_bin="$bin/gj2k"
 if [ -n "$gj2k_bin" ]; then
   echo "== Whole processes ($gj2k_bin, OpenJPEG tools if present)"
-  size=${GJ2K_WHOLE_SIZE:-10240x6400}
   work=$(mktemp -d)
   threads=$(nproc)
   best() {  # best of 2 wall times of a command, in seconds ("fail" when it fails)
@@ -77,29 +77,37 @@ if [ -n "$gj2k_bin" ]; then
     done
     printf "%d.%02d" $((b / 1000)) $((b % 1000 / 10))
   }
-  "$gj2k_bin" encode --synthetic "$size" --save-input "$work/in.ppm" -o "$work/l.j2k" -q --device cpu
-  "$gj2k_bin" encode -i "$work/in.ppm" -o "$work/i.j2k" --irreversible --rate 20 -q --device cpu
   have_opj=0
   command -v opj_compress >/dev/null 2>&1 && command -v opj_decompress >/dev/null 2>&1 && have_opj=1
-  row() {  # label, gj2k args (after --device), opj command or ""
-    local label=$1 args=$2 opj=$3 c g o="-"
+  row() {  # label, gj2k args (before --device), opj command or ""
+    local label=$1 args=$2 opj=$3 c g a o="-"
     c=$(best "$gj2k_bin" $args --device cpu)
     g=$(best "$gj2k_bin" $args --device gpu)
+    a=$(best "$gj2k_bin" $args)
     [ "$have_opj" = 1 ] && [ -n "$opj" ] && o=$(best $opj)
-    printf "%-26s %10s %10s %10s\n" "$label" "$c" "$g" "$o" | tee -a "$whole_log"
+    printf "%-26s %9s %9s %9s %9s\n" "$label" "$c" "$g" "$a" "$o" | tee -a "$whole_log"
   }
-  printf "%-26s %10s %10s %10s\n" "$size RGB 8-bit, seconds" "gj2k cpu" "gj2k gpu" "OpenJPEG" |
-    tee -a "$whole_log"
-  row "encode lossless" "encode -i $work/in.ppm -o $work/o.j2k -q" \
-    "opj_compress -i $work/in.ppm -o $work/o2.j2k -threads $threads"
-  row "encode 9/7 rate 20" "encode -i $work/in.ppm -o $work/o.j2k -q --irreversible --rate 20" \
-    "opj_compress -i $work/in.ppm -o $work/o2.j2k -I -r 20 -threads $threads"
-  row "decode lossless" "decode -i $work/l.j2k -o $work/o.ppm" \
-    "opj_decompress -i $work/l.j2k -o $work/o2.ppm -threads $threads"
-  row "decode 9/7" "decode -i $work/i.j2k -o $work/o.ppm" \
-    "opj_decompress -i $work/i.j2k -o $work/o2.ppm -threads $threads"
-  "$gj2k_bin" decode -i "$work/l.j2k" -o "$work/back.ppm" --device gpu &&
-    "$gj2k_bin" compare "$work/in.ppm" "$work/back.ppm" | tee -a "$whole_log"
+  for size in ${GJ2K_WHOLE_SIZES:-10240x6400 4096x3072}; do
+    "$gj2k_bin" encode --synthetic "$size" --save-input "$work/in.ppm" -o "$work/l.j2k" -q \
+      --device cpu
+    "$gj2k_bin" encode -i "$work/in.ppm" -o "$work/i.j2k" --irreversible --rate 20 -q --device cpu
+    printf "%-26s %9s %9s %9s %9s\n" "$size RGB 8-bit, s" "gj2k cpu" "gj2k gpu" "gj2k auto" \
+      "OpenJPEG" | tee -a "$whole_log"
+    row "encode lossless" "encode -i $work/in.ppm -o $work/o.j2k -q" \
+      "opj_compress -i $work/in.ppm -o $work/o2.j2k -threads $threads"
+    row "encode 9/7 rate 20" "encode -i $work/in.ppm -o $work/o.j2k -q --irreversible --rate 20" \
+      "opj_compress -i $work/in.ppm -o $work/o2.j2k -I -r 20 -threads $threads"
+    row "decode lossless" "decode -i $work/l.j2k -o $work/o.ppm" \
+      "opj_decompress -i $work/l.j2k -o $work/o2.ppm -threads $threads"
+    row "decode 9/7" "decode -i $work/i.j2k -o $work/o.ppm" \
+      "opj_decompress -i $work/i.j2k -o $work/o2.ppm -threads $threads"
+    # What auto chose (the encoder says where its transform ran), and a lossless GPU decode
+    # against the input.
+    "$gj2k_bin" encode -i "$work/in.ppm" -o "$work/o.j2k" | sed 's/^.*, transform/auto: transform/' |
+      tee -a "$whole_log"
+    "$gj2k_bin" decode -i "$work/l.j2k" -o "$work/back.ppm" --device gpu &&
+      "$gj2k_bin" compare "$work/in.ppm" "$work/back.ppm" | tee -a "$whole_log"
+  done
   rm -rf "$work"
 fi
 

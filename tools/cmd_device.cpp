@@ -13,8 +13,11 @@ const bool registered = gj2k::cli::register_command(
        return [] {
          auto info = gj2k::transform::gpu_info();
          if (info.available)
-           std::printf("gpu: %s (sm_%d%d, %d SMs, %.1f GiB)\n", info.name.c_str(), info.sm_major,
-                       info.sm_minor, info.multiprocessors, info.global_memory / double(1u << 30));
+           std::printf(
+               "gpu: %s (sm_%d%d, %d SMs, %.1f GiB)\n"
+               "--device auto: the GPU for images of %llu samples or more, else the CPU\n",
+               info.name.c_str(), info.sm_major, info.sm_minor, info.multiprocessors,
+               info.global_memory / double(1u << 30), gj2k::transform::kGpuAutoMinSamples);
          else
            std::printf("gpu: none (%s); the CPU path will be used\n", info.reason.c_str());
          return 0;

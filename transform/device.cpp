@@ -1,18 +1,36 @@
 #include "transform/device.h"
 
-#include <atomic>
-
 #include "gj2k/error.h"
+
+#if defined(GJ2K_HAVE_CUDA)
+#include <cuda_runtime.h>
+#endif
 
 namespace gj2k::transform {
 
-#if !defined(GJ2K_HAVE_CUDA)
-GpuInfo gpu_info() {
+#if defined(GJ2K_HAVE_CUDA)
+GpuInfo query_gpu_info();  // transform/cuda/device.cu
+#else
+static GpuInfo query_gpu_info() {
   GpuInfo info;
   info.reason = "gj2k was built without CUDA";
   return info;
 }
 #endif
+
+GpuInfo gpu_info() {
+  static const GpuInfo info = query_gpu_info();  // concurrent first callers wait for it
+  return info;
+}
+
+bool open_gpu() {
+  if (!gpu_info().available) return false;
+#if defined(GJ2K_HAVE_CUDA)
+  cudaFree(nullptr);  // creates the context; an error shows again at the first real call
+  cudaGetLastError();
+#endif
+  return true;
+}
 
 Device resolve_device(Device requested) {
   if (requested == Device::kCpu) return Device::kCpu;
@@ -22,23 +40,22 @@ Device resolve_device(Device requested) {
   return info.available ? Device::kGpu : Device::kCpu;
 }
 
-namespace {
-std::atomic<bool> g_gpu_started{false};
-}  // namespace
-
-bool gpu_started() {
-  return g_gpu_started.load(std::memory_order_relaxed);
-}
-void note_gpu_started() {
-  g_gpu_started.store(true, std::memory_order_relaxed);
-}
-
-Device auto_choice(Device requested, unsigned long long samples, int threads) {
+Device auto_choice(Device requested, unsigned long long samples) {
   if (requested != Device::kAuto) return requested;
-  if (samples < kGpuAutoMinSamples) return Device::kCpu;
-  const unsigned long long cpu_threads = threads > 1 ? static_cast<unsigned long long>(threads) : 1;
-  if (!gpu_started() && samples / cpu_threads < kGpuColdSamplesPerThread) return Device::kCpu;
-  return Device::kAuto;
+  return samples < kGpuAutoMinSamples ? Device::kCpu : Device::kAuto;
+}
+
+GpuStartAhead::GpuStartAhead() {
+#if defined(GJ2K_HAVE_CUDA)
+  try {
+    done_ = std::async(std::launch::async, [] { open_gpu(); });
+  } catch (...) {  // no thread: the first real use starts CUDA
+  }
+#endif
+}
+
+GpuStartAhead::~GpuStartAhead() {
+  if (done_.valid()) done_.wait();
 }
 
 }  // namespace gj2k::transform

@@ -56,9 +56,9 @@ struct DecodeParams {
   // Worker threads for decoding (0 = all hardware threads).
   uint32_t threads = 0;
   // Where the inverse transforms run (DWT, RCT/ICT, DC shift, clipping; Tier-1 and Tier-2
-  // stay on the CPU). kAuto: the device expected to finish first, by a cost model of measured
-  // figures (the GPU when present and the image is large enough to repay CUDA's start-up in
-  // this process; transform/device.h). kGpu without a GPU throws Error(kDevice).
+  // stay on the CPU). kAuto: the GPU when one is present, for outputs of 16 Msamples (all
+  // components at the decoded resolution; a region by its own area) or more, else the CPU
+  // (transform/device.h). kGpu without a GPU throws Error(kDevice).
   DecodeDevice device = DecodeDevice::kAuto;
   // Refuse (Error kUnsupported) a decode whose output would hold more samples than this, in
   // all components together: a guard against headers that describe absurd images.

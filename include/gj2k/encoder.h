@@ -76,9 +76,10 @@ struct EncodeParams {
   // ---- execution
   int threads = 0;  // --threads: OpenMP threads, 0 = all available
   enum class Device : uint8_t { kAuto, kCpu, kGpu };
-  // --device: where the transform stages run. kAuto: the device expected to finish first (the
-  // GPU when present and the image is large enough to repay CUDA's start-up in this process;
-  // transform/device.h); kGpu without a GPU throws Error(kDevice).
+  // --device: where the transform stages run. kAuto: the GPU when one is present, for images
+  // of 16 Msamples (all components) or more, else the CPU (below that, CUDA's start-up alone
+  // costs more than the whole CPU transform; transform/device.h); kGpu without a GPU throws
+  // Error(kDevice).
   Device device = Device::kAuto;
   // Called from the encoding thread with a stage name and the fraction done (0..1); may be
   // empty. Must not throw.
@@ -92,6 +93,7 @@ struct EncodeStats {
   double seconds = 0;                 // wall time of the whole encode
   uint32_t tiles = 0;                 // number of tiles
   uint64_t code_blocks = 0;           // number of code-blocks coded
+  bool gpu = false;                   // the transform stages ran on the GPU
 };
 
 // Output container formats.

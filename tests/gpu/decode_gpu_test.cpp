@@ -1,4 +1,4 @@
-// The decoder's GPU tile tail (codec/decoder_gpu.h) against the CPU path: GpuTileDecoder
+// The decoder's GPU tile tail (codec/decoder_gpu.h) against the CPU path: finish_tile_gpu
 // against dwt_ops(kCpu) + transform/mct.h on random coefficients, and whole decodes
 // (DecodeDevice::kGpu against kCpu) of conformance streams and of OpenJPEG-made streams with
 // tiles and odd origins.
@@ -44,8 +44,8 @@ Image decode_on(const std::vector<uint8_t>& bytes, DecodeDevice device, uint32_t
   return gj2k::decode_memory(bytes, p);
 }
 
-// GpuTileDecoder (inverse DWT, MCT, DC shift, clamp on the device) against the CPU tail on
-// random coefficients written into its pinned planes: odd sizes and origins, 0 to 6 levels,
+// finish_tile_gpu (inverse DWT, MCT, DC shift, clamp on the device) against the CPU tail on
+// random coefficient planes, half of them reused as outputs: odd sizes and origins, 0 to 6 levels,
 // 5/3, 9/7 and mixed kernels, MCT on and off, component subsets, a 4th component sharing
 // stream 0, and all-zero planes (code-blocks without data).
 TEST(DecodeGpu, TileDecoderMatchesCpuTail) {
@@ -85,30 +85,37 @@ TEST(DecodeGpu, TileDecoderMatchesCpuTail) {
             k.lo = is_signed ? -(1 << (precision - 1)) : 0;
             k.hi = is_signed ? (1 << (precision - 1)) - 1 : (1 << precision) - 1;
           }
-          gj2k::codec::GpuTileDecoder dec(gc, mct != 0, 4);
+          // Host coefficient planes as Tier-1 leaves them (the tail reads copies; ints and
+          // floats stay for the CPU reference below).
           std::vector<std::vector<int32_t>> ints(nc, std::vector<int32_t>(n, 0));
           std::vector<std::vector<float>> floats(nc, std::vector<float>(n, 0.0f));
+          std::vector<gj2k::Samples> planes(nc);
+          std::vector<std::vector<float>> fplanes(nc);
           std::uniform_int_distribution<int32_t> di(-300, 300);
           std::uniform_real_distribution<float> df(-300.0f, 300.0f);
           for (size_t c = 0; c < nc; ++c) {
             if (!gc[c].decode) continue;
             const bool zero = iteration % 5 == 0 && c == 0;  // a plane of empty code-blocks
-            for (size_t i = 0; i < n; ++i) {
-              if (zero) {
-                if (gc[c].reversible)
-                  dec.ints(c)[i] = 0;
-                else
-                  dec.floats(c)[i] = 0.0f;
-                continue;
-              }
+            for (size_t i = 0; i < n && !zero; ++i) {
               if (gc[c].reversible)
-                dec.ints(c)[i] = ints[c][i] = di(rng);
+                ints[c][i] = di(rng);
               else
-                dec.floats(c)[i] = floats[c][i] = df(rng);
+                floats[c][i] = df(rng);
+            }
+            if (gc[c].reversible) {
+              planes[c].assign(ints[c].begin(), ints[c].end());
+              gc[c].coeffs = planes[c].data();
+            } else {
+              fplanes[c] = floats[c];
+              gc[c].coeffs = fplanes[c].data();
             }
           }
-          std::vector<gj2k::codec::TileComponentSamples> got;
-          dec.finish(got);
+          std::vector<gj2k::codec::TileComponentSamples> got(nc);
+          // As decode_tile does: a wanted 5/3 plane moves into the output and is reused.
+          for (size_t c = 0; c < nc; ++c)
+            if (gc[c].wanted && gc[c].reversible && iteration % 2 == 0)
+              got[c].samples = std::move(planes[c]);
+          gj2k::codec::finish_tile_gpu(gc, mct != 0, 4, got);
           ASSERT_EQ(got.size(), nc);
 
           // The CPU tail, as codec/decoder_tile.cpp runs it.

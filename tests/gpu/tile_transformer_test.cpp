@@ -27,6 +27,17 @@ namespace gc = transform::cuda;
 using transform::Band;
 using transform::Rect;
 
+// Component c's result in `slot`, n values, with a sentinel after them that output() must
+// leave alone.
+std::vector<int32_t> result(gc::TileTransformer& tt, int slot, int c, size_t n) {
+  constexpr int32_t kSentinel = 0x5a5a5a5a;
+  std::vector<int32_t> v(n + 1, kSentinel);
+  tt.output(slot, c, v.data());
+  EXPECT_EQ(v[n], kSentinel) << "output wrote past component " << c;
+  v.pop_back();
+  return v;
+}
+
 gc::TileSpec make_spec(const Rect& tc, int ncomp, bool reversible, bool mct, int levels) {
   gc::TileSpec spec;
   spec.levels = levels;
@@ -98,10 +109,8 @@ TEST(GpuTileTransformer, EncodeDecodeMatchesCpu) {
       const gc::TileSpec spec = make_spec(tiles[t], 3, reversible, true, levels);
       const int slot = static_cast<int>(t % 2);
       if (t >= 2) {  // collect the result that this slot still holds
-        for (int c = 0; c < 3; ++c) {
-          const int32_t* o = tt.output(slot, c);
-          got[t - 2].emplace_back(o, o + inputs[t - 2][c].size());
-        }
+        for (int c = 0; c < 3; ++c)
+          got[t - 2].push_back(result(tt, slot, c, inputs[t - 2][c].size()));
       }
       std::mt19937 rng(++seed);
       inputs.emplace_back();
@@ -115,10 +124,8 @@ TEST(GpuTileTransformer, EncodeDecodeMatchesCpu) {
       tt.encode(slot, spec);
     }
     for (size_t t = std::size(tiles) - 2; t < std::size(tiles); ++t)
-      for (int c = 0; c < 3; ++c) {
-        const int32_t* o = tt.output(static_cast<int>(t % 2), c);
-        got[t].emplace_back(o, o + inputs[t][c].size());
-      }
+      for (int c = 0; c < 3; ++c)
+        got[t].push_back(result(tt, static_cast<int>(t % 2), c, inputs[t][c].size()));
     for (size_t t = 0; t < std::size(tiles); ++t) {
       SCOPED_TRACE(testing::Message() << (reversible ? "5/3" : "9/7") << " tile " << t << " seed "
                                       << (reversible ? 11 : 12) + t + 1);
@@ -143,8 +150,7 @@ TEST(GpuTileTransformer, EncodeDecodeMatchesCpu) {
       }
       tt.decode(0, spec);
       for (int c = 0; c < 3; ++c) {
-        const int32_t* o = tt.output(0, c);
-        const std::vector<int32_t> back(o, o + inputs[t][c].size());
+        const std::vector<int32_t> back = result(tt, 0, c, inputs[t][c].size());
         if (reversible) {
           ASSERT_EQ(back, inputs[t][c]) << "component " << c;
         } else {
@@ -182,7 +188,7 @@ TEST(GpuTileTransformer, NarrowUploadMatchesInt32) {
       for (int c = 0; c < 3; ++c) std::copy(v[c].begin(), v[c].end(), tt.input(0, spec, c));
       tt.encode(0, spec);
       std::vector<std::vector<int32_t>> wide;
-      for (int c = 0; c < 3; ++c) wide.emplace_back(tt.output(0, c), tt.output(0, c) + n);
+      for (int c = 0; c < 3; ++c) wide.push_back(result(tt, 0, c, n));
       spec.sample_bytes = bytes;
       spec.sample_signed = is_signed;
       for (int c = 0; c < 3; ++c) {
@@ -196,7 +202,7 @@ TEST(GpuTileTransformer, NarrowUploadMatchesInt32) {
       }
       tt.encode(0, spec);
       for (int c = 0; c < 3; ++c) {
-        const std::vector<int32_t> narrow(tt.output(0, c), tt.output(0, c) + n);
+        const std::vector<int32_t> narrow = result(tt, 0, c, n);
         EXPECT_EQ(narrow, wide[c]) << bytes << "-byte " << (is_signed ? "signed" : "unsigned")
                                    << " component " << c << " seed " << seed;
       }

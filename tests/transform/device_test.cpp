@@ -7,25 +7,29 @@
 namespace gj2k::transform {
 namespace {
 
-// The cost model of --device auto (device.h): a floor, then the cold GPU's fixed cost against
-// the CPU threads' transform time, lifted once the GPU path has run in the process.
+// --device auto (device.h): the CPU below the floor, else the GPU when one is present (kAuto,
+// which resolve_device turns into kGpu or kCpu); explicit choices pass through.
 TEST(XformDevice, AutoChoice) {
-  ASSERT_FALSE(gpu_started()) << "this test must run before anything starts the GPU path";
-  EXPECT_EQ(auto_choice(Device::kAuto, 0, 16), Device::kCpu);
-  EXPECT_EQ(auto_choice(Device::kAuto, kGpuAutoMinSamples - 1, 1), Device::kCpu);
-  // Cold: the GPU pays from kGpuColdSamplesPerThread samples per thread.
-  EXPECT_EQ(auto_choice(Device::kAuto, kGpuColdSamplesPerThread * 16 - 16, 16), Device::kCpu);
-  EXPECT_EQ(auto_choice(Device::kAuto, kGpuColdSamplesPerThread * 16, 16), Device::kAuto);
-  EXPECT_EQ(auto_choice(Device::kAuto, kGpuColdSamplesPerThread, 1), Device::kAuto);
-  EXPECT_EQ(auto_choice(Device::kAuto, kGpuColdSamplesPerThread, 0), Device::kAuto);  // 0 = 1
-  // Explicit choices are never changed.
-  EXPECT_EQ(auto_choice(Device::kGpu, 1, 16), Device::kGpu);
-  EXPECT_EQ(auto_choice(Device::kCpu, kGpuColdSamplesPerThread * 64, 1), Device::kCpu);
-  // Warm (the GPU path has run here): from the floor up, whatever the threads.
-  note_gpu_started();
-  EXPECT_TRUE(gpu_started());
-  EXPECT_EQ(auto_choice(Device::kAuto, kGpuAutoMinSamples, 64), Device::kAuto);
-  EXPECT_EQ(auto_choice(Device::kAuto, kGpuAutoMinSamples - 1, 1), Device::kCpu);
+  EXPECT_EQ(auto_choice(Device::kAuto, 0), Device::kCpu);
+  EXPECT_EQ(auto_choice(Device::kAuto, kGpuAutoMinSamples - 1), Device::kCpu);
+  EXPECT_EQ(auto_choice(Device::kAuto, kGpuAutoMinSamples), Device::kAuto);
+  EXPECT_EQ(auto_choice(Device::kAuto, 1ull << 40), Device::kAuto);
+  EXPECT_EQ(auto_choice(Device::kGpu, 1), Device::kGpu);
+  EXPECT_EQ(auto_choice(Device::kCpu, 1ull << 40), Device::kCpu);
+}
+
+// The query is made once: a GpuStartAhead and later callers see one and the same answer.
+TEST(XformDevice, StartAheadAndQueryAgree) {
+  GpuInfo first;
+  {
+    GpuStartAhead ahead;
+    first = gpu_info();  // waits for the thread's query when it runs first
+  }
+  const GpuInfo again = gpu_info();
+  EXPECT_EQ(first.available, again.available);
+  EXPECT_EQ(first.reason, again.reason);
+  EXPECT_EQ(first.name, again.name);
+  EXPECT_EQ(open_gpu(), first.available);
 }
 
 TEST(XformDevice, ResolveWithoutGpu) {

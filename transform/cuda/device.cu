@@ -5,7 +5,7 @@
 
 namespace gj2k::transform {
 
-GpuInfo gpu_info() {
+GpuInfo query_gpu_info() {
   GpuInfo info;
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);

@@ -1,6 +1,8 @@
 // TileTransformer (tile_transformer.h): per-slot streams, pinned staging, device buffers.
 #include "transform/cuda/tile_transformer.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <string>
 
@@ -8,15 +10,19 @@
 #include "transform/cuda/cuda_check.h"
 #include "transform/cuda/mct_cuda.h"
 #include "transform/cuda/quant_cuda.h"
+#include "transform/cuda/staging_ring.h"
 
 namespace gj2k::transform::cuda {
 
 struct TileTransformer::Slot {
   Stream stream;
-  PinnedBuffer in, out;
+  StagingRing ring;            // the only pinned memory (staging_ring.h)
+  std::unique_ptr<char[]> in;  // pageable input, not zeroed (the caller writes it)
+  size_t in_bytes = 0;
   DeviceBuffer a, b, ws;
   std::vector<size_t> offset;  // first sample of each component in the packed buffers
-  bool busy = false;
+  bool busy = false;           // kernels in flight
+  bool done = false;           // b holds the results of the last encode / decode
 };
 
 namespace {
@@ -81,12 +87,16 @@ void* TileTransformer::input_raw(int slot, const TileSpec& spec, int c) {
     ws = std::max(ws, dwt_workspace_bytes(variant_, comp.rect, spec.levels, false));
   }
   s.offset.push_back(total);
-  s.in.reserve(total * spec.sample_bytes);  // pinning costs time: only what the upload needs
-  s.out.reserve(total * 4);
+  if (s.in_bytes < total * spec.sample_bytes) {
+    s.in.reset();
+    s.in.reset(new char[total * spec.sample_bytes]);  // default-initialised: no zero fill
+    s.in_bytes = total * spec.sample_bytes;
+  }
+  s.done = false;
   s.a.reserve(total * 4);
   s.b.reserve(total * 4);
   s.ws.reserve(ws);
-  return s.in.as<char>() + s.offset.at(c) * spec.sample_bytes;
+  return s.in.get() + s.offset.at(c) * spec.sample_bytes;
 }
 
 void TileTransformer::encode(int slot, const TileSpec& spec) {
@@ -123,12 +133,12 @@ void TileTransformer::run(int slot, const TileSpec& spec, bool encode) {
     lo.v[c] = spec.comps[c].lo;
     hi.v[c] = spec.comps[c].hi;
   }
+  const int threads = omp_get_max_threads();
   if (encode && spec.sample_bytes != 4) {  // narrow upload into B, widen into A
-    GJ2K_CUDA_CHECK(
-        cudaMemcpyAsync(bi, s.in.get(), total * spec.sample_bytes, cudaMemcpyHostToDevice, st));
+    s.ring.upload(bi, s.in.get(), total * spec.sample_bytes, st, threads);
     widen_samples(bi, spec.sample_bytes, spec.sample_signed, ai, total, st);
   } else {
-    GJ2K_CUDA_CHECK(cudaMemcpyAsync(ai, s.in.get(), total * 4, cudaMemcpyHostToDevice, st));
+    s.ring.upload(ai, s.in.get(), total * 4, st, threads);
   }
   if (encode && spec.reversible) {
     if (spec.mct) dc_shift_rct_forward(A(0), A(1), A(2), n_of(0), off, st);
@@ -171,17 +181,19 @@ void TileTransformer::run(int slot, const TileSpec& spec, bool encode) {
       float_to_int_dc_shift(Af(c), B(c), n_of(c), spec.comps[c].dc_offset, spec.comps[c].lo,
                             spec.comps[c].hi, st);
   }
-  GJ2K_CUDA_CHECK(cudaMemcpyAsync(s.out.get(), bi, total * 4, cudaMemcpyDeviceToHost, st));
   s.busy = true;
+  s.done = true;
 }
 
-const int32_t* TileTransformer::output(int slot, int c) {
+void TileTransformer::output(int slot, int c, int32_t* dst) {
   Slot& s = *slots_.at(slot);
-  if (s.busy) {
-    s.stream.synchronize();
-    s.busy = false;
-  }
-  return s.out.as<int32_t>() + s.offset.at(c);
+  if (!s.done || c < 0 || static_cast<size_t>(c) + 1 >= s.offset.size())
+    throw Error(ErrorCode::kInvalidArgument, "TileTransformer::output: no result for component " +
+                                                 std::to_string(c) + " in slot " +
+                                                 std::to_string(slot));
+  const size_t at = s.offset[static_cast<size_t>(c)];
+  s.ring.download(dst, s.b.as<int32_t>() + at, (s.offset[static_cast<size_t>(c) + 1] - at) * 4,
+                  s.stream.get(), omp_get_max_threads());
 }
 
 void TileTransformer::synchronize() {

@@ -1,21 +1,22 @@
 // TileTransformer: the transform stage of the codec on the GPU, tile after tile, with the
-// transfers of one tile overlapping the kernels of another (one CUDA stream and one set of
-// pinned host and device buffers per slot; 2 or more slots).
+// transfers of one tile overlapping the kernels of another (one CUDA stream, a pinned staging
+// ring and device buffers per slot; 2 or more slots).
 //
 // Encode a tile: the caller writes each component's samples (packed rows, width of that
-// component) into input(slot, c), calls encode(slot, spec); output(slot, c) then waits and
-// gives the Mallat arrangement (dwt.h, packed rows) of int32 values: the 5/3 coefficients, or
-// the 9/7 quantization indices (dead-zone quantizer, step per subband).
+// component) into input(slot, c), calls encode(slot, spec); output(slot, c, dst) then waits and
+// copies out the Mallat arrangement (dwt.h, packed rows) of int32 values: the 5/3
+// coefficients, or the 9/7 quantization indices (dead-zone quantizer, step per subband).
 //   5/3: DC shift (+ RCT on components 0..2) -> 5/3 DWT.
 //   9/7: DC shift (+ ICT) -> 9/7 DWT -> quantize_bands.
 // Decode reverses it: input = coefficients / indices, output = samples, clamped to [lo, hi].
 //   9/7: dequantize_bands (with reconstruction offsets) -> 9/7 IDWT -> ICT^-1 + DC shift.
 //
 // Results equal the CPU functions of transform/ (mct.h, dwt.h, quant.h) as the GPU kernels'
-// own contracts state (5/3 path identical). Device memory per slot: 2 x 4 bytes per sample of
-// the tile plus the DWT workspace (~N/3 of the largest component); pinned: sample_bytes (in)
-// + 4 bytes (out) per sample. Pinning is slow (cudaMallocHost of 786 MB: 266 ms on an H200
-// host), so slots keep their buffers and grow them only.
+// own contracts state (5/3 path identical). Memory per slot: device 2 x 4 bytes per sample of
+// the tile plus the DWT workspace (~N/3 of the largest component); host sample_bytes per
+// sample of pageable input staging; pinned only a 32 MB StagingRing (staging_ring.h: pinning
+// a buffer the size of the data cost a one-shot process more than the whole GPU transform
+// saved). Slots keep their buffers and grow them only.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -58,16 +59,18 @@ class TileTransformer {
 
   int slots() const { return static_cast<int>(slots_.size()); }
   // Makes room in `slot` for a tile of `spec` (waits for that slot's previous work) and returns
-  // the pinned input buffer of component c: rect.width() x rect.height() int32 samples.
-  // (spec.sample_bytes must be 4; input_raw gives the buffer for any sample size.)
+  // the host input buffer of component c: rect.width() x rect.height() int32 samples, not
+  // initialised. (spec.sample_bytes must be 4; input_raw gives the buffer for any sample size.)
   int32_t* input(int slot, const TileSpec& spec, int c);
   void* input_raw(int slot, const TileSpec& spec, int c);
-  // Enqueue the tile in `slot` (its inputs written): upload, transform, download.
+  // Upload the tile in `slot` (its inputs written; they are read whole when this returns) and
+  // enqueue its transform.
   void encode(int slot, const TileSpec& spec);
   void decode(int slot, const TileSpec& spec);
-  // Waits for the slot's work and returns component c's result (pinned, packed rows; valid
-  // until the slot's next input call).
-  const int32_t* output(int slot, int c);
+  // Waits for the slot's work and copies component c's result (packed rows) into dst; may be
+  // called for each component, in any order, until the slot's next input call. Host copies
+  // use omp_get_max_threads() threads.
+  void output(int slot, int c, int32_t* dst);
   void synchronize();  // waits for every slot
 
  private:

@@ -1,0 +1,79 @@
+// StagingRing (staging_ring.h): chunked pinned staging with host copies overlapping the DMA.
+#include "transform/cuda/staging_ring.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "gj2k/error.h"
+#include "transform/cuda/cuda_check.h"
+
+namespace gj2k::transform::cuda {
+namespace {
+
+// Host copy of one chunk, split into pieces for the threads (small copies stay serial).
+void copy(char* dst, const char* src, size_t bytes, int threads) {
+  constexpr size_t kPiece = size_t{256} << 10;
+  const int64_t pieces = static_cast<int64_t>((bytes + kPiece - 1) / kPiece);
+  if (threads <= 1 || pieces < 4) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t k = 0; k < pieces; ++k) {
+    const size_t at = static_cast<size_t>(k) * kPiece;
+    std::memcpy(dst + at, src + at, std::min(kPiece, bytes - at));
+  }
+}
+
+}  // namespace
+
+StagingRing::StagingRing(size_t chunk_bytes, int chunks)
+    : chunk_bytes_(chunk_bytes), chunks_(static_cast<size_t>(chunks)) {
+  if (chunk_bytes == 0 || chunks < 2)
+    throw Error(ErrorCode::kInvalidArgument, "StagingRing: needs 2 or more chunks of > 0 bytes");
+  buffer_ = PinnedBuffer(chunk_bytes_ * chunks_);
+  for (size_t i = 0; i < chunks_; ++i) events_.push_back(std::make_unique<Event>());
+}
+
+void StagingRing::upload(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads) {
+  const char* from = static_cast<const char*>(src);
+  char* to = static_cast<char*>(dst);
+  for (size_t at = 0; at < bytes; at += chunk_bytes_) {
+    const size_t len = std::min(chunk_bytes_, bytes - at);
+    const size_t i = next_;
+    next_ = (next_ + 1) % chunks_;
+    GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[i]->get()));  // the chunk's last DMA ended
+    copy(chunk(i), from + at, len, threads);
+    GJ2K_CUDA_CHECK(cudaMemcpyAsync(to + at, chunk(i), len, cudaMemcpyHostToDevice, s));
+    events_[i]->record(s);
+  }
+}
+
+void StagingRing::download(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads) {
+  const char* from = static_cast<const char*>(src);
+  char* to = static_cast<char*>(dst);
+  const size_t pieces = (bytes + chunk_bytes_ - 1) / chunk_bytes_;
+  // Chunk k of the transfer goes through ring chunk (first + k) % chunks_; up to chunks_ DMAs
+  // are in flight while the host copies out the oldest.
+  const size_t first = next_;
+  auto slot = [&](size_t k) { return (first + k) % chunks_; };
+  auto enqueue = [&](size_t k) {
+    const size_t i = slot(k), at = k * chunk_bytes_;
+    GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[i]->get()));
+    GJ2K_CUDA_CHECK(cudaMemcpyAsync(chunk(i), from + at, std::min(chunk_bytes_, bytes - at),
+                                    cudaMemcpyDeviceToHost, s));
+    events_[i]->record(s);
+  };
+  for (size_t k = 0; k < std::min(pieces, chunks_); ++k) enqueue(k);
+  for (size_t k = 0; k < pieces; ++k) {
+    const size_t i = slot(k), at = k * chunk_bytes_;
+    GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[i]->get()));
+    copy(to + at, chunk(i), std::min(chunk_bytes_, bytes - at), threads);
+    if (k + chunks_ < pieces) enqueue(k + chunks_);
+  }
+  next_ = slot(pieces);
+}
+
+}  // namespace gj2k::transform::cuda
