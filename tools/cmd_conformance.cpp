@@ -23,9 +23,7 @@ int run(const Options& o) {
   std::filesystem::path dir = o.data.empty() ? default_data_dir() : std::filesystem::path(o.data);
   RunOptions ro;
   ro.threads = o.threads;
-  ro.device = o.device == "cpu"   ? gj2k::DecodeDevice::kCpu
-              : o.device == "gpu" ? gj2k::DecodeDevice::kGpu
-                                  : gj2k::DecodeDevice::kAuto;
+  ro.device = gj2k::cli::device_choice<gj2k::DecodeDevice>(o.device);
   size_t passed = 0, failed = 0, skipped = 0;
   for (const TestCase& t : load_manifest(dir)) {
     if (!o.filter.empty() && t.name.find(o.filter) == std::string::npos) continue;
@@ -45,8 +43,7 @@ const bool registered = gj2k::cli::register_command(
        app.add_option("--data", o->data,
                       "conformance data folder (default $GJ2K_SHARED/conformance, else "
                       "../shared/conformance)");
-       app.add_option("--device", o->device, "auto|cpu|gpu")
-           ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+       gj2k::cli::add_device_option(app, o->device);
        app.add_option("--threads", o->threads, "decoder threads (0 = all)");
        app.add_option("--filter", o->filter, "run only tests whose name contains this");
        return [o] { return run(*o); };

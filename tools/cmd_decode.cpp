@@ -48,9 +48,7 @@ int run(const Options& o) {
   p.upsample = o.upsample;
   p.force_rgb = o.force_rgb;
   p.allow_partial = o.allow_partial;
-  p.device = o.device == "cpu"   ? gj2k::DecodeDevice::kCpu
-             : o.device == "gpu" ? gj2k::DecodeDevice::kGpu
-                                 : gj2k::DecodeDevice::kAuto;
+  p.device = gj2k::cli::device_choice<gj2k::DecodeDevice>(o.device);
   if (o.tile >= 0) p.tile = static_cast<uint32_t>(o.tile);
   if (!o.components.empty()) p.components = parse_list(o.components, "--components");
   if (!o.region.empty()) {
@@ -89,8 +87,7 @@ const bool registered = gj2k::cli::register_command(
        app.add_flag("--allow-partial", o->allow_partial,
                     "decode what a truncated or damaged stream holds");
        app.add_option("--threads", o->threads, "worker threads (0 = all)");
-       app.add_option("--device", o->device, "auto|cpu|gpu")
-           ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+       gj2k::cli::add_device_option(app, o->device);
        app.add_flag("-q,--quiet", o->quiet, "print nothing on success");
        return [o] { return run(*o); };
      }});

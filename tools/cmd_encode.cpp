@@ -179,14 +179,7 @@ EncodeParams make_params(const Options& o) {
     else
       bad_option("--tile-parts", "'" + t + "' is not R, L or C");
   }
-  if (o.device.empty() || o.device == "auto")
-    p.device = EncodeParams::Device::kAuto;
-  else if (o.device == "cpu")
-    p.device = EncodeParams::Device::kCpu;
-  else if (o.device == "gpu")
-    p.device = EncodeParams::Device::kGpu;
-  else
-    bad_option("--device", "'" + o.device + "' is not auto, cpu or gpu");
+  p.device = device_choice<EncodeParams::Device>(o.device);
   return p;
 }
 
@@ -194,7 +187,7 @@ int run(const Options& o) {
   if (o.input.empty() == o.synthetic.empty())
     bad_option("-i", "give exactly one of -i/--input and --synthetic");
   EncodeParams params = make_params(o);
-  // CUDA start-up (0.2-0.3 s) overlaps reading or making the image when the encode may well
+  // CUDA start-up (about 0.23 s) overlaps reading or making the image when the encode may well
   // run on the GPU: --device gpu, or auto with an input of at least kGpuAutoMinSamples samples
   // (a file of fewer bytes than that may still hold more, compressed; then the encoder starts
   // CUDA itself). The encoder decides on the image it gets (transform::auto_choice).
@@ -283,7 +276,7 @@ const bool registered = register_command(
        app.add_option("--comment", o->comment, "COM marker text");
        app.add_flag("--no-comment", o->no_comment, "write no COM marker");
        app.add_option("--threads", o->threads, "threads (default: all cores)");
-       app.add_option("--device", o->device, "auto|cpu|gpu (default auto)");
+       add_device_option(app, o->device);
        app.add_flag("-q,--quiet", o->quiet, "no progress and no summary");
        return [o] { return run(*o); };
      }});

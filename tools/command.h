@@ -11,7 +11,8 @@
 
 namespace CLI {
 class App;
-}
+class Option;
+}  // namespace CLI
 
 namespace gj2k::cli {
 
@@ -25,5 +26,13 @@ struct Command {
 
 bool register_command(Command command);
 const std::vector<Command>& commands();
+
+// --device auto|cpu|gpu, the same option and check for every command that codes (main.cpp).
+CLI::Option* add_device_option(CLI::App& app, std::string& device);
+// The checked choice as the encoder's or decoder's enum E (kAuto, kCpu, kGpu).
+template <class E>
+E device_choice(const std::string& device) {
+  return device == "cpu" ? E::kCpu : device == "gpu" ? E::kGpu : E::kAuto;
+}
 
 }  // namespace gj2k::cli

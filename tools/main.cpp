@@ -26,6 +26,11 @@ const std::vector<Command>& commands() {
   return registry();
 }
 
+CLI::Option* add_device_option(CLI::App& app, std::string& device) {
+  return app.add_option("--device", device, "auto|cpu|gpu (default auto: the GPU when present)")
+      ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+}
+
 }  // namespace gj2k::cli
 
 int main(int argc, char** argv) {
