@@ -447,7 +447,10 @@ void staging_table() {
   const double page_down =
       best([&] { GJ2K_CUDA_CHECK(cudaMemcpy(host.data(), dev.get(), n, cudaMemcpyDeviceToHost)); });
   std::unique_ptr<gc::StagingRing> ring;
-  const double t_ring = once([&] { ring = std::make_unique<gc::StagingRing>(); });
+  const double t_ring = once([&] {
+    ring = std::make_unique<gc::StagingRing>();
+    ring->reserve(n);
+  });
   const double ring_up = best([&] {
     ring->upload(dev.get(), host.data(), n, s.get(), threads);
     s.synchronize();

@@ -15,7 +15,8 @@
 // Memory: slots come from a process-wide pool (transform/cuda/resource_pool.h) and keep their
 // buffers, sized by the largest tile seen, until the process ends: device 8 bytes per sample
 // (coefficients + samples) plus the DWT scratch of the largest component per stream (N/4 +
-// N/16 for the default fused inverse); pinned host only the ring's 32 MB. The slot is taken
+// N/16 for the default fused inverse); pinned host only the slot's ring (at most 32 MB, sized
+// by the tile). The slot is taken
 // after Tier-1, so GpuDecodeWarmUp's device query, CUDA context and slot allocation overlap
 // parsing, Tier-2 and Tier-1. CUDA failures throw Error(kDevice); a slot whose work failed is
 // dropped.

@@ -1,4 +1,4 @@
-// Decoder tile tail on the GPU (decoder_gpu.h): pinned coefficients up, inverse DWT (15444-1
+// Decoder tile tail on the GPU (decoder_gpu.h): host coefficients up, inverse DWT (15444-1
 // F.3.1 / F.4), inverse RCT / ICT (G.2 / G.3), DC level shift (G.1.2) and clipping on the
 // device, samples down; all transfers through the slot's StagingRing.
 #include "codec/decoder_gpu.h"
@@ -38,9 +38,16 @@ struct Slot {
   cu::DeviceBuffer ws[kStreams];
   std::vector<std::unique_ptr<cu::Event>> events;
 
+  Slot() = default;
+  Slot(const Slot&) = delete;
+  Slot& operator=(const Slot&) = delete;
+  ~Slot() {  // a slot dropped after a failure may still have work in flight
+    for (const cu::Stream& s : streams) cudaStreamSynchronize(s.get());
+  }
   void reserve(size_t samples) {
     coef.reserve(samples * 4);
     samp.reserve(samples * 4);
+    ring.reserve(samples * 4);  // no transfer is larger than the tile
   }
   cudaEvent_t event(size_t i) {
     while (events.size() <= i) events.push_back(std::make_unique<cu::Event>());

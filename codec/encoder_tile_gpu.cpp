@@ -1,7 +1,7 @@
-// Encoder transform stage on the GPU (encoder_gpu.h): tile-component samples into pinned
-// staging, DC level shift + MCT (Annex G), DWT (Annex F) and 9/7 quantization (Annex E) on the
-// device through transform::cuda::TileTransformer, results back into TileCoefficients through
-// its staging ring.
+// Encoder transform stage on the GPU (encoder_gpu.h): tile-component samples into pageable
+// staging and up through the transformer's staging ring, DC level shift + MCT (Annex G), DWT (Annex
+// F) and 9/7 quantization (Annex E) on the device through transform::cuda::TileTransformer, results
+// back into TileCoefficients through its staging ring.
 #if defined(GJ2K_HAVE_CUDA)
 
 #include <omp.h>
@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "codec/encoder_gpu.h"
@@ -89,7 +90,8 @@ bool make_spec(const Image& image, const EncodeSetup& setup, uint32_t t, TileSpe
   return true;
 }
 
-// Stages the tile's samples into tt's pinned input and enqueues its transform.
+// Stages the tile's samples into tt's input, uploads them (returns once they are read) and
+// enqueues the transform.
 void enqueue(const Image& image, const TileSpec& spec, TileTransformer& tt) {
   for (size_t c = 0; c < spec.comps.size(); ++c) {
     void* dst = tt.input_raw(0, spec, static_cast<int>(c));
@@ -165,7 +167,8 @@ TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup
           ahead->impl->tt = next_lease.release();
         }
       }
-    } catch (const Error&) {
+    } catch (const Error&) {  // the look-ahead is optional: t + 1 is transformed when due
+    } catch (const std::bad_alloc&) {
     }
   }
 

@@ -188,9 +188,11 @@ int run(const Options& o) {
     bad_option("-i", "give exactly one of -i/--input and --synthetic");
   EncodeParams params = make_params(o);
   // CUDA start-up (about 0.23 s) overlaps reading or making the image when the encode may well
-  // run on the GPU: --device gpu, or auto with an input of at least kGpuAutoMinSamples samples
-  // (a file of fewer bytes than that may still hold more, compressed; then the encoder starts
-  // CUDA itself). The encoder decides on the image it gets (transform::auto_choice).
+  // run on the GPU: --device gpu, or auto with an input file of at least kGpuAutoMinSamples
+  // bytes (8-bit samples: that many samples). The encoder decides on the image it gets
+  // (transform::auto_choice); a compressed file may hold more samples than bytes (then the
+  // encoder starts CUDA itself), a 16-bit one fewer (then CUDA started for nothing costs the
+  // process about 0.1 s of teardown at exit).
   std::optional<transform::GpuStartAhead> gpu_start;
   uint64_t expected = 0;
   std::pair<uint32_t, uint32_t> size{0, 0};

@@ -93,7 +93,8 @@ struct EncodeStats {
   double seconds = 0;                 // wall time of the whole encode
   uint32_t tiles = 0;                 // number of tiles
   uint64_t code_blocks = 0;           // number of code-blocks coded
-  bool gpu = false;                   // the transform stages ran on the GPU
+  bool gpu = false;  // the transform stages ran on the GPU (--device; a tile with an empty
+                     // tile-component, a corner of subsampling, is transformed on the CPU)
 };
 
 // Output container formats.

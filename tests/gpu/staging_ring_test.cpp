@@ -1,11 +1,15 @@
 // StagingRing (transform/cuda/staging_ring.h): uploads and downloads of odd sizes through
-// rings of a few tiny chunks (so every transfer wraps the ring several times), on two streams
-// sharing one ring, with 1 and 4 host threads; the source of an upload overwritten as soon as
-// upload() returns must not reach the device; a download writes nothing past its end.
+// rings of a few tiny chunks (so every transfer wraps the ring several times) and of 1 MB
+// chunks, on two streams sharing one ring, with 1 and 4 host threads; the source of an upload
+// overwritten as soon as upload() returns must not reach the device; a download writes nothing
+// past its end; the ring pins on demand and grows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "gpu_test_util.h"
@@ -30,19 +34,21 @@ std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
 TEST(GpuStagingRing, RoundTripsOddSizesOnTwoStreams) {
   GJ2K_REQUIRE_GPU();
   const uint32_t seed = 20261123;
-  constexpr size_t kChunk = 4096;
   constexpr uint8_t kSentinel = 0xC3;
-  const size_t sizes[] = {0,     1, 3, kChunk - 1, kChunk, kChunk + 1, 5 * kChunk + kChunk / 2 + 3,
-                          100003};
   gc::Stream s1, s2;
-  for (int chunks : {2, 3}) {
+  // Tiny chunks (every transfer wraps the ring), and 1 MB chunks (the host copies of a chunk
+  // split over the threads).
+  const std::pair<size_t, int> rings[] = {{4096, 2}, {4096, 3}, {size_t{1} << 20, 2}};
+  for (const auto& [chunk, chunks] : rings) {
+    const size_t sizes[] = {0,     1, 3, chunk - 1, chunk, chunk + 1, 5 * chunk + chunk / 2 + 3,
+                            100003};
     for (int threads : {1, 4}) {
-      gc::StagingRing ring(kChunk, chunks);
+      gc::StagingRing ring(chunk, chunks);
       uint32_t k = 0;
       for (size_t na : sizes) {
         const size_t nb = sizes[(k + 3) % std::size(sizes)];
-        SCOPED_TRACE(testing::Message() << "seed " << seed << " chunks " << chunks << " threads "
-                                        << threads << " sizes " << na << ", " << nb);
+        SCOPED_TRACE(testing::Message() << "seed " << seed << " chunk " << chunk << " x " << chunks
+                                        << " threads " << threads << " sizes " << na << ", " << nb);
         const std::vector<uint8_t> a = random_bytes(na, seed + 2 * k);
         const std::vector<uint8_t> b = random_bytes(nb, seed + 2 * k + 1);
         ++k;
@@ -54,7 +60,7 @@ TEST(GpuStagingRing, RoundTripsOddSizesOnTwoStreams) {
         std::fill(sa.begin(), sa.end(), uint8_t{0});
         ring.upload(db.get(), sb.data(), nb, s2.get(), threads);
         std::fill(sb.begin(), sb.end(), uint8_t{0});
-        // Downloads in the other order and on the other stream's ring chunks.
+        // Downloads in the other order, through chunks the other stream used last.
         std::vector<uint8_t> gb(nb + 1, kSentinel), ga(na + 1, kSentinel);
         ring.download(gb.data(), db.get(), nb, s2.get(), threads);
         ring.download(ga.data(), da.get(), na, s1.get(), threads);
@@ -64,9 +70,30 @@ TEST(GpuStagingRing, RoundTripsOddSizesOnTwoStreams) {
         gb.pop_back();
         ASSERT_EQ(ga, a);
         ASSERT_EQ(gb, b);
+        EXPECT_LE(ring.pinned_bytes(), chunk * static_cast<size_t>(chunks));
       }
     }
   }
+}
+
+// Pinned on demand: a small transfer pins little, a larger one grows the chunks (up to the
+// most per chunk) while data that went up before stays intact.
+TEST(GpuStagingRing, GrowsWithTransfers) {
+  GJ2K_REQUIRE_GPU();
+  gc::StagingRing ring;
+  EXPECT_EQ(ring.pinned_bytes(), 0u);
+  gc::Stream s;
+  const std::vector<uint8_t> small = random_bytes(1000, 5), big = random_bytes(20u << 20, 6);
+  gc::DeviceBuffer ds(small.size()), db(big.size());
+  ring.upload(ds.get(), small.data(), small.size(), s.get(), 4);
+  EXPECT_EQ(ring.pinned_bytes(), size_t{4} * (64u << 10)) << "4 chunks of the 64 KB grain";
+  ring.upload(db.get(), big.data(), big.size(), s.get(), 4);
+  EXPECT_EQ(ring.pinned_bytes(), size_t{20} << 20) << "4 chunks of 5 MB";
+  std::vector<uint8_t> back_small(small.size()), back_big(big.size());
+  ring.download(back_small.data(), ds.get(), small.size(), s.get(), 4);
+  ring.download(back_big.data(), db.get(), big.size(), s.get(), 4);
+  EXPECT_EQ(back_small, small);
+  EXPECT_TRUE(back_big == big) << "20 MB round trip differs";
 }
 
 // The codec's ring (4 x 8 MB) with a transfer that wraps it: 50 MB up and down.
@@ -75,11 +102,11 @@ TEST(GpuStagingRing, DefaultRingWrapsLargeTransfer) {
   const size_t n = (size_t{50} << 20) + 12345;
   const std::vector<uint8_t> a = random_bytes(n, 77);
   gc::StagingRing ring;
-  EXPECT_EQ(ring.pinned_bytes(),
-            gc::StagingRing::kDefaultChunkBytes * gc::StagingRing::kDefaultChunks);
   gc::Stream s;
   gc::DeviceBuffer d(n);
   ring.upload(d.get(), a.data(), n, s.get(), 4);
+  EXPECT_EQ(ring.pinned_bytes(),
+            gc::StagingRing::kDefaultChunkBytes * gc::StagingRing::kDefaultChunks);
   std::vector<uint8_t> back(n);
   ring.download(back.data(), d.get(), n, s.get(), 4);
   EXPECT_TRUE(back == a) << "50 MB round trip through the default ring differs";

@@ -29,15 +29,29 @@ void copy(char* dst, const char* src, size_t bytes, int threads) {
 
 }  // namespace
 
-StagingRing::StagingRing(size_t chunk_bytes, int chunks)
-    : chunk_bytes_(chunk_bytes), chunks_(static_cast<size_t>(chunks)) {
-  if (chunk_bytes == 0 || chunks < 2)
+StagingRing::StagingRing(size_t max_chunk_bytes, int chunks)
+    : max_chunk_bytes_(max_chunk_bytes), chunks_(static_cast<size_t>(std::max(chunks, 0))) {
+  if (max_chunk_bytes == 0 || chunks < 2)
     throw Error(ErrorCode::kInvalidArgument, "StagingRing: needs 2 or more chunks of > 0 bytes");
-  buffer_ = PinnedBuffer(chunk_bytes_ * chunks_);
   for (size_t i = 0; i < chunks_; ++i) events_.push_back(std::make_unique<Event>());
 }
 
+void StagingRing::reserve(size_t bytes) {
+  constexpr size_t kGrain = size_t{64} << 10;
+  const size_t per_chunk = (bytes + chunks_ - 1) / chunks_;
+  const size_t want = std::min(max_chunk_bytes_, (per_chunk + kGrain - 1) / kGrain * kGrain);
+  if (want <= chunk_bytes_) return;
+  for (const auto& e : events_) GJ2K_CUDA_CHECK(cudaEventSynchronize(e->get()));
+  buffer_ = PinnedBuffer();  // unpin first: the two need not be held at once
+  chunk_bytes_ = 0;
+  buffer_ = PinnedBuffer(want * chunks_);
+  chunk_bytes_ = want;
+  next_ = 0;
+}
+
 void StagingRing::upload(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads) {
+  if (bytes == 0) return;
+  reserve(bytes);
   const char* from = static_cast<const char*>(src);
   char* to = static_cast<char*>(dst);
   for (size_t at = 0; at < bytes; at += chunk_bytes_) {
@@ -52,6 +66,8 @@ void StagingRing::upload(void* dst, const void* src, size_t bytes, cudaStream_t 
 }
 
 void StagingRing::download(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads) {
+  if (bytes == 0) return;
+  reserve(bytes);
   const char* from = static_cast<const char*>(src);
   char* to = static_cast<char*>(dst);
   const size_t pieces = (bytes + chunk_bytes_ - 1) / chunk_bytes_;

@@ -16,7 +16,10 @@
 //   memory dst; returns when dst holds all of it.
 // - A chunk is reused only after the transfer that last used it has ended (one event per
 //   chunk), whatever stream it ran on, so several streams may share one ring; one host
-//   thread at a time. Chunks are pinned at construction.
+//   thread at a time.
+// - Pinned on demand: a transfer of B bytes makes the chunks at least B / chunks (rounded up
+//   to 64 KB) and at most max_chunk_bytes, so the slots of a decode or encode of small tiles
+//   pin little; growing waits for every transfer in flight. reserve(B) does it ahead.
 // - `threads`: OpenMP threads for the host copies of a chunk (1: the calling thread alone).
 // Failures throw Error(kDevice).
 #pragma once
@@ -33,20 +36,23 @@ namespace gj2k::transform::cuda {
 
 class StagingRing {
  public:
-  static constexpr size_t kDefaultChunkBytes = size_t{8} << 20;
+  static constexpr size_t kDefaultChunkBytes = size_t{8} << 20;  // the most per chunk
   static constexpr int kDefaultChunks = 4;
-  explicit StagingRing(size_t chunk_bytes = kDefaultChunkBytes, int chunks = kDefaultChunks);
+  explicit StagingRing(size_t max_chunk_bytes = kDefaultChunkBytes, int chunks = kDefaultChunks);
   StagingRing(const StagingRing&) = delete;
   StagingRing& operator=(const StagingRing&) = delete;
 
   void upload(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads);
   void download(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads);
 
+  // Pins chunks for transfers of up to `bytes` (see above).
+  void reserve(size_t bytes);
   size_t pinned_bytes() const { return buffer_.bytes(); }
 
  private:
   char* chunk(size_t i) const { return buffer_.as<char>() + i * chunk_bytes_; }
-  size_t chunk_bytes_;
+  size_t max_chunk_bytes_;
+  size_t chunk_bytes_ = 0;  // current chunk size (0: nothing pinned yet)
   size_t chunks_;
   size_t next_ = 0;  // the chunk the next transfer takes (round robin)
   PinnedBuffer buffer_;

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <new>
 #include <string>
 
 #include "gj2k/error.h"
@@ -89,7 +90,14 @@ void* TileTransformer::input_raw(int slot, const TileSpec& spec, int c) {
   s.offset.push_back(total);
   if (s.in_bytes < total * spec.sample_bytes) {
     s.in.reset();
-    s.in.reset(new char[total * spec.sample_bytes]);  // default-initialised: no zero fill
+    s.in_bytes = 0;
+    try {
+      s.in.reset(new char[total * spec.sample_bytes]);  // default-initialised: no zero fill
+    } catch (const std::bad_alloc&) {
+      throw Error(ErrorCode::kDevice, "TileTransformer: no host memory for " +
+                                          std::to_string(total * spec.sample_bytes) +
+                                          " bytes of input staging");
+    }
     s.in_bytes = total * spec.sample_bytes;
   }
   s.done = false;

@@ -1,6 +1,6 @@
 // TileTransformer: the transform stage of the codec on the GPU, tile after tile, with the
 // transfers of one tile overlapping the kernels of another (one CUDA stream, a pinned staging
-// ring and device buffers per slot; 2 or more slots).
+// ring and device buffers per slot; 1 or more slots).
 //
 // Encode a tile: the caller writes each component's samples (packed rows, width of that
 // component) into input(slot, c), calls encode(slot, spec); output(slot, c, dst) then waits and
@@ -14,8 +14,8 @@
 // Results equal the CPU functions of transform/ (mct.h, dwt.h, quant.h) as the GPU kernels'
 // own contracts state (5/3 path identical). Memory per slot: device 2 x 4 bytes per sample of
 // the tile plus the DWT workspace (~N/3 of the largest component); host sample_bytes per
-// sample of pageable input staging; pinned only a 32 MB StagingRing (staging_ring.h: pinning
-// a buffer the size of the data cost a one-shot process more than the whole GPU transform
+// sample of pageable input staging; pinned only a StagingRing of at most 32 MB (staging_ring.h:
+// pinning a buffer the size of the data cost a one-shot process more than the whole GPU transform
 // saved). Slots keep their buffers and grow them only.
 #pragma once
 
