@@ -58,7 +58,8 @@ if [ -x "$bin/bench_gpu_codec" ]; then
 fi
 
 # Whole processes, same run: gj2k with --device cpu, gpu and auto next to OpenJPEG's
-# tools (when opj_compress/opj_decompress are on PATH), best of 2 runs each.
+# tools (when opj_compress/opj_decompress are on PATH), the median of GJ2K_WHOLE_REPS (3)
+# interleaved rounds.
 whole_log="$log/whole-process.log"
 : >"$whole_log"
 gj2k_bin=""
@@ -67,32 +68,40 @@ if [ -n "$gj2k_bin" ]; then
   echo "== Whole processes ($gj2k_bin, OpenJPEG tools if present)"
   work=$(mktemp -d)
   threads=$(nproc)
-  best() {  # best of 2 wall times of a command, in seconds ("fail" when it fails)
-    local b=0 t0 t
-    for _ in 1 2; do
-      t0=$(date +%s%N)
-      "$@" >/dev/null 2>&1 || { echo fail; return; }
-      t=$((($(date +%s%N) - t0) / 1000000))
-      if [ "$b" = 0 ] || [ "$t" -lt "$b" ]; then b=$t; fi
-    done
-    printf "%d.%02d" $((b / 1000)) $((b % 1000 / 10))
+  reps=${GJ2K_WHOLE_REPS:-3}
+  secs() {  # wall time of a command in ms, or "fail"
+    local t0
+    t0=$(date +%s%N)
+    "$@" >/dev/null 2>&1 || { echo fail; return; }
+    echo $((($(date +%s%N) - t0) / 1000000))
+  }
+  median() {  # median of the ms values given, as seconds ("fail" if any failed)
+    case " $* " in *" fail "*) echo fail; return ;; esac
+    local m
+    m=$(printf "%s\n" "$@" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+    printf "%d.%02d" $((m / 1000)) $((m % 1000 / 10))
   }
   have_opj=0
   command -v opj_compress >/dev/null 2>&1 && command -v opj_decompress >/dev/null 2>&1 && have_opj=1
-  row() {  # label, gj2k args (before --device), opj command or ""
-    local label=$1 args=$2 opj=$3 c g a o="-"
-    c=$(best "$gj2k_bin" $args --device cpu)
-    g=$(best "$gj2k_bin" $args --device gpu)
-    a=$(best "$gj2k_bin" $args)
-    [ "$have_opj" = 1 ] && [ -n "$opj" ] && o=$(best $opj)
-    printf "%-26s %9s %9s %9s %9s\n" "$label" "$c" "$g" "$a" "$o" | tee -a "$whole_log"
+  row() {  # label, gj2k args (before --device), opj command or ""; the median of $reps rounds,
+    # each running cpu, gpu, auto and OpenJPEG once in turn (so drift hits all alike)
+    local label=$1 args=$2 opj=$3 c=() g=() a=() o=() o_med="-"
+    for _ in $(seq "$reps"); do
+      c+=("$(secs "$gj2k_bin" $args --device cpu)")
+      g+=("$(secs "$gj2k_bin" $args --device gpu)")
+      a+=("$(secs "$gj2k_bin" $args)")
+      [ "$have_opj" = 1 ] && [ -n "$opj" ] && o+=("$(secs $opj)")
+    done
+    [ ${#o[@]} -gt 0 ] && o_med=$(median "${o[@]}")
+    printf "%-36s %9s %9s %9s %9s\n" "$label" "$(median "${c[@]}")" "$(median "${g[@]}")" \
+      "$(median "${a[@]}")" "$o_med" | tee -a "$whole_log"
   }
   for size in ${GJ2K_WHOLE_SIZES:-10240x6400 4096x3072}; do
     "$gj2k_bin" encode --synthetic "$size" --save-input "$work/in.ppm" -o "$work/l.j2k" -q \
       --device cpu
     "$gj2k_bin" encode -i "$work/in.ppm" -o "$work/i.j2k" --irreversible --rate 20 -q --device cpu
-    printf "%-26s %9s %9s %9s %9s\n" "$size RGB 8-bit, s" "gj2k cpu" "gj2k gpu" "gj2k auto" \
-      "OpenJPEG" | tee -a "$whole_log"
+    printf "%-36s %9s %9s %9s %9s\n" "$size RGB 8-bit, s (median of $reps)" "gj2k cpu" \
+      "gj2k gpu" "gj2k auto" "OpenJPEG" | tee -a "$whole_log"
     row "encode lossless" "encode -i $work/in.ppm -o $work/o.j2k -q" \
       "opj_compress -i $work/in.ppm -o $work/o2.j2k -threads $threads"
     row "encode 9/7 rate 20" "encode -i $work/in.ppm -o $work/o.j2k -q --irreversible --rate 20" \
