@@ -430,18 +430,18 @@ void staging_table() {
     return now_ms() - t0;
   };
   std::printf("\nHost staging of 786 MB (10240 x 6400 RGB int32), ms\n");
-  void* pinned = nullptr;
-  const double t_pin = once([&] { GJ2K_CUDA_CHECK(cudaMallocHost(&pinned, n)); });
-  std::memset(pinned, 1, n);
+  gc::PinnedBuffer pinned;
+  const double t_pin = once([&] { pinned = gc::PinnedBuffer(n); });
+  std::memset(pinned.get(), 1, n);
   const double pin_up = best([&] {
-    GJ2K_CUDA_CHECK(cudaMemcpyAsync(dev.get(), pinned, n, cudaMemcpyHostToDevice, s.get()));
+    GJ2K_CUDA_CHECK(cudaMemcpyAsync(dev.get(), pinned.get(), n, cudaMemcpyHostToDevice, s.get()));
     s.synchronize();
   });
   const double pin_down = best([&] {
-    GJ2K_CUDA_CHECK(cudaMemcpyAsync(pinned, dev.get(), n, cudaMemcpyDeviceToHost, s.get()));
+    GJ2K_CUDA_CHECK(cudaMemcpyAsync(pinned.get(), dev.get(), n, cudaMemcpyDeviceToHost, s.get()));
     s.synchronize();
   });
-  const double t_unpin = once([&] { GJ2K_CUDA_CHECK(cudaFreeHost(pinned)); });
+  const double t_unpin = once([&] { pinned = gc::PinnedBuffer(); });
   const double page_up =
       best([&] { GJ2K_CUDA_CHECK(cudaMemcpy(dev.get(), host.data(), n, cudaMemcpyHostToDevice)); });
   const double page_down =

@@ -24,9 +24,6 @@ PinnedBuffer::PinnedBuffer(size_t bytes) {
 PinnedBuffer::~PinnedBuffer() {
   if (ptr_) cudaFreeHost(ptr_);
 }
-void PinnedBuffer::reserve(size_t bytes) {
-  if (bytes > bytes_) *this = PinnedBuffer(bytes);
-}
 
 Stream::Stream() {
   GJ2K_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));

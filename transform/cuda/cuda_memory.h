@@ -61,7 +61,6 @@ class PinnedBuffer {
     return static_cast<T*>(ptr_);
   }
   size_t bytes() const { return bytes_; }
-  void reserve(size_t bytes);
 
  private:
   void swap(PinnedBuffer& o) noexcept {

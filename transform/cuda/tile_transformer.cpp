@@ -1,13 +1,13 @@
-// TileTransformer (tile_transformer.h): per-slot streams, pinned staging, device buffers.
+// TileTransformer (tile_transformer.h): per-slot streams, staging rings, device buffers.
 #include "transform/cuda/tile_transformer.h"
 
 #include <omp.h>
 
 #include <algorithm>
-#include <new>
 #include <string>
 
 #include "gj2k/error.h"
+#include "gj2k/image.h"
 #include "transform/cuda/cuda_check.h"
 #include "transform/cuda/mct_cuda.h"
 #include "transform/cuda/quant_cuda.h"
@@ -17,9 +17,8 @@ namespace gj2k::transform::cuda {
 
 struct TileTransformer::Slot {
   Stream stream;
-  StagingRing ring;            // the only pinned memory (staging_ring.h)
-  std::unique_ptr<char[]> in;  // pageable input, not zeroed (the caller writes it)
-  size_t in_bytes = 0;
+  StagingRing ring;                                  // the only pinned memory (staging_ring.h)
+  std::vector<char, DefaultInitAllocator<char>> in;  // pageable input, not zeroed
   DeviceBuffer a, b, ws;
   std::vector<size_t> offset;  // first sample of each component in the packed buffers
   bool busy = false;           // kernels in flight
@@ -88,23 +87,15 @@ void* TileTransformer::input_raw(int slot, const TileSpec& spec, int c) {
     ws = std::max(ws, dwt_workspace_bytes(variant_, comp.rect, spec.levels, false));
   }
   s.offset.push_back(total);
-  if (s.in_bytes < total * spec.sample_bytes) {
-    s.in.reset();
-    s.in_bytes = 0;
-    try {
-      s.in.reset(new char[total * spec.sample_bytes]);  // default-initialised: no zero fill
-    } catch (const std::bad_alloc&) {
-      throw Error(ErrorCode::kDevice, "TileTransformer: no host memory for " +
-                                          std::to_string(total * spec.sample_bytes) +
-                                          " bytes of input staging");
-    }
-    s.in_bytes = total * spec.sample_bytes;
+  if (s.in.size() < total * spec.sample_bytes) {  // grows only; the caller writes it all
+    s.in.clear();  // nothing to keep: the larger buffer is not filled from the old one
+    s.in.resize(total * spec.sample_bytes);  // not zeroed
   }
   s.done = false;
   s.a.reserve(total * 4);
   s.b.reserve(total * 4);
   s.ws.reserve(ws);
-  return s.in.get() + s.offset.at(c) * spec.sample_bytes;
+  return s.in.data() + s.offset.at(c) * spec.sample_bytes;
 }
 
 void TileTransformer::encode(int slot, const TileSpec& spec) {
@@ -143,10 +134,10 @@ void TileTransformer::run(int slot, const TileSpec& spec, bool encode) {
   }
   const int threads = omp_get_max_threads();
   if (encode && spec.sample_bytes != 4) {  // narrow upload into B, widen into A
-    s.ring.upload(bi, s.in.get(), total * spec.sample_bytes, st, threads);
+    s.ring.upload(bi, s.in.data(), total * spec.sample_bytes, st, threads);
     widen_samples(bi, spec.sample_bytes, spec.sample_signed, ai, total, st);
   } else {
-    s.ring.upload(ai, s.in.get(), total * 4, st, threads);
+    s.ring.upload(ai, s.in.data(), total * 4, st, threads);
   }
   if (encode && spec.reversible) {
     if (spec.mct) dc_shift_rct_forward(A(0), A(1), A(2), n_of(0), off, st);
