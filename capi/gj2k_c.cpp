@@ -329,8 +329,11 @@ gj2k::Image image_from(const gj2k_context* ctx, const gj2k_image_desc* d, const 
       }
     }
   }
-  if (d->color_space == GJ2K_CS_ICC) {
+  if (d->color_space == GJ2K_CS_ICC && (!d->icc_profile || d->icc_size == 0)) {
     warn(ctx, "encode: GJ2K_CS_ICC without a profile; the colour space is left unstated");
+  } else if (d->color_space == GJ2K_CS_ICC) {
+    image.color_space = gj2k::ColorSpace::kICC;
+    image.icc_profile.assign(d->icc_profile, d->icc_profile + d->icc_size);
   } else {
     image.color_space = to_cpp(d->color_space);
   }

@@ -230,7 +230,9 @@ typedef struct gj2k_image_desc {
   uint32_t width, height, num_components;
   uint32_t precision;
   int is_signed;
-  gj2k_color_space color_space; /* GREY, SRGB, SYCC or UNKNOWN (ICC is not written) */
+  gj2k_color_space color_space;
+  const uint8_t* icc_profile; /* with GJ2K_CS_ICC and format JP2: the profile written (colr) */
+  size_t icc_size;
 } gj2k_image_desc;
 
 typedef struct gj2k_encode_params {
