@@ -106,7 +106,7 @@ py::array to_array(const gj2k::Image& image, uint32_t w, uint32_t h) {
     const size_t n = size_t{w} * h;
     for (size_t i = 0; i < n; ++i) dst[i * nc + c] = static_cast<T>(s[i]);
   }
-  return std::move(out);
+  return out;
 }
 
 py::array decode(const py::object& src, uint32_t reduce, std::optional<std::vector<uint32_t>> region,
@@ -287,7 +287,8 @@ PYBIND11_MODULE(gj2k, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const gj2k::Error& e) {
-      py::object instance = error(e.what());
+      py::object type = py::reinterpret_borrow<py::object>(error.ptr());
+      py::object instance = type(e.what());
       instance.attr("code") = code_name(e.code());
       PyErr_SetObject(error.ptr(), instance.ptr());
     }

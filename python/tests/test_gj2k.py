@@ -63,8 +63,8 @@ def test_decode_options():
     assert gj2k.decode(data, reduce=1).shape == (32, 40, 3)
     r = gj2k.decode(data, region=(10, 5, 50, 30))
     np.testing.assert_array_equal(r, a[5:30, 10:50])
-    t = gj2k.decode(data, tile=3)  # second row, second column
-    np.testing.assert_array_equal(t, a[0:32, 32:64])
+    t = gj2k.decode(data, tile=4)  # 3 tiles a row: second row, second column
+    np.testing.assert_array_equal(t, a[32:64, 32:64])
     c = gj2k.decode(data, components=[2])
     np.testing.assert_array_equal(c, a[..., 2])
     two = gj2k.decode(data, components=[1, 0])
@@ -74,8 +74,8 @@ def test_decode_options():
 def test_lossy_rate_and_layers():
     a = pattern(96, 96, 3)
     lossless = gj2k.encode(a)
-    lossy = gj2k.encode(a, lossless=False, rate=30)
-    assert len(lossy) <= a.size // 30 + 1
+    lossy = gj2k.encode(a, lossless=False, rate=8)
+    assert len(lossy) <= a.size // 8 + 1
     assert len(lossy) < len(lossless)
     b = gj2k.decode(lossy)
     err = np.abs(b.astype(int) - a.astype(int)).mean()
