@@ -112,7 +112,7 @@ def test_errors_have_codes():
 
 def test_gil_released_while_coding():
     # While one thread encodes a large image, another thread keeps running Python code.
-    a = pattern(1024, 1024, 3)
+    a = pattern(512, 512, 3)
     ticks = []
     done = threading.Event()
 
