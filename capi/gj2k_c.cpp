@@ -217,10 +217,11 @@ void common_size(const gj2k::Image& image, uint32_t& w, uint32_t& h, gj2k_layout
   for (const auto& c : image.components) {
     w = std::max(w, c.width);
     h = std::max(h, c.height);
-    if (layout == GJ2K_INTERLEAVED && (c.width != image.components[0].width ||
-                                       c.height != image.components[0].height))
-      invalid("interleaved output needs components of one size; this image has subsampled "
-              "components (decode with upsample or use GJ2K_PLANAR)");
+    if (layout == GJ2K_INTERLEAVED &&
+        (c.width != image.components[0].width || c.height != image.components[0].height))
+      invalid(
+          "interleaved output needs components of one size; this image has subsampled "
+          "components (decode with upsample or use GJ2K_PLANAR)");
   }
 }
 
@@ -255,9 +256,12 @@ void copy_out(const gj2k::Image& image, const gj2k_buffer& b) {
       uint8_t* p = base + y * g.row;
       const int32_t* s = comp.samples.data() + size_t{y} * comp.width;
       for (uint32_t x = 0; x < comp.width; ++x, p += g.pixel) {
-        if (g.bytes == 1) store<uint8_t>(p, s[x]);
-        else if (g.bytes == 2) store<uint16_t>(p, s[x]);
-        else store<int32_t>(p, s[x]);
+        if (g.bytes == 1)
+          store<uint8_t>(p, s[x]);
+        else if (g.bytes == 2)
+          store<uint16_t>(p, s[x]);
+        else
+          store<int32_t>(p, s[x]);
       }
     }
   }
@@ -320,8 +324,10 @@ gj2k::Image image_from(const gj2k_context* ctx, const gj2k_image_desc* d, const 
       const uint8_t* p = base + y * g.row;
       int32_t* s = comp.samples.data() + size_t{y} * comp.width;
       for (uint32_t x = 0; x < d->width; ++x, p += g.pixel) {
-        if (g.bytes == 1) s[x] = sgn ? load<int8_t>(p) : load<uint8_t>(p);
-        else s[x] = sgn ? load<int16_t>(p) : load<uint16_t>(p);
+        if (g.bytes == 1)
+          s[x] = sgn ? load<int8_t>(p) : load<uint8_t>(p);
+        else
+          s[x] = sgn ? load<int16_t>(p) : load<uint16_t>(p);
         if (s[x] < comp.min_value() || s[x] > comp.max_value())
           invalid("component " + std::to_string(c) + " sample at (" + std::to_string(x) + ", " +
                   std::to_string(y) + ") is " + std::to_string(s[x]) + ", outside " +
@@ -539,11 +545,9 @@ gj2k_decoder* gj2k_decoder_create_callbacks(gj2k_context* ctx, gj2k_read_fn read
       if (bytes.size() - used < 65536) bytes.resize(std::max<size_t>(bytes.size() * 2, 65536));
       const size_t n = read(user, bytes.data() + used, bytes.size() - used);
       if (n == static_cast<size_t>(-1))
-        throw Failure{GJ2K_ERR_IO, "read callback failed after " + std::to_string(used) +
-                                       " bytes"};
+        throw Failure{GJ2K_ERR_IO, "read callback failed after " + std::to_string(used) + " bytes"};
       if (n == 0) break;
-      if (n > bytes.size() - used)
-        invalid("read callback returned more bytes than asked for");
+      if (n > bytes.size() - used) invalid("read callback returned more bytes than asked for");
       used += n;
     }
     bytes.resize(used);
@@ -559,8 +563,8 @@ void gj2k_decoder_destroy(gj2k_decoder* dec) {
   delete dec;
 }
 
-#define GJ2K_NEED_DECODER(dec)                                       \
-  do {                                                               \
+#define GJ2K_NEED_DECODER(dec)                                                      \
+  do {                                                                              \
     if (!(dec)) return fail(nullptr, GJ2K_ERR_INVALID_ARGUMENT, "decoder is NULL"); \
   } while (0)
 
@@ -668,8 +672,7 @@ gj2k_status gj2k_decoder_output_component(gj2k_decoder* dec, uint32_t index,
       invalid("output component " + std::to_string(index) + " of " +
               std::to_string(image.components.size()));
     const gj2k::Component& c = image.components[index];
-    *out = gj2k_component_info{c.width, c.height, c.dx, c.dy, c.precision, c.is_signed,
-                               c.is_alpha};
+    *out = gj2k_component_info{c.width, c.height, c.dx, c.dy, c.precision, c.is_signed, c.is_alpha};
   });
 }
 

@@ -31,8 +31,8 @@ int main(int argc, char** argv) {
 
     gj2k::Decoder decoder(dir / "ramp.j2k");
     const gj2k::HeaderInfo info = decoder.read_header();
-    std::cout << "header: " << info.x1 - info.x0 << "x" << info.y1 - info.y0 << ", "
-              << info.levels << " levels\n";
+    std::cout << "header: " << info.x1 - info.x0 << "x" << info.y1 - info.y0 << ", " << info.levels
+              << " levels\n";
     const gj2k::Image back = decoder.decode();
     if (auto diff = gj2k::compare(image, back)) {
       std::cerr << "round trip differs: " << *diff << "\n";

@@ -110,11 +110,11 @@ typedef enum gj2k_progression {
 } gj2k_progression;
 
 typedef struct gj2k_info {
-  uint32_t struct_size; /* set by the caller: sizeof(gj2k_info) */
-  int is_jp2;           /* 1: JP2 file, 0: raw codestream */
-  uint32_t x0, y0, x1, y1; /* image area on the reference grid */
-  uint32_t width, height;  /* x1 - x0, y1 - y0 */
-  uint32_t num_components; /* codestream components (gj2k_decoder_component for each) */
+  uint32_t struct_size;       /* set by the caller: sizeof(gj2k_info) */
+  int is_jp2;                 /* 1: JP2 file, 0: raw codestream */
+  uint32_t x0, y0, x1, y1;    /* image area on the reference grid */
+  uint32_t width, height;     /* x1 - x0, y1 - y0 */
+  uint32_t num_components;    /* codestream components (gj2k_decoder_component for each) */
   uint32_t output_components; /* after JP2 palette and channel definitions */
   uint32_t tile_x0, tile_y0, tile_width, tile_height;
   uint32_t num_tiles_x, num_tiles_y, num_tiles;
@@ -167,8 +167,7 @@ typedef struct gj2k_decoder gj2k_decoder;
 typedef size_t (*gj2k_read_fn)(void* user, void* buf, size_t size);
 
 /* A decoder over a copy of `size` bytes. NULL on failure (message in the context). */
-GJ2K_API gj2k_decoder* gj2k_decoder_create_memory(gj2k_context* ctx, const void* data,
-                                                  size_t size);
+GJ2K_API gj2k_decoder* gj2k_decoder_create_memory(gj2k_context* ctx, const void* data, size_t size);
 /* A decoder over a file. NULL when it cannot be read. */
 GJ2K_API gj2k_decoder* gj2k_decoder_create_file(gj2k_context* ctx, const char* path);
 /* A decoder over what `read` returns until its end (read whole before this returns). NULL on a
@@ -193,7 +192,7 @@ typedef struct gj2k_decode_params {
   uint32_t max_layers;  /* 0 = all */
   int use_region;       /* decode only [region_x0, region_x1) x [region_y0, region_y1) */
   uint32_t region_x0, region_y0, region_x1, region_y1; /* full-resolution reference grid */
-  int use_tile;  /* decode only tile `tile` (raster index) */
+  int use_tile;                                        /* decode only tile `tile` (raster index) */
   uint32_t tile;
   const uint32_t* components; /* codestream components to decode, in output order */
   uint32_t num_components;    /* 0 = all */
@@ -241,18 +240,18 @@ typedef struct gj2k_encode_params {
   int irreversible;     /* 0: lossless 5/3 + RCT (default); 1: 9/7 + ICT + quantization */
   int levels;           /* decomposition levels 0..32 (default 5) */
   int mct;              /* 1 on, 0 off, -1 auto (default) */
-  uint32_t cblk_width, cblk_height;   /* default 64 x 64 */
-  int layers;                         /* 0: as many as rates (default) */
-  const double* rates;                /* compression ratios per layer, decreasing; 1 = lossless */
+  uint32_t cblk_width, cblk_height; /* default 64 x 64 */
+  int layers;                       /* 0: as many as rates (default) */
+  const double* rates;              /* compression ratios per layer, decreasing; 1 = lossless */
   uint32_t num_rates;
   const double* psnr; /* or: PSNR targets in dB per layer, increasing */
   uint32_t num_psnr;
-  gj2k_progression order;               /* default LRCP */
-  uint32_t tile_width, tile_height;     /* 0: one tile (default) */
-  int sop, eph, tlm, plt;               /* optional markers (default 0) */
-  uint8_t cblk_style;                   /* Table A.19 bits (default 0) */
-  int guard_bits;                       /* 0..7 (default 2) */
-  const char* comment;                  /* COM marker text; NULL: "Created by gj2k VERSION" */
+  gj2k_progression order;           /* default LRCP */
+  uint32_t tile_width, tile_height; /* 0: one tile (default) */
+  int sop, eph, tlm, plt;           /* optional markers (default 0) */
+  uint8_t cblk_style;               /* Table A.19 bits (default 0) */
+  int guard_bits;                   /* 0..7 (default 2) */
+  const char* comment;              /* COM marker text; NULL: "Created by gj2k VERSION" */
 } gj2k_encode_params;
 
 GJ2K_API void gj2k_encode_params_init(gj2k_encode_params* params);
@@ -264,14 +263,13 @@ typedef int (*gj2k_write_fn)(void* user, const void* data, size_t size);
 /* Encodes the samples in `in` (GJ2K_SAMPLE_8 or _16, planar or interleaved) into a buffer
  * gj2k allocates: *out (release with gj2k_free) of *out_size bytes. params NULL: defaults. */
 GJ2K_API gj2k_status gj2k_encode_to_memory(gj2k_context* ctx, const gj2k_image_desc* image,
-                                           const gj2k_buffer* in,
-                                           const gj2k_encode_params* params, uint8_t** out,
-                                           size_t* out_size);
+                                           const gj2k_buffer* in, const gj2k_encode_params* params,
+                                           uint8_t** out, size_t* out_size);
 /* Encodes and hands the output to `write` (in one or more calls). */
 GJ2K_API gj2k_status gj2k_encode_to_callback(gj2k_context* ctx, const gj2k_image_desc* image,
                                              const gj2k_buffer* in,
-                                             const gj2k_encode_params* params,
-                                             gj2k_write_fn write, void* user);
+                                             const gj2k_encode_params* params, gj2k_write_fn write,
+                                             void* user);
 
 #ifdef __cplusplus
 } /* extern "C" */

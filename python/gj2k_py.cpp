@@ -82,8 +82,8 @@ py::dict info(const py::object& src) {
   d["reversible"] = h.reversible;
   d["progression"] = order_name(h.progression);
   d["color_space"] = color_name(h.color_space);
-  d["icc_profile"] = py::bytes(reinterpret_cast<const char*>(h.icc_profile.data()),
-                               h.icc_profile.size());
+  d["icc_profile"] =
+      py::bytes(reinterpret_cast<const char*>(h.icc_profile.data()), h.icc_profile.size());
   return d;
 }
 
@@ -109,10 +109,10 @@ py::array to_array(const gj2k::Image& image, uint32_t w, uint32_t h) {
   return out;
 }
 
-py::array decode(const py::object& src, uint32_t reduce, std::optional<std::vector<uint32_t>> region,
-                 std::optional<uint32_t> tile, std::vector<uint32_t> components, uint32_t layers,
-                 bool upsample, bool force_rgb, bool allow_partial, uint32_t threads,
-                 const std::string& device) {
+py::array decode(const py::object& src, uint32_t reduce,
+                 std::optional<std::vector<uint32_t>> region, std::optional<uint32_t> tile,
+                 std::vector<uint32_t> components, uint32_t layers, bool upsample, bool force_rgb,
+                 bool allow_partial, uint32_t threads, const std::string& device) {
   gj2k::DecodeParams p;
   p.reduce = reduce;
   if (region) {
@@ -145,10 +145,12 @@ py::array decode(const py::object& src, uint32_t reduce, std::optional<std::vect
     prec = std::max(prec, c.precision);
     sgn = sgn || c.is_signed;
   }
-  if (prec <= 8) return sgn ? to_array<int8_t>(image, c0.width, c0.height)
-                            : to_array<uint8_t>(image, c0.width, c0.height);
-  if (prec <= 16) return sgn ? to_array<int16_t>(image, c0.width, c0.height)
-                             : to_array<uint16_t>(image, c0.width, c0.height);
+  if (prec <= 8)
+    return sgn ? to_array<int8_t>(image, c0.width, c0.height)
+               : to_array<uint8_t>(image, c0.width, c0.height);
+  if (prec <= 16)
+    return sgn ? to_array<int16_t>(image, c0.width, c0.height)
+               : to_array<uint16_t>(image, c0.width, c0.height);
   return to_array<int32_t>(image, c0.width, c0.height);
 }
 
@@ -179,15 +181,16 @@ std::vector<double> numbers(const py::object& o) {
 }
 
 py::object encode(const py::array& array, const py::object& path, bool lossless,
-                  const py::object& rate, const py::object& psnr,
-                  int levels, std::pair<uint32_t, uint32_t> cblk, int layers,
-                  const std::string& order, std::optional<std::pair<uint32_t, uint32_t>> tile,
+                  const py::object& rate, const py::object& psnr, int levels,
+                  std::pair<uint32_t, uint32_t> cblk, int layers, const std::string& order,
+                  std::optional<std::pair<uint32_t, uint32_t>> tile,
                   std::optional<std::string> format, std::optional<uint32_t> precision,
                   std::optional<bool> mct, int threads, const std::string& device,
                   std::optional<std::string> color_space) {
   if (array.ndim() != 2 && array.ndim() != 3)
-    throw py::value_error("gj2k: encode takes a (height, width) or (height, width, components) "
-                          "array");
+    throw py::value_error(
+        "gj2k: encode takes a (height, width) or (height, width, components) "
+        "array");
   const py::dtype dt = array.dtype();
   const bool is_signed = dt.kind() == 'i';
   const size_t bytes = static_cast<size_t>(dt.itemsize());
@@ -200,13 +203,19 @@ py::object encode(const py::array& array, const py::object& path, bool lossless,
   if (prec < 1 || prec > 8 * bytes)
     throw py::value_error("gj2k: precision " + std::to_string(prec) + " does not fit the dtype");
   gj2k::Image image = gj2k::make_image(w, h, nc, prec, is_signed);
-  if (bytes == 1) is_signed ? fill<int8_t>(image, array) : fill<uint8_t>(image, array);
-  else is_signed ? fill<int16_t>(image, array) : fill<uint16_t>(image, array);
+  if (bytes == 1)
+    is_signed ? fill<int8_t>(image, array) : fill<uint8_t>(image, array);
+  else
+    is_signed ? fill<int16_t>(image, array) : fill<uint16_t>(image, array);
   if (color_space) {
-    if (*color_space == "grey") image.color_space = gj2k::ColorSpace::kGrey;
-    else if (*color_space == "srgb") image.color_space = gj2k::ColorSpace::kSRGB;
-    else if (*color_space == "sycc") image.color_space = gj2k::ColorSpace::kSYCC;
-    else throw py::value_error("gj2k: color_space must be 'grey', 'srgb' or 'sycc'");
+    if (*color_space == "grey")
+      image.color_space = gj2k::ColorSpace::kGrey;
+    else if (*color_space == "srgb")
+      image.color_space = gj2k::ColorSpace::kSRGB;
+    else if (*color_space == "sycc")
+      image.color_space = gj2k::ColorSpace::kSYCC;
+    else
+      throw py::value_error("gj2k: color_space must be 'grey', 'srgb' or 'sycc'");
   }
 
   gj2k::EncodeParams p;
@@ -231,14 +240,17 @@ py::object encode(const py::array& array, const py::object& path, bool lossless,
   gj2k::FileFormat fmt = gj2k::FileFormat::kJ2k;
   std::optional<std::filesystem::path> out_path;
   if (!path.is_none()) {
-    out_path = std::filesystem::path(
-        std::string(py::str(py::module_::import("os").attr("fspath")(path))));
+    out_path =
+        std::filesystem::path(std::string(py::str(py::module_::import("os").attr("fspath")(path))));
     fmt = gj2k::format_from_extension(*out_path);
   }
   if (format) {
-    if (*format == "jp2") fmt = gj2k::FileFormat::kJp2;
-    else if (*format == "j2k") fmt = gj2k::FileFormat::kJ2k;
-    else throw py::value_error("gj2k: format must be 'j2k' or 'jp2'");
+    if (*format == "jp2")
+      fmt = gj2k::FileFormat::kJp2;
+    else if (*format == "j2k")
+      fmt = gj2k::FileFormat::kJ2k;
+    else
+      throw py::value_error("gj2k: format must be 'j2k' or 'jp2'");
   }
   std::vector<uint8_t> out;
   {
@@ -247,7 +259,8 @@ py::object encode(const py::array& array, const py::object& path, bool lossless,
     if (out_path) {
       std::FILE* f = std::fopen(out_path->c_str(), "wb");
       const bool ok = f && std::fwrite(out.data(), 1, out.size(), f) == out.size();
-      if (f && std::fclose(f) != 0) throw gj2k::Error(gj2k::ErrorCode::kIo, "cannot write " + out_path->string());
+      if (f && std::fclose(f) != 0)
+        throw gj2k::Error(gj2k::ErrorCode::kIo, "cannot write " + out_path->string());
       if (!ok) throw gj2k::Error(gj2k::ErrorCode::kIo, "cannot write " + out_path->string());
     }
   }
@@ -300,8 +313,8 @@ PYBIND11_MODULE(gj2k, m) {
   m.def("decode", &decode, py::arg("src"), py::kw_only(), py::arg("reduce") = 0,
         py::arg("region") = py::none(), py::arg("tile") = py::none(),
         py::arg("components") = std::vector<uint32_t>{}, py::arg("layers") = 0,
-        py::arg("upsample") = false, py::arg("force_rgb") = false,
-        py::arg("allow_partial") = false, py::arg("threads") = 0, py::arg("device") = "auto",
+        py::arg("upsample") = false, py::arg("force_rgb") = false, py::arg("allow_partial") = false,
+        py::arg("threads") = 0, py::arg("device") = "auto",
         "Decodes a path or bytes to an array of shape (height, width) for one component, else "
         "(height, width, components); dtype uint8/uint16 (int8/int16 when signed) by the "
         "largest precision, int32 above 16 bits. region=(x0, y0, x1, y1) on the full-resolution "

@@ -98,7 +98,7 @@ struct HeaderInfo {
   bool reversible = false;                // main COD transform is 5/3
   uint32_t progression = 0;  // main COD progression order, numbered as Table A.16 (0 = LRCP)
   ColorSpace color_space = ColorSpace::kUnknown;
-  uint32_t output_components = 0;  // after JP2 palette/cdef (= components.size() for .j2k)
+  uint32_t output_components = 0;    // after JP2 palette/cdef (= components.size() for .j2k)
   std::vector<uint8_t> icc_profile;  // JP2 colr ICC profile bytes when color_space == kICC
 };
 

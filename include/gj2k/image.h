@@ -104,8 +104,9 @@ GJ2K_API uint32_t component_extent(uint32_t origin, uint32_t end, uint32_t subsa
 // each with the given precision, signedness and subsampling 1x1, all samples zero.
 // Throws Error(kInvalidArgument) for a zero size, precision outside 1..32 or an
 // extent that overflows the grid.
-GJ2K_API Image make_image(uint32_t width, uint32_t height, uint32_t num_components, uint32_t precision,
-                 bool is_signed = false, uint32_t x0 = 0, uint32_t y0 = 0);
+GJ2K_API Image make_image(uint32_t width, uint32_t height, uint32_t num_components,
+                          uint32_t precision, bool is_signed = false, uint32_t x0 = 0,
+                          uint32_t y0 = 0);
 
 // Fills in every component's width/height from the image area and its subsampling and sizes
 // its sample buffer (zeros). Throws Error(kInvalidArgument) on bad geometry.

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -47,10 +47,11 @@ std::vector<uint8_t> make_samples(uint32_t w, uint32_t h, uint32_t nc, uint32_t 
   for (uint32_t c = 0; c < nc; ++c)
     for (uint32_t y = 0; y < h; ++y)
       for (uint32_t x = 0; x < w; ++x) {
-        const size_t i = layout == GJ2K_INTERLEAVED ? (size_t{y} * w + x) * nc + c
-                                                    : (size_t{c} * h + y) * w + x;
+        const size_t i =
+            layout == GJ2K_INTERLEAVED ? (size_t{y} * w + x) * nc + c : (size_t{c} * h + y) * w + x;
         const int32_t v = pattern(c, x, y, precision, is_signed);
-        if (bytes == 1) buf[i] = static_cast<uint8_t>(v);
+        if (bytes == 1)
+          buf[i] = static_cast<uint8_t>(v);
         else if (bytes == 2) {
           const uint16_t u = static_cast<uint16_t>(v);
           std::memcpy(&buf[i * 2], &u, 2);
@@ -485,8 +486,8 @@ TEST(CApi, ProgressAndCancellation) {
   Progress ce;
   ce.cancel_after = 1;
   gj2k_context_set_progress(ctx, progress_cb, &ce);
-  gj2k_buffer in{const_cast<uint8_t*>(src.data()), src.size(), GJ2K_SAMPLE_8, GJ2K_INTERLEAVED,
-                 0, 0};
+  gj2k_buffer in{
+      const_cast<uint8_t*>(src.data()), src.size(), GJ2K_SAMPLE_8, GJ2K_INTERLEAVED, 0, 0};
   uint8_t* out = reinterpret_cast<uint8_t*>(1);
   size_t size = 1;
   EXPECT_EQ(gj2k_encode_to_memory(ctx, &d, &in, &ep, &out, &size), GJ2K_ERR_CANCELLED);
