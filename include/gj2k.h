@@ -3,7 +3,7 @@
  *
  *   gj2k_context* ctx = gj2k_context_create();
  *   gj2k_decoder* dec = gj2k_decoder_create_memory(ctx, bytes, size);
- *   gj2k_info info;  gj2k_decoder_read_header(dec, &info);
+ *   gj2k_info info = {sizeof(gj2k_info)};  gj2k_decoder_read_header(dec, &info);
  *   gj2k_decode_params dp;  gj2k_decode_params_init(&dp);  dp.reduce = 1;
  *   gj2k_decoder_decode(dec, &dp);          // then gj2k_decoder_output / _output_component
  *   gj2k_buffer out = {pixels, bytes, GJ2K_SAMPLE_8, GJ2K_INTERLEAVED, 0, 0};
@@ -16,11 +16,13 @@
  * exception ever crosses this interface (out of memory is GJ2K_ERR_OUT_OF_MEMORY).
  *
  * Threads: a context and the decoders made from it may be used by one thread at a time;
- * different contexts are independent. Callbacks are called from the thread that called gj2k,
- * one call at a time.
+ * different contexts are independent. Callbacks are called during the gj2k call that uses them,
+ * one call at a time, from the calling thread or (progress of a decode whose tiles run side by
+ * side) from one of its worker threads.
  *
- * ABI: structs that carry parameters start with a struct_size member set by their _init
- * function, so that later versions can add members at the end. Handles are opaque. */
+ * ABI: structs passed by pointer start with a struct_size member (set by their _init function,
+ * or by the caller to sizeof), so that later versions can add members at the end. Handles are
+ * opaque. */
 #ifndef GJ2K_H
 #define GJ2K_H
 
@@ -77,8 +79,10 @@ typedef void (*gj2k_log_fn)(void* user, int level, const char* message);
 /* A new context: all hardware threads, device AUTO, no callbacks. NULL when out of memory
  * (gj2k_last_error says so). */
 GJ2K_API gj2k_context* gj2k_context_create(void);
-/* Destroys a context and what it owns (its error message, callbacks). Decoders made from it
- * must be destroyed first. NULL: no-op. */
+/* Destroys a context and what it owns: its settings, callbacks and error message. Decoders made
+ * from it must be destroyed first. NULL: no-op. The worker threads (the OpenMP runtime's pool)
+ * and the GPU's buffers and streams are not yet per context: they are process-wide and kept
+ * for reuse until the process ends. */
 GJ2K_API void gj2k_context_destroy(gj2k_context* ctx);
 /* Worker threads of every decode and encode through this context (0 = all hardware threads). */
 GJ2K_API gj2k_status gj2k_context_set_threads(gj2k_context* ctx, uint32_t threads);
