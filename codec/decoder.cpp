@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <optional>
 
@@ -64,7 +65,7 @@ codec::Jp2Color to_color(const codec::Jp2Header& h) {
 
 }  // namespace
 
-struct Decoder::Impl {
+struct __attribute__((visibility("hidden"))) Decoder::Impl {
   std::vector<uint8_t> bytes;
   bool header_read = false;
   bool is_jp2 = false;
@@ -149,7 +150,9 @@ HeaderInfo Decoder::read_header() {
     ci.height = component_extent(h.y0, h.y1, sc.dy);
     h.components.push_back(ci);
   }
+  h.progression = static_cast<uint32_t>(m.cod.progression);
   h.color_space = impl_->color.color_space;
+  h.icc_profile = impl_->color.icc_profile;
   h.output_components = static_cast<uint32_t>(
       impl_->color.cmap.empty() || impl_->color.palette.empty() ? h.components.size()
                                                                 : impl_->color.cmap.size());
@@ -332,10 +335,18 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
           threads);
     }
   const auto cs = codestream();
+  std::atomic<size_t> tiles_done{0};
+  std::atomic<bool> cancelled{false};
   auto decode_one = [&](size_t i) {
+    if (cancelled.load(std::memory_order_relaxed)) return;
     try {
       auto tcs = codec::decode_tile(cs, code, tiles[i], to);
       place(tcs);
+      const size_t done = tiles_done.fetch_add(1) + 1;
+      if (p.progress) {
+#pragma omp critical(gj2k_decoder_progress)
+        if (!p.progress("decode", double(done) / double(tiles.size()))) cancelled = true;
+      }
     } catch (const Error& e) {
 #pragma omp critical(gj2k_decoder_error)
       if (error.empty()) {
@@ -358,6 +369,7 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   } else {
     for (size_t i = 0; i < tiles.size(); ++i) decode_one(i);
   }
+  if (cancelled) throw Error(ErrorCode::kCancelled, "decode cancelled by the progress callback");
   if (!error.empty()) throw Error(error_code, error);
   for (Component& comp : image.components)
     if (comp.samples.size() != size_t{comp.width} * comp.height)

@@ -214,7 +214,10 @@ int run(const Options& o) {
   std::unique_ptr<Progress> progress;
   if (!o.quiet && ::isatty(::fileno(stderr))) {
     progress = std::make_unique<Progress>();
-    params.progress = [&progress](const char* stage, double f) { (*progress)(stage, f); };
+    params.progress = [&progress](const char* stage, double f) {
+      (*progress)(stage, f);
+      return true;
+    };
   }
   Encoder encoder;
   EncodeStats stats;

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "gj2k/error.h"
+#include "gj2k/export.h"
 #include "gj2k/image.h"
 
 namespace gj2k {
@@ -69,6 +71,11 @@ struct DecodeParams {
   // Return the codestream components without the inverse multiple component transform (RCT
   // or ICT, Annex G): what ISO/IEC 15444-4 class 0 compares. For diagnostics.
   bool skip_mct = false;
+  // Called from the coding thread with a stage name and the fraction done (0..1). Return false
+  // to cancel: the call then throws Error(kCancelled). May be empty. Must not throw.
+  std::function<bool(const char* stage, double fraction)> progress;
+  // Receives each warning about the input (a quirk accepted, data skipped). May be empty.
+  std::function<void(const std::string&)> warning;
 };
 
 struct ComponentInfo {
@@ -89,11 +96,13 @@ struct HeaderInfo {
   uint32_t min_levels = 0;                // smallest levels of any component in main COD/COC
   uint32_t layers = 0;                    // quality layers of the main COD
   bool reversible = false;                // main COD transform is 5/3
+  uint32_t progression = 0;  // main COD progression order, numbered as Table A.16 (0 = LRCP)
   ColorSpace color_space = ColorSpace::kUnknown;
-  uint32_t output_components = 0;  // after JP2 palette/cdef (= components.size() for .j2k)
+  uint32_t output_components = 0;    // after JP2 palette/cdef (= components.size() for .j2k)
+  std::vector<uint8_t> icc_profile;  // JP2 colr ICC profile bytes when color_space == kICC
 };
 
-class Decoder {
+class GJ2K_API Decoder {
  public:
   // Reads the whole file. Throws Error(kIo) when it cannot be read.
   explicit Decoder(const std::filesystem::path& path);
@@ -116,7 +125,7 @@ class Decoder {
 };
 
 // Convenience: decode a file or a buffer in one call.
-Image decode_file(const std::filesystem::path& path, const DecodeParams& params = {});
-Image decode_memory(std::span<const uint8_t> bytes, const DecodeParams& params = {});
+GJ2K_API Image decode_file(const std::filesystem::path& path, const DecodeParams& params = {});
+GJ2K_API Image decode_memory(std::span<const uint8_t> bytes, const DecodeParams& params = {});
 
 }  // namespace gj2k

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gj2k/export.h"
 #include "gj2k/image.h"
 
 namespace gj2k {
@@ -81,9 +82,9 @@ struct EncodeParams {
   // costs more than the whole CPU transform; transform/device.h); kGpu without a GPU throws
   // Error(kDevice).
   Device device = Device::kAuto;
-  // Called from the encoding thread with a stage name and the fraction done (0..1); may be
-  // empty. Must not throw.
-  std::function<void(const char* stage, double fraction)> progress;
+  // Called from the coding thread with a stage name and the fraction done (0..1). Return false
+  // to cancel: the call then throws Error(kCancelled). May be empty. Must not throw.
+  std::function<bool(const char* stage, double fraction)> progress;
 };
 
 // What an encode produced (for summaries and tests).
@@ -102,13 +103,13 @@ enum class FileFormat : uint8_t { kJ2k, kJp2 };
 
 // The format an output path asks for: .jp2 -> kJp2; .j2k, .j2c, .jpc -> kJ2k (case-insensitive).
 // Throws Error(kInvalidArgument) for any other extension.
-FileFormat format_from_extension(const std::filesystem::path& path);
+GJ2K_API FileFormat format_from_extension(const std::filesystem::path& path);
 
 // Checks params against each other and against the image. Throws Error(kInvalidArgument) with
 // a message naming the option (by its CLI name, e.g. "--cblk") and why it is refused.
-void validate(const EncodeParams& params, const Image& image);
+GJ2K_API void validate(const EncodeParams& params, const Image& image);
 
-class Encoder {
+class GJ2K_API Encoder {
  public:
   Encoder() = default;
 

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "gj2k/export.h"
+
 namespace gj2k {
 
 // What kind of failure an Error reports. Messages say what was wrong and where
@@ -16,11 +18,12 @@ enum class ErrorCode {
   kUnsupported,      // valid input that gj2k does not handle (said explicitly, never guessed)
   kDevice,           // the GPU is absent, failed, or ran out of memory
   kInternal,         // a broken invariant inside gj2k: a bug
+  kCancelled,        // a progress callback asked to stop
 };
 
-const char* to_string(ErrorCode code);
+GJ2K_API const char* to_string(ErrorCode code);
 
-class Error : public std::runtime_error {
+class GJ2K_API Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
   ErrorCode code() const noexcept { return code_; }

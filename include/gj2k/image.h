@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "gj2k/export.h"
+
 namespace gj2k {
 
 // The largest precision a file sample may have; internal buffers may carry up to 32 bits.
@@ -96,29 +98,30 @@ struct Image {
 };
 
 // A component's extent on its own grid for an image area and subsampling (15444-1 B-2).
-uint32_t component_extent(uint32_t origin, uint32_t end, uint32_t subsampling);
+GJ2K_API uint32_t component_extent(uint32_t origin, uint32_t end, uint32_t subsampling);
 
 // Makes an image of `num_components` components of size width x height at origin (x0, y0),
 // each with the given precision, signedness and subsampling 1x1, all samples zero.
 // Throws Error(kInvalidArgument) for a zero size, precision outside 1..32 or an
 // extent that overflows the grid.
-Image make_image(uint32_t width, uint32_t height, uint32_t num_components, uint32_t precision,
-                 bool is_signed = false, uint32_t x0 = 0, uint32_t y0 = 0);
+GJ2K_API Image make_image(uint32_t width, uint32_t height, uint32_t num_components,
+                          uint32_t precision, bool is_signed = false, uint32_t x0 = 0,
+                          uint32_t y0 = 0);
 
 // Fills in every component's width/height from the image area and its subsampling and sizes
 // its sample buffer (zeros). Throws Error(kInvalidArgument) on bad geometry.
-void allocate_components(Image& image);
+GJ2K_API void allocate_components(Image& image);
 
 // Checks that an image is self-consistent: area non-empty, every component's dx, dy in 1..255,
 // precision in 1..32, width/height matching B-2, sample count = width*height, and every sample
 // within the component's range. Throws Error(kInvalidArgument) naming the first problem.
-void validate(const Image& image);
+GJ2K_API void validate(const Image& image);
 
 // Compares two images: geometry, component count, subsampling, precision, signedness and every
 // sample. Returns nullopt when identical, otherwise a description of the first difference.
-std::optional<std::string> compare(const Image& a, const Image& b);
+GJ2K_API std::optional<std::string> compare(const Image& a, const Image& b);
 
 // One line describing an image: "640x480 @(0,0), 3 components u8 [1x1 1x1 1x1], sRGB".
-std::string describe(const Image& image);
+GJ2K_API std::string describe(const Image& image);
 
 }  // namespace gj2k
