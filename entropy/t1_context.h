@@ -103,7 +103,7 @@ inline constexpr std::array<std::array<uint8_t, 512>, 4> make_zc_table() {
       int h = bit(3) + bit(5);
       int v = bit(1) + bit(7);
       const int d = bit(0) + bit(2) + bit(6) + bit(8);
-      int ctx;
+      int ctx = 0;
       if (band == 3) {  // HH
         const int hv = h + v;
         if (d >= 3) {
@@ -159,7 +159,7 @@ inline constexpr std::array<uint8_t, 2048> make_sc_table() {
     int h = contrib(0x04, 0x100) + contrib(0x10, 0x400);  // W, E
     v = v < -1 ? -1 : v > 1 ? 1 : v;
     h = h < -1 ? -1 : h > 1 ? 1 : h;
-    int ctx, x = 0;
+    int ctx = 0, x = 0;
     if (h == 0 && v == 0) {
       ctx = 9;
     } else if (h == 0) {

@@ -56,8 +56,19 @@ struct SegmentRef {
 GJ2K_HD_INLINE size_t state_words(uint32_t w, uint32_t h) {
   return static_cast<size_t>((h + 3) / 4 + 2) * (w + 2);
 }
-// The most state_words() of any block the standard allows (w = 1024, h = 4).
-inline constexpr size_t kMaxStateWords = 3 * (1024 + 2);
+// The most state_words() of any block within the standard's limits (w, h <= 1024,
+// w * h <= 4096): 3284 words, at 819 x 5 (a clipped 1024 x 8 nominal block cannot be that wide,
+// but decode_block_hd accepts any size within the limits).
+constexpr size_t max_state_words() {
+  size_t most = 0;
+  for (uint32_t h = 1; h <= 1024; ++h) {
+    const uint32_t w = 4096 / h < 1024 ? 4096 / h : 1024;
+    const size_t n = static_cast<size_t>((h + 3) / 4 + 2) * (w + 2);
+    most = n > most ? n : most;
+  }
+  return most;
+}
+inline constexpr size_t kMaxStateWords = max_state_words();
 
 // Segment rules (Table D.9, D.6), host-device twins of passes_in_segment and pass_is_raw.
 GJ2K_HD_INLINE uint32_t segment_pass_limit(uint8_t style, uint32_t first) {

@@ -171,7 +171,17 @@ TEST(T1DecBlock, RefusesWhatTheStandardForbids) {
   EXPECT_EQ(t1::decode_block_hd<false>(tables, &byte, &two, 1, 5, 0, kTermAll, out.data(), 64, 64,
                                        64, state.data(), nullptr),
             t1::BlockStatus::kSegmentPasses);
-  EXPECT_EQ(t1::state_words(1024, 4), t1::kMaxStateWords);
+}
+
+TEST(T1DecBlock, MaxStateWordsBoundsEveryAllowedSize) {
+  size_t most = 0;
+  for (uint32_t w = 1; w <= kMaxBlockSide; ++w)
+    for (uint32_t h = 1; h <= kMaxBlockSide && w * h <= kMaxBlockArea; ++h)
+      most = std::max(most, t1::state_words(w, h));
+  EXPECT_EQ(most, t1::kMaxStateWords);
+  EXPECT_EQ(t1::state_words(819, 5), t1::kMaxStateWords);
+  // The workspace the GPU needs for ordinary 64 x 64 blocks is far smaller.
+  EXPECT_EQ(t1::state_words(64, 64), 1188u);
 }
 
 }  // namespace
