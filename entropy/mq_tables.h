@@ -6,12 +6,8 @@
 #include <cstdint>
 
 // The coders' per-decision functions must inline into the Tier-1 pass loops so that their
-// registers (A, C, CT) stay in machine registers.
-#if defined(__GNUC__)
-#define GJ2K_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define GJ2K_ALWAYS_INLINE inline
-#endif
+// registers (A, C, CT) stay in machine registers (GJ2K_ALWAYS_INLINE, entropy/hd.h).
+#include "entropy/hd.h"
 
 namespace gj2k::entropy {
 
@@ -72,7 +68,7 @@ inline constexpr int kCtxUni = 18;
 
 // Initial state index of each context (Table D.7): UNIFORM 46, run-length 3, the all-zero
 // zero-coding context 4, all others 0; MPS 0.
-inline constexpr uint8_t initial_state_index(int ctx) {
+GJ2K_HD constexpr uint8_t initial_state_index(int ctx) {
   return ctx == kCtxUni ? 46 : ctx == kCtxRl ? 3 : ctx == 0 ? 4 : 0;
 }
 

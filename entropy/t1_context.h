@@ -31,16 +31,16 @@ namespace gj2k::entropy::t1 {
 // The state array has a border column left and right and a border stripe above and below, so
 // the updates of a newly significant sample never leave it. Vertically causal mode (D.7)
 // never records the stripe below (rows r = 4 stay zero), which is exactly what it asks.
-constexpr uint32_t sig_bit(int r, int dx) {
+GJ2K_HD constexpr uint32_t sig_bit(int r, int dx) {
   return 1u << (3 * (r + 1) + dx + 1);
 }
-constexpr uint32_t neg_bit(int r) {
+GJ2K_HD constexpr uint32_t neg_bit(int r) {
   return 1u << (19 + r);
 }
-constexpr uint32_t visit_bit(int r) {
+GJ2K_HD constexpr uint32_t visit_bit(int r) {
   return 1u << (24 + r);
 }
-constexpr uint32_t refined_bit(int r) {
+GJ2K_HD constexpr uint32_t refined_bit(int r) {
   return 1u << (28 + r);
 }
 inline constexpr uint32_t kSigAll = 0x3FFFF;          // every significance bit
@@ -67,7 +67,7 @@ GJ2K_ALWAYS_INLINE void with_local_coder(Coder& coder, uint8_t* ctx, const Pass&
 }
 
 // Row r's 3x3 window (bit 4 the sample, bits 0..8 row-major).
-GJ2K_ALWAYS_INLINE uint32_t window(uint32_t word, int r) {
+GJ2K_HD_INLINE uint32_t window(uint32_t word, int r) {
   return (word >> (3 * r)) & 0x1FF;
 }
 
@@ -76,7 +76,7 @@ GJ2K_ALWAYS_INLINE uint32_t window(uint32_t word, int r) {
 // above's view of this one, D.7). Returns the bits to OR into the column's own word, which the
 // caller keeps in a register. pitch: words per stripe row of the state array.
 template <bool kVc>
-GJ2K_ALWAYS_INLINE uint32_t set_significant(uint32_t* f, size_t pitch, int r, uint32_t neg) {
+GJ2K_HD_INLINE uint32_t set_significant(uint32_t* f, size_t pitch, int r, uint32_t neg) {
   f[-1] |= sig_bit(r, 1);
   f[1] |= sig_bit(r, -1);
   if (r == 0 && !kVc) {
@@ -103,7 +103,7 @@ inline constexpr std::array<std::array<uint8_t, 512>, 4> make_zc_table() {
       int h = bit(3) + bit(5);
       int v = bit(1) + bit(7);
       const int d = bit(0) + bit(2) + bit(6) + bit(8);
-      int ctx;
+      int ctx = 0;
       if (band == 3) {  // HH
         const int hv = h + v;
         if (d >= 3) {
@@ -144,7 +144,7 @@ inline constexpr auto kZcTable = make_zc_table();
 // with words `left` and `right`: the index into kScTable has the significance of N, W, E, S at
 // bits 0, 2, 4, 6 and their signs at bits 7, 8, 10, 9 (a sign is only ever set with its
 // significance), gathered with few shifts.
-GJ2K_ALWAYS_INLINE uint32_t sc_index(uint32_t word, uint32_t left, uint32_t right, int r) {
+GJ2K_HD_INLINE uint32_t sc_index(uint32_t word, uint32_t left, uint32_t right, int r) {
   return ((word >> (3 * r + 1)) & 0x55) | ((word >> (11 + r)) & 0x280) |
          ((left >> (11 + r)) & 0x100) | ((right >> (9 + r)) & 0x400);
 }
@@ -159,7 +159,7 @@ inline constexpr std::array<uint8_t, 2048> make_sc_table() {
     int h = contrib(0x04, 0x100) + contrib(0x10, 0x400);  // W, E
     v = v < -1 ? -1 : v > 1 ? 1 : v;
     h = h < -1 ? -1 : h > 1 ? 1 : h;
-    int ctx, x = 0;
+    int ctx = 0, x = 0;
     if (h == 0 && v == 0) {
       ctx = 9;
     } else if (h == 0) {
@@ -176,17 +176,17 @@ inline constexpr std::array<uint8_t, 2048> make_sc_table() {
 inline constexpr auto kScTable = make_sc_table();
 
 // Magnitude refinement context (Table D.4) of row r.
-GJ2K_ALWAYS_INLINE uint32_t mr_context(uint32_t word, int r) {
+GJ2K_HD_INLINE uint32_t mr_context(uint32_t word, int r) {
   return (word & refined_bit(r)) ? 16 : (window(word, r) & kWindowNeighbours) ? 15 : 14;
 }
 
 // Pass kinds in coding order; pass 0 is a cleanup.
 enum class PassKind { kSignificance, kRefinement, kCleanup };
-inline PassKind pass_kind(uint32_t i) {
+GJ2K_HD_INLINE PassKind pass_kind(uint32_t i) {
   return i == 0 ? PassKind::kCleanup : static_cast<PassKind>((i - 1) % 3);
 }
 // Bit-plane (counted from the least significant coded plane 0) of pass i with n coded planes.
-inline uint32_t pass_plane(uint32_t i, uint32_t n) {
+GJ2K_HD_INLINE uint32_t pass_plane(uint32_t i, uint32_t n) {
   return i == 0 ? n - 1 : n - 2 - (i - 1) / 3;
 }
 

@@ -1,0 +1,404 @@
+// Tier-1 decoding alone, GPU against CPU, on the code-blocks of a real encode: a photo mosaic
+// (the shared photos Bretagne1 and Cevennes2, mirrored tile by tile; the synthetic scene when
+// the shared images are absent) of GJ2K_BENCH_T1_SIZE (default 10240x6400) RGB 8-bit, one tile,
+// 5 levels, 64x64 code-blocks, encoded by gj2k lossless (5/3) and 9/7 at rate 20 (the passes
+// the rate allocator kept). Every code-block with passes is decoded into the tile-component
+// planes at its place in the Mallat arrangement, as the decoder does:
+//   cpu t1_dec      entropy::decode_block (the CPU path today), all threads, OpenMP dynamic
+//   cpu shared      t1::decode_block_hd<true> (the host-device source), all threads
+//   gpu             entropy::cuda::decode_blocks, kernel time (CUDA events), per launch shape,
+//                   jobs in stream order, sorted by cost (passes x samples, descending), and
+//                   arranged (arrange_jobs: sorted, the heaviest spread over the warps)
+// Msamples/s count the samples of the decoded blocks. The GPU output is checked identical to
+// the CPU's. Also printed: the copies a decode needs (code-block bytes and tables up, the
+// int32 planes down), pageable, and the device's device-to-device copy bandwidth.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "codec/encoder_internal.h"
+#include "codec/synthetic.h"
+#include "entropy/t1.h"
+#include "entropy/t1_dec_block.h"
+#include "gj2k/encoder.h"
+#include "gj2k/error.h"
+#include "io/image_io.h"
+#include "transform/device.h"
+#include "transform/geometry.h"
+
+#if defined(GJ2K_HAVE_CUDA)
+#include <cuda_runtime.h>
+
+#include "entropy/cuda/t1_dec_cuda.h"
+#include "transform/cuda/cuda_check.h"
+#include "transform/cuda/cuda_memory.h"
+#endif
+
+namespace {
+
+using namespace gj2k;
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The photos tiled over width x height, every other tile mirrored so that edges meet.
+Image mosaic(uint32_t width, uint32_t height) {
+  const char* env = std::getenv("GJ2K_SHARED");
+  const std::string shared = env ? env : "../shared";
+  std::vector<Image> photos;
+  for (const char* name : {"Bretagne1.ppm", "Cevennes2.ppm"}) {
+    try {
+      photos.push_back(io::read_image(shared + "/images/" + name));
+    } catch (const Error&) {
+    }
+  }
+  if (photos.empty()) {
+    std::printf("(shared photos absent: the synthetic scene instead)\n");
+    return codec::synthetic_image(width, height);
+  }
+  Image out = make_image(width, height, 3, 8);
+  const uint32_t pw = photos[0].width(), ph = photos[0].height();
+#pragma omp parallel for schedule(static)
+  for (int64_t y = 0; y < int64_t{height}; ++y) {
+    const uint32_t ty = uint32_t(y) / ph, iy = uint32_t(y) % ph;
+    for (uint32_t x = 0; x < width; ++x) {
+      const uint32_t tx = x / pw, ix = x % pw;
+      const Image& p = photos[(tx + ty) % photos.size()];
+      const uint32_t sx = std::min(tx % 2 ? pw - 1 - ix : ix, p.width() - 1);
+      const uint32_t sy = std::min(ty % 2 ? ph - 1 - iy : iy, p.height() - 1);
+      for (int c = 0; c < 3; ++c)
+        out.components[c].samples[size_t(y) * width + x] = p.components[c].at(sx, sy);
+    }
+  }
+  return out;
+}
+
+struct Job {
+  uint64_t out_offset;
+  uint32_t stride, seg_first, seg_count, w, h, planes, band, style;
+  uint64_t cost;
+};
+
+struct Batch {
+  std::vector<Job> jobs;
+  std::vector<entropy::t1::SegmentRef> segs;
+  std::vector<uint8_t> bytes;
+  size_t out_size = 0;
+  uint64_t samples = 0;
+};
+
+// Encodes the image (one tile) and gathers its code-blocks with the passes the rate
+// allocator kept, segmented as Tier-2 delivers them.
+Batch encode_batch(const Image& image, const EncodeParams& params) {
+  codec::EncodeSetup setup = codec::make_setup(params, image);
+  codec::TileCoefficients coeffs = codec::transform_tile_cpu(image, setup, 0);
+  std::vector<codec::TileCoding> tiles;
+  tiles.push_back(codec::code_tile(coeffs, image, setup, params, 0));
+  codec::assemble_codestream(tiles, setup, params, image, nullptr);
+  Batch b;
+  size_t base = 0;
+  for (const auto& tc : tiles[0].components) {
+    const transform::Rect& rect = tc.layout.rect;
+    const int levels = tc.layout.levels;
+    for (size_t r = 0; r < tc.layout.resolutions.size(); ++r) {
+      const auto& res = tc.layout.resolutions[r];
+      for (size_t bi = 0; bi < res.bands.size(); ++bi) {
+        const auto& band = res.bands[bi];
+        const auto& bc = tc.bands[r][bi];
+        const auto place =
+            transform::band_placement(rect, levels, levels == 0 ? 0 : band.level, band.band);
+        for (size_t k = 0; k < bc.blocks.size(); ++k) {
+          const auto& blk = bc.blocks[k];
+          const uint32_t passes = blk.layer_passes.empty() ? 0 : blk.layer_passes.back();
+          if (passes == 0) continue;
+          const transform::Rect cb =
+              band.code_block(uint32_t(k % band.blocks_x), uint32_t(k / band.blocks_x));
+          Job j{};
+          j.out_offset = base + size_t{place.y_off + cb.y0 - band.rect.y0} * rect.width() +
+                         place.x_off + (cb.x0 - band.rect.x0);
+          j.stride = rect.width();
+          j.seg_first = uint32_t(b.segs.size());
+          j.w = cb.width();
+          j.h = cb.height();
+          j.planes = bc.mb - blk.enc.missing_msbs;
+          j.band = uint32_t(band.band);
+          j.style = params.cblk_style;
+          const uint32_t at = uint32_t(b.bytes.size());
+          uint32_t start = 0, first = 0;
+          for (uint32_t i = 0; i < passes; ++i)
+            if (blk.enc.passes[i].terminated || i + 1 == passes) {
+              b.segs.push_back({at + start, blk.enc.passes[i].end - start, i - first + 1});
+              start = blk.enc.passes[i].end;
+              first = i + 1;
+            }
+          b.bytes.insert(b.bytes.end(), blk.enc.data.begin(), blk.enc.data.begin() + start);
+          j.seg_count = uint32_t(b.segs.size()) - j.seg_first;
+          j.cost = uint64_t{passes} * j.w * j.h;
+          b.samples += uint64_t{j.w} * j.h;
+          b.jobs.push_back(j);
+        }
+      }
+    }
+    base += size_t{rect.width()} * rect.height();
+  }
+  b.out_size = base;
+  return b;
+}
+
+template <class Fn>
+double best_ms(int reps, const Fn& fn) {
+  double best = 1e30;
+  for (int i = 0; i < reps; ++i) {
+    const double t0 = now_ms();
+    fn();
+    best = std::min(best, now_ms() - t0);
+  }
+  return best;
+}
+
+void cpu_decode(const Batch& b, std::vector<int32_t>& out, bool shared) {
+  const entropy::t1::DecodeTables tables = entropy::t1::host_decode_tables();
+#pragma omp parallel
+  {
+    std::vector<uint32_t> state(entropy::t1::kMaxStateWords), values(4 * 4096 + 4096);
+    std::vector<entropy::Segment> segs;
+#pragma omp for schedule(dynamic, 8)
+    for (size_t k = 0; k < b.jobs.size(); ++k) {
+      const Job& j = b.jobs[k];
+      int32_t* o = out.data() + j.out_offset;
+      if (shared) {
+        entropy::t1::decode_block_hd<true>(tables, b.bytes.data(), b.segs.data() + j.seg_first,
+                                           j.seg_count, j.planes, j.band, uint8_t(j.style), o,
+                                           j.stride, j.w, j.h, state.data(), values.data());
+      } else {
+        segs.clear();
+        for (uint32_t s = 0; s < j.seg_count; ++s) {
+          const auto& r = b.segs[j.seg_first + s];
+          segs.push_back({b.bytes.data() + r.offset, r.length, r.passes});
+        }
+        entropy::decode_block(segs.data(), segs.size(), j.planes,
+                              static_cast<entropy::BandKind>(j.band), uint8_t(j.style), o, j.stride,
+                              j.w, j.h);
+      }
+    }
+  }
+}
+
+#if defined(GJ2K_HAVE_CUDA)
+using transform::cuda::DeviceBuffer;
+
+double d2d_bandwidth_gbs() {
+  const size_t bytes = size_t{1} << 30;
+  DeviceBuffer a(bytes), c(bytes);
+  GJ2K_CUDA_CHECK(cudaMemset(a.get(), 1, bytes));
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  float best = 1e30f;
+  for (int i = 0; i < 5; ++i) {
+    cudaEventRecord(e0);
+    cudaMemcpy(c.get(), a.get(), bytes, cudaMemcpyDeviceToDevice);
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    best = std::min(best, ms);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return 2.0 * bytes / (best * 1e-3) / 1e9;  // read + write
+}
+
+void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want) {
+  using entropy::cuda::BlockJob;
+  const int sms = transform::gpu_info().multiprocessors;
+  // 0: stream order; 1: sorted by cost, descending; 2: arrange_jobs (the default).
+  auto to_jobs = [&](int mode, size_t threads = 0) {
+    std::vector<BlockJob> jobs;
+    for (const Job& j : b.jobs) {
+      BlockJob g{};
+      g.out_offset = j.out_offset;
+      g.stride = j.stride;
+      g.seg_first = j.seg_first;
+      g.seg_count = uint16_t(j.seg_count);
+      g.w = uint16_t(j.w);
+      g.h = uint16_t(j.h);
+      g.planes = uint8_t(j.planes);
+      g.band = uint8_t(j.band);
+      g.style = uint8_t(j.style);
+      jobs.push_back(g);
+    }
+    if (mode == 1) {
+      std::vector<size_t> order(b.jobs.size());
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t x, size_t y) { return b.jobs[x].cost > b.jobs[y].cost; });
+      std::vector<BlockJob> sorted;
+      for (size_t k : order) sorted.push_back(jobs[k]);
+      jobs.swap(sorted);
+    }
+    if (mode == 2) entropy::cuda::arrange_jobs(jobs, b.segs, threads);
+    return jobs;
+  };
+  size_t max_state = 0;
+  for (const Job& j : b.jobs) max_state = std::max(max_state, entropy::t1::state_words(j.w, j.h));
+  DeviceBuffer d_segs(b.segs.size() * sizeof(b.segs[0])), d_bytes(b.bytes.size() + 1);
+  const size_t most_jobs = b.jobs.size() + size_t{2048} * sms;  // room for padding
+  DeviceBuffer d_jobs(most_jobs * sizeof(BlockJob)), d_status(most_jobs);
+  DeviceBuffer d_out(b.out_size * 4), d_counter(4);
+  const double up = best_ms(3, [&] {
+    GJ2K_CUDA_CHECK(
+        cudaMemcpy(d_bytes.get(), b.bytes.data(), b.bytes.size(), cudaMemcpyHostToDevice));
+    GJ2K_CUDA_CHECK(cudaMemcpy(d_segs.get(), b.segs.data(), b.segs.size() * sizeof(b.segs[0]),
+                               cudaMemcpyHostToDevice));
+  });
+  std::vector<int32_t> got(b.out_size);
+  const double down = best_ms(3, [&] {
+    GJ2K_CUDA_CHECK(cudaMemcpy(got.data(), d_out.get(), b.out_size * 4, cudaMemcpyDeviceToHost));
+  });
+  std::printf(
+      "%s: %zu blocks, %.1f Msamples, %.1f MB of code-block bytes, state %zu words per "
+      "thread; copies (pageable): up %.1f ms, down %.1f ms\n",
+      name, b.jobs.size(), b.samples / 1e6, b.bytes.size() / 1e6, max_state, up, down);
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  const entropy::cuda::LaunchShape shapes[] = {{64, 4, true},   {128, 4, true},  {256, 2, true},
+                                               {64, 4, false},  {128, 4, false}, {256, 2, false},
+                                               {256, 4, false}, {512, 2, false}};
+  for (int mode = 0; mode < 3; ++mode) {
+    for (const auto& shape : shapes) {
+      if (mode == 2 && shape.dynamic) continue;  // arranged for the fixed mapping
+      const std::vector<BlockJob> jobs =
+          to_jobs(mode, entropy::cuda::decode_threads(uint32_t(b.jobs.size()), sms, shape));
+      GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), jobs.data(), jobs.size() * sizeof(BlockJob),
+                                 cudaMemcpyHostToDevice));
+      const size_t words =
+          entropy::cuda::decode_threads(uint32_t(jobs.size()), sms, shape) * max_state;
+      DeviceBuffer d_ws(words * 4);
+      float best = 1e30f;
+      for (int rep = 0; rep < 4; ++rep) {
+        cudaEventRecord(e0);
+        entropy::cuda::decode_blocks(
+            d_jobs.as<BlockJob>(), uint32_t(jobs.size()), d_segs.as<entropy::t1::SegmentRef>(),
+            d_bytes.as<uint8_t>(), d_out.as<int32_t>(), d_status.as<uint8_t>(), d_ws.as<uint32_t>(),
+            words, max_state, d_counter.as<uint32_t>(), sms, nullptr, shape);
+        cudaEventRecord(e1);
+        GJ2K_CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms = 0;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (rep > 0) best = std::min(best, ms);
+      }
+      GJ2K_CUDA_CHECK(cudaMemcpy(got.data(), d_out.get(), b.out_size * 4, cudaMemcpyDeviceToHost));
+      size_t diff = 0;
+      for (const Job& j : b.jobs)
+        for (uint32_t y = 0; y < j.h; ++y)
+          diff += std::memcmp(got.data() + j.out_offset + size_t{y} * j.stride,
+                              want.data() + j.out_offset + size_t{y} * j.stride, j.w * 4) != 0;
+      std::printf(
+          "  gpu %-9s %-7s %4d threads x %2d blocks/SM: %8.2f ms %9.1f Msamples/s  %s, "
+          "workspace %.0f MB\n",
+          mode == 0   ? "in order"
+          : mode == 1 ? "sorted"
+                      : "arranged",
+          shape.dynamic ? "dynamic" : "fixed", shape.threads_per_block, shape.blocks_per_sm, best,
+          b.samples / (best * 1e3), diff ? "DIFFERENT" : "identical", words * 4 / 1e6);
+    }
+  }
+  // The critical path of a launch: the most expensive block alone, on one GPU thread and on
+  // one CPU thread.
+  size_t top = 0;
+  for (size_t k = 1; k < b.jobs.size(); ++k)
+    if (b.jobs[k].cost > b.jobs[top].cost) top = k;
+  const std::vector<BlockJob> all = to_jobs(0);
+  GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), &all[top], sizeof(BlockJob), cudaMemcpyHostToDevice));
+  DeviceBuffer d_ws1(max_state * 4 * 64);
+  float alone = 1e30f;
+  for (int rep = 0; rep < 3; ++rep) {
+    cudaEventRecord(e0);
+    entropy::cuda::decode_blocks(d_jobs.as<BlockJob>(), 1, d_segs.as<entropy::t1::SegmentRef>(),
+                                 d_bytes.as<uint8_t>(), d_out.as<int32_t>(), d_status.as<uint8_t>(),
+                                 d_ws1.as<uint32_t>(), max_state * 64, max_state,
+                                 d_counter.as<uint32_t>(), sms, nullptr, {32, 1, true});
+    cudaEventRecord(e1);
+    GJ2K_CUDA_CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    alone = std::min(alone, ms);
+  }
+  std::vector<int32_t> scratch(b.out_size);
+  Batch one;
+  one.jobs = {b.jobs[top]};
+  one.segs = b.segs;
+  one.bytes = b.bytes;
+  omp_set_num_threads(1);
+  const double cpu_alone = best_ms(3, [&] { cpu_decode(one, scratch, false); });
+  omp_set_num_threads(omp_get_num_procs());
+  std::printf(
+      "  the most expensive block (%ux%u, %u passes x samples) alone: GPU thread %.2f ms, "
+      "CPU thread %.2f ms\n",
+      b.jobs[top].w, b.jobs[top].h, unsigned(b.jobs[top].cost), alone, cpu_alone);
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+}
+#endif
+
+}  // namespace
+
+int main() {
+  const char* size_env = std::getenv("GJ2K_BENCH_T1_SIZE");
+  uint32_t w = 10240, h = 6400;
+  if (size_env) std::sscanf(size_env, "%ux%u", &w, &h);
+  const double t0 = now_ms();
+  const Image image = mosaic(w, h);
+  std::printf(
+      "Tier-1 decode benchmark: %ux%u RGB 8-bit photo mosaic (%.0f ms to build), %d "
+      "CPU threads\n",
+      w, h, now_ms() - t0, omp_get_max_threads());
+#if defined(GJ2K_HAVE_CUDA)
+  const transform::GpuInfo gpu = transform::gpu_info();
+  if (gpu.available)
+    std::printf("GPU: %s, %d SMs; device-to-device copy %.0f GB/s\n", gpu.name.c_str(),
+                gpu.multiprocessors, d2d_bandwidth_gbs());
+  else
+    std::printf("GPU: none (%s)\n", gpu.reason.c_str());
+#endif
+  for (int mode = 0; mode < 2; ++mode) {
+    EncodeParams params;
+    params.irreversible = mode == 1;
+    if (mode == 1) params.rates = {20.0};
+    const char* name = mode == 0 ? "lossless 5/3" : "9/7 rate 20";
+    const double e0 = now_ms();
+    const Batch b = encode_batch(image, params);
+    std::printf("\n== %s (encoded in %.0f ms)\n", name, now_ms() - e0);
+    std::vector<int32_t> want(b.out_size, 0), shared(b.out_size, 0);
+    const double cpu = best_ms(3, [&] { cpu_decode(b, want, false); });
+    const double hd = best_ms(3, [&] { cpu_decode(b, shared, true); });
+    std::printf("  cpu t1_dec  %2d threads: %8.2f ms %9.1f Msamples/s\n", omp_get_max_threads(),
+                cpu, b.samples / (cpu * 1e3));
+    std::printf("  cpu shared  %2d threads: %8.2f ms %9.1f Msamples/s  %s\n", omp_get_max_threads(),
+                hd, b.samples / (hd * 1e3), want == shared ? "identical" : "DIFFERENT");
+    omp_set_num_threads(1);
+    const double one = best_ms(1, [&] { cpu_decode(b, shared, false); });
+    const double one_hd = best_ms(1, [&] { cpu_decode(b, shared, true); });
+    omp_set_num_threads(omp_get_num_procs());
+    std::printf("  cpu t1_dec   1 thread:  %8.2f ms %9.1f Msamples/s\n", one,
+                b.samples / (one * 1e3));
+    std::printf("  cpu shared   1 thread:  %8.2f ms %9.1f Msamples/s\n", one_hd,
+                b.samples / (one_hd * 1e3));
+#if defined(GJ2K_HAVE_CUDA)
+    if (gpu.available) gpu_rows(name, b, want);
+#endif
+  }
+  return 0;
+}

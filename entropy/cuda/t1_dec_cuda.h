@@ -1,0 +1,69 @@
+// Tier-1 decoding of a batch of code-blocks on the GPU: one CUDA thread decodes one code-block
+// at a time with the host-device decoder of entropy/t1_dec_block.h (the same source the CPU
+// build tests against t1_ref), writing the values (one fractional bit, t1.h's decode_block
+// contract) straight into the batch's output plane(s).
+//
+// Mapping, chosen by measurement (bench_gpu_t1; figures in docs/PERFORMANCE.md): a thread per
+// code-block. The MQ decoder is a serial chain per code-block (each decision renormalises the
+// interval the next one reads), so the parallelism is across code-blocks: a 10240 x 6400 RGB
+// image holds about 48,000 64 x 64 blocks. One GPU thread runs that chain about ten times
+// slower than a CPU core, and the 32 lanes of a warp, each on its own block, diverge; so a
+// launch lasts as long as its slowest warp. arrange_jobs() therefore starts the most expensive
+// blocks first and puts them in different warps (and SMs), and the kernel's default is the fixed
+// mapping it prepares (thread t decodes jobs t, t + threads, ...). Each thread keeps its
+// stripe-column state (t1_context.h) in a slice of the workspace; the context tables live in
+// shared memory. LaunchShape is exposed so that benchmarks can measure the alternatives.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "entropy/t1_dec_block.h"
+
+namespace gj2k::entropy::cuda {
+
+// One code-block of a batch.
+struct BlockJob {
+  uint64_t out_offset;  // its first value in the batch's output (int32 elements)
+  uint32_t stride;      // the output's row pitch (elements)
+  uint32_t seg_first;   // its first segment in the batch's segment table
+  uint16_t seg_count;
+  uint16_t w, h;   // at most 1024 per side, 4096 samples (A.6.1)
+  uint8_t planes;  // coded magnitude bit-planes (Mb + ROI shift - missing MSBs)
+  uint8_t band;    // BandKind
+  uint8_t style;   // CodeBlockStyle bits
+};
+
+struct LaunchShape {
+  int threads_per_block = 128;  // a multiple of 32
+  int blocks_per_sm = 4;        // resident thread blocks asked for per multiprocessor
+  // Jobs from an atomic counter (a thread takes the next job when it finishes one), or fixed
+  // (thread t decodes jobs t, t + threads, ...), the order arrange_jobs() prepares.
+  bool dynamic = false;
+};
+
+// Threads a launch for `count` jobs runs on a device with `multiprocessors` SMs.
+size_t decode_threads(uint32_t count, int multiprocessors, const LaunchShape& shape = {});
+
+// Reorders jobs for a fixed-mapping launch of `threads` threads (a multiple of 32): by cost
+// (passes x samples) descending, and within each round of `threads` jobs rank r goes to lane
+// r / warps of warp r % warps, so that every warp starts with one of the heaviest blocks;
+// padded with empty jobs (w = h = 0) to whole rounds. Returns the permutation: result[i] is the
+// index in `jobs` of the job now at i, or SIZE_MAX for padding. Host code.
+std::vector<size_t> arrange_jobs(std::vector<BlockJob>& jobs,
+                                 const std::vector<t1::SegmentRef>& segs, size_t threads);
+
+// Decodes jobs[0, count) (device arrays; segment offsets index d_bytes) into d_out; status[k]
+// receives job k's t1::BlockStatus. d_workspace holds `state_words_per_thread` words for each
+// of decode_threads(...) threads; state_words_per_thread must be at least t1::state_words(w, h)
+// of every job (t1::kMaxStateWords covers all). d_counter: one word of device memory. Enqueued
+// on `stream`; throws Error(kDevice) on a launch failure or a workspace too small.
+void decode_blocks(const BlockJob* d_jobs, uint32_t count, const t1::SegmentRef* d_segs,
+                   const uint8_t* d_bytes, int32_t* d_out, uint8_t* d_status, uint32_t* d_workspace,
+                   size_t workspace_words, size_t state_words_per_thread, uint32_t* d_counter,
+                   int multiprocessors, cudaStream_t stream, const LaunchShape& shape = {});
+
+}  // namespace gj2k::entropy::cuda

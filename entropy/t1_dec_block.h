@@ -1,0 +1,496 @@
+// The Tier-1 code-block decoder (15444-1 Annex D, C.3) written once for the CPU and the GPU:
+// every function is host-device (entropy/hd.h), takes its tables and working memory from the
+// caller and reports problems as a status instead of throwing, so that a CUDA thread can run
+// it on one code-block while the CPU build of the same source is tested bit-exactly against
+// the spec-literal decoder (t1_ref.h) in CI, where there is no GPU.
+//
+// Contract of decode_block_hd: as entropy::decode_block (t1.h): segments in order, each with
+// its passes; num_bitplanes coded magnitude planes; output w x h values with ONE fractional
+// bit, out = sign * (2m + (m != 0 && p > 0 ? 2^p : 0)) (midpoint reconstruction, E.1.1.2),
+// every sample written. Passes beyond 3 * num_bitplanes - 2 (written by some encoders) are not
+// decoded and reported as kExtraPasses, with the output of the passes that fit.
+//
+// State: one 32-bit word per stripe column (t1_context.h), (stripes + 2) x (w + 2) words.
+// Values: either stripe-major scratch (kStripeValues: 4 per column, the CPU's cache-friendly
+// layout) or the output plane itself (row-major with the output stride: a GPU thread then
+// needs no scratch of its own for values).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "entropy/hd.h"
+#include "entropy/mq_dec.h"
+#include "entropy/t1.h"
+#include "entropy/t1_context.h"
+
+namespace gj2k::entropy::t1 {
+
+// The tables the decoder reads. On the CPU they point at the constexpr tables
+// (host_decode_tables()); a kernel copies them into shared memory first.
+struct DecodeTables {
+  const uint8_t* zc;     // kZcTable: 4 x 512, BandKind order
+  const uint8_t* sc;     // kScTable: 2048
+  const MqDecState* mq;  // kMqDecStates: 94
+};
+inline DecodeTables host_decode_tables() {
+  return {kZcTable[0].data(), kScTable.data(), kMqDecStates.data()};
+}
+inline constexpr size_t kZcTableBytes = 4 * 512;
+inline constexpr size_t kScTableBytes = 2048;
+
+enum class BlockStatus : uint8_t {
+  kOk = 0,
+  kExtraPasses = 1,    // more passes than 3 * num_bitplanes - 2: the extra ones were ignored
+  kSegmentPasses = 2,  // a segment holds more passes than the code-block style allows
+  kTooManyPlanes = 3,  // num_bitplanes > 30
+  kBadArgument = 4,    // block size beyond the standard's limits, band out of range
+};
+
+// A codeword segment as an offset into a byte buffer shared by many code-blocks.
+struct SegmentRef {
+  uint32_t offset, length, passes;
+};
+
+// Words of decoder state for a w x h block (the caller's working memory).
+GJ2K_HD_INLINE size_t state_words(uint32_t w, uint32_t h) {
+  return static_cast<size_t>((h + 3) / 4 + 2) * (w + 2);
+}
+// The most state_words() of any block within the standard's limits (w, h <= 1024,
+// w * h <= 4096): 3284 words, at 819 x 5 (a clipped 1024 x 8 nominal block cannot be that wide,
+// but decode_block_hd accepts any size within the limits).
+constexpr size_t max_state_words() {
+  size_t most = 0;
+  for (uint32_t h = 1; h <= 1024; ++h) {
+    const uint32_t w = 4096 / h < 1024 ? 4096 / h : 1024;
+    const size_t n = static_cast<size_t>((h + 3) / 4 + 2) * (w + 2);
+    most = n > most ? n : most;
+  }
+  return most;
+}
+inline constexpr size_t kMaxStateWords = max_state_words();
+
+// Segment rules (Table D.9, D.6), host-device twins of passes_in_segment and pass_is_raw.
+GJ2K_HD_INLINE uint32_t segment_pass_limit(uint8_t style, uint32_t first) {
+  if (style & kTermAll) return 1;
+  if (style & kBypass) {
+    if (first < 10) return 10 - first;
+    return pass_kind(first) == PassKind::kSignificance ? 2 : 1;
+  }
+  return 0xFFFFFFFFu;
+}
+GJ2K_HD_INLINE bool raw_pass(uint8_t style, uint32_t i) {
+  return (style & kBypass) && i >= 10 && pass_kind(i) != PassKind::kCleanup;
+}
+GJ2K_HD_INLINE uint32_t pass_count_limit(uint32_t num_bitplanes) {  // max_passes (t1.h)
+  return num_bitplanes == 0 ? 0 : 3 * num_bitplanes - 2;
+}
+
+// MQ decoder (C.3), as MqDecoder (mq_dec.h) with the state table passed in. Reads 0xFF past
+// the end of the segment (C.3.4).
+struct MqDec {
+  const uint8_t* p;
+  const uint8_t* end;
+  uint32_t a, c;  // A << 16 and C
+  int ct;
+
+  GJ2K_HD_INLINE uint32_t byte(uint32_t i) const { return p + i < end ? p[i] : 0xFFu; }
+  GJ2K_HD_INLINE void bytein() {  // BYTEIN (C.3.4); p points at the current byte B
+    if (byte(0) == 0xFF) {
+      if (byte(1) > 0x8F) {
+        c += 0xFF00;
+        ct = 8;
+      } else {
+        ++p;
+        c += byte(0) << 9;
+        ct = 7;
+      }
+    } else {
+      ++p;
+      c += byte(0) << 8;
+      ct = 8;
+    }
+  }
+  GJ2K_HD_INLINE void init(const uint8_t* data, uint32_t length) {  // INITDEC (C.3.5)
+    p = data;
+    end = data + length;
+    c = byte(0) << 16;
+    bytein();
+    c <<= 7;
+    ct -= 7;
+    a = 0x8000u << 16;
+  }
+  // DECODE (C.3.2) in the context whose state byte is `state`.
+  GJ2K_HD_INLINE uint32_t decode(const MqDecState* states, uint8_t& state) {
+    const MqDecState s = states[state];
+    const uint32_t qe = s.qe16;
+    a -= qe;
+    uint32_t d;
+    if (c < qe) {  // LPS_EXCHANGE (Figure C.17)
+      if (a < qe) {
+        d = s.mps;
+        state = s.next_mps;
+      } else {
+        d = s.mps ^ 1;
+        state = s.next_lps;
+      }
+      a = qe;
+    } else {
+      c -= qe;
+      if (a & 0x80000000u) return s.mps;
+      if (a < qe) {  // MPS_EXCHANGE (Figure C.16)
+        d = s.mps ^ 1;
+        state = s.next_lps;
+      } else {
+        d = s.mps;
+        state = s.next_mps;
+      }
+    }
+    do {  // RENORMD (C.3.3)
+      if (ct == 0) bytein();
+      a <<= 1;
+      c <<= 1;
+      --ct;
+    } while ((a & 0x80000000u) == 0);
+    return d;
+  }
+};
+
+// Raw (bypass) bit reader (D.6), as RawDecoder (mq_dec.h).
+struct RawDec {
+  const uint8_t* p;
+  const uint8_t* end;
+  uint32_t c;
+  int ct;
+  GJ2K_HD_INLINE void init(const uint8_t* data, uint32_t length) {
+    p = data;
+    end = data + length;
+    c = 0;
+    ct = 0;
+  }
+  GJ2K_HD_INLINE uint32_t bit() {
+    if (ct == 0) {
+      if (c == 0xFF) {
+        const uint32_t next = p < end ? *p : 0xFFu;
+        if (next > 0x8F) {
+          c = 0xFF;
+          ct = 8;
+        } else {
+          c = next;
+          ++p;
+          ct = 7;
+        }
+      } else {
+        c = p < end ? *p : 0xFFu;
+        if (p < end) ++p;
+        ct = 8;
+      }
+    }
+    --ct;
+    return (c >> ct) & 1;
+  }
+};
+
+// One code-block's decoding state. kVc: vertically causal contexts (D.7). kStripeValues: the
+// value layout (see the file comment).
+template <bool kVc, bool kStripeValues>
+struct BlockDecoder {
+  const uint8_t* zc;  // the band's zero-coding table
+  const uint8_t* sc;
+  const MqDecState* mqs;
+  uint32_t w, h, pitch, stripes;
+  uint32_t* state;  // (stripes + 2) x pitch
+  uint32_t* val;    // magnitudes with one fractional bit
+  size_t vstride;   // row-major values: the output's row pitch
+  uint8_t ctx[kNumContexts];
+  MqDec mq;
+  RawDec raw;
+
+  GJ2K_HD_INLINE void reset_contexts() {
+    for (int i = 0; i < kNumContexts; ++i)
+      ctx[i] = static_cast<uint8_t>(2 * initial_state_index(i));
+  }
+  GJ2K_HD_INLINE uint32_t* col(uint32_t s) { return state + (s + 1) * pitch + 1; }
+  GJ2K_HD_INLINE uint32_t rows(uint32_t s) const { return h - 4 * s < 4 ? h - 4 * s : 4; }
+  // Values of stripe s's first column; vstep() to the next column, vrow(r) to row r.
+  GJ2K_HD_INLINE uint32_t* vcol(uint32_t s) const {
+    return kStripeValues ? val + size_t{s} * w * 4 : val + size_t{4} * s * vstride;
+  }
+  GJ2K_HD_INLINE size_t vstep() const { return kStripeValues ? 4 : 1; }
+  GJ2K_HD_INLINE size_t vrow(int r) const {
+    return kStripeValues ? size_t(r) : size_t(r) * vstride;
+  }
+
+  // Value (one fractional bit) of a sample that becomes significant at plane p: 2 * 2^p plus
+  // the midpoint 2^p of the p planes below, when there are any.
+  GJ2K_HD_INLINE static uint32_t first_value(uint32_t p) { return p > 0 ? 3u << p : 2u; }
+
+  // Sign decoding (D.3.2) of a sample of row r found significant, then its state update.
+  template <bool kRaw, class Coder>
+  GJ2K_HD_INLINE void decode_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+                                  uint32_t* v, uint32_t first) {
+    uint32_t neg;
+    if constexpr (kRaw) {
+      neg = c.bit();
+    } else {
+      const uint32_t s = sc[sc_index(word, f[-1], f[1], r)];
+      neg = c.decode(mqs, cx[s & 0x1F]) ^ (s >> 7);
+    }
+    word |= set_significant<kVc>(f, pitch, r, neg);
+    v[vrow(r)] = first;
+  }
+
+  // Significance propagation pass (D.3.1); raw in bypass mode (D.6).
+  template <bool kRaw, class Coder>
+  GJ2K_HD_INLINE void spp_row(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+                              uint32_t* v, uint32_t first) {
+    const uint32_t n = window(word, r);
+    if ((n & kWindowSelf) || !(n & kWindowNeighbours)) return;  // significant, or no neighbour
+    uint32_t bit;
+    if constexpr (kRaw) {
+      bit = c.bit();
+    } else {
+      bit = c.decode(mqs, cx[zc[n]]);
+    }
+    word |= visit_bit(r);
+    if (bit) decode_sign<kRaw>(c, cx, f, word, r, v, first);
+  }
+  template <bool kRaw, class Coder>
+  GJ2K_HD void spp(Coder& c, uint8_t* cx, uint32_t p) {
+    const uint32_t first = first_value(p);
+    for (uint32_t s = 0; s < stripes; ++s) {
+      const uint32_t nr = rows(s);
+      uint32_t* f = col(s);
+      uint32_t* v = vcol(s);
+      for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep()) {
+        uint32_t word = *f;
+        // Nothing to code with no significant sample around, or all four significant.
+        if ((word & kSigAll) == 0 || (nr == 4 && (word & kOwnSig) == kOwnSig)) continue;
+        if (nr == 4) {
+          spp_row<kRaw>(c, cx, f, word, 0, v, first);
+          spp_row<kRaw>(c, cx, f, word, 1, v, first);
+          spp_row<kRaw>(c, cx, f, word, 2, v, first);
+          spp_row<kRaw>(c, cx, f, word, 3, v, first);
+        } else {
+          for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), v, first);
+        }
+        *f = word;
+      }
+    }
+  }
+
+  // Magnitude refinement pass (D.3.3); raw in bypass mode. v' = v - 2^(p+1) (bit 0) or v
+  // (bit 1), plus the new midpoint 2^p when p > 0.
+  template <bool kRaw, class Coder>
+  GJ2K_HD_INLINE void mrp_row(Coder& c, uint8_t* cx, uint32_t& word, int r, uint32_t* v,
+                              uint32_t up, uint32_t down) {
+    if ((word & (sig_bit(r, 0) | visit_bit(r))) != sig_bit(r, 0)) return;
+    uint32_t bit;
+    if constexpr (kRaw) {
+      bit = c.bit();
+    } else {
+      bit = c.decode(mqs, cx[mr_context(word, r)]);
+    }
+    word |= refined_bit(r);
+    v[vrow(r)] += bit ? up : down;
+  }
+  template <bool kRaw, class Coder>
+  GJ2K_HD void mrp(Coder& c, uint8_t* cx, uint32_t p) {
+    const uint32_t half = p > 0 ? 1u << p : 0u;
+    const uint32_t up = half, down = half - (2u << p);  // mod 2^32: never negative in the end
+    for (uint32_t s = 0; s < stripes; ++s) {
+      const uint32_t nr = rows(s);
+      uint32_t* f = col(s);
+      uint32_t* v = vcol(s);
+      for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep()) {
+        uint32_t word = *f;
+        if ((word & kOwnSig) == 0) continue;
+        if (nr == 4) {
+          mrp_row<kRaw>(c, cx, word, 0, v, up, down);
+          mrp_row<kRaw>(c, cx, word, 1, v, up, down);
+          mrp_row<kRaw>(c, cx, word, 2, v, up, down);
+          mrp_row<kRaw>(c, cx, word, 3, v, up, down);
+        } else {
+          for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), v, up, down);
+        }
+        *f = word;
+      }
+    }
+  }
+
+  // Cleanup pass with run-length mode (D.3.4); clears the significance-pass visit marks.
+  GJ2K_HD_INLINE void cup_row(MqDec& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+                              uint32_t* v, uint32_t first) {
+    if (word & (sig_bit(r, 0) | visit_bit(r))) return;
+    if (c.decode(mqs, cx[zc[window(word, r)]])) decode_sign<false>(c, cx, f, word, r, v, first);
+  }
+  GJ2K_HD void cup(MqDec& c, uint8_t* cx, uint32_t p) {
+    const uint32_t first = first_value(p);
+    for (uint32_t s = 0; s < stripes; ++s) {
+      const uint32_t nr = rows(s);
+      uint32_t* f = col(s);
+      uint32_t* v = vcol(s);
+      for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep()) {
+        uint32_t word = *f;
+        if (nr == 4 && (word & (kSigAll | kVisitAll)) == 0) {
+          // Run-length mode: four insignificant samples with insignificant neighbourhoods.
+          if (c.decode(mqs, cx[kCtxRl])) {
+            uint32_t r = c.decode(mqs, cx[kCtxUni]) << 1;
+            r |= c.decode(mqs, cx[kCtxUni]);
+            decode_sign<false>(c, cx, f, word, int(r), v, first);
+            for (uint32_t k = r + 1; k < 4; ++k) cup_row(c, cx, f, word, int(k), v, first);
+          }
+        } else {
+          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), v, first);
+        }
+        *f = word & ~kVisitAll;
+      }
+    }
+  }
+
+  // One pass on local copies of the coder and the contexts (written back afterwards), so that
+  // the pass loop keeps them in registers: stores to the state could otherwise alias them.
+  GJ2K_HD void run_pass(uint32_t i, uint32_t p, bool is_raw, uint8_t style) {
+    uint8_t cx[kNumContexts];
+    for (int k = 0; k < kNumContexts; ++k) cx[k] = ctx[k];
+    switch (pass_kind(i)) {
+      case PassKind::kSignificance:
+        if (is_raw) {
+          RawDec c = raw;
+          spp<true>(c, cx, p);
+          raw = c;
+        } else {
+          MqDec c = mq;
+          spp<false>(c, cx, p);
+          mq = c;
+        }
+        break;
+      case PassKind::kRefinement:
+        if (is_raw) {
+          RawDec c = raw;
+          mrp<true>(c, cx, p);
+          raw = c;
+        } else {
+          MqDec c = mq;
+          mrp<false>(c, cx, p);
+          mq = c;
+        }
+        break;
+      case PassKind::kCleanup: {
+        MqDec c = mq;
+        cup(c, cx, p);
+        // D.5: the segmentation symbol 1010; a mismatch would flag an error for concealment,
+        // which this decoder does not attempt.
+        if (style & kSegmentationSymbols)
+          for (int b = 0; b < 4; ++b) c.decode(mqs, cx[kCtxUni]);
+        mq = c;
+        break;
+      }
+    }
+    for (int k = 0; k < kNumContexts; ++k) ctx[k] = cx[k];
+    if (style & kResetProbabilities) reset_contexts();
+  }
+
+  // Signs applied: stripe-major values to the row-major output, or in place.
+  GJ2K_HD void write_out(int32_t* out, size_t stride) {
+    for (uint32_t s = 0; s < stripes; ++s) {
+      const uint32_t nr = rows(s);
+      const uint32_t* f = col(s);
+      const uint32_t* v = vcol(s);
+      int32_t* o = out + size_t{4} * s * stride;
+      for (uint32_t r = 0; r < nr; ++r, o += stride) {
+        const int sh = 19 + static_cast<int>(r);
+        for (uint32_t x = 0; x < w; ++x) {
+          const int32_t m = static_cast<int32_t>(v[x * vstep() + vrow(int(r))]);
+          const int32_t neg = -static_cast<int32_t>((f[x] >> sh) & 1);
+          o[x] = (m ^ neg) - neg;
+        }
+      }
+    }
+  }
+};
+
+// The pass loop of one block, arguments checked by decode_block_hd.
+template <bool kVc, bool kStripeValues>
+GJ2K_HD BlockStatus run_block(const DecodeTables& t, const uint8_t* bytes, const SegmentRef* segs,
+                              uint32_t num_segs, uint32_t num_bitplanes, uint32_t band,
+                              uint8_t style, int32_t* out, size_t stride, uint32_t w, uint32_t h,
+                              uint32_t* state, uint32_t* values) {
+  BlockDecoder<kVc, kStripeValues> d;
+  d.zc = t.zc + 512 * band;
+  d.sc = t.sc;
+  d.mqs = t.mq;
+  d.w = w;
+  d.h = h;
+  d.pitch = w + 2;
+  d.stripes = (h + 3) / 4;
+  d.state = state;
+  const size_t nstate = state_words(w, h);
+  for (size_t k = 0; k < nstate; ++k) state[k] = 0;
+  if constexpr (kStripeValues) {
+    d.val = values;
+    d.vstride = 0;
+    for (size_t k = 0, n = size_t{d.stripes} * w * 4; k < n; ++k) values[k] = 0;
+  } else {
+    d.val = reinterpret_cast<uint32_t*>(out);
+    d.vstride = stride;
+    for (uint32_t y = 0; y < h; ++y)
+      for (uint32_t x = 0; x < w; ++x) out[y * stride + x] = 0;
+  }
+  d.reset_contexts();
+  d.mq.init(bytes, 0);
+  d.raw.init(bytes, 0);
+
+  BlockStatus status = BlockStatus::kOk;
+  const uint32_t limit = pass_count_limit(num_bitplanes);
+  uint32_t i = 0;
+  for (uint32_t s = 0; s < num_segs && status == BlockStatus::kOk; ++s) {
+    const SegmentRef& seg = segs[s];
+    if (seg.passes == 0) continue;
+    if (seg.passes > segment_pass_limit(style, i)) {
+      status = BlockStatus::kSegmentPasses;
+      break;
+    }
+    const bool is_raw = raw_pass(style, i);
+    if (is_raw)
+      d.raw.init(bytes + seg.offset, seg.length);
+    else
+      d.mq.init(bytes + seg.offset, seg.length);
+    for (uint32_t k = 0; k < seg.passes; ++k, ++i) {
+      if (i >= limit) {
+        status = BlockStatus::kExtraPasses;
+        break;
+      }
+      d.run_pass(i, pass_plane(i, num_bitplanes), is_raw, style);
+    }
+  }
+  d.write_out(out, stride);
+  return status;
+}
+
+// Decodes one code-block (see the file comment). `state`: state_words(w, h) words;
+// `values`: with kStripeValues 4 * ceil(h / 4) * w words, else unused (the output holds them).
+template <bool kStripeValues>
+GJ2K_HD BlockStatus decode_block_hd(const DecodeTables& t, const uint8_t* bytes,
+                                    const SegmentRef* segs, uint32_t num_segs,
+                                    uint32_t num_bitplanes, uint32_t band, uint8_t style,
+                                    int32_t* out, size_t stride, uint32_t w, uint32_t h,
+                                    uint32_t* state, uint32_t* values) {
+  if (band > 3 || w > kMaxBlockSide || h > kMaxBlockSide || uint64_t{w} * h > kMaxBlockArea)
+    return BlockStatus::kBadArgument;
+  uint32_t total = 0;
+  for (uint32_t s = 0; s < num_segs; ++s) total += segs[s].passes;
+  if (total == 0 || w == 0 || h == 0 || num_bitplanes == 0) {
+    for (uint32_t y = 0; y < h; ++y)
+      for (uint32_t x = 0; x < w; ++x) out[y * stride + x] = 0;
+    return total > 0 && num_bitplanes == 0 ? BlockStatus::kExtraPasses : BlockStatus::kOk;
+  }
+  if (num_bitplanes > 30) return BlockStatus::kTooManyPlanes;
+  if (style & kVerticallyCausal)
+    return run_block<true, kStripeValues>(t, bytes, segs, num_segs, num_bitplanes, band, style, out,
+                                          stride, w, h, state, values);
+  return run_block<false, kStripeValues>(t, bytes, segs, num_segs, num_bitplanes, band, style, out,
+                                         stride, w, h, state, values);
+}
+
+}  // namespace gj2k::entropy::t1

@@ -1,0 +1,188 @@
+// The host-device Tier-1 decoder (t1_dec_block.h), CPU build: both value layouts against the
+// spec-literal decoder (t1_ref.h) on random blocks of odd sizes, every band and style, decoded
+// through every segment end and at passes in between; and the passes beyond 3 Nb - 2 that
+// some encoders write, ignored with a status.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "entropy/t1.h"
+#include "entropy/t1_dec_block.h"
+#include "entropy/t1_ref.h"
+
+namespace gj2k::entropy {
+namespace {
+
+std::vector<int32_t> make_block(std::mt19937& rng, size_t n, uint32_t nbp, bool dense) {
+  std::vector<int32_t> q(n);
+  std::geometric_distribution<int> shift(dense ? 0.9 : 0.3);
+  const uint32_t limit = (uint32_t{1} << nbp) - 1;
+  for (auto& v : q) {
+    const uint32_t m = static_cast<uint32_t>(rng()) & (limit >> std::min<int>(shift(rng), nbp));
+    v = (rng() & 1) ? -static_cast<int32_t>(m) : static_cast<int32_t>(m);
+  }
+  return q;
+}
+
+// Decodes with both layouts of the shared decoder into an output with a guard band (stride
+// w + 3, a row above and below) and checks the guard and the values against `want`.
+void expect_shared_decode(const std::vector<uint8_t>& bytes,
+                          const std::vector<t1::SegmentRef>& segs, uint32_t nb, BandKind band,
+                          uint8_t style, uint32_t w, uint32_t h, const std::vector<int32_t>& want,
+                          t1::BlockStatus want_status, const std::string& what) {
+  const t1::DecodeTables tables = t1::host_decode_tables();
+  const size_t stride = w + 3;
+  for (int layout = 0; layout < 2; ++layout) {
+    constexpr int32_t kGuard = 0x5A5A5A5A;
+    std::vector<int32_t> out((h + 2) * stride, kGuard);
+    std::vector<uint32_t> state(t1::state_words(w, h) + 1, 0xDEADBEEFu);
+    std::vector<uint32_t> values(4 * ((h + 3) / 4) * size_t{w} + 1);
+    int32_t* o = out.data() + stride;
+    const uint8_t* data = bytes.empty() ? nullptr : bytes.data();
+    const t1::BlockStatus st =
+        layout ? t1::decode_block_hd<true>(tables, data, segs.data(), uint32_t(segs.size()), nb,
+                                           uint32_t(band), style, o, stride, w, h, state.data(),
+                                           values.data())
+               : t1::decode_block_hd<false>(tables, data, segs.data(), uint32_t(segs.size()), nb,
+                                            uint32_t(band), style, o, stride, w, h, state.data(),
+                                            nullptr);
+    ASSERT_EQ(st, want_status) << what << " layout " << layout;
+    ASSERT_EQ(state.back(), 0xDEADBEEFu) << what << ": state written past state_words";
+    for (uint32_t y = 0; y < h + 2; ++y)
+      for (uint32_t x = 0; x < stride; ++x) {
+        const int32_t v = out[y * stride + x];
+        if (y == 0 || y == h + 1 || x >= w) {
+          ASSERT_EQ(v, kGuard) << what << " layout " << layout << ": wrote outside at " << x << ","
+                               << y;
+        } else {
+          ASSERT_EQ(v, want[(y - 1) * w + x])
+              << what << " layout " << layout << " sample " << x << "," << y - 1;
+        }
+      }
+  }
+}
+
+void check(const std::vector<int32_t>& q, uint32_t w, uint32_t h, BandKind band, uint8_t style,
+           uint32_t mb, const std::string& what) {
+  const EncodedBlock enc = encode_block(q.data(), w, w, h, band, style, mb);
+  if (enc.passes.empty()) return;
+  const uint32_t nb = mb - enc.missing_msbs;
+  std::vector<Segment> segs;
+  std::vector<t1::SegmentRef> refs;
+  uint32_t start = 0, first = 0;
+  for (uint32_t i = 0; i < enc.passes.size(); ++i) {
+    const bool last = i + 1 == enc.passes.size();
+    if (!enc.passes[i].terminated && !last && i % 4 != 3) continue;
+    std::vector<Segment> s = segs;
+    std::vector<t1::SegmentRef> r = refs;
+    s.push_back({enc.data.data() + start, enc.passes[i].end - start, i - first + 1});
+    r.push_back({start, enc.passes[i].end - start, i - first + 1});
+    std::vector<int32_t> want(q.size());
+    decode_block_ref(s.data(), s.size(), nb, band, style, want.data(), w, w, h);
+    expect_shared_decode(enc.data, r, nb, band, style, w, h, want, t1::BlockStatus::kOk,
+                         what + " through pass " + std::to_string(i));
+    if (::testing::Test::HasFatalFailure()) return;
+    if (last) {
+      for (size_t k = 0; k < q.size(); ++k) ASSERT_EQ(want[k], 2 * q[k]) << what;
+    }
+    if (enc.passes[i].terminated) {
+      segs.push_back(s.back());
+      refs.push_back(r.back());
+      start = enc.passes[i].end;
+      first = i + 1;
+    }
+  }
+}
+
+std::string describe(uint32_t seed, uint32_t w, uint32_t h, int band, int style, uint32_t nbp) {
+  return "seed " + std::to_string(seed) + " " + std::to_string(w) + "x" + std::to_string(h) +
+         " band " + std::to_string(band) + " style " + std::to_string(style) + " nbp " +
+         std::to_string(nbp);
+}
+
+TEST(T1DecBlock, RandomBlocksEveryStyleAndBandMatchReference) {
+  uint32_t seed = 51000;
+  for (int style = 0; style < 64; ++style) {
+    for (int band = 0; band < 4; ++band) {
+      std::mt19937 rng(++seed);
+      const uint32_t w = 1 + rng() % 37, h = 1 + rng() % 37;
+      const uint32_t nbp = 1 + rng() % 14;
+      const auto q = make_block(rng, size_t{w} * h, nbp, rng() % 2);
+      check(q, w, h, static_cast<BandKind>(band), static_cast<uint8_t>(style), nbp + rng() % 3,
+            describe(seed, w, h, band, style, nbp));
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(T1DecBlock, LargeThinAndDeepBlocksMatchReference) {
+  const std::pair<uint32_t, uint32_t> sizes[] = {{64, 64},  {1024, 4}, {4, 1024}, {1, 1024},
+                                                 {1024, 1}, {128, 32}, {32, 128}, {61, 67},
+                                                 {1024, 3}, {2, 1021}, {3, 5}};
+  uint32_t seed = 52000;
+  for (const auto& [w, h] : sizes) {
+    std::mt19937 rng(++seed);
+    const uint32_t nbp = w * h > 2048 ? 4 + rng() % 9 : 20 + rng() % 11;
+    const uint8_t style = static_cast<uint8_t>(rng() % 64);
+    const int band = static_cast<int>(rng() % 4);
+    const auto q = make_block(rng, size_t{w} * h, nbp, rng() % 2);
+    check(q, w, h, static_cast<BandKind>(band), style, nbp, describe(seed, w, h, band, style, nbp));
+    if (HasFatalFailure()) return;
+  }
+}
+
+// A block whose last segment claims more passes than 3 Nb - 2: the passes that fit decode as
+// the whole block does, the rest is ignored and reported.
+TEST(T1DecBlock, ExtraPassesAreIgnoredWithStatus) {
+  std::mt19937 rng(53000);
+  const uint32_t w = 29, h = 19, nbp = 7;
+  const auto q = make_block(rng, size_t{w} * h, nbp, false);
+  const EncodedBlock enc = encode_block(q.data(), w, w, h, BandKind::kHL, 0, nbp);
+  const uint32_t nb = nbp - enc.missing_msbs;
+  ASSERT_EQ(enc.passes.size(), max_passes(nb));
+  std::vector<int32_t> want(q.size());
+  for (size_t k = 0; k < q.size(); ++k) want[k] = 2 * q[k];
+  const std::vector<t1::SegmentRef> segs = {
+      {0, static_cast<uint32_t>(enc.data.size()), max_passes(nb) + 5}};
+  expect_shared_decode(enc.data, segs, nb, BandKind::kHL, 0, w, h, want,
+                       t1::BlockStatus::kExtraPasses, "extra passes");
+}
+
+TEST(T1DecBlock, RefusesWhatTheStandardForbids) {
+  const t1::DecodeTables tables = t1::host_decode_tables();
+  std::vector<uint32_t> state(t1::kMaxStateWords);
+  std::vector<int32_t> out(4096);
+  const uint8_t byte = 0;
+  const t1::SegmentRef one{0, 1, 1};
+  EXPECT_EQ(t1::decode_block_hd<false>(tables, &byte, &one, 1, 31, 0, 0, out.data(), 64, 64, 64,
+                                       state.data(), nullptr),
+            t1::BlockStatus::kTooManyPlanes);
+  EXPECT_EQ(t1::decode_block_hd<false>(tables, &byte, &one, 1, 5, 4, 0, out.data(), 64, 64, 64,
+                                       state.data(), nullptr),
+            t1::BlockStatus::kBadArgument);
+  EXPECT_EQ(t1::decode_block_hd<false>(tables, &byte, &one, 1, 5, 0, 0, out.data(), 128, 128, 64,
+                                       state.data(), nullptr),
+            t1::BlockStatus::kBadArgument);
+  const t1::SegmentRef two{0, 1, 2};  // TERMALL: one pass per segment
+  EXPECT_EQ(t1::decode_block_hd<false>(tables, &byte, &two, 1, 5, 0, kTermAll, out.data(), 64, 64,
+                                       64, state.data(), nullptr),
+            t1::BlockStatus::kSegmentPasses);
+}
+
+TEST(T1DecBlock, MaxStateWordsBoundsEveryAllowedSize) {
+  size_t most = 0;
+  for (uint32_t w = 1; w <= kMaxBlockSide; ++w)
+    for (uint32_t h = 1; h <= kMaxBlockSide && w * h <= kMaxBlockArea; ++h)
+      most = std::max(most, t1::state_words(w, h));
+  EXPECT_EQ(most, t1::kMaxStateWords);
+  EXPECT_EQ(t1::state_words(819, 5), t1::kMaxStateWords);
+  // The workspace the GPU needs for ordinary 64 x 64 blocks is far smaller.
+  EXPECT_EQ(t1::state_words(64, 64), 1188u);
+}
+
+}  // namespace
+}  // namespace gj2k::entropy
