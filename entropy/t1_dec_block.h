@@ -255,28 +255,47 @@ struct BlockDecoder {
     word |= visit_bit(r);
     if (bit) decode_sign<kRaw>(c, cx, f, word, r, v, first);
   }
+  // The passes below visit the stripes column by column; a full stripe (4 rows) runs a body
+  // unrolled over constant rows (kFull), so that the row's shifts and masks fold into
+  // constants, the last partial stripe a loop over its rows. Each pass works on local copies
+  // of the coder and the contexts (written back at its end): the pass loop then keeps them in
+  // registers, where stores to the state could otherwise alias them.
+  template <bool kRaw, bool kFull, class Coder>
+  GJ2K_HD_INLINE void spp_column(Coder& c, uint8_t* cx, uint32_t* f, uint32_t* v, uint32_t first,
+                                 uint32_t nr) {
+    uint32_t word = *f;
+    // Nothing to code with no significant sample around, or all four significant.
+    if ((word & kSigAll) == 0 || (kFull && (word & kOwnSig) == kOwnSig)) return;
+    if constexpr (kFull) {
+      spp_row<kRaw>(c, cx, f, word, 0, v, first);
+      spp_row<kRaw>(c, cx, f, word, 1, v, first);
+      spp_row<kRaw>(c, cx, f, word, 2, v, first);
+      spp_row<kRaw>(c, cx, f, word, 3, v, first);
+    } else {
+      for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), v, first);
+    }
+    *f = word;
+  }
   template <bool kRaw, class Coder>
-  GJ2K_HD void spp(Coder& c, uint8_t* cx, uint32_t p) {
+  GJ2K_HD void spp(Coder& coder, uint32_t p) {
+    Coder c = coder;
+    uint8_t cx[kNumContexts];
+    load_contexts(cx);
     const uint32_t first = first_value(p);
     for (uint32_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       uint32_t* v = vcol(s);
-      for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep()) {
-        uint32_t word = *f;
-        // Nothing to code with no significant sample around, or all four significant.
-        if ((word & kSigAll) == 0 || (nr == 4 && (word & kOwnSig) == kOwnSig)) continue;
-        if (nr == 4) {
-          spp_row<kRaw>(c, cx, f, word, 0, v, first);
-          spp_row<kRaw>(c, cx, f, word, 1, v, first);
-          spp_row<kRaw>(c, cx, f, word, 2, v, first);
-          spp_row<kRaw>(c, cx, f, word, 3, v, first);
-        } else {
-          for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), v, first);
-        }
-        *f = word;
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
+          spp_column<kRaw, true>(c, cx, f, v, first, 4);
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
+          spp_column<kRaw, false>(c, cx, f, v, first, nr);
       }
     }
+    coder = c;
+    store_contexts(cx);
   }
 
   // Magnitude refinement pass (D.3.3); raw in bypass mode. v' = v - 2^(p+1) (bit 0) or v
@@ -294,28 +313,42 @@ struct BlockDecoder {
     word |= refined_bit(r);
     v[vrow(r)] += bit ? up : down;
   }
+  template <bool kRaw, bool kFull, class Coder>
+  GJ2K_HD_INLINE void mrp_column(Coder& c, uint8_t* cx, uint32_t* f, uint32_t* v, uint32_t up,
+                                 uint32_t down, uint32_t nr) {
+    uint32_t word = *f;
+    if ((word & kOwnSig) == 0) return;
+    if constexpr (kFull) {
+      mrp_row<kRaw>(c, cx, word, 0, v, up, down);
+      mrp_row<kRaw>(c, cx, word, 1, v, up, down);
+      mrp_row<kRaw>(c, cx, word, 2, v, up, down);
+      mrp_row<kRaw>(c, cx, word, 3, v, up, down);
+    } else {
+      for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), v, up, down);
+    }
+    *f = word;
+  }
   template <bool kRaw, class Coder>
-  GJ2K_HD void mrp(Coder& c, uint8_t* cx, uint32_t p) {
+  GJ2K_HD void mrp(Coder& coder, uint32_t p) {
+    Coder c = coder;
+    uint8_t cx[kNumContexts];
+    load_contexts(cx);
     const uint32_t half = p > 0 ? 1u << p : 0u;
     const uint32_t up = half, down = half - (2u << p);  // mod 2^32: never negative in the end
     for (uint32_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       uint32_t* v = vcol(s);
-      for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep()) {
-        uint32_t word = *f;
-        if ((word & kOwnSig) == 0) continue;
-        if (nr == 4) {
-          mrp_row<kRaw>(c, cx, word, 0, v, up, down);
-          mrp_row<kRaw>(c, cx, word, 1, v, up, down);
-          mrp_row<kRaw>(c, cx, word, 2, v, up, down);
-          mrp_row<kRaw>(c, cx, word, 3, v, up, down);
-        } else {
-          for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), v, up, down);
-        }
-        *f = word;
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
+          mrp_column<kRaw, true>(c, cx, f, v, up, down, 4);
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
+          mrp_column<kRaw, false>(c, cx, f, v, up, down, nr);
       }
     }
+    coder = c;
+    store_contexts(cx);
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the significance-pass visit marks.
@@ -324,70 +357,92 @@ struct BlockDecoder {
     if (word & (sig_bit(r, 0) | visit_bit(r))) return;
     if (c.decode(mqs, cx[zc[window(word, r)]])) decode_sign<false>(c, cx, f, word, r, v, first);
   }
-  GJ2K_HD void cup(MqDec& c, uint8_t* cx, uint32_t p) {
+  template <bool kFull>
+  GJ2K_HD_INLINE void cup_column(MqDec& c, uint8_t* cx, uint32_t* f, uint32_t* v, uint32_t first,
+                                 uint32_t nr) {
+    uint32_t word = *f;
+    if constexpr (kFull) {
+      if ((word & (kSigAll | kVisitAll)) == 0) {
+        // Run-length mode: four insignificant samples with insignificant neighbourhoods.
+        if (!c.decode(mqs, cx[kCtxRl])) return;  // all four stay insignificant
+        uint32_t r = c.decode(mqs, cx[kCtxUni]) << 1;
+        r |= c.decode(mqs, cx[kCtxUni]);
+        decode_sign<false>(c, cx, f, word, int(r), v, first);
+        switch (r) {
+          case 0:
+            cup_row(c, cx, f, word, 1, v, first);
+            [[fallthrough]];
+          case 1:
+            cup_row(c, cx, f, word, 2, v, first);
+            [[fallthrough]];
+          case 2:
+            cup_row(c, cx, f, word, 3, v, first);
+            break;
+          default:
+            break;
+        }
+      } else {
+        cup_row(c, cx, f, word, 0, v, first);
+        cup_row(c, cx, f, word, 1, v, first);
+        cup_row(c, cx, f, word, 2, v, first);
+        cup_row(c, cx, f, word, 3, v, first);
+      }
+    } else {
+      for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), v, first);
+    }
+    *f = word & ~kVisitAll;
+  }
+  GJ2K_HD void cup(uint32_t p, bool segmentation_symbol) {
+    MqDec c = mq;
+    uint8_t cx[kNumContexts];
+    load_contexts(cx);
     const uint32_t first = first_value(p);
     for (uint32_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       uint32_t* v = vcol(s);
-      for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep()) {
-        uint32_t word = *f;
-        if (nr == 4 && (word & (kSigAll | kVisitAll)) == 0) {
-          // Run-length mode: four insignificant samples with insignificant neighbourhoods.
-          if (c.decode(mqs, cx[kCtxRl])) {
-            uint32_t r = c.decode(mqs, cx[kCtxUni]) << 1;
-            r |= c.decode(mqs, cx[kCtxUni]);
-            decode_sign<false>(c, cx, f, word, int(r), v, first);
-            for (uint32_t k = r + 1; k < 4; ++k) cup_row(c, cx, f, word, int(k), v, first);
-          }
-        } else {
-          for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), v, first);
-        }
-        *f = word & ~kVisitAll;
+      if (nr == 4) {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
+          cup_column<true>(c, cx, f, v, first, 4);
+      } else {
+        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
+          cup_column<false>(c, cx, f, v, first, nr);
       }
     }
+    // D.5: the segmentation symbol 1010; a mismatch would flag an error for concealment, which
+    // this decoder does not attempt.
+    if (segmentation_symbol)
+      for (int b = 0; b < 4; ++b) c.decode(mqs, cx[kCtxUni]);
+    mq = c;
+    store_contexts(cx);
   }
 
-  // One pass on local copies of the coder and the contexts (written back afterwards), so that
-  // the pass loop keeps them in registers: stores to the state could otherwise alias them.
-  GJ2K_HD void run_pass(uint32_t i, uint32_t p, bool is_raw, uint8_t style) {
-    uint8_t cx[kNumContexts];
+  GJ2K_HD_INLINE void load_contexts(uint8_t* cx) const {
     for (int k = 0; k < kNumContexts; ++k) cx[k] = ctx[k];
+  }
+  GJ2K_HD_INLINE void store_contexts(const uint8_t* cx) {
+    for (int k = 0; k < kNumContexts; ++k) ctx[k] = cx[k];
+  }
+
+  // Pass i (plane p), raw or MQ, then the context reset of RESET mode (D.4.1).
+  GJ2K_HD void run_pass(uint32_t i, uint32_t p, bool is_raw, uint8_t style) {
     switch (pass_kind(i)) {
       case PassKind::kSignificance:
-        if (is_raw) {
-          RawDec c = raw;
-          spp<true>(c, cx, p);
-          raw = c;
-        } else {
-          MqDec c = mq;
-          spp<false>(c, cx, p);
-          mq = c;
-        }
+        if (is_raw)
+          spp<true>(raw, p);
+        else
+          spp<false>(mq, p);
         break;
       case PassKind::kRefinement:
-        if (is_raw) {
-          RawDec c = raw;
-          mrp<true>(c, cx, p);
-          raw = c;
-        } else {
-          MqDec c = mq;
-          mrp<false>(c, cx, p);
-          mq = c;
-        }
+        if (is_raw)
+          mrp<true>(raw, p);
+        else
+          mrp<false>(mq, p);
         break;
-      case PassKind::kCleanup: {
-        MqDec c = mq;
-        cup(c, cx, p);
-        // D.5: the segmentation symbol 1010; a mismatch would flag an error for concealment,
-        // which this decoder does not attempt.
-        if (style & kSegmentationSymbols)
-          for (int b = 0; b < 4; ++b) c.decode(mqs, cx[kCtxUni]);
-        mq = c;
+      case PassKind::kCleanup:
+        cup(p, (style & kSegmentationSymbols) != 0);
         break;
-      }
     }
-    for (int k = 0; k < kNumContexts; ++k) ctx[k] = cx[k];
     if (style & kResetProbabilities) reset_contexts();
   }
 
