@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <optional>
 
@@ -332,10 +333,19 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
           threads);
     }
   const auto cs = codestream();
+  // Progress: one report per tile done, from the calling thread (thread 0 of the team when
+  // tiles run side by side); a false return stops the tiles not yet started.
+  std::atomic<size_t> done{0};
+  std::atomic<bool> cancelled{false};
   auto decode_one = [&](size_t i) {
+    if (cancelled.load(std::memory_order_relaxed)) return;
     try {
       auto tcs = codec::decode_tile(cs, code, tiles[i], to);
       place(tcs);
+      const size_t d = done.fetch_add(1) + 1;
+      if (p.progress && (!tile_parallel || omp_get_thread_num() == 0) &&
+          !p.progress("decode", double(d) / double(tiles.size())))
+        cancelled = true;
     } catch (const Error& e) {
 #pragma omp critical(gj2k_decoder_error)
       if (error.empty()) {
@@ -359,6 +369,9 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
     for (size_t i = 0; i < tiles.size(); ++i) decode_one(i);
   }
   if (!error.empty()) throw Error(error_code, error);
+  if (cancelled) throw Error(ErrorCode::kCancelled, "decode cancelled");
+  if (p.progress && tile_parallel && !p.progress("decode", 1.0))
+    throw Error(ErrorCode::kCancelled, "decode cancelled");
   for (Component& comp : image.components)
     if (comp.samples.size() != size_t{comp.width} * comp.height)
       comp.samples.assign(size_t{comp.width} * comp.height, 0);

@@ -205,10 +205,12 @@ std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& 
     // Many tiles: one tile per thread at a time (the stages inside run single-threaded, as
     // nested parallel regions are inactive).
     std::atomic<uint32_t> done{0};
+    std::atomic<bool> cancelled{false};
     std::exception_ptr failure;
     const EncodeParams no_progress{};  // progress is reported here, from thread 0 only
 #pragma omp parallel for schedule(dynamic, 1)
     for (int64_t t = 0; t < int64_t{ntiles}; ++t) {
+      if (cancelled.load(std::memory_order_relaxed)) continue;
       try {
         tiles[static_cast<size_t>(t)] =
             codec::encode_tile(image, setup, no_progress, static_cast<uint32_t>(t));
@@ -217,18 +219,20 @@ std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& 
         if (!failure) failure = std::current_exception();
       }
       const uint32_t d = done.fetch_add(1) + 1;
-      if (params.progress && omp_get_thread_num() == 0)
-        params.progress("transform + tier-1", double(d) / ntiles);
+      if (params.progress && omp_get_thread_num() == 0 &&
+          !params.progress("transform + tier-1", double(d) / ntiles))
+        cancelled = true;
     }
     if (failure) std::rethrow_exception(failure);
+    if (cancelled) throw Error(ErrorCode::kCancelled, "encode cancelled during transform + tier-1");
   } else {
     codec::GpuLookAhead ahead;  // the GPU transforms tile t + 1 while Tier-1 codes tile t
     for (uint32_t t = 0; t < ntiles; ++t) {
-      if (params.progress) params.progress("transform + tier-1", double(t) / ntiles);
+      codec::report_progress(params, "transform + tier-1", double(t) / ntiles);
       tiles[t] = codec::encode_tile(image, setup, params, t, setup.gpu ? &ahead : nullptr);
     }
   }
-  if (params.progress) params.progress("transform + tier-1", 1.0);
+  codec::report_progress(params, "transform + tier-1", 1.0);
   std::vector<uint8_t> stream = codec::assemble_codestream(tiles, setup, params, image, stats);
   if (jp2) stream = codec::write_jp2(*jp2, stream);
   if (stats) {

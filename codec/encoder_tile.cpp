@@ -235,13 +235,14 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
 
   // 5. Tier-1 over every code-block of the tile.
   std::atomic<size_t> done{0};
-  std::atomic<bool> failed{false};
+  std::atomic<bool> failed{false}, cancelled{false};
   std::string failure;
   const uint8_t style = cc.cblk_style;
   const int64_t njobs = static_cast<int64_t>(jobs.size());
 #pragma omp parallel for schedule(dynamic, 4)
   for (int64_t ji = 0; ji < njobs; ++ji) {
-    if (failed.load(std::memory_order_relaxed)) continue;
+    if (failed.load(std::memory_order_relaxed) || cancelled.load(std::memory_order_relaxed))
+      continue;
     const BlockJob& job = jobs[static_cast<size_t>(ji)];
     TileComponentCoding& tcc = tile.components[job.c];
     const BandLayout& bl = tcc.layout.resolutions[job.r].bands[job.b];
@@ -281,10 +282,12 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
       continue;
     }
     const size_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
-    if (params.progress && omp_get_thread_num() == 0 && (d & 63) == 0)
-      params.progress("tier-1", double(d) / double(njobs));
+    if (params.progress && omp_get_thread_num() == 0 && (d & 63) == 0 &&
+        !params.progress("tier-1", double(d) / double(njobs)))
+      cancelled = true;
   }
   if (failed) throw Error(ErrorCode::kInvalidArgument, failure);
+  if (cancelled) throw Error(ErrorCode::kCancelled, "encode cancelled during tier-1");
   return tile;
 }
 

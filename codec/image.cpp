@@ -30,6 +30,8 @@ const char* to_string(ErrorCode code) {
       return "device error";
     case ErrorCode::kInternal:
       return "internal error";
+    case ErrorCode::kCancelled:
+      return "cancelled";
   }
   return "unknown error";
 }

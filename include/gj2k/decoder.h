@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -69,6 +70,9 @@ struct DecodeParams {
   // Return the codestream components without the inverse multiple component transform (RCT
   // or ICT, Annex G): what ISO/IEC 15444-4 class 0 compares. For diagnostics.
   bool skip_mct = false;
+  // Called from the coding thread with a stage name and the fraction done (0..1). Return false
+  // to cancel: the call then throws Error(kCancelled). May be empty. Must not throw.
+  std::function<bool(const char* stage, double fraction)> progress;
 };
 
 struct ComponentInfo {

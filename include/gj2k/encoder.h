@@ -81,9 +81,9 @@ struct EncodeParams {
   // costs more than the whole CPU transform; transform/device.h); kGpu without a GPU throws
   // Error(kDevice).
   Device device = Device::kAuto;
-  // Called from the encoding thread with a stage name and the fraction done (0..1); may be
-  // empty. Must not throw.
-  std::function<void(const char* stage, double fraction)> progress;
+  // Called from the coding thread with a stage name and the fraction done (0..1). Return false
+  // to cancel: the call then throws Error(kCancelled). May be empty. Must not throw.
+  std::function<bool(const char* stage, double fraction)> progress;
 };
 
 // What an encode produced (for summaries and tests).

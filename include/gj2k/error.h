@@ -16,6 +16,7 @@ enum class ErrorCode {
   kUnsupported,      // valid input that gj2k does not handle (said explicitly, never guessed)
   kDevice,           // the GPU is absent, failed, or ran out of memory
   kInternal,         // a broken invariant inside gj2k: a bug
+  kCancelled,        // the caller's progress callback asked to stop
 };
 
 const char* to_string(ErrorCode code);
