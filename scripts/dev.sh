@@ -15,7 +15,8 @@ jobs=${JOBS:-$(nproc)}
 
 packages=(build-essential cmake ninja-build pkg-config git
           libtiff-dev zlib1g-dev libopenjp2-7-dev libopenjp2-tools
-          libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
+          libpng-dev libjpeg62-turbo-dev)
 
 setup() {
   local missing=()
