@@ -213,7 +213,7 @@ bool ProgressLine::update(const char* stage, double fraction) {
     constexpr int kBar = 20;
     const int filled = percent * kBar / 100;
     line += " [" + std::string(filled, '#') + std::string(kBar - filled, '.') + "] ";
-    char pct[8];
+    char pct[16];
     std::snprintf(pct, sizeof pct, "%3d%%", percent);
     line += pct;
   }
