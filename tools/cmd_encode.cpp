@@ -70,9 +70,10 @@ uint8_t parse_modes(const std::string& s) {
   return style;
 }
 
-// Precinct sizes for each resolution, highest first, from "[W,H],[W,H]..." (opj -c) or
-// "WxH,WxH..." (opj_compress's rule for both): a listed size is rounded down to a power of two;
-// each unlisted lower resolution halves the last listed size again; a size below 1 becomes 2.
+// Precinct sizes for each resolution, highest first, from opj's "[W,H],[W,H]..." or
+// "WxH,WxH...". Listed sizes must be powers of two in the WxH form; in opj's form they are
+// rounded down to one, as opj_compress does. Either way each unlisted lower resolution halves
+// the last listed size again (opj_compress -c), a size below 1 becoming 2.
 std::vector<std::pair<uint32_t, uint32_t>> parse_precincts(const std::string& s,
                                                            uint32_t resolutions) {
   std::vector<std::pair<uint32_t, uint32_t>> listed;
@@ -94,6 +95,9 @@ std::vector<std::pair<uint32_t, uint32_t>> parse_precincts(const std::string& s,
       auto xy = split(part, 'x');
       if (xy.size() != 2) bad_option("--precincts", "'" + part + "' is not of the form WxH");
       listed.emplace_back(parse_u32("--precincts", xy[0]), parse_u32("--precincts", xy[1]));
+      for (uint32_t v : {listed.back().first, listed.back().second})
+        if (v == 0 || (v & (v - 1)) != 0)
+          bad_option("--precincts", "'" + part + "': sizes must be powers of two");
     }
   }
   auto pow2_floor = [](uint64_t v) -> uint32_t {

@@ -24,8 +24,7 @@ Image random_image(uint32_t w, uint32_t h, uint32_t nc, uint32_t precision, uint
 TEST(IoPng, RoundTripsEveryLayoutAndDepth) {
   for (uint32_t nc : {1u, 2u, 3u, 4u})
     for (uint32_t precision : {1u, 2u, 4u, 5u, 8u, 12u, 16u}) {
-      SCOPED_TRACE("components " + std::to_string(nc) + ", precision " +
-                   std::to_string(precision));
+      SCOPED_TRACE("components " + std::to_string(nc) + ", precision " + std::to_string(precision));
       Image image = random_image(37, 23, nc, precision, nc * 100 + precision);
       image.color_space = nc <= 2 ? ColorSpace::kGrey : ColorSpace::kSRGB;
       if (nc == 2 || nc == 4) image.components.back().is_alpha = true;
@@ -47,7 +46,7 @@ TEST(IoPng, KeepsTheIccProfile) {
   icc[2] = 600 >> 8;  // profile size
   icc[3] = 600 & 0xFF;
   for (size_t i = 132; i < icc.size(); ++i) icc[i] = static_cast<uint8_t>(i * 13);
-  icc[8] = 2;                                            // version 2.0
+  icc[8] = 2;  // version 2.0
   auto tag = [&](size_t at, const char* four) { std::copy(four, four + 4, icc.begin() + at); };
   tag(12, "mntr");
   tag(16, "RGB ");
@@ -119,8 +118,8 @@ TEST(IoPng, ExpandsPalettesWithTransparency) {
     for (uint32_t x = 0; x < w; ++x)
       rows[y * row_bytes + x / 2] |= static_cast<uint8_t>(((x + y) % 16) << (x % 2 ? 0 : 4));
   for (bool trns : {false, true}) {
-    const auto file = libpng_file(PNG_COLOR_TYPE_PALETTE, 4, PNG_INTERLACE_NONE, w, h, rows,
-                                  row_bytes, trns, 0);
+    const auto file =
+        libpng_file(PNG_COLOR_TYPE_PALETTE, 4, PNG_INTERLACE_NONE, w, h, rows, row_bytes, trns, 0);
     ASSERT_FALSE(file.empty());
     const Image image = io::read_png(file);
     ASSERT_EQ(image.components.size(), trns ? 4u : 3u);
@@ -130,7 +129,9 @@ TEST(IoPng, ExpandsPalettesWithTransparency) {
         EXPECT_EQ(image.components[0].at(x, y), i * 16);
         EXPECT_EQ(image.components[1].at(x, y), 255 - i * 16);
         EXPECT_EQ(image.components[2].at(x, y), i * 5);
-        if (trns) EXPECT_EQ(image.components[3].at(x, y), i * 17);
+        if (trns) {
+          EXPECT_EQ(image.components[3].at(x, y), i * 17);
+        }
       }
     EXPECT_EQ(image.components.back().is_alpha, trns);
   }

@@ -66,7 +66,7 @@ class Cli : public ::testing::Test {
 
 TEST_F(Cli, ProgressOnATerminalOnly) {
   const std::string out = (dir_ / "p.j2k").string();
-  const std::vector<std::string> encode = {"encode", "--synthetic", "640,480",  out,
+  const std::vector<std::string> encode = {"encode", "--synthetic", "640,480",   out,
                                            "-r",     "20,1",        "--threads", "2"};
   auto [status, tty] = run_on_pty(encode);
   ASSERT_EQ(status, 0) << tty;
@@ -168,7 +168,7 @@ TEST_F(Cli, InputOutputRulesAreTheSameEverywhere) {
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("identical"), std::string::npos);
   // Missing or doubled files: one line, non-zero.
-  for (const std::string args : std::vector<std::string>{
+  for (const std::string& args : std::vector<std::string>{
            "encode --quiet " + q(png), "decode -i a.j2k -o b.pgm c.pgm", "encode -Q 3 a b"}) {
     r = run_gj2k(args);
     EXPECT_NE(r.status, 0) << args;
