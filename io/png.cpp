@@ -70,6 +70,7 @@ struct Header {
 // 8 bits unpacked to a byte each without scaling; an sBIT below the depth shifted back out.
 bool read_header(Session& s, Header& h) {
   if (setjmp(png_jmpbuf(s.png))) return false;
+  png_set_option(s.png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);  // ICC kept as it is
   png_set_read_fn(s.png, &s, read_bytes);
   png_read_info(s.png, s.info);
   const int type = png_get_color_type(s.png, s.info);
@@ -130,6 +131,7 @@ struct WriteSpec {
 
 bool write_all(Session& s, const WriteSpec& w, png_bytepp rows) {
   if (setjmp(png_jmpbuf(s.png))) return false;
+  png_set_option(s.png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);  // ICC kept as it is
   png_set_write_fn(s.png, &s, write_bytes, flush_nothing);
   png_set_IHDR(s.png, s.info, w.width, w.height, w.bit_depth, w.color_type, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
