@@ -203,8 +203,8 @@ bool ProgressLine::update(const char* stage, double fraction) {
   const int percent = fraction < 0 ? -1 : static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 100);
   const auto now = std::chrono::steady_clock::now();
   const bool new_stage = stage_ != stage;
-  if (!new_stage && (percent == percent_ || now - last_ < std::chrono::milliseconds(50)))
-    return true;
+  const bool throttled = percent != 100 && now - last_ < std::chrono::milliseconds(50);
+  if (!new_stage && (percent == percent_ || throttled)) return true;
   stage_ = stage;
   percent_ = percent;
   last_ = now;

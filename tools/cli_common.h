@@ -69,7 +69,7 @@ io::RawGeometry parse_raw(const std::string& option, const std::string& text);
 // ---- progress on a terminal -----------------------------------------------------------------
 // One self-rewriting line on stderr: "<prefix>: <stage> [#####.....]  42%". Active only when
 // stderr is a terminal and the command is not --quiet; otherwise every call does nothing.
-// Redraws at most every 50 ms unless the stage changes.
+// Redraws at most every 50 ms unless the stage changes or reaches 100%.
 class ProgressLine {
  public:
   explicit ProgressLine(bool quiet);

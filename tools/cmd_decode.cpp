@@ -74,7 +74,7 @@ int run(const Options& o) {
                                         std::chrono::duration<double>(start - batch_start).count(),
                                         bytes_in, input)
               : "decode");
-    progress.update("reading the codestream", -1);
+    progress.update("decode", 0.0);  // then once per tile (DecodeParams::progress)
     gj2k::Image image = gj2k::decode_file(input, p);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
