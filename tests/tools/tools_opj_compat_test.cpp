@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -49,7 +50,6 @@ class OpjCompat : public ::testing::Test {
     source_ = codec::synthetic_image(131, 97, 3, 8, 7);
     io::write_image(source_, dir_ / "in.ppm");
   }
-  void check_encode(const struct EncodeCase& c);
   fs::path dir_;
   Image source_;
 };
@@ -92,7 +92,11 @@ const EncodeCase kEncodeCases[] = {
     {"-I -q 36", false, 35.5},
 };
 
-void OpjCompat::check_encode(const EncodeCase& c) {
+// One opj_compress command line per test.
+class OpjCompress : public OpjCompat, public ::testing::WithParamInterface<EncodeCase> {};
+
+TEST_P(OpjCompress, SameParametersAndImages) {
+  const EncodeCase& c = GetParam();
   SCOPED_TRACE(c.args);
   const std::string args = c.args;
   const bool subsampled = args.find("-s ") != std::string::npos;
@@ -148,15 +152,13 @@ void OpjCompat::check_encode(const EncodeCase& c) {
   }
 }
 
-TEST_F(OpjCompat, LosslessCommandLinesMatchOpjCompress) {
-  for (const EncodeCase& c : kEncodeCases)
-    if (c.lossless) check_encode(c);
-}
-
-TEST_F(OpjCompat, LossyCommandLinesMatchOpjCompress) {
-  for (const EncodeCase& c : kEncodeCases)
-    if (!c.lossless) check_encode(c);
-}
+INSTANTIATE_TEST_SUITE_P(CommandLines, OpjCompress, ::testing::ValuesIn(kEncodeCases),
+                         [](const ::testing::TestParamInfo<EncodeCase>& info) {
+                           std::string name = "case" + std::to_string(info.index);
+                           for (const char* p = info.param.args; *p; ++p)
+                             if (std::isalnum(static_cast<unsigned char>(*p))) name += *p;
+                           return name;
+                         });
 
 // opj_decompress's options on a lossless tiled stream: both decoders write the same image.
 // Component selection (-c) runs on a stream without MCT: OpenJPEG then skips the inverse
