@@ -150,7 +150,21 @@ Image read_bmp(std::span<const uint8_t> data, const std::string& name) {
   }
   if (pixel_offset >= data.size()) fail(ErrorCode::kTruncated, name, "no pixel data");
 
-  // Pixel values, one uint32 per pixel, row 0 at the top.
+  // Pixel values, one uint32 per pixel, row 0 at the top; sized only once the data can
+  // describe them (RLE: at most 64 Ki pixels per byte, which end-of-line, delta and
+  // end-of-bitmap codes exceed only for nearly empty pictures, and 2^28 pixels in all).
+  const uint64_t stride = ((uint64_t{w} * bits + 31) / 32) * 4;
+  const size_t available = data.size() - pixel_offset;
+  if (!rle && detail::mul_sat(stride, ht) > available)
+    fail(ErrorCode::kTruncated, name,
+         "pixel data of " + std::to_string(available) + " bytes " + at_byte(pixel_offset) +
+             ", the header describes " + std::to_string(stride * ht));
+  if (rle && (uint64_t{w} * ht > detail::mul_sat(available, 65536) ||
+              uint64_t{w} * ht > (uint64_t{1} << 28)))
+    fail(ErrorCode::kUnsupported, name,
+         "RLE picture of " + std::to_string(w) + "x" + std::to_string(ht) + " from " +
+             std::to_string(available) +
+             " data bytes (gj2k reads at most 64 Ki pixels per byte, 2^28 in all)");
   std::vector<uint32_t> px(size_t{w} * ht);
   if (rle) {
     const auto idx = expand_rle(data, pixel_offset, w, ht, compression == kRle4, name);
@@ -158,11 +172,6 @@ Image read_bmp(std::span<const uint8_t> data, const std::string& name) {
       for (uint32_t x = 0; x < w; ++x)
         px[size_t{top_down ? y : ht - 1 - y} * w + x] = idx[size_t{y} * w + x];
   } else {
-    const uint64_t stride = ((uint64_t{w} * bits + 31) / 32) * 4;
-    if (detail::mul_sat(stride, ht) > data.size() - pixel_offset)
-      fail(ErrorCode::kTruncated, name,
-           "pixel data of " + std::to_string(data.size() - pixel_offset) + " bytes " +
-               at_byte(pixel_offset) + ", the header describes " + std::to_string(stride * ht));
     for (uint32_t y = 0; y < ht; ++y) {
       const uint8_t* row = &data[pixel_offset + (top_down ? y : ht - 1 - y) * stride];
       uint32_t* dst = &px[size_t{y} * w];

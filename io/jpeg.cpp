@@ -67,6 +67,14 @@ bool decompress(const uint8_t* data, size_t size, Decoded& d, ErrorManager& err)
   else
     info.out_color_space = JCS_RGB;
   jpeg_read_icc_profile(&info, &d.icc, &d.icc_size);
+  // Checked before libjpeg sizes its buffers (a progressive scan keeps every coefficient).
+  if (uint64_t{info.image_width} * info.image_height * info.num_components > d.limit) {
+    d.width = info.image_width;
+    d.height = info.image_height;
+    d.too_large = true;
+    jpeg_destroy_decompress(&info);
+    return true;
+  }
   jpeg_start_decompress(&info);
   d.width = info.output_width;
   d.height = info.output_height;

@@ -213,6 +213,21 @@ TEST(IoJpeg, ReadsGreyAndColourCloseToTheSource) {
     const std::vector<uint8_t> cut(file.begin(), file.begin() + 100);
     EXPECT_THROW(io::read_jpeg(cut, "cut.jpg"), Error);
     EXPECT_THROW(io::read_jpeg(std::vector<uint8_t>{0xFF, 0xD9, 0}), Error);
+    // Every truncation and random byte changes: an image or gj2k::Error, nothing else.
+    auto attempt = [](std::span<const uint8_t> bytes) {
+      try {
+        io::read_jpeg(bytes);
+      } catch (const Error&) {
+      }
+    };
+    for (size_t n = 0; n < file.size(); n += 1 + n / 8) attempt(std::span(file).first(n));
+    uint32_t state = 5;
+    for (int round = 0; round < 200; ++round) {
+      auto bad = file;
+      state = state * 1664525u + 1013904223u;
+      bad[state % bad.size()] = static_cast<uint8_t>(state >> 24);
+      attempt(bad);
+    }
   }
 }
 
