@@ -177,6 +177,25 @@ TEST_F(Cli, InputOutputRulesAreTheSameEverywhere) {
   }
 }
 
+TEST_F(Cli, OpjOptionsWithoutAnEquivalent) {
+  const fs::path png = dir_ / "x.png";
+  io::write_image(codec::synthetic_image(40, 30, 3, 8, 6), png);
+  // -x (opj's index file) is accepted with a warning, so opj scripts run.
+  auto r =
+      run_gj2k("encode --quiet " + q(png) + " " + q(dir_ / "x.j2k") + " -x " + q(dir_ / "x.idx"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("-x"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "x.idx"));
+  // Options gj2k lacks are named in one line.
+  for (const char* opt : {"-POC T1=0,0,1,3,3,CPRL", "-ROI c=0,U=25", "-cinema2K 24"}) {
+    r = run_gj2k("encode " + q(png) + " " + q(dir_ / "y.j2k") + " " + opt);
+    EXPECT_NE(r.status, 0) << opt;
+    EXPECT_NE(r.err.find(std::string(opt).substr(0, std::string(opt).find(' '))), std::string::npos)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
 TEST_F(Cli, RawInputOnEncode) {
   const Image src = codec::synthetic_image(24, 16, 3, 12, 5);
   io::write_image(src, dir_ / "in.rawl");
