@@ -205,6 +205,7 @@ std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& 
     // Many tiles: one tile per thread at a time (the stages inside run single-threaded, as
     // nested parallel regions are inactive).
     std::atomic<uint32_t> done{0};
+    std::atomic<bool> cancelled{false};
     std::exception_ptr failure;
     std::atomic<bool> cancelled{false};
     const EncodeParams no_progress{};  // progress is reported here, from thread 0 only
@@ -225,16 +226,15 @@ std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& 
     }
     if (cancelled) throw Error(ErrorCode::kCancelled, "encode cancelled by the progress callback");
     if (failure) std::rethrow_exception(failure);
+    if (cancelled) throw Error(ErrorCode::kCancelled, "encode cancelled during transform + tier-1");
   } else {
     codec::GpuLookAhead ahead;  // the GPU transforms tile t + 1 while Tier-1 codes tile t
     for (uint32_t t = 0; t < ntiles; ++t) {
-      if (params.progress && !params.progress("transform + tier-1", double(t) / ntiles))
-        throw Error(ErrorCode::kCancelled, "encode cancelled by the progress callback");
+      codec::report_progress(params, "transform + tier-1", double(t) / ntiles);
       tiles[t] = codec::encode_tile(image, setup, params, t, setup.gpu ? &ahead : nullptr);
     }
   }
-  if (params.progress && !params.progress("transform + tier-1", 1.0))
-    throw Error(ErrorCode::kCancelled, "encode cancelled by the progress callback");
+  codec::report_progress(params, "transform + tier-1", 1.0);
   std::vector<uint8_t> stream = codec::assemble_codestream(tiles, setup, params, image, stats);
   if (jp2) stream = codec::write_jp2(*jp2, stream);
   if (stats) {

@@ -6,15 +6,24 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "codec/markers/codestream.h"
 #include "codec/structure.h"
 #include "entropy/t1.h"
 #include "gj2k/encoder.h"
+#include "gj2k/error.h"
 #include "gj2k/image.h"
 
 namespace gj2k::codec {
+
+// Reports progress through params.progress, when set; throws Error(kCancelled) when the
+// callback asks to stop. Only for the encoding thread, outside parallel regions.
+inline void report_progress(const EncodeParams& params, const char* stage, double fraction) {
+  if (params.progress && !params.progress(stage, fraction))
+    throw Error(ErrorCode::kCancelled, std::string("encode cancelled during ") + stage);
+}
 
 // Number of quality layers: --layers, else the number of rate targets, else 1.
 int effective_layers(const EncodeParams& params);

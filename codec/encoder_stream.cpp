@@ -372,8 +372,7 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
     for (int round = 0; round < 8 && samples > 0; ++round) {
       apply_thresholds(tiles, ra, lambda, nullptr);
       const double mse = measure_sse(tiles, setup, image, last) / double(samples);
-      if (params.progress && !params.progress("rate control (PSNR)", (round + 1) / 8.0))
-        throw Error(ErrorCode::kCancelled, "encode cancelled by the progress callback");
+      report_progress(params, "rate control (PSNR)", (round + 1) / 8.0);
       if (mse <= target_mse[last]) {
         if (mse > best_mse) best_mse = mse, best_scale = scale;
         if (mse >= target_mse[last] * 0.977 || lambda[last] <= 0) break;  // within 0.1 dB
@@ -426,8 +425,7 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
   const int max_rounds = have_bytes ? 16 : 0;
   for (int round = 0; round < max_rounds; ++round) {
     set_lambdas(budget);
-    if (params.progress && !params.progress("rate control", double(round + 1) / max_rounds))
-      throw Error(ErrorCode::kCancelled, "encode cancelled by the progress callback");
+    report_progress(params, "rate control", double(round + 1) / max_rounds);
     const Assembled a = assemble(tiles, setup, params, /*measure=*/true);
     const double size = double(a.size) + container;
     for (size_t l = 0; l < last; ++l)

@@ -24,6 +24,10 @@ std::optional<Format> format_from_extension(const std::filesystem::path& path) {
   if (ext == ".pgx") return Format::kPgx;
   if (ext == ".raw") return Format::kRaw;
   if (ext == ".rawl") return Format::kRawLittle;
+  if (ext == ".png") return Format::kPng;
+  if (ext == ".bmp") return Format::kBmp;
+  if (ext == ".tga") return Format::kTga;
+  if (ext == ".jpg" || ext == ".jpeg") return Format::kJpeg;
   return std::nullopt;
 }
 
@@ -39,7 +43,8 @@ Format need_format(const std::filesystem::path& path) {
   if (!format)
     fail(ErrorCode::kInvalidArgument, path.string(),
          "unknown image format extension '" + path.extension().string() +
-             "' (known: .tif .tiff .pnm .pbm .pgm .ppm .pam .pgx .raw .rawl)");
+             "' (known: .png .tif .tiff .pnm .pbm .pgm .ppm .pam .pgx .raw .rawl .bmp .tga .jpg "
+             ".jpeg)");
   return *format;
 }
 
@@ -96,6 +101,14 @@ Image read_image(const std::filesystem::path& path, const ReadOptions& options) 
       g.big_endian = need_format(path) == Format::kRaw;
       return read_raw(path, g);
     }
+    case Format::kPng:
+      return read_png(path);
+    case Format::kBmp:
+      return read_bmp(read_file(path), path.string());
+    case Format::kTga:
+      return read_tga(read_file(path), path.string());
+    case Format::kJpeg:
+      return read_jpeg(read_file(path), path.string());
   }
   fail(ErrorCode::kInternal, path.string(), "unhandled format");
 }
@@ -114,6 +127,13 @@ void write_image(const Image& image, const std::filesystem::path& path,
       return write_raw(image, path, true);
     case Format::kRawLittle:
       return write_raw(image, path, false);
+    case Format::kPng:
+      return write_png(image, path);
+    case Format::kBmp:
+    case Format::kTga:
+    case Format::kJpeg:
+      fail(ErrorCode::kUnsupported, path.string(),
+           "gj2k reads " + path.extension().string() + " files but does not write them");
   }
   fail(ErrorCode::kInternal, path.string(), "unhandled format");
 }

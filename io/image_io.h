@@ -1,4 +1,5 @@
-// gj2k::io: reading and writing images in TIFF, PNM (PBM/PGM/PPM), PGX and raw planar form.
+// gj2k::io: reading and writing images in TIFF, PNG, PNM (PBM/PGM/PPM/PAM), PGX and raw planar
+// form; reading BMP, TGA and JPEG.
 //
 // Every reader checks its input and throws gj2k::Error naming the file, the problem and where
 // (byte offset or line): kFormat for a violated format, kTruncated for data that ends early,
@@ -23,11 +24,15 @@
 namespace gj2k::io {
 
 enum class Format {
-  kTiff,      // .tif .tiff
-  kPnm,       // .pnm .pbm .pgm .ppm
-  kPgx,       // .pgx
-  kRaw,       // .raw: planar, big-endian samples
-  kRawLittle  // .rawl: planar, little-endian samples
+  kTiff,       // .tif .tiff
+  kPnm,        // .pnm .pbm .pgm .ppm
+  kPgx,        // .pgx
+  kRaw,        // .raw: planar, big-endian samples
+  kRawLittle,  // .rawl: planar, little-endian samples
+  kPng,        // .png
+  kBmp,        // .bmp (read only)
+  kTga,        // .tga (read only)
+  kJpeg,       // .jpg .jpeg (read only)
 };
 
 // The format named by a path's extension (case-insensitive); nullopt when none fits.
@@ -141,5 +146,34 @@ Image read_raw(const std::filesystem::path& path, const RawGeometry& geometry);
 std::vector<uint8_t> encode_raw(const Image& image, bool big_endian = true,
                                 const std::string& name = "<memory>");
 void write_raw(const Image& image, const std::filesystem::path& path, bool big_endian = true);
+
+// ---- PNG (libpng) ---------------------------------------------------------------------------
+// Reads grey, grey + alpha, RGB, RGBA and palette PNGs of any bit depth, interlaced or not:
+// palettes (and tRNS transparency) are expanded to RGB(A) 8-bit; grey below 8 bits keeps its
+// precision (1, 2 or 4); a uniform sBIT below the bit depth gives that precision (samples
+// shifted back down); an iCCP profile gives ColorSpace::kICC, else kGrey or kSRGB. 16-bit
+// samples are exact. Alpha becomes Component::is_alpha.
+Image read_png(std::span<const uint8_t> data, const std::string& name = "<memory>");
+Image read_png(const std::filesystem::path& path);
+// Writes 1 (grey), 2 (grey + alpha), 3 (RGB) or 4 (RGBA) unsigned components of one size and
+// one precision 1..16. Grey of 1, 2 or 4 bits is written at that depth; other precisions at the
+// next depth of 8 or 16 bits, scaled up, with sBIT holding the precision (read_png undoes it).
+// An ICC profile (kICC) is written as iCCP.
+std::vector<uint8_t> encode_png(const Image& image, const std::string& name = "<memory>");
+void write_png(const Image& image, const std::filesystem::path& path);
+
+// ---- BMP, TGA, JPEG (read only, as opj_compress reads them) ----------------------------------
+// BMP: BITMAPINFOHEADER and its V4/V5 extensions (OS/2 core headers too), bottom-up or
+// top-down, 1/4/8-bit palettes (uncompressed, RLE4, RLE8), 16 and 32-bit with or without
+// BITFIELDS masks (a component per mask, precision = its bit count; an alpha mask adds an alpha
+// component), 24-bit. Palette images whose colours are all grey give one grey component.
+Image read_bmp(std::span<const uint8_t> data, const std::string& name = "<memory>");
+// TGA: uncompressed and RLE colour-mapped (8-bit indices into a 24/32-bit map), true colour
+// (16, 24, 32 bits; alpha from the descriptor's attribute bits) and greyscale (8-bit) images,
+// either origin.
+Image read_tga(std::span<const uint8_t> data, const std::string& name = "<memory>");
+// JPEG (libjpeg-turbo): the decoded 8-bit pixels, grey (1 component), RGB (3; YCbCr converted)
+// or CMYK (4, as stored); an embedded ICC profile gives ColorSpace::kICC.
+Image read_jpeg(std::span<const uint8_t> data, const std::string& name = "<memory>");
 
 }  // namespace gj2k::io

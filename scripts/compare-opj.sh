@@ -68,7 +68,7 @@ printf '%-22s %-12s %9s %9s %7s %7s %7s %7s %7s %7s %7s\n' image mode gj2k_B opj
   gj2k_dB opj_dB gj2k_s opj_s gj2k_cpu opj_cpu
 run() {  # image label gj2k-args opj-args
   local img=$1 label=$2 g o ga oa gp op
-  g=$(timed "$gj2k" encode -q --threads "$threads" -i "$img" -o "$tmp/g.j2k" $3)
+  g=$(timed "$gj2k" encode --quiet --threads "$threads" -i "$img" -o "$tmp/g.j2k" $3)
   o=$(timed "$opjc" -threads "$threads" -i "$img" -o "$tmp/o.j2k" $4)
   ga=$(stat -c %s "$tmp/g.j2k")
   oa=$(stat -c %s "$tmp/o.j2k")

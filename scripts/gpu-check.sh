@@ -97,14 +97,14 @@ if [ -n "$gj2k_bin" ]; then
       "$(median "${a[@]}")" "$o_med" | tee -a "$whole_log"
   }
   for size in ${GJ2K_WHOLE_SIZES:-10240x6400 4096x3072}; do
-    "$gj2k_bin" encode --synthetic "$size" --save-input "$work/in.ppm" -o "$work/l.j2k" -q \
+    "$gj2k_bin" encode --synthetic "$size" --save-input "$work/in.ppm" -o "$work/l.j2k" --quiet \
       --device cpu
-    "$gj2k_bin" encode -i "$work/in.ppm" -o "$work/i.j2k" --irreversible --rate 20 -q --device cpu
+    "$gj2k_bin" encode -i "$work/in.ppm" -o "$work/i.j2k" --irreversible --rate 20 --quiet --device cpu
     printf "%-36s %9s %9s %9s %9s\n" "$size RGB 8-bit, s (median of $reps)" "gj2k cpu" \
       "gj2k gpu" "gj2k auto" "OpenJPEG" | tee -a "$whole_log"
-    row "encode lossless" "encode -i $work/in.ppm -o $work/o.j2k -q" \
+    row "encode lossless" "encode -i $work/in.ppm -o $work/o.j2k --quiet" \
       "opj_compress -i $work/in.ppm -o $work/o2.j2k -threads $threads"
-    row "encode 9/7 rate 20" "encode -i $work/in.ppm -o $work/o.j2k -q --irreversible --rate 20" \
+    row "encode 9/7 rate 20" "encode -i $work/in.ppm -o $work/o.j2k --quiet --irreversible --rate 20" \
       "opj_compress -i $work/in.ppm -o $work/o2.j2k -I -r 20 -threads $threads"
     row "decode lossless" "decode -i $work/l.j2k -o $work/o.ppm" \
       "opj_decompress -i $work/l.j2k -o $work/o2.ppm -threads $threads"

@@ -11,6 +11,7 @@
 #include "gj2k/error.h"
 #include "gj2k/image.h"
 #include "io/image_io.h"
+#include "tools/cli_common.h"
 #include "tools/command.h"
 
 namespace gj2k::cli {
@@ -22,8 +23,8 @@ struct Options {
 };
 
 int run(const Options& o) {
-  const Image a = io::read_image(o.a);
-  const Image b = io::read_image(o.b);
+  const Image a = read_any_image(o.a);
+  const Image b = read_any_image(o.b);
   const auto diff = compare(a, b);
   if (!o.metrics) {
     if (!diff) {
@@ -63,7 +64,8 @@ const bool registered = register_command(
     {"compare", "Compare two images sample by sample (identical? peak error, PSNR)",
      [](CLI::App& app) -> RunFn {
        auto o = std::make_shared<Options>();
-       app.add_option("a", o->a, "first image")->required();
+       app.add_option("a", o->a, "first image (any format gj2k reads; JPEG 2000 is decoded)")
+           ->required();
        app.add_option("b", o->b, "second image")->required();
        app.add_flag("--metrics", o->metrics,
                     "print peak error, MSE and PSNR; exit 0 if sizes match");

@@ -7,44 +7,26 @@
 
 #include "gj2k/gj2k.h"
 #include "io/image_io.h"
+#include "tools/cli_common.h"
 #include "tools/command.h"
 
 namespace {
 
 struct ConvertArgs {
-  std::string input, output, compression = "none", raw;
+  gj2k::cli::IoArgs io;
+  std::string compression = "none", raw;
   bool pgx_lm = false;
 };
 
-// "W,H,C,P,s|u" -> RawGeometry.
-gj2k::io::RawGeometry parse_raw(const std::string& text) {
-  gj2k::io::RawGeometry g;
-  unsigned w = 0, h = 0, c = 0, p = 0;
-  char sign = 0;
-  int used = 0;
-  if (std::sscanf(text.c_str(), "%u,%u,%u,%u,%c%n", &w, &h, &c, &p, &sign, &used) != 5 ||
-      used != static_cast<int>(text.size()) || (sign != 's' && sign != 'u'))
-    throw gj2k::Error(gj2k::ErrorCode::kInvalidArgument,
-                      "--raw '" + text + "': expected WIDTH,HEIGHT,COMPONENTS,PRECISION,s|u");
-  g.width = w;
-  g.height = h;
-  g.num_components = c;
-  g.precision = p;
-  g.is_signed = sign == 's';
-  return g;
-}
-
 const bool registered = gj2k::cli::register_command(
-    {"convert", "Convert an image between TIFF, PNM/PAM, PGX and raw (format from the extension)",
+    {"convert", "Convert an image between formats (PNG, TIFF, PNM/PAM, PGX, BMP, TGA, JPEG, raw)",
      [](CLI::App& app) -> gj2k::cli::RunFn {
        auto args = std::make_shared<ConvertArgs>();
-       app.add_option("-i,--input", args->input,
-                      "input image (.tif .tiff .pnm .pbm .pgm .ppm .pam .pgx .raw .rawl)")
-           ->required();
-       app.add_option(
-              "-o,--output", args->output,
-              "output image; a .pgx of N > 1 components writes NAME_0.pgx .. NAME_<N-1>.pgx")
-           ->required();
+       gj2k::cli::add_io_options(
+           app, args->io,
+           "input image (.png .tif .pnm .pbm .pgm .ppm .pam .pgx .bmp .tga .jpg .raw .rawl; "
+           ".j2k .jp2 are decoded)",
+           "output image; a .pgx of N > 1 components writes NAME_0.pgx .. NAME_<N-1>.pgx");
        app.add_option("--compression", args->compression, "TIFF compression")
            ->check(CLI::IsMember({"none", "deflate", "lzw", "packbits"}))
            ->capture_default_str();
@@ -54,7 +36,7 @@ const bool registered = gj2k::cli::register_command(
        app.add_flag("--pgx-lm", args->pgx_lm, "write PGX samples little-endian (LM)");
        return [args] {
          gj2k::io::ReadOptions read_options;
-         if (!args->raw.empty()) read_options.raw = parse_raw(args->raw);
+         if (!args->raw.empty()) read_options.raw = gj2k::cli::parse_raw("--raw", args->raw);
          gj2k::io::WriteOptions write_options;
          write_options.pgx_little_endian = args->pgx_lm;
          if (args->compression == "deflate")
@@ -63,10 +45,15 @@ const bool registered = gj2k::cli::register_command(
            write_options.tiff_compression = gj2k::io::TiffCompression::kLzw;
          if (args->compression == "packbits")
            write_options.tiff_compression = gj2k::io::TiffCompression::kPackBits;
-         const gj2k::Image image = gj2k::io::read_image(args->input, read_options);
-         gj2k::io::write_image(image, args->output, write_options);
-         std::printf("%s -> %s: %s\n", args->input.c_str(), args->output.c_str(),
-                     gj2k::describe(image).c_str());
+         const auto accept = [](const std::filesystem::path& path) {
+           return gj2k::cli::is_image_path(path) || gj2k::cli::is_jpeg2000_path(path);
+         };
+         for (const auto& [input, output] : gj2k::cli::resolve_io(args->io, accept)) {
+           const gj2k::Image image = gj2k::cli::read_any_image(input, read_options);
+           gj2k::io::write_image(image, output, write_options);
+           std::printf("%s -> %s: %s\n", input.c_str(), output.c_str(),
+                       gj2k::describe(image).c_str());
+         }
          return 0;
        };
      }});

@@ -1,5 +1,6 @@
-// `gj2k decode -i IN -o OUT`: decode a codestream or JP2 file to TIFF, PNM or PGX (by the output
-// extension; PGX writes one file per component, name_k.pgx).
+// `gj2k decode IN OUT`: decode a codestream or JP2 file to PNG, TIFF, PNM, PGX or raw (by the
+// output extension; PGX writes one file per component, name_k.pgx). The options are
+// opj_decompress's (-r -l -d -t -c -ImgDir -OutFor -threads), plus long names.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -10,12 +11,13 @@
 
 #include "gj2k/decoder.h"
 #include "io/image_io.h"
+#include "tools/cli_common.h"
 #include "tools/command.h"
 
 namespace {
 
 struct Options {
-  std::string input, output;
+  gj2k::cli::IoArgs io;
   uint32_t reduce = 0, layers = 0, threads = 0;
   std::string region, components, device = "auto";
   int64_t tile = -1;
@@ -58,24 +60,52 @@ int run(const Options& o) {
                         "--region: expected x0,y0,x1,y1 with x1 > x0 and y1 > y0");
     p.region = gj2k::Region{v[0], v[1], v[2], v[3]};
   }
-  auto start = std::chrono::steady_clock::now();
-  gj2k::Image image = gj2k::decode_file(o.input, p);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  gj2k::io::write_image(image, o.output);
-  if (!o.quiet)
-    std::printf("%s -> %s: %s, decoded in %.3f s\n", o.input.c_str(), o.output.c_str(),
-                gj2k::describe(image).c_str(), seconds);
+  const auto jobs = gj2k::cli::resolve_io(o.io, gj2k::cli::is_jpeg2000_path);
+  const bool batch = !o.io.img_dir.empty();
+  gj2k::cli::ProgressLine progress(o.quiet);
+  p.progress = [&progress](const char* stage, double f) { return progress.update(stage, f); };
+  const auto batch_start = std::chrono::steady_clock::now();
+  uint64_t bytes_in = 0;
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const auto& [input, output] = jobs[k];
+    const auto start = std::chrono::steady_clock::now();
+    progress.set_prefix(
+        batch ? gj2k::cli::batch_prefix(k + 1, jobs.size(),
+                                        std::chrono::duration<double>(start - batch_start).count(),
+                                        bytes_in, input)
+              : "decode");
+    progress.update("decode", 0.0);  // then once per tile (DecodeParams::progress)
+    gj2k::Image image = gj2k::decode_file(input, p);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    progress.update(("writing " + output.filename().string()).c_str(), -1);
+    gj2k::io::write_image(image, output);
+    progress.clear();
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(input, ec);
+    bytes_in += ec ? 0 : size;
+    if (!o.quiet) {
+      std::printf("%s -> %s: %s, decoded in %.3f s\n", input.c_str(), output.c_str(),
+                  gj2k::describe(image).c_str(), seconds);
+      std::fflush(stdout);
+    }
+  }
+  if (batch && !o.quiet) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count();
+    std::printf("%zu files in %.2f s, %.1f MB/s of input\n", jobs.size(), elapsed,
+                elapsed > 0 ? bytes_in / elapsed / 1e6 : 0.0);
+  }
   return 0;
 }
 
 const bool registered = gj2k::cli::register_command(
-    {"decode", "Decode a JPEG 2000 codestream or JP2 file to TIFF, PNM or PGX",
+    {"decode", "Decode a JPEG 2000 codestream or JP2 file to an image, as opj_decompress",
      [](CLI::App& app) -> gj2k::cli::RunFn {
        auto o = std::make_shared<Options>();
-       app.add_option("-i,--input", o->input, "input .j2k/.j2c/.jp2")->required();
-       app.add_option("-o,--output", o->output,
-                      "output image: .tif/.tiff, .pgm/.ppm/.pnm, .pgx (name_k.pgx per component)")
-           ->required();
+       gj2k::cli::add_io_options(
+           app, o->io, "input .j2k/.j2c/.jpc/.jp2",
+           "output image: .png, .tif, .pgm/.ppm/.pnm/.pam, .pgx (name_k.pgx per component), .raw");
        app.add_option("-r,--reduce", o->reduce, "discard this many highest resolution levels");
        app.add_option("-l,--layers", o->layers, "decode at most this many quality layers");
        app.add_option("-d,--region", o->region,
@@ -86,9 +116,9 @@ const bool registered = gj2k::cli::register_command(
        app.add_flag("--force-rgb", o->force_rgb, "convert sYCC to RGB");
        app.add_flag("--allow-partial", o->allow_partial,
                     "decode what a truncated or damaged stream holds");
-       app.add_option("--threads", o->threads, "worker threads (0 = all)");
+       app.add_option("--threads", o->threads, "worker threads (0 = all) (opj -threads)");
        gj2k::cli::add_device_option(app, o->device);
-       app.add_flag("-q,--quiet", o->quiet, "print nothing on success");
+       app.add_flag("--quiet", o->quiet, "no progress and no summary");
        return [o] { return run(*o); };
      }});
 

@@ -1,15 +1,15 @@
-// `gj2k encode -i IN -o OUT [options]`: image file (or a generated scene) to .j2k/.j2c/.jp2.
-// Options follow opj_compress's meaning with long names (issue 5).
+// `gj2k encode IN OUT [options]`: an image file (or a generated scene) to .j2k/.j2c/.jp2.
+// The options are opj_compress's, with its one-letter names and value syntax (-r 20,10,1,
+// -b 32,32, -c [256,256],[128,128], -p RPCL, -M 5, -TP R ...), plus long names; the
+// multi-letter opj names are translated in tools/cli_common.cpp.
 #include <CLI/CLI.hpp>
 
-#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,41 +18,12 @@
 #include "gj2k/encoder.h"
 #include "gj2k/error.h"
 #include "io/image_io.h"
+#include "tools/cli_common.h"
 #include "tools/command.h"
 #include "transform/device.h"
 
 namespace gj2k::cli {
 namespace {
-
-[[noreturn]] void bad_option(const std::string& option, const std::string& why) {
-  throw Error(ErrorCode::kInvalidArgument, option + ": " + why);
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, sep)) out.push_back(item);
-  if (!s.empty() && s.back() == sep) out.push_back("");
-  return out;
-}
-
-uint32_t parse_u32(const std::string& option, const std::string& s) {
-  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 10)
-    bad_option(option, "'" + s + "' is not a non-negative integer");
-  const unsigned long long v = std::stoull(s);
-  if (v > UINT32_MAX) bad_option(option, "'" + s + "' is too large");
-  return static_cast<uint32_t>(v);
-}
-
-// "AxB" (sep 'x') or "A,B" (sep ',').
-std::pair<uint32_t, uint32_t> parse_pair(const std::string& option, const std::string& s,
-                                         char sep) {
-  auto parts = split(s, sep);
-  if (parts.size() != 2)
-    bad_option(option, "'" + s + "' is not of the form A" + std::string(1, sep) + "B");
-  return {parse_u32(option, parts[0]), parse_u32(option, parts[1])};
-}
 
 std::vector<double> parse_doubles(const std::string& option, const std::string& s) {
   std::vector<double> out;
@@ -70,7 +41,14 @@ std::vector<double> parse_doubles(const std::string& option, const std::string& 
   return out;
 }
 
+// Code-block styles (Table A.19): names ("bypass,reset"), or opj_compress -M's number, the
+// sum of 1 BYPASS, 2 RESET, 4 RESTART, 8 VSC, 16 ERTERM, 32 SEGMARK (the same bits).
 uint8_t parse_modes(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos) {
+    const uint32_t mask = parse_u32("-M", s);
+    if (mask > 63) bad_option("-M", "'" + s + "' is not a sum of 1, 2, 4, 8, 16, 32");
+    return static_cast<uint8_t>(mask);
+  }
   uint8_t style = 0;
   for (const auto& m : split(s, ',')) {
     if (m == "bypass" || m == "lazy")
@@ -92,6 +70,56 @@ uint8_t parse_modes(const std::string& s) {
   return style;
 }
 
+// Precinct sizes for each resolution, highest first, from opj's "[W,H],[W,H]..." or
+// "WxH,WxH...". Listed sizes must be powers of two in the WxH form; in opj's form they are
+// rounded down to one, as opj_compress does. Either way each unlisted lower resolution halves
+// the last listed size again (opj_compress -c), a size below 1 becoming 2.
+std::vector<std::pair<uint32_t, uint32_t>> parse_precincts(const std::string& s,
+                                                           uint32_t resolutions) {
+  std::vector<std::pair<uint32_t, uint32_t>> listed;
+  if (s.find('[') != std::string::npos) {
+    // "[W,H]" items joined by ','.
+    size_t i = 0;
+    while (i < s.size()) {
+      const size_t close = s.find(']', i);
+      if (s[i] != '[' || close == std::string::npos)
+        bad_option("-c", "'" + s + "' is not of the form [W,H],[W,H],...");
+      listed.push_back(parse_pair("-c", s.substr(i + 1, close - i - 1)));
+      i = close + 1;
+      if (i < s.size() && (s[i] != ',' || i + 1 == s.size()))
+        bad_option("-c", "'" + s + "' is not of the form [W,H],[W,H],...");
+      if (i < s.size()) ++i;
+    }
+  } else {
+    for (const auto& part : split(s, ',')) {
+      auto xy = split(part, 'x');
+      if (xy.size() != 2) bad_option("--precincts", "'" + part + "' is not of the form WxH");
+      listed.emplace_back(parse_u32("--precincts", xy[0]), parse_u32("--precincts", xy[1]));
+      for (uint32_t v : {listed.back().first, listed.back().second})
+        if (v == 0 || (v & (v - 1)) != 0)
+          bad_option("--precincts", "'" + part + "': sizes must be powers of two");
+    }
+  }
+  auto pow2_floor = [](uint64_t v) -> uint32_t {
+    if (v < 1) return 2;
+    uint32_t e = 0;
+    while ((uint64_t{2} << e) <= v) ++e;
+    return uint32_t{1} << e;
+  };
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (uint32_t r = 0; r < resolutions; ++r) {
+    if (r < listed.size()) {
+      out.emplace_back(pow2_floor(listed[r].first), pow2_floor(listed[r].second));
+    } else {
+      const uint32_t shift = r - static_cast<uint32_t>(listed.size()) + 1;
+      const auto& last = listed.back();
+      out.emplace_back(pow2_floor(shift >= 32 ? 0 : last.first >> shift),
+                       pow2_floor(shift >= 32 ? 0 : last.second >> shift));
+    }
+  }
+  return out;
+}
+
 ProgressionOrder parse_order(const std::string& s) {
   static const char* names[] = {"LRCP", "RLCP", "RPCL", "PCRL", "CPRL"};
   std::string up = s;
@@ -101,35 +129,14 @@ ProgressionOrder parse_order(const std::string& s) {
   bad_option("--order", "'" + s + "' is not one of LRCP, RLCP, RPCL, PCRL, CPRL");
 }
 
-// Prints "\rencode: <stage> NN%" on stderr at most every 1% change.
-class Progress {
- public:
-  void operator()(const char* stage, double fraction) {
-    const int pct = static_cast<int>(fraction * 100);
-    if (stage == last_stage_ && pct == last_pct_) return;
-    last_stage_ = stage;
-    last_pct_ = pct;
-    std::fprintf(stderr, "\rencode: %-22s %3d%%", stage, pct);
-    std::fflush(stderr);
-    shown_ = true;
-  }
-  void finish() {
-    if (shown_) std::fprintf(stderr, "\r%50s\r", "");
-  }
-
- private:
-  std::string last_stage_;
-  int last_pct_ = -1;
-  bool shown_ = false;
-};
-
 struct Options {
-  std::string input, output, synthetic, save_input;
+  IoArgs io;
+  std::string synthetic, save_input, raw, subsampling, index;
   std::string rate, bpp, psnr, cblk, precincts, order, tile, tile_origin, image_origin, modes,
       tile_parts, device;
   bool irreversible = false, sop = false, eph = false, tlm = false, plt = false, quiet = false,
        no_comment = false;
-  int levels = 5, mct = -1, layers = 0, guard_bits = 2, threads = 0;
+  int levels = 5, resolutions = 0, mct = -1, layers = 0, guard_bits = 2, threads = 0;
   double base_step = 0;
   std::string comment;
 };
@@ -137,7 +144,7 @@ struct Options {
 EncodeParams make_params(const Options& o) {
   EncodeParams p;
   p.irreversible = o.irreversible;
-  p.levels = o.levels;
+  p.levels = o.resolutions > 0 ? o.resolutions - 1 : o.levels;
   p.mct = o.mct;
   p.layers = o.layers;
   p.guard_bits = o.guard_bits;
@@ -149,22 +156,21 @@ EncodeParams make_params(const Options& o) {
   p.plt = o.plt;
   p.comment = o.comment;
   p.no_comment = o.no_comment;
-  if (!o.rate.empty()) p.rates = parse_doubles("--rate", o.rate);
+  if (!o.rate.empty()) p.rates = parse_doubles("-r/--rate", o.rate);
   if (!o.bpp.empty()) p.bpp = parse_doubles("--bpp", o.bpp);
-  if (!o.psnr.empty()) p.psnr = parse_doubles("--psnr", o.psnr);
-  if (!o.cblk.empty()) std::tie(p.cblk_width, p.cblk_height) = parse_pair("--cblk", o.cblk, 'x');
+  if (!o.psnr.empty()) p.psnr = parse_doubles("-q/--psnr", o.psnr);
+  if (!o.cblk.empty()) std::tie(p.cblk_width, p.cblk_height) = parse_pair("-b/--cblk", o.cblk);
   if (!o.precincts.empty())
-    for (const auto& s : split(o.precincts, ','))
-      p.precincts.push_back(parse_pair("--precincts", s, 'x'));
+    p.precincts = parse_precincts(o.precincts, static_cast<uint32_t>(std::max(p.levels, 0)) + 1);
   if (!o.order.empty()) p.order = parse_order(o.order);
   if (!o.tile.empty()) {
-    std::tie(p.tile_width, p.tile_height) = parse_pair("--tile", o.tile, 'x');
-    if (p.tile_width == 0 || p.tile_height == 0) bad_option("--tile", "tile sizes must be >= 1");
+    std::tie(p.tile_width, p.tile_height) = parse_pair("-t/--tile", o.tile);
+    if (p.tile_width == 0 || p.tile_height == 0) bad_option("-t/--tile", "tile sizes must be >= 1");
   }
   if (!o.tile_origin.empty())
-    std::tie(p.tile_x0, p.tile_y0) = parse_pair("--tile-origin", o.tile_origin, ',');
+    std::tie(p.tile_x0, p.tile_y0) = parse_pair("-T/--tile-origin", o.tile_origin);
   if (!o.image_origin.empty()) {
-    std::tie(p.image_x0, p.image_y0) = parse_pair("--image-origin", o.image_origin, ',');
+    std::tie(p.image_x0, p.image_y0) = parse_pair("-d/--image-origin", o.image_origin);
     p.set_image_origin = true;
   }
   if (!o.modes.empty()) p.cblk_style = parse_modes(o.modes);
@@ -177,112 +183,177 @@ EncodeParams make_params(const Options& o) {
     else if (t == "C" || t == "c")
       p.tile_parts = TilePartSplit::kComponent;
     else
-      bad_option("--tile-parts", "'" + t + "' is not R, L or C");
+      bad_option("-TP/--tile-parts", "'" + t + "' is not R, L or C");
   }
   p.device = device_choice<EncodeParams::Device>(o.device);
   return p;
 }
 
+// opj_compress -s DX,DY: every component samples the reference grid every (DX, DY) points, so
+// the image area grows to x1 = x0 + (w - 1) * DX + 1 (and likewise y).
+void apply_subsampling(Image& image, std::pair<uint32_t, uint32_t> s, EncodeParams& params) {
+  if (s.first < 1 || s.first > 255 || s.second < 1 || s.second > 255)
+    bad_option("-s/--subsampling", "factors must be 1..255");
+  const uint32_t w = image.components.at(0).width, h = image.components[0].height;
+  for (const Component& c : image.components)
+    if (c.width != w || c.height != h)
+      bad_option("-s/--subsampling", "the input's components differ in size");
+  if (params.set_image_origin) image.x0 = params.image_x0, image.y0 = params.image_y0;
+  params.set_image_origin = false;
+  image.x1 = image.x0 + (w - 1) * s.first + 1;
+  image.y1 = image.y0 + (h - 1) * s.second + 1;
+  for (Component& c : image.components) c.dx = s.first, c.dy = s.second;
+  validate(image);
+}
+
+bool accept_input(const std::filesystem::path& path) {
+  return is_image_path(path);
+}
+
 int run(const Options& o) {
-  if (o.input.empty() == o.synthetic.empty())
-    bad_option("-i", "give exactly one of -i/--input and --synthetic");
   EncodeParams params = make_params(o);
-  // CUDA start-up (about 0.23 s) overlaps reading or making the image when the encode may well
-  // run on the GPU: --device gpu, or auto with an input file of at least kGpuAutoMinSamples
-  // bytes (8-bit samples: that many samples). The encoder decides on the image it gets
-  // (transform::auto_choice); a compressed file may hold more samples than bytes (then the
-  // encoder starts CUDA itself), a 16-bit one fewer (then CUDA started for nothing costs the
-  // process about 0.1 s of teardown at exit).
-  std::optional<transform::GpuStartAhead> gpu_start;
-  uint64_t expected = 0;
-  std::pair<uint32_t, uint32_t> size{0, 0};
-  if (!o.synthetic.empty()) {
-    size = parse_pair("--synthetic", o.synthetic, 'x');
-    expected = uint64_t{size.first} * size.second * 3;
+  if (!o.index.empty())
+    std::fprintf(stderr, "gj2k: -x/--index: index files are not written; '%s' ignored\n",
+                 o.index.c_str());
+  std::vector<Job> jobs;
+  if (o.synthetic.empty()) {
+    jobs = resolve_io(o.io, accept_input);
   } else {
-    std::error_code ec;
-    expected = std::filesystem::file_size(o.input, ec);
-    if (ec) expected = 0;  // read_image says what is wrong with the file
+    IoArgs only_output = o.io;
+    if (!o.io.input.empty() || !o.io.img_dir.empty())
+      bad_option("--synthetic", "give --synthetic or an input, not both");
+    if (only_output.output.empty()) std::swap(only_output.output, only_output.input_pos);
+    if (only_output.output.empty()) bad_option("output", "missing");
+    jobs.emplace_back("", only_output.output);
   }
-  if (params.device == EncodeParams::Device::kGpu ||
-      (params.device == EncodeParams::Device::kAuto && expected >= transform::kGpuAutoMinSamples))
-    gpu_start.emplace();
-  Image image = o.synthetic.empty() ? io::read_image(o.input)
-                                    : codec::synthetic_image(size.first, size.second, 3, 8, 1);
-  if (!o.save_input.empty()) io::write_image(image, o.save_input);
-  const FileFormat format = format_from_extension(o.output);
-  std::unique_ptr<Progress> progress;
-  if (!o.quiet && ::isatty(::fileno(stderr))) {
-    progress = std::make_unique<Progress>();
-    params.progress = [&progress](const char* stage, double f) {
-      (*progress)(stage, f);
-      return true;
-    };
+  io::ReadOptions read_options;
+  if (!o.raw.empty()) read_options.raw = parse_raw("--raw", o.raw);
+  const bool batch = !o.io.img_dir.empty();
+  ProgressLine progress(o.quiet);
+  params.progress = [&progress](const char* stage, double f) { return progress.update(stage, f); };
+  const auto batch_start = std::chrono::steady_clock::now();
+  uint64_t bytes_in = 0;
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const auto& [input, output] = jobs[k];
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count();
+    progress.set_prefix(batch ? batch_prefix(k + 1, jobs.size(), elapsed, bytes_in, input)
+                              : "encode");
+    // CUDA start-up (about 0.23 s) overlaps reading or making the image when the encode may
+    // well run on the GPU: --device gpu, or auto with an input file of at least
+    // kGpuAutoMinSamples bytes (8-bit samples: that many samples). The encoder decides on the
+    // image it gets (transform::auto_choice).
+    std::optional<transform::GpuStartAhead> gpu_start;
+    uint64_t expected = 0;
+    std::pair<uint32_t, uint32_t> size{0, 0};
+    if (!o.synthetic.empty()) {
+      size = parse_pair("--synthetic", o.synthetic);
+      expected = uint64_t{size.first} * size.second * 3;
+    } else {
+      std::error_code ec;
+      expected = std::filesystem::file_size(input, ec);
+      if (ec) expected = 0;  // read_image says what is wrong with the file
+    }
+    if (params.device == EncodeParams::Device::kGpu ||
+        (params.device == EncodeParams::Device::kAuto && expected >= transform::kGpuAutoMinSamples))
+      gpu_start.emplace();
+    Image image;
+    if (o.synthetic.empty()) {
+      progress.update(("reading " + input.filename().string()).c_str(), -1);
+      image = io::read_image(input, read_options);
+    } else {
+      progress.update("generating the scene", -1);
+      image = codec::synthetic_image(size.first, size.second, 3, 8, 1);
+    }
+    EncodeParams file_params = params;
+    if (!o.subsampling.empty())
+      apply_subsampling(image, parse_pair("-s/--subsampling", o.subsampling), file_params);
+    if (!o.save_input.empty()) io::write_image(image, o.save_input);
+    const FileFormat format = format_from_extension(output);
+    Encoder encoder;
+    EncodeStats stats;
+    encoder.encode_to_file(image, file_params, output, &stats);
+    progress.clear();
+    bytes_in += expected;
+    if (!o.quiet) {
+      uint64_t raw_bytes = 0;
+      for (const auto& c : image.components)
+        raw_bytes += uint64_t{c.width} * c.height * ((c.precision + 7) / 8);
+      const double pixels = double(image.width()) * image.height();
+      std::printf(
+          "%s: %s -> %zu bytes (%s), ratio %.2f:1, %.3f bpp, %.3f s, %.1f Mpixel/s, "
+          "transform on the %s\n",
+          output.c_str(), describe(image).c_str(), stats.bytes,
+          format == FileFormat::kJp2 ? "JP2" : "codestream",
+          stats.bytes ? double(raw_bytes) / stats.bytes : 0.0, stats.bytes * 8.0 / pixels,
+          stats.seconds, stats.seconds > 0 ? pixels / stats.seconds / 1e6 : 0.0,
+          stats.gpu ? "GPU" : "CPU");
+      std::fflush(stdout);
+    }
   }
-  Encoder encoder;
-  EncodeStats stats;
-  encoder.encode_to_file(image, params, o.output, &stats);
-  if (progress) progress->finish();
-  if (!o.quiet) {
-    uint64_t raw_bytes = 0;
-    for (const auto& c : image.components)
-      raw_bytes += uint64_t{c.width} * c.height * ((c.precision + 7) / 8);
-    const double pixels = double(image.width()) * image.height();
-    std::printf(
-        "%s: %s -> %zu bytes (%s), ratio %.2f:1, %.3f bpp, %.3f s, %.1f Mpixel/s, "
-        "transform on the %s\n",
-        o.output.c_str(), describe(image).c_str(), stats.bytes,
-        format == FileFormat::kJp2 ? "JP2" : "codestream",
-        stats.bytes ? double(raw_bytes) / stats.bytes : 0.0, stats.bytes * 8.0 / pixels,
-        stats.seconds, stats.seconds > 0 ? pixels / stats.seconds / 1e6 : 0.0,
-        stats.gpu ? "GPU" : "CPU");
+  if (batch && !o.quiet) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count();
+    std::printf("%zu files in %.2f s, %.1f MB/s of input\n", jobs.size(), elapsed,
+                elapsed > 0 ? bytes_in / elapsed / 1e6 : 0.0);
   }
   return 0;
 }
 
 const bool registered = register_command(
-    {"encode", "Encode an image to JPEG 2000 (.j2k/.j2c codestream or .jp2)",
+    {"encode", "Encode an image to JPEG 2000 (.j2k/.j2c codestream or .jp2), as opj_compress",
      [](CLI::App& app) -> RunFn {
        auto o = std::make_shared<Options>();
-       app.add_option("-i,--input", o->input, "input image (.tif .pgm .ppm .pnm .pgx .raw)");
-       app.add_option("-o,--output", o->output, "output file (.j2k .j2c .jp2)")->required();
+       add_io_options(app, o->io,
+                      "input image (.png .tif .pgm .ppm .pnm .pam .pgx .bmp .tga .jpg .raw)",
+                      "output file (.j2k .j2c .jp2)");
        app.add_option("--synthetic", o->synthetic,
-                      "encode a generated photo-like RGB 8-bit scene of WxH instead of -i");
+                      "encode a generated photo-like RGB 8-bit scene of W,H instead of an input");
        app.add_option("--save-input", o->save_input,
                       "also write the input image (e.g. the --synthetic scene) to this file");
-       app.add_option("--rate", o->rate,
-                      "compression ratios per layer, decreasing (as opj_compress -r); "
-                      "1 = lossless last layer");
+       app.add_option("-F,--raw", o->raw,
+                      "geometry of a .raw (big-endian) or .rawl (little-endian) input: "
+                      "WIDTH,HEIGHT,COMPONENTS,PRECISION,s|u");
+       app.add_option("-r,--rate", o->rate,
+                      "compression ratios per layer, decreasing; 1 = lossless last layer");
+       app.add_option("-q,--psnr", o->psnr, "PSNR in dB per layer, increasing");
        app.add_option("--bpp", o->bpp, "bits per pixel per layer, increasing");
-       app.add_option("--psnr", o->psnr, "PSNR in dB per layer, increasing");
-       app.add_flag("--irreversible", o->irreversible, "9/7 wavelet + ICT (lossy)");
+       app.add_flag("-I,--irreversible", o->irreversible, "9/7 wavelet + ICT (lossy)");
+       app.add_option("-n,--resolutions", o->resolutions,
+                      "number of resolutions = decomposition levels + 1 (default 6)");
        app.add_option("--levels", o->levels, "decomposition levels (default 5)");
-       app.add_option("--cblk", o->cblk, "code-block size WxH (default 64x64)");
-       app.add_option("--precincts", o->precincts,
-                      "precinct sizes WxH[,WxH...] from the highest resolution down");
-       app.add_option("--order", o->order, "progression order LRCP|RLCP|RPCL|PCRL|CPRL");
+       app.add_option("-b,--cblk", o->cblk, "code-block size W,H (default 64,64)");
+       app.add_option("-c,--precincts", o->precincts,
+                      "precinct sizes [W,H],[W,H],... from the highest resolution down; lower "
+                      "ones halve the last (also WxH,WxH)");
+       app.add_option("-p,--order", o->order, "progression order LRCP|RLCP|RPCL|PCRL|CPRL");
        app.add_option("--layers", o->layers, "number of quality layers");
-       app.add_option("--tile", o->tile, "tile size WxH (default: one tile)");
-       app.add_option("--tile-origin", o->tile_origin, "tile grid origin X,Y");
-       app.add_option("--image-origin", o->image_origin, "image origin X,Y on the grid");
-       app.add_option("--mct", o->mct, "multi-component transform 0|1 (default: auto)");
-       app.add_option("--modes", o->modes,
-                      "code-block styles: bypass,reset,termall,vsc,pterm,segsym");
-       app.add_flag("--sop", o->sop, "SOP marker before each packet");
-       app.add_flag("--eph", o->eph, "EPH marker after each packet header");
-       app.add_flag("--tlm", o->tlm, "TLM marker (tile-part lengths) in the main header");
-       app.add_flag("--plt", o->plt, "PLT markers (packet lengths) in tile-part headers");
+       app.add_option("-t,--tile", o->tile, "tile size W,H (default: one tile)");
+       app.add_option("-T,--tile-origin", o->tile_origin, "tile grid origin X,Y");
+       app.add_option("-d,--image-origin", o->image_origin, "image origin X,Y on the grid");
+       app.add_option("-s,--subsampling", o->subsampling,
+                      "sample every component every DX,DY grid points");
+       app.add_option("--mct", o->mct, "multi-component transform 0|1 (default: auto)")
+           ->check(CLI::Range(0, 1));
+       app.add_option("-M,--modes", o->modes,
+                      "code-block styles: opj's sum (1 bypass, 2 reset, 4 restart, 8 vsc, "
+                      "16 erterm, 32 segmark) or names bypass,reset,termall,vsc,pterm,segsym");
+       app.add_flag("--sop", o->sop, "SOP marker before each packet (opj -SOP)");
+       app.add_flag("--eph", o->eph, "EPH marker after each packet header (opj -EPH)");
+       app.add_flag("--tlm", o->tlm, "TLM marker in the main header (opj -TLM)");
+       app.add_flag("--plt", o->plt, "PLT markers in tile-part headers (opj -PLT)");
        app.add_option("--tile-parts", o->tile_parts,
-                      "new tile-part on each resolution (R), layer (L) or component (C)");
+                      "new tile-part on each resolution (R), layer (L) or component (C) (opj -TP)");
        app.add_option("--guard-bits", o->guard_bits, "guard bits 0..7 (default 2)");
        app.add_option("--base-step", o->base_step,
                       "9/7 base quantization step in sample units (default 2^(precision-8) at <= "
                       "0.5 bit per sample, else 2^(precision-9))");
-       app.add_option("--comment", o->comment, "COM marker text");
+       app.add_option("-C,--comment", o->comment, "COM marker text");
        app.add_flag("--no-comment", o->no_comment, "write no COM marker");
-       app.add_option("--threads", o->threads, "threads (default: all cores)");
+       app.add_option("-x,--index", o->index, "opj's index file: accepted and ignored");
+       app.add_option("--threads", o->threads, "threads (default: all cores) (opj -threads)");
        add_device_option(app, o->device);
-       app.add_flag("-q,--quiet", o->quiet, "no progress and no summary");
+       app.add_flag("--quiet", o->quiet, "no progress and no summary");
        return [o] { return run(*o); };
      }});
 

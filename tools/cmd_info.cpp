@@ -1,9 +1,15 @@
-// `gj2k info IN`: the structure of a JP2 file or a codestream, in readable text.
+// `gj2k info IN`: a JP2 file or codestream described: a short summary by default, the full
+// structure with --markers (boxes, main header markers) and --tiles (plus every tile-part),
+// or the summary's facts as JSON with --json (for scripts).
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -186,7 +192,7 @@ void print_header_overrides(const char* indent, const TileHeader& h) {
                                     : (std::to_string(c.data.size()) + " bytes").c_str());
 }
 
-void print_codestream(const Codestream& cs, uint64_t base) {
+void print_codestream(const Codestream& cs, uint64_t base, bool tiles) {
   const MainHeader& m = cs.main;
   const Siz& s = m.siz;
   std::printf("Codestream%s\n", base ? (" at offset " + std::to_string(base)).c_str() : "");
@@ -224,6 +230,7 @@ void print_codestream(const Codestream& cs, uint64_t base) {
 
   std::printf("  tile-parts: %zu%s%s\n", cs.tile_parts.size(), cs.eoc_found ? ", EOC" : ", no EOC",
               cs.truncated ? ", truncated" : "");
+  if (!tiles) return;
   size_t shown = 0;
   for (const Tile& t : cs.tiles) {
     if (t.parts.empty()) continue;
@@ -248,26 +255,182 @@ void print_codestream(const Codestream& cs, uint64_t base) {
   if (missing) std::printf("  tiles without data: %zu\n", missing);
 }
 
-int run_info(const std::string& path) {
-  const std::vector<uint8_t> data = read_file(path);
+// ---- summary and JSON -----------------------------------------------------------------------
+
+std::string com_text(const Com& c) {
+  return c.registration == 1 ? printable(c.data) : std::to_string(c.data.size()) + " bytes";
+}
+
+// The facts of the summary, as JSON (also what the text summary prints).
+nlohmann::ordered_json summary_json(const std::string& path, size_t file_bytes,
+                                    const std::optional<Jp2Header>& jp2, const Codestream& cs) {
+  using nlohmann::ordered_json;
+  const MainHeader& m = cs.main;
+  const Siz& s = m.siz;
+  ordered_json j;
+  j["file"] = path;
+  j["format"] = jp2 ? "jp2" : "j2k";
+  j["bytes"] = file_bytes;
+  if (jp2) {
+    ordered_json colr = ordered_json::array();
+    for (const Colr& c : jp2->colr)
+      colr.push_back(c.method == 1 ? ordered_json(cs_name(c.enumerated))
+                                   : ordered_json("icc:" + std::to_string(c.icc.size())));
+    j["jp2"] = {{"brand", box_type_name(jp2->brand)},
+                {"colr", colr},
+                {"palette", jp2->pclr.has_value()},
+                {"cdef", jp2->cdef.size()},
+                {"codestream_offset", jp2->codestream_offset},
+                {"codestream_bytes", jp2->codestream_length}};
+  }
+  j["rsiz"] = s.rsiz;
+  j["image"] = {
+      {"x0", s.xosiz}, {"y0", s.yosiz}, {"width", s.xsiz - s.xosiz}, {"height", s.ysiz - s.yosiz}};
+  ordered_json comps = ordered_json::array();
+  for (const SizComponent& k : s.components)
+    comps.push_back(
+        {{"precision", k.precision}, {"signed", k.is_signed}, {"dx", k.dx}, {"dy", k.dy}});
+  j["components"] = comps;
+  j["tiles"] = {{"width", s.xtsiz},         {"height", s.ytsiz},
+                {"x0", s.xtosiz},           {"y0", s.ytosiz},
+                {"across", num_tiles_x(s)}, {"down", num_tiles_y(s)},
+                {"count", num_tiles(s)},    {"tile_parts", cs.tile_parts.size()}};
+  const CodingStyle& cod = m.cod;
+  const ComponentCoding& cc = cod.component;
+  ordered_json precincts = ordered_json::array();
+  if (cc.user_precincts())
+    for (size_t r = cc.precincts.size(); r-- > 0;)  // highest resolution first, as opj -c
+      precincts.push_back({1u << cc.precincts[r].ppx, 1u << cc.precincts[r].ppy});
+  j["coding"] = {{"wavelet", cc.wavelet == Wavelet::k5x3Reversible ? "5/3" : "9/7"},
+                 {"reversible", cc.wavelet == Wavelet::k5x3Reversible},
+                 {"levels", cc.levels},
+                 {"layers", cod.layers},
+                 {"progression", to_string(cod.progression)},
+                 {"mct", cod.mct != 0},
+                 {"code_block", {1u << cc.xcb, 1u << cc.ycb}},
+                 {"code_block_style", cc.cblk_style},
+                 {"precincts", precincts},
+                 {"sop", cod.sop},
+                 {"eph", cod.eph}};
+  j["quantization"] = {{"style", to_string(m.qcd.style)}, {"guard_bits", m.qcd.guard_bits}};
+  bool plt = false, ppt = false, tile_cod = false;
+  for (const Tile& t : cs.tiles) {
+    plt |= !t.header.plt.empty();
+    ppt |= !t.header.ppt.empty();
+    tile_cod |= t.header.cod.has_value() || !t.header.coc.empty() || t.header.qcd.has_value() ||
+                !t.header.qcc.empty();
+  }
+  ordered_json com = ordered_json::array();
+  for (const Com& c : m.com) com.push_back(com_text(c));
+  j["markers"] = {{"tlm", !m.tlm.empty()},
+                  {"plm", !m.plm.empty()},
+                  {"plt", plt},
+                  {"ppm", m.has_ppm},
+                  {"ppt", ppt},
+                  {"poc", !m.poc.empty()},
+                  {"coc", !m.coc.empty()},
+                  {"qcc", !m.qcc.empty()},
+                  {"rgn", !m.rgn.empty()},
+                  {"tile_headers", tile_cod},
+                  {"com", com}};
+  j["complete"] = cs.eoc_found && !cs.truncated;
+  return j;
+}
+
+void print_summary(const nlohmann::ordered_json& j) {
+  const auto& img = j["image"];
+  const auto& t = j["tiles"];
+  const auto& c = j["coding"];
+  std::printf("%s: %s, %llu bytes%s\n", j["file"].get<std::string>().c_str(),
+              j["format"] == "jp2" ? "JP2 file" : "codestream",
+              static_cast<unsigned long long>(j["bytes"].get<uint64_t>()),
+              j["complete"].get<bool>() ? "" : " (incomplete: no EOC or truncated)");
+  std::printf("  image     %ux%u at (%u,%u), %zu component(s):", img["width"].get<uint32_t>(),
+              img["height"].get<uint32_t>(), img["x0"].get<uint32_t>(), img["y0"].get<uint32_t>(),
+              j["components"].size());
+  size_t shown = 0;
+  for (const auto& k : j["components"]) {
+    if (++shown > 8) {
+      std::printf(" ...");
+      break;
+    }
+    std::printf(" %s%u", k["signed"].get<bool>() ? "s" : "u", k["precision"].get<uint32_t>());
+    if (k["dx"] != 1 || k["dy"] != 1)
+      std::printf("(%ux%u)", k["dx"].get<uint32_t>(), k["dy"].get<uint32_t>());
+  }
+  std::printf("\n");
+  if (j.contains("jp2")) {
+    std::printf("  colour   ");
+    for (const auto& colr : j["jp2"]["colr"]) std::printf(" %s", colr.get<std::string>().c_str());
+    if (j["jp2"]["palette"].get<bool>()) std::printf(", palette");
+    std::printf("\n");
+  }
+  std::printf("  tiles     %ux%u at (%u,%u): %ux%u = %u, %zu tile-part(s)\n",
+              t["width"].get<uint32_t>(), t["height"].get<uint32_t>(), t["x0"].get<uint32_t>(),
+              t["y0"].get<uint32_t>(), t["across"].get<uint32_t>(), t["down"].get<uint32_t>(),
+              t["count"].get<uint32_t>(), t["tile_parts"].get<size_t>());
+  std::printf("  coding    %s %s, %u levels, %u layer(s), %s, MCT %s, code-blocks %ux%u",
+              c["wavelet"].get<std::string>().c_str(),
+              c["reversible"].get<bool>() ? "reversible" : "irreversible",
+              c["levels"].get<uint32_t>(), c["layers"].get<uint32_t>(),
+              c["progression"].get<std::string>().c_str(), c["mct"].get<bool>() ? "on" : "off",
+              c["code_block"][0].get<uint32_t>(), c["code_block"][1].get<uint32_t>());
+  if (c["code_block_style"] != 0)
+    std::printf(" (%s)", cblk_style_names(c["code_block_style"].get<uint8_t>()).c_str());
+  std::printf("\n");
+  if (!c["precincts"].empty()) {
+    std::printf("  precincts");
+    for (const auto& p : c["precincts"])
+      std::printf(" %ux%u", p[0].get<uint32_t>(), p[1].get<uint32_t>());
+    std::printf(" (highest resolution first)\n");
+  }
+  std::string markers;
+  for (const char* name : {"sop", "eph"})
+    if (c[name].get<bool>()) markers += std::string(" ") + name;
+  for (const auto& [name, v] : j["markers"].items())
+    if (v.is_boolean() && v.get<bool>()) markers += " " + name;
+  for (auto& ch : markers) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  if (!markers.empty()) std::printf("  markers  %s\n", markers.c_str());
+  for (const auto& text : j["markers"]["com"])
+    std::printf("  comment   %s\n", text.get<std::string>().c_str());
+}
+
+struct InfoOptions {
+  std::string path;
+  bool tiles = false, markers = false, json = false;
+};
+
+int run_info(const InfoOptions& o) {
+  const std::vector<uint8_t> data = read_file(o.path);
   std::span<const uint8_t> cs(data);
   uint64_t base = 0;
+  std::optional<Jp2Header> jp2;
   if (is_jp2(data)) {
-    const Jp2Header h = read_jp2(data);
-    print_jp2(h);
-    base = h.codestream_offset;
-    cs = cs.subspan(h.codestream_offset, h.codestream_length);
+    jp2 = read_jp2(data);
+    base = jp2->codestream_offset;
+    cs = cs.subspan(jp2->codestream_offset, jp2->codestream_length);
   }
-  print_codestream(read_codestream(cs), base);
+  const Codestream codestream = read_codestream(cs);
+  if (o.json) {
+    std::printf("%s\n", summary_json(o.path, data.size(), jp2, codestream).dump(2).c_str());
+  } else if (o.tiles || o.markers) {
+    if (jp2) print_jp2(*jp2);
+    print_codestream(codestream, base, o.tiles);
+  } else {
+    print_summary(summary_json(o.path, data.size(), jp2, codestream));
+  }
   return 0;
 }
 
 const bool registered = gj2k::cli::register_command(
-    {"info", "Print the structure of a JP2 file or JPEG 2000 codestream",
+    {"info", "Describe a JP2 file or JPEG 2000 codestream (summary, --markers, --tiles, --json)",
      [](CLI::App& app) -> gj2k::cli::RunFn {
-       auto path = std::make_shared<std::string>();
-       app.add_option("input", *path, "JP2 file or codestream (.jp2, .j2k, .j2c)")->required();
-       return [path] { return run_info(*path); };
+       auto o = std::make_shared<InfoOptions>();
+       app.add_option("input", o->path, "JP2 file or codestream (.jp2, .j2k, .j2c)")->required();
+       app.add_flag("--markers", o->markers, "list boxes and main-header markers with offsets");
+       app.add_flag("--tiles", o->tiles, "as --markers, plus every tile and tile-part");
+       app.add_flag("--json", o->json, "the summary as JSON");
+       return [o] { return run_info(*o); };
      }});
 
 }  // namespace

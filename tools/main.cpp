@@ -6,8 +6,11 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "gj2k/gj2k.h"
+#include "tools/cli_common.h"
 #include "tools/command.h"
 
 namespace gj2k::cli {
@@ -44,10 +47,27 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(cmd.name, cmd.summary);
     runs[sub] = cmd.setup(*sub);
   }
+  // opj-style arguments are rewritten first (tools/cli_common.h); CLI11 takes them reversed.
+  // A parse error is one line on stderr; --help and --version print as CLI11 does.
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+    std::vector<std::string> args = gj2k::cli::translate_args(argc, argv);
+    args.erase(args.begin());
+    std::reverse(args.begin(), args.end());
+    app.parse(args);
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string sub;
+    for (const CLI::App* s : app.get_subcommands()) sub = " " + s->get_name();
+    std::fprintf(stderr, "gj2k%s: %s (see gj2k%s --help)\n", sub.c_str(), e.what(), sub.c_str());
+    return e.get_exit_code();
+  } catch (const gj2k::Error& e) {
+    std::fprintf(stderr, "gj2k: %s\n", e.what());
+    return 2;
   }
   try {
     for (auto& [sub, run] : runs)

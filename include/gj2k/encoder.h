@@ -44,8 +44,9 @@ struct EncodeParams {
 
   // ---- code-blocks and precincts
   uint32_t cblk_width = 64, cblk_height = 64;  // --cblk WxH: powers of two 4..1024, w*h <= 4096
-  // --precincts WxH[,WxH...]: powers of two, the first for the highest resolution, each next
-  // one for the next lower resolution; the last repeats for the rest (as opj_compress -c).
+  // Precinct sizes: powers of two, the first for the highest resolution, each next one for
+  // the next lower resolution; the last repeats for the rest. (The CLI's -c/--precincts list
+  // every resolution, lower ones halving the last given, as opj_compress -c does.)
   // Empty: maximal precincts (2^15) everywhere.
   std::vector<std::pair<uint32_t, uint32_t>> precincts;
   uint8_t cblk_style = 0;  // --modes: CodeBlockStyle bits of Table A.19 (bypass=1, reset=2,

@@ -12,7 +12,7 @@ namespace {
 
 int run(const std::string& args) {
   const std::string cmd =
-      std::string(GJ2K_BINARY_DIR) + "/bin/gj2k decode -q " + args + " 2>/dev/null";
+      std::string(GJ2K_BINARY_DIR) + "/bin/gj2k decode --quiet " + args + " 2>/dev/null";
   return std::system(cmd.c_str());
 }
 

@@ -56,7 +56,7 @@ TEST(EncodeCli, SyntheticWithOptionsDecodesWithOpenJpeg) {
 TEST(EncodeCli, QuietPrintsNothing) {
   if (!fs::exists(fs::path(GJ2K_BINARY_DIR) / "bin" / "gj2k")) GTEST_SKIP() << "gj2k not built";
   const fs::path out = gj2k::test::scratch_dir() / "quiet.j2k";
-  const Result r = run("encode --synthetic 40x30 -q -o " + out.string());
+  const Result r = run("encode --synthetic 40x30 --quiet -o " + out.string());
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.output, "");
   EXPECT_TRUE(fs::exists(out));

@@ -35,8 +35,12 @@ TEST(MarkersCliInfo, EveryConformanceFile) {
     const std::string ext = e.path().extension().string();
     if (ext != ".j2k" && ext != ".j2c" && ext != ".jp2") continue;
     ++files;
-    EXPECT_EQ(run("info '" + e.path().string() + "'", out), 0) << e.path() << "\n" << slurp(out);
+    EXPECT_EQ(run("info --tiles '" + e.path().string() + "'", out), 0) << e.path() << "\n"
+                                                                       << slurp(out);
     const std::string text = slurp(out);
+    EXPECT_EQ(run("info --json '" + e.path().string() + "'", out), 0) << e.path() << "\n"
+                                                                      << slurp(out);
+    EXPECT_NE(slurp(out).find("\"coding\""), std::string::npos) << e.path();
     EXPECT_NE(text.find("SIZ:"), std::string::npos) << e.path();
     EXPECT_NE(text.find("tile-parts:"), std::string::npos) << e.path();
     if (ext == ".jp2") {

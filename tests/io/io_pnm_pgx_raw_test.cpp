@@ -349,7 +349,10 @@ TEST(IoDispatch, Extensions) {
   EXPECT_EQ(io::format_from_extension("b.PPM"), io::Format::kPnm);
   EXPECT_EQ(io::format_from_extension("b.pgx"), io::Format::kPgx);
   EXPECT_EQ(io::format_from_extension("b.rawl"), io::Format::kRawLittle);
-  EXPECT_FALSE(io::format_from_extension("b.bmp"));
+  EXPECT_EQ(io::format_from_extension("b.PNG"), io::Format::kPng);
+  EXPECT_EQ(io::format_from_extension("b.bmp"), io::Format::kBmp);
+  EXPECT_EQ(io::format_from_extension("b.jpeg"), io::Format::kJpeg);
+  EXPECT_FALSE(io::format_from_extension("b.gif"));
   EXPECT_THROW(io::read_image("nothing.bmp"), Error);
   try {
     io::read_image(test::scratch_dir() / "does-not-exist.pgm");

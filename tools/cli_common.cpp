@@ -1,0 +1,246 @@
+// Shared CLI helpers (tools/cli_common.h).
+#include "tools/cli_common.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include "gj2k/decoder.h"
+#include "gj2k/error.h"
+
+namespace gj2k::cli {
+
+namespace fs = std::filesystem;
+
+// ---- OpenJPEG option names ------------------------------------------------------------------
+
+namespace {
+
+struct Rename {
+  const char* opj;
+  const char* gj2k;
+};
+constexpr Rename kRenames[] = {
+    {"-ImgDir", "--img-dir"},
+    {"-OutFor", "--out-for"},
+    {"-SOP", "--sop"},
+    {"-EPH", "--eph"},
+    {"-TP", "--tile-parts"},
+    {"-PLT", "--plt"},
+    {"-TLM", "--tlm"},
+    {"-threads", "--threads"},
+    {"-mct", "--mct"},
+    {"-quiet", "--quiet"},
+    {"-force-rgb", "--force-rgb"},
+    {"-upsample", "--upsample"},
+    {"-allow-partial", "--allow-partial"},
+};
+constexpr const char* kUnsupported[] = {
+    "-POC", "-ROI", "-IMF", "-cinema2K", "-cinema4K", "-jpip", "-GuardBits", "-split-pnm", "-PLM"};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> translate_args(int argc, char** argv) {
+  std::vector<std::string> out;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    bool renamed = false;
+    for (const Rename& r : kRenames)
+      if (a == r.opj) {
+        out.emplace_back(r.gj2k);
+        renamed = true;
+        break;
+      }
+    if (renamed) continue;
+    if (i > 0)
+      for (const char* u : kUnsupported)
+        if (a == u)
+          throw Error(ErrorCode::kUnsupported,
+                      "OpenJPEG option " + a + " is not supported by gj2k (see gj2k CMD --help)");
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+// ---- input and output -----------------------------------------------------------------------
+
+void add_io_options(CLI::App& app, IoArgs& io, const std::string& input_help,
+                    const std::string& output_help) {
+  app.add_option("-i,--input", io.input, input_help);
+  app.add_option("-o,--output", io.output, output_help + " (batch: the output folder)");
+  app.add_option("input", io.input_pos, "the input, as -i");
+  app.add_option("output", io.output_pos, "the output, as -o");
+  app.add_option("--img-dir", io.img_dir,
+                 "batch: process every suitable file of this folder (opj -ImgDir)");
+  app.add_option("--out-for", io.out_for,
+                 "batch: output format as an extension, e.g. j2k or png (opj -OutFor)");
+}
+
+std::vector<Job> resolve_io(const IoArgs& io, bool (*accept)(const fs::path&)) {
+  std::string input = io.input, output = io.output;
+  std::vector<std::string> positional;
+  if (!io.input_pos.empty()) positional.push_back(io.input_pos);
+  if (!io.output_pos.empty()) positional.push_back(io.output_pos);
+  for (const std::string& p : positional) {
+    if (input.empty() && io.img_dir.empty())
+      input = p;
+    else if (output.empty())
+      output = p;
+    else
+      bad_option("input/output", "'" + p + "' is one file too many");
+  }
+  if (!io.img_dir.empty()) {
+    if (!input.empty()) bad_option("--img-dir", "give a folder or an input file, not both");
+    if (io.out_for.empty()) bad_option("--img-dir", "needs --out-for (opj -OutFor)");
+    std::string ext = io.out_for;
+    if (!ext.empty() && ext[0] == '.') ext.erase(0, 1);
+    ext = lower(ext);
+    std::error_code ec;
+    if (!fs::is_directory(io.img_dir, ec))
+      throw Error(ErrorCode::kIo, io.img_dir + ": not a folder");
+    const fs::path out_dir = output.empty() ? fs::path(io.img_dir) : fs::path(output);
+    fs::create_directories(out_dir, ec);
+    if (!fs::is_directory(out_dir, ec))
+      throw Error(ErrorCode::kIo, out_dir.string() + ": cannot make the output folder");
+    std::vector<fs::path> inputs;
+    for (const auto& entry : fs::directory_iterator(io.img_dir))
+      if (entry.is_regular_file() && accept(entry.path())) inputs.push_back(entry.path());
+    std::sort(inputs.begin(), inputs.end());
+    std::vector<Job> jobs;
+    for (const fs::path& in : inputs) {
+      fs::path out = out_dir / in.stem();
+      out += "." + ext;
+      if (fs::exists(out) && fs::equivalent(in, out)) continue;  // never overwrite an input
+      jobs.emplace_back(in, out);
+    }
+    if (jobs.empty()) throw Error(ErrorCode::kIo, io.img_dir + ": no input files found");
+    return jobs;
+  }
+  if (!io.out_for.empty()) bad_option("--out-for", "only with --img-dir");
+  if (input.empty()) bad_option("input", "missing (give IN OUT, or -i IN -o OUT)");
+  if (output.empty()) bad_option("output", "missing (give IN OUT, or -i IN -o OUT)");
+  return {{input, output}};
+}
+
+bool is_jpeg2000_path(const fs::path& path) {
+  const std::string ext = lower(path.extension().string());
+  return ext == ".j2k" || ext == ".j2c" || ext == ".jpc" || ext == ".jp2";
+}
+
+bool is_image_path(const fs::path& path) {
+  return io::format_from_extension(path).has_value();
+}
+
+Image read_any_image(const fs::path& path, const io::ReadOptions& options) {
+  if (is_jpeg2000_path(path)) return decode_file(path);
+  return io::read_image(path, options);
+}
+
+// ---- option values --------------------------------------------------------------------------
+
+void bad_option(const std::string& option, const std::string& why) {
+  throw Error(ErrorCode::kInvalidArgument, option + ": " + why);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep)) out.push_back(item);
+  if (!s.empty() && s.back() == sep) out.push_back("");
+  return out;
+}
+
+uint32_t parse_u32(const std::string& option, const std::string& s) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 10)
+    bad_option(option, "'" + s + "' is not a non-negative integer");
+  const unsigned long long v = std::stoull(s);
+  if (v > UINT32_MAX) bad_option(option, "'" + s + "' is too large");
+  return static_cast<uint32_t>(v);
+}
+
+std::pair<uint32_t, uint32_t> parse_pair(const std::string& option, const std::string& s) {
+  const char sep = s.find(',') != std::string::npos ? ',' : 'x';
+  auto parts = split(s, sep);
+  if (parts.size() != 2) bad_option(option, "'" + s + "' is not of the form A,B (or AxB)");
+  return {parse_u32(option, parts[0]), parse_u32(option, parts[1])};
+}
+
+io::RawGeometry parse_raw(const std::string& option, const std::string& text) {
+  io::RawGeometry g;
+  unsigned w = 0, h = 0, c = 0, p = 0;
+  char sign = 0;
+  int used = 0;
+  if (std::sscanf(text.c_str(), "%u,%u,%u,%u,%c%n", &w, &h, &c, &p, &sign, &used) != 5 ||
+      used != static_cast<int>(text.size()) || (sign != 's' && sign != 'u'))
+    bad_option(option, "'" + text + "': expected WIDTH,HEIGHT,COMPONENTS,PRECISION,s|u");
+  g.width = w;
+  g.height = h;
+  g.num_components = c;
+  g.precision = p;
+  g.is_signed = sign == 's';
+  return g;
+}
+
+// ---- progress on a terminal -----------------------------------------------------------------
+
+ProgressLine::ProgressLine(bool quiet) : active_(!quiet && ::isatty(STDERR_FILENO)) {}
+
+bool ProgressLine::update(const char* stage, double fraction) {
+  if (!active_) return true;
+  const int percent = fraction < 0 ? -1 : static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 100);
+  const auto now = std::chrono::steady_clock::now();
+  const bool new_stage = stage_ != stage;
+  const bool throttled = percent != 100 && now - last_ < std::chrono::milliseconds(50);
+  if (!new_stage && (percent == percent_ || throttled)) return true;
+  stage_ = stage;
+  percent_ = percent;
+  last_ = now;
+  std::string line = prefix_.empty() ? stage_ : prefix_ + ": " + stage_;
+  if (percent >= 0) {
+    constexpr int kBar = 20;
+    const int filled = percent * kBar / 100;
+    line += " [" + std::string(filled, '#') + std::string(kBar - filled, '.') + "] ";
+    char pct[16];
+    std::snprintf(pct, sizeof pct, "%3d%%", percent);
+    line += pct;
+  }
+  winsize ws{};
+  const size_t columns = ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
+  if (line.size() >= columns) line.resize(columns - 1);
+  std::fprintf(stderr, "\r\x1b[K%s", line.c_str());
+  std::fflush(stderr);
+  shown_ = true;
+  return true;
+}
+
+void ProgressLine::clear() {
+  if (!shown_) return;
+  std::fprintf(stderr, "\r\x1b[K");
+  std::fflush(stderr);
+  shown_ = false;
+  stage_.clear();
+  percent_ = -2;
+}
+
+std::string batch_prefix(size_t index, size_t count, double seconds, uint64_t bytes_done,
+                         const fs::path& name) {
+  char head[96];
+  std::snprintf(head, sizeof head, "[%zu/%zu, %.1f s, %.1f MB/s] ", index, count, seconds,
+                seconds > 0 ? bytes_done / seconds / 1e6 : 0.0);
+  return head + name.filename().string();
+}
+
+}  // namespace gj2k::cli
