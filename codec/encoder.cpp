@@ -207,7 +207,6 @@ std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& 
     std::atomic<uint32_t> done{0};
     std::atomic<bool> cancelled{false};
     std::exception_ptr failure;
-    std::atomic<bool> cancelled{false};
     const EncodeParams no_progress{};  // progress is reported here, from thread 0 only
 #pragma omp parallel for schedule(dynamic, 1)
     for (int64_t t = 0; t < int64_t{ntiles}; ++t) {
@@ -226,7 +225,6 @@ std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& 
     }
     if (cancelled) throw Error(ErrorCode::kCancelled, "encode cancelled by the progress callback");
     if (failure) std::rethrow_exception(failure);
-    if (cancelled) throw Error(ErrorCode::kCancelled, "encode cancelled during transform + tier-1");
   } else {
     codec::GpuLookAhead ahead;  // the GPU transforms tile t + 1 while Tier-1 codes tile t
     for (uint32_t t = 0; t < ntiles; ++t) {
