@@ -430,8 +430,9 @@ const char* gj2k_status_string(gj2k_status status) {
       return "out of memory";
     case GJ2K_ERR_BUFFER_TOO_SMALL:
       return "buffer too small";
+    default:
+      return "unknown status";
   }
-  return "unknown status";
 }
 
 const char* gj2k_version_string(void) {

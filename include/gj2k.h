@@ -37,18 +37,21 @@ extern "C" {
 #endif
 
 /* ---- status codes -------------------------------------------------------------------------- */
+/* Every enum has a *_MAX_ENUM member so that it is an int-sized type whatever the compiler, and
+ * any int value a caller passes is a valid (if refused) value of it. */
 typedef enum gj2k_status {
   GJ2K_OK = 0,
-  GJ2K_ERR_INVALID_ARGUMENT = 1, /* a parameter is out of range or inconsistent */
-  GJ2K_ERR_IO = 2,               /* a file or a callback could not be read or written */
-  GJ2K_ERR_FORMAT = 3,           /* the input violates its format */
-  GJ2K_ERR_TRUNCATED = 4,        /* the input ended before the data its headers promise */
-  GJ2K_ERR_UNSUPPORTED = 5,      /* valid input that gj2k does not handle */
-  GJ2K_ERR_DEVICE = 6,           /* the GPU is absent, failed, or ran out of memory */
-  GJ2K_ERR_INTERNAL = 7,         /* a bug inside gj2k */
-  GJ2K_ERR_CANCELLED = 8,        /* the progress callback returned 0 */
-  GJ2K_ERR_OUT_OF_MEMORY = 9,    /* an allocation failed */
-  GJ2K_ERR_BUFFER_TOO_SMALL = 10 /* a caller buffer cannot hold the output */
+  GJ2K_ERR_INVALID_ARGUMENT = 1,  /* a parameter is out of range or inconsistent */
+  GJ2K_ERR_IO = 2,                /* a file or a callback could not be read or written */
+  GJ2K_ERR_FORMAT = 3,            /* the input violates its format */
+  GJ2K_ERR_TRUNCATED = 4,         /* the input ended before the data its headers promise */
+  GJ2K_ERR_UNSUPPORTED = 5,       /* valid input that gj2k does not handle */
+  GJ2K_ERR_DEVICE = 6,            /* the GPU is absent, failed, or ran out of memory */
+  GJ2K_ERR_INTERNAL = 7,          /* a bug inside gj2k */
+  GJ2K_ERR_CANCELLED = 8,         /* the progress callback returned 0 */
+  GJ2K_ERR_OUT_OF_MEMORY = 9,     /* an allocation failed */
+  GJ2K_ERR_BUFFER_TOO_SMALL = 10, /* a caller buffer cannot hold the output */
+  GJ2K_STATUS_MAX_ENUM = 0x7FFFFFFF
 } gj2k_status;
 
 /* A short constant name of a status ("invalid argument", ...). Never NULL. */
@@ -67,7 +70,8 @@ typedef struct gj2k_context gj2k_context;
 typedef enum gj2k_device {
   GJ2K_DEVICE_AUTO = 0, /* the GPU for large images when one is present, else the CPU */
   GJ2K_DEVICE_CPU = 1,
-  GJ2K_DEVICE_GPU = 2 /* without a GPU, decoding and encoding fail with GJ2K_ERR_DEVICE */
+  GJ2K_DEVICE_GPU = 2, /* without a GPU, decoding and encoding fail with GJ2K_ERR_DEVICE */
+  GJ2K_DEVICE_MAX_ENUM = 0x7FFFFFFF
 } gj2k_device;
 
 /* Progress: a stage name and the fraction done (0..1). Return nonzero to go on, 0 to cancel
@@ -101,7 +105,8 @@ typedef enum gj2k_color_space {
   GJ2K_CS_GREY = 1,
   GJ2K_CS_SRGB = 2,
   GJ2K_CS_SYCC = 3,
-  GJ2K_CS_ICC = 4 /* described by an ICC profile (gj2k_decoder_icc) */
+  GJ2K_CS_ICC = 4, /* described by an ICC profile (gj2k_decoder_icc) */
+  GJ2K_CS_MAX_ENUM = 0x7FFFFFFF
 } gj2k_color_space;
 
 /* Progression orders, numbered as in COD (15444-1 Table A.16). */
@@ -110,7 +115,8 @@ typedef enum gj2k_progression {
   GJ2K_RLCP = 1,
   GJ2K_RPCL = 2,
   GJ2K_PCRL = 3,
-  GJ2K_CPRL = 4
+  GJ2K_CPRL = 4,
+  GJ2K_PROGRESSION_MAX_ENUM = 0x7FFFFFFF
 } gj2k_progression;
 
 typedef struct gj2k_info {
@@ -143,12 +149,14 @@ typedef struct gj2k_component_info {
 typedef enum gj2k_sample_type {
   GJ2K_SAMPLE_8 = 1,  /* uint8_t, or int8_t for signed components */
   GJ2K_SAMPLE_16 = 2, /* uint16_t / int16_t */
-  GJ2K_SAMPLE_32 = 4  /* int32_t (decoding only) */
+  GJ2K_SAMPLE_32 = 4, /* int32_t (decoding only) */
+  GJ2K_SAMPLE_MAX_ENUM = 0x7FFFFFFF
 } gj2k_sample_type;
 
 typedef enum gj2k_layout {
-  GJ2K_PLANAR = 0,     /* component k's rows at data + k * plane_stride */
-  GJ2K_INTERLEAVED = 1 /* the components of a pixel side by side; all components one size */
+  GJ2K_PLANAR = 0,      /* component k's rows at data + k * plane_stride */
+  GJ2K_INTERLEAVED = 1, /* the components of a pixel side by side; all components one size */
+  GJ2K_LAYOUT_MAX_ENUM = 0x7FFFFFFF
 } gj2k_layout;
 
 /* A caller-owned sample buffer. Row y of a component starts at y * row_stride bytes (from its
@@ -225,7 +233,11 @@ GJ2K_API gj2k_status gj2k_decode_into(gj2k_decoder* dec, const gj2k_decode_param
                                       const gj2k_buffer* out);
 
 /* ---- encoding ------------------------------------------------------------------------------ */
-typedef enum gj2k_format { GJ2K_FORMAT_J2K = 0, GJ2K_FORMAT_JP2 = 1 } gj2k_format;
+typedef enum gj2k_format {
+  GJ2K_FORMAT_J2K = 0,
+  GJ2K_FORMAT_JP2 = 1,
+  GJ2K_FORMAT_MAX_ENUM = 0x7FFFFFFF
+} gj2k_format;
 
 /* The image to encode: every component width x height, one precision (1..16) and sign. */
 typedef struct gj2k_image_desc {

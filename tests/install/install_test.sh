@@ -35,13 +35,20 @@ mkdir -p "$tmp/out"
 "$tmp/ex/decode_encode_cpp" "$tmp/out"
 "$tmp/ex/decode_encode_cpp_static" "$tmp/out"
 
-# 2. pkg-config, by hand, against the shared library.
+# 2. pkg-config, by hand, against the shared library and the static one.
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 flags=$(pkg-config --cflags --libs gj2k)
-"$cc" -std=c99 -Wall -Wextra -Werror "$src/examples/decode_encode.c" $flags -o "$tmp/pc_c"
-"$cxx" -std=c++20 -Wall -Wextra -Werror "$src/examples/decode_encode.cpp" $flags -o "$tmp/pc_cpp"
+"$cc" -std=c99 -pedantic -Wall -Wextra -Werror "$src/examples/decode_encode.c" $flags -o "$tmp/pc_c"
+"$cxx" -std=c++20 -pedantic -Wall -Wextra -Werror "$src/examples/decode_encode.cpp" $flags \
+  -o "$tmp/pc_cpp"
 LD_LIBRARY_PATH=$libdir "$tmp/pc_c" "$tmp/out/pc.jp2"
 LD_LIBRARY_PATH=$libdir "$tmp/pc_cpp" "$tmp/out"
+# The static library through `pkg-config --static` (Libs.private names what it needs).
+static=$(pkg-config --static --libs gj2k | sed 's/-lgj2k\b/-Wl,-Bstatic -lgj2k -Wl,-Bdynamic/')
+"$cc" -std=c99 -Wall -Wextra -Werror $(pkg-config --cflags gj2k) \
+  "$src/examples/decode_encode.c" $static -o "$tmp/pc_c_static"
+if ldd "$tmp/pc_c_static" | grep -q libgj2k; then echo "pc_c_static uses libgj2k.so"; exit 1; fi
+"$tmp/pc_c_static" "$tmp/out/pc_static.jp2"
 
 # 3. Python, with the installed module.
 if [ -n "$python" ]; then
