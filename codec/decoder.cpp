@@ -95,7 +95,7 @@ struct Decoder::Impl {
     header_read = true;
   }
 
-  Image decode(const DecodeParams& p);
+  Image decode(const DecodeParams& p, std::vector<std::string>& warnings);
 };
 
 Decoder::Decoder(const std::filesystem::path& path) : impl_(std::make_unique<Impl>()) {
@@ -160,10 +160,27 @@ Image Decoder::decode(const DecodeParams& params) {
   impl_->read_header();
   // Every parallel region of this decode (including the transforms') uses params.threads.
   const codec::ThreadScope scope(static_cast<int>(params.threads));
-  return impl_->decode(params);
+  std::vector<std::string> warnings = impl_->jp2.warnings;
+  auto report = [&] {
+    if (!params.on_warning) return;
+    std::vector<std::string> seen;
+    for (const std::string& w : warnings) {
+      if (std::find(seen.begin(), seen.end(), w) != seen.end()) continue;
+      seen.push_back(w);
+      params.on_warning(w);
+    }
+  };
+  try {
+    Image image = impl_->decode(params, warnings);
+    report();
+    return image;
+  } catch (...) {
+    report();
+    throw;
+  }
 }
 
-Image Decoder::Impl::decode(const DecodeParams& p) {
+Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& warnings) {
   // The device: unless --device cpu, the GPU query, CUDA context and the tiles' buffers are
   // made on a background thread while the codestream is parsed and Tier-2 reads the tiles;
   // decode_tile asks for the answer (--device gpu without a GPU throws the reason there).
@@ -190,6 +207,8 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   codec::ReadOptions ro;
   ro.allow_truncated = p.allow_partial;
   const Codestream code = codec::read_codestream(codestream(), ro);
+  warnings.insert(warnings.end(), code.main.warnings.begin(), code.main.warnings.end());
+  warnings.insert(warnings.end(), code.warnings.begin(), code.warnings.end());
   const codec::Siz& siz = code.main.siz;
   const size_t ncomp = siz.components.size();
 
@@ -332,9 +351,10 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
           threads);
     }
   const auto cs = codestream();
+  std::vector<std::vector<std::string>> tile_warnings(tiles.size());
   auto decode_one = [&](size_t i) {
     try {
-      auto tcs = codec::decode_tile(cs, code, tiles[i], to);
+      auto tcs = codec::decode_tile(cs, code, tiles[i], to, &tile_warnings[i]);
       place(tcs);
     } catch (const Error& e) {
 #pragma omp critical(gj2k_decoder_error)
@@ -358,6 +378,7 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   } else {
     for (size_t i = 0; i < tiles.size(); ++i) decode_one(i);
   }
+  for (const auto& tw : tile_warnings) warnings.insert(warnings.end(), tw.begin(), tw.end());
   if (!error.empty()) throw Error(error_code, error);
   for (Component& comp : image.components)
     if (comp.samples.size() != size_t{comp.width} * comp.height)

@@ -49,6 +49,8 @@ int run(const Options& o) {
   p.force_rgb = o.force_rgb;
   p.allow_partial = o.allow_partial;
   p.device = gj2k::cli::device_choice<gj2k::DecodeDevice>(o.device);
+  if (!o.quiet)
+    p.on_warning = [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", w.c_str()); };
   if (o.tile >= 0) p.tile = static_cast<uint32_t>(o.tile);
   if (!o.components.empty()) p.components = parse_list(o.components, "--components");
   if (!o.region.empty()) {

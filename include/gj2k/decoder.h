@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -69,6 +70,11 @@ struct DecodeParams {
   // Return the codestream components without the inverse multiple component transform (RCT
   // or ICT, Annex G): what ISO/IEC 15444-4 class 0 compares. For diagnostics.
   bool skip_mct = false;
+  // Called (on the calling thread, before decode returns or throws) once per distinct warning:
+  // a quirk of the input accepted the way OpenJPEG accepts it (e.g. more coding passes than a
+  // code-block's bit-planes allow, TPsot == TNsot, a JP2 pclr without cmap), or data skipped
+  // under allow_partial. One line each, naming what and where. Null: warnings are dropped.
+  std::function<void(const std::string&)> on_warning;
 };
 
 struct ComponentInfo {
