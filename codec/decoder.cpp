@@ -353,6 +353,11 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   const auto cs = codestream();
   std::vector<std::vector<std::string>> tile_warnings(tiles.size());
   auto decode_one = [&](size_t i) {
+    if (code.tiles[tiles[i]].parts.empty()) {  // left zero, as OpenJPEG leaves it
+      tile_warnings[i].push_back("tile " + std::to_string(tiles[i]) +
+                                 ": no tile-part in the codestream; its samples are 0");
+      return;
+    }
     try {
       auto tcs = codec::decode_tile(cs, code, tiles[i], to, &tile_warnings[i]);
       place(tcs);

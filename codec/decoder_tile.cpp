@@ -234,6 +234,9 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
     }
     const bool keep_packet =
         id.layer < max_layers && cs.decode && static_cast<int>(id.resolution) <= cs.kept_levels;
+    // allow_partial, as OpenJPEG's non-strict mode: from the first codeword segment that runs
+    // past the data, the code-blocks of this packet lose all their data (they decode as zero).
+    bool cut = false;
     for (size_t b = 0; b < dp.blocks.size(); ++b) {
       const PrecinctBand& pb = precinct.bands[b];
       const BandLayout& band = res.bands[b];
@@ -252,13 +255,17 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
           if (info.first_inclusion) blk->missing_msbs = info.missing_msbs;
         }
         for (const entropy::Piece& piece : info.pieces) {
-          const size_t avail = pos < data.size() ? data.size() - pos : 0;
-          const size_t len = std::min<size_t>(piece.length, avail);
+          if (cut || piece.length > data.size() - std::min(pos, data.size())) {
+            cut = true;
+            if (blk) *blk = BlockSegments{};
+            break;
+          }
           if (blk) {
             if (!blk->open) blk->segs.push_back({static_cast<uint32_t>(blk->bytes.size()), 0, 0});
             BlockSegments::Seg& s = blk->segs.back();
-            blk->bytes.insert(blk->bytes.end(), data.begin() + pos, data.begin() + pos + len);
-            s.length += static_cast<uint32_t>(len);
+            blk->bytes.insert(blk->bytes.end(), data.begin() + pos,
+                              data.begin() + pos + piece.length);
+            s.length += static_cast<uint32_t>(piece.length);
             s.passes += static_cast<uint32_t>(piece.passes);
             blk->open = !piece.ends_segment;
           }
@@ -266,7 +273,7 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
         }
       }
     }
-    if (pos > data.size()) return;  // allow_partial: nothing more to read
+    if (cut) return;  // allow_partial: nothing more to read
   }
 }
 

@@ -52,7 +52,10 @@ struct DecodeParams {
   // images described by a restricted ICC profile (monochrome or matrix/TRC RGB) converted to
   // sRGB (grey stays one component). Other colour descriptions are left as they are.
   bool force_rgb = false;
-  // On a truncated or damaged stream, decode what it holds instead of throwing.
+  // On a truncated or damaged stream, decode what it holds instead of throwing, as OpenJPEG's
+  // non-strict mode (opj_decompress -allow-partial) does: the code-blocks of the packet in
+  // which the data ends, from the first codeword segment that runs past it, decode as zero;
+  // everything read before decodes. Tiles without any tile-part are 0 (with or without it).
   bool allow_partial = false;
   // Worker threads for decoding (0 = all hardware threads).
   uint32_t threads = 0;
