@@ -37,6 +37,9 @@ codec::Jp2Color to_color(const codec::Jp2Header& h) {
       c.color_space = colr.enumerated == codec::enum_cs::kSRGB        ? ColorSpace::kSRGB
                       : colr.enumerated == codec::enum_cs::kGreyscale ? ColorSpace::kGrey
                       : colr.enumerated == codec::enum_cs::kSYCC      ? ColorSpace::kSYCC
+                      : colr.enumerated == codec::enum_cs::kCMYK      ? ColorSpace::kCMYK
+                      : colr.enumerated == codec::enum_cs::kCIELab    ? ColorSpace::kCIELab
+                      : colr.enumerated == codec::enum_cs::kESYCC     ? ColorSpace::kESYCC
                                                                       : ColorSpace::kUnknown;
       break;
     }
@@ -399,6 +402,8 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   if (p.force_rgb && image.color_space == ColorSpace::kICC &&
       codec::icc_to_srgb(image, image.icc_profile))
     image.icc_profile.clear();
+  if (p.render != DecodeParams::Render::kNone)
+    codec::render_like_openjpeg(image, p.render == DecodeParams::Render::kRgbKeepCmyk, warnings);
   if (p.upsample) codec::upsample(image);
   return image;
 }

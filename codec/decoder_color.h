@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "gj2k/image.h"
@@ -53,5 +54,13 @@ void upsample(Image& image, bool zero_uncovered = false);
 // sYCC (Y, Cb, Cr in components 0..2, equal sizes) to sRGB with the ITU-R BT.601 full-range
 // matrix; upsamples first when chroma is subsampled. Components past 2 are kept.
 void sycc_to_rgb(Image& image);
+
+// What opj_decompress does to a decoded image before writing it (DecodeParams::render):
+// sYCC (also three components with subsampled chroma and no stated colour space) and e-sYCC
+// to RGB with OpenJPEG's arithmetic, CMYK to 8-bit RGB unless keep_cmyk, then every remaining
+// subsampled component upsampled. Conversions it cannot make (other chroma subsamplings,
+// components of different sizes, CIELab) leave the image as it is and add a line to
+// `warnings`.
+void render_like_openjpeg(Image& image, bool keep_cmyk, std::vector<std::string>& warnings);
 
 }  // namespace gj2k::codec

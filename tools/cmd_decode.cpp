@@ -49,6 +49,10 @@ int run(const Options& o) {
   p.force_rgb = o.force_rgb;
   p.allow_partial = o.allow_partial;
   p.device = gj2k::cli::device_choice<gj2k::DecodeDevice>(o.device);
+  // Colour rendered as opj_decompress writes each format (PGX: components as they are).
+  const auto ext = gj2k::io::format_from_extension(o.output);
+  if (ext && *ext == gj2k::io::Format::kTiff) p.render = gj2k::DecodeParams::Render::kRgbKeepCmyk;
+  if (ext && *ext == gj2k::io::Format::kPnm) p.render = gj2k::DecodeParams::Render::kRgb;
   if (!o.quiet)
     p.on_warning = [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", w.c_str()); };
   if (o.tile >= 0) p.tile = static_cast<uint32_t>(o.tile);

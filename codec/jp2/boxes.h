@@ -50,6 +50,9 @@ namespace enum_cs {
 inline constexpr uint32_t kSRGB = 16;
 inline constexpr uint32_t kGreyscale = 17;
 inline constexpr uint32_t kSYCC = 18;
+inline constexpr uint32_t kCMYK = 12;    // JPX (15444-2 Table M.25), read as OpenJPEG reads it
+inline constexpr uint32_t kCIELab = 14;  // JPX
+inline constexpr uint32_t kESYCC = 24;   // JPX
 }  // namespace enum_cs
 
 // Where a box was found: offset of its first byte, whole length including its header.

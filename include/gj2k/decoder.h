@@ -52,6 +52,17 @@ struct DecodeParams {
   // images described by a restricted ICC profile (monochrome or matrix/TRC RGB) converted to
   // sRGB (grey stays one component). Other colour descriptions are left as they are.
   bool force_rgb = false;
+  // Render the colour as opj_decompress does before it writes an image file (its color.c):
+  // sYCC and e-sYCC to RGB (4:4:4, 4:2:2 and 4:2:0 chroma upsampled; three components with
+  // subsampled chroma and no colour space are taken as sYCC, as OpenJPEG takes them), CMYK to
+  // 8-bit RGB (kRgb; kRgbKeepCmyk keeps the four inks, as opj_decompress writes TIFF), then
+  // every subsampled component upsampled to the image grid. ICC profiles stay attached
+  // (Image::icc_profile; force_rgb converts restricted ones); CIELab is left as L*a*b*
+  // samples with a warning (OpenJPEG converts it through lcms2). kNone: the components as
+  // the codestream and JP2 boxes give them. The CLI uses kRgb for PNM and kRgbKeepCmyk for
+  // TIFF outputs.
+  enum class Render { kNone, kRgb, kRgbKeepCmyk };
+  Render render = Render::kNone;
   // On a truncated or damaged stream, decode what it holds instead of throwing, as OpenJPEG's
   // non-strict mode (opj_decompress -allow-partial) does: the code-blocks of the packet in
   // which the data ends, from the first codeword segment that runs past it, decode as zero;
