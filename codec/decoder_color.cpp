@@ -153,22 +153,33 @@ void opj_sycc(int offset, int upb, int y, int cb, int cr, int32_t& r, int32_t& g
   b = std::clamp(y + static_cast<int>(1.772 * static_cast<float>(cb)), 0, upb);
 }
 
-// sYCC with chroma subsampled by (sx, sy) in {1, 2}: chroma sample floor((x0 + x) / sx) -
-// ceil(x0 / sx) for grid column x (likewise rows); where x0 (y0) is odd and the chroma is
-// subsampled, OpenJPEG gives the first column (row) chroma values 0.
+// sYCC with chroma subsampled by (sx, sy) = (1, 1), (2, 1) or (2, 2), pixel (i, j) taking the
+// chroma sample opj_decompress takes (its color.c walk): column i uses chroma column i / sx,
+// or (i - 1) / 2 when x0 is odd; where x0 (y0) is odd the first column (row) uses chroma
+// values 0 -- for 4:2:0 the first column only in the upper row of each row pair, and the last
+// row of an odd count of rows after the pairs uses column i / 2 without the odd-x0 shift.
 void sycc_to_rgb_opj(Image& image, uint32_t sx, uint32_t sy) {
   Component &y = image.components[0], &cb = image.components[1], &cr = image.components[2];
   const int offset = 1 << (y.precision - 1), upb = (1 << y.precision) - 1;
   const uint32_t w = y.width, h = y.height;
-  const bool odd_x = sx == 2 && (image.x0 & 1), odd_y = sy == 2 && (image.y0 & 1);
-  const int64_t cx0 = (image.x0 + sx - 1) / sx, cy0 = (image.y0 + sy - 1) / sy;
+  const uint32_t offx = sx == 2 ? (image.x0 & 1) : 0, offy = sy == 2 ? (image.y0 & 1) : 0;
+  const uint32_t paired = sy == 2 ? ((h - offy) & ~1u) : h;
   Samples r(size_t{w} * h), g(size_t{w} * h), b(size_t{w} * h);
   for (uint32_t j = 0; j < h; ++j) {
-    const int64_t cj = std::clamp<int64_t>((image.y0 + j) / sy - cy0, 0, int64_t{cb.height} - 1);
+    const bool zero_row = offy && j == 0;
+    const uint32_t jj = j - offy;
+    const bool in_pairs = jj < paired;
+    const bool top = sy == 1 || jj % 2 == 0;
+    const uint32_t cj = std::min(jj / sy, cb.height - 1);
     for (uint32_t i = 0; i < w; ++i) {
-      const int64_t ci = std::clamp<int64_t>((image.x0 + i) / sx - cx0, 0, int64_t{cb.width} - 1);
-      const size_t k = size_t{j} * w + i, kc = static_cast<size_t>(cj) * cb.width + ci;
-      const bool zero = (odd_x && i == 0) || (odd_y && j == 0);
+      bool zero = zero_row;
+      uint32_t ci = i / sx;
+      if (offx && in_pairs) {
+        zero |= i == 0 && top;
+        ci = i == 0 ? 0 : (i - 1) / 2;
+      }
+      ci = std::min(ci, cb.width - 1);
+      const size_t k = size_t{j} * w + i, kc = size_t{cj} * cb.width + ci;
       opj_sycc(offset, upb, y.samples[k], zero ? 0 : cb.samples[kc], zero ? 0 : cr.samples[kc],
                r[k], g[k], b[k]);
     }
