@@ -287,7 +287,22 @@ void render_like_openjpeg(Image& image, bool keep_cmyk, std::vector<std::string>
     warnings.push_back(
         "CIELab: written as its L*a*b* samples (OpenJPEG converts it to sRGB through lcms2)");
   }
-  upsample(image);
+  // Components that share one subsampling stay at their size, as opj_decompress writes them:
+  // the image becomes their grid (B-2: [ceil(x0/dx), ceil(x1/dx)), dx = 1). Mixed ones are
+  // brought to the image grid (one file holds one size).
+  if (image.components.empty()) return;
+  const uint32_t dx = image.components[0].dx, dy = image.components[0].dy;
+  bool mixed = false;
+  for (const Component& c : image.components) mixed |= c.dx != dx || c.dy != dy;
+  if (mixed) {
+    upsample(image);
+  } else if (dx != 1 || dy != 1) {
+    image.x0 = (image.x0 + dx - 1) / dx;
+    image.x1 = static_cast<uint32_t>((uint64_t{image.x1} + dx - 1) / dx);
+    image.y0 = (image.y0 + dy - 1) / dy;
+    image.y1 = static_cast<uint32_t>((uint64_t{image.y1} + dy - 1) / dy);
+    for (Component& c : image.components) c.dx = c.dy = 1;
+  }
 }
 
 }  // namespace gj2k::codec

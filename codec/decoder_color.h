@@ -57,8 +57,10 @@ void sycc_to_rgb(Image& image);
 
 // What opj_decompress does to a decoded image before writing it (DecodeParams::render):
 // sYCC (also three components with subsampled chroma and no stated colour space) and e-sYCC
-// to RGB with OpenJPEG's arithmetic, CMYK to 8-bit RGB unless keep_cmyk, then every remaining
-// subsampled component upsampled. Conversions it cannot make (other chroma subsamplings,
+// to RGB with OpenJPEG's arithmetic, CMYK to 8-bit RGB unless keep_cmyk, then components of
+// mixed subsampling upsampled to the image grid (all subsampled alike: left at their size, as
+// opj_decompress writes them, the image area becoming their grid with dx = dy = 1).
+// Conversions it cannot make (other chroma subsamplings,
 // components of different sizes, CIELab) leave the image as it is and add a line to
 // `warnings`.
 void render_like_openjpeg(Image& image, bool keep_cmyk, std::vector<std::string>& warnings);

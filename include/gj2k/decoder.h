@@ -56,7 +56,8 @@ struct DecodeParams {
   // sYCC and e-sYCC to RGB (4:4:4, 4:2:2 and 4:2:0 chroma upsampled; three components with
   // subsampled chroma and no colour space are taken as sYCC, as OpenJPEG takes them), CMYK to
   // 8-bit RGB (kRgb; kRgbKeepCmyk keeps the four inks, as opj_decompress writes TIFF), then
-  // every subsampled component upsampled to the image grid. ICC profiles stay attached
+  // components of mixed subsampling upsampled to the image grid (all subsampled alike: kept
+  // at their size, as opj_decompress writes them). ICC profiles stay attached
   // (Image::icc_profile; force_rgb converts restricted ones); CIELab is left as L*a*b*
   // samples with a warning (OpenJPEG converts it through lcms2). kNone: the components as
   // the codestream and JP2 boxes give them. The CLI uses kRgb for PNM and kRgbKeepCmyk for

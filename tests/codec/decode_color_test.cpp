@@ -227,3 +227,31 @@ TEST(DecodeColor, IccProfileKept) {
 
 }  // namespace
 }  // namespace gj2k
+
+namespace gj2k {
+namespace {
+
+// Components subsampled alike are written at their size (the image becomes their grid), as
+// opj_decompress writes them; mixed subsampling is upsampled to the image grid.
+TEST(DecodeColor, SubsampledComponentsForFiles) {
+  const Image same = test::random_image(50, 31, 2, 8, false, 38, 3, 1, {{5, 3}, {5, 3}});
+  EncodeParams ep;
+  ep.levels = 2;
+  ep.mct = 0;
+  Image ours = render(Encoder().encode(same, ep), DecodeParams::Render::kRgbKeepCmyk);
+  ASSERT_EQ(ours.components.size(), 2u);
+  EXPECT_EQ(ours.components[0].dx, 1u);
+  EXPECT_EQ(ours.width(), same.components[0].width);
+  EXPECT_EQ(ours.height(), same.components[0].height);
+  EXPECT_EQ(ours.components[1].samples, same.components[1].samples);
+  EXPECT_NO_THROW(validate(ours));
+
+  const Image mixed = test::random_image(50, 31, 2, 8, false, 39, 0, 0, {{1, 1}, {2, 3}});
+  ours = render(Encoder().encode(mixed, ep), DecodeParams::Render::kRgbKeepCmyk);
+  EXPECT_EQ(ours.components[1].width, 50u);
+  EXPECT_EQ(ours.components[1].at(3, 4), mixed.components[1].at(1, 1));
+  EXPECT_NO_THROW(validate(ours));
+}
+
+}  // namespace
+}  // namespace gj2k
