@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -16,6 +17,7 @@
 #include "codec/markers/reader.h"
 #include "gj2k/decoder.h"
 #include "gj2k/encoder.h"
+#include "io/image_io.h"
 #include "tests/codec/encode_test_util.h"
 #include "tests/common/shared_data.h"
 
@@ -288,6 +290,31 @@ TEST(DecodeQuirks, TruncatedBoxAfterCodestream) {
       << joined(warnings);
   EXPECT_FALSE(test::compare_samples(ours, image));
   expect_like_openjpeg(ours, file);
+}
+
+// gj2k decode prints each warning on stderr as "warning: ..." unless -q.
+TEST(DecodeQuirks, CliPrintsWarnings) {
+  const Image image = test_image(40, 36, 1, 16);
+  EncodeParams ep;
+  ep.levels = 2;
+  ep.tile_parts = TilePartSplit::kResolution;
+  Bytes bytes = Encoder().encode(image, ep);
+  for (size_t s : sot_offsets(bytes)) bytes[s + 11] = 2;  // TNsot 3 -> 2
+  const auto dir = test::scratch_dir() / "quirks_cli";
+  std::filesystem::create_directories(dir);
+  io::write_file(dir / "in.j2k", bytes);
+  auto run = [&](const std::string& flags) {
+    const std::string cmd = std::string(GJ2K_BINARY_DIR) + "/bin/gj2k decode " + flags + " -i " +
+                            (dir / "in.j2k").string() + " -o " + (dir / "out.pgm").string() +
+                            " >/dev/null 2>" + (dir / "err.txt").string();
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    const Bytes err = io::read_file(dir / "err.txt");
+    return std::string(err.begin(), err.end());
+  };
+  const std::string loud = run("");
+  EXPECT_NE(loud.find("warning: SOT at byte offset"), std::string::npos) << loud;
+  EXPECT_EQ(std::count(loud.begin(), loud.end(), '\n'), 1) << loud;
+  EXPECT_EQ(run("-q"), "");
 }
 
 }  // namespace
