@@ -157,6 +157,21 @@ TEST(DecodeQuirks, FewerStepSizesThanLevels) {
   EXPECT_TRUE(any_contains(warnings, "gives 4 step sizes (needs 7)")) << joined(warnings);
   EXPECT_FALSE(compare(ours, image)) << *compare(ours, image);
   expect_like_openjpeg(ours, bytes);
+
+  // A noisy image: the first level's subbands have data, decoded with step exponent 0 (their
+  // code-blocks have fewer magnitude bit-planes than they skip: zero) by both decoders.
+  for (int guard : {2, 7}) {
+    ep.guard_bits = guard;
+    Bytes noisy = Encoder().encode(test_image(64, 48, 1, 17), ep);
+    const size_t q = find_marker(noisy, 0xFF5C);
+    noisy[q + 3] = static_cast<uint8_t>(3 + 4);
+    noisy.erase(noisy.begin() + static_cast<long>(q + 2 + 7),
+                noisy.begin() + static_cast<long>(q + 2 + 10));
+    warnings.clear();
+    ASSERT_NO_THROW(ours = decode_warn(noisy, warnings)) << "guard bits " << guard;
+    EXPECT_TRUE(any_contains(warnings, "gives 4 step sizes (needs 7)")) << joined(warnings);
+    expect_like_openjpeg(ours, noisy);
+  }
 }
 
 // HTJ2K (15444-15) is refused with one line, whatever gives it away.
