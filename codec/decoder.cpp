@@ -11,6 +11,7 @@
 #include "codec/decoder_color.h"
 #include "codec/decoder_gpu.h"
 #include "codec/decoder_icc.h"
+#include "codec/decoder_icc_lcms.h"
 #include "codec/decoder_tile.h"
 #include "codec/jp2/boxes.h"
 #include "codec/markers/reader.h"
@@ -402,6 +403,8 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   if (p.force_rgb && image.color_space == ColorSpace::kICC &&
       codec::icc_to_srgb(image, image.icc_profile))
     image.icc_profile.clear();
+  if (p.icc_to_srgb && image.color_space == ColorSpace::kICC && !image.icc_profile.empty())
+    codec::icc_to_srgb_lcms(image, std::vector<uint8_t>(image.icc_profile), warnings);
   if (p.render != DecodeParams::Render::kNone)
     codec::render_like_openjpeg(image, p.render == DecodeParams::Render::kRgbKeepCmyk, warnings);
   if (p.upsample) codec::upsample(image);

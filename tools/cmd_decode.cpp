@@ -19,7 +19,8 @@ struct Options {
   uint32_t reduce = 0, layers = 0, threads = 0;
   std::string region, components, device = "auto";
   int64_t tile = -1;
-  bool upsample = false, force_rgb = false, allow_partial = false, quiet = false;
+  bool upsample = false, force_rgb = false, icc_to_srgb = false, allow_partial = false,
+       quiet = false;
 };
 
 std::vector<uint32_t> parse_list(const std::string& text, const char* option) {
@@ -47,6 +48,7 @@ int run(const Options& o) {
   p.threads = o.threads;
   p.upsample = o.upsample;
   p.force_rgb = o.force_rgb;
+  p.icc_to_srgb = o.icc_to_srgb;
   p.allow_partial = o.allow_partial;
   p.device = gj2k::cli::device_choice<gj2k::DecodeDevice>(o.device);
   // Colour rendered as opj_decompress writes each format (PGX: components as they are).
@@ -90,6 +92,8 @@ const bool registered = gj2k::cli::register_command(
        app.add_option("-c,--components", o->components, "i,j,...: decode only these components");
        app.add_flag("--upsample", o->upsample, "resample subsampled components to full size");
        app.add_flag("--force-rgb", o->force_rgb, "convert sYCC to RGB");
+       app.add_flag("--icc-to-srgb", o->icc_to_srgb,
+                    "convert ICC-described images to sRGB through lcms2 (as opj_decompress)");
        app.add_flag("--allow-partial", o->allow_partial,
                     "decode what a truncated or damaged stream holds");
        app.add_option("--threads", o->threads, "worker threads (0 = all)");

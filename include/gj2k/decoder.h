@@ -63,6 +63,11 @@ struct DecodeParams {
   // the codestream and JP2 boxes give them. The CLI uses kRgb for PNM and kRgbKeepCmyk for
   // TIFF outputs.
   enum class Render { kNone, kRgb, kRgbKeepCmyk };
+  // Convert images described by an ICC profile (colr method 2) to sRGB through lcms2, as
+  // opj_decompress does by default (RGB and grey profiles; grey becomes three components),
+  // before the rendering above. Off by default: the profile stays with the image. Without
+  // lcms2 in the build: Error(kUnsupported).
+  bool icc_to_srgb = false;
   Render render = Render::kNone;
   // On a truncated or damaged stream, decode what it holds instead of throwing, as OpenJPEG's
   // non-strict mode (opj_decompress -allow-partial) does: the code-blocks of the packet in

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/decoder_icc_lcms.h"
 #include "codec/jp2/boxes.h"
 #include "codec/markers/reader.h"
 #include "gj2k/decoder.h"
@@ -251,6 +252,33 @@ TEST(DecodeColor, SubsampledComponentsForFiles) {
   EXPECT_EQ(ours.components[1].width, 50u);
   EXPECT_EQ(ours.components[1].at(3, 4), mixed.components[1].at(1, 1));
   EXPECT_NO_THROW(validate(ours));
+}
+
+}  // namespace
+}  // namespace gj2k
+
+namespace gj2k {
+namespace {
+
+// DecodeParams::icc_to_srgb: the conformance files described by ICC profiles (RGB 8 and 16
+// bits, grey) converted to sRGB exactly as opj_decompress converts them.
+TEST(DecodeColor, IccToSrgbLikeOpjDecompress) {
+  GJ2K_REQUIRE_SHARED("conformance/input/file5.jp2");
+  if (!codec::have_lcms2()) GTEST_SKIP() << "gj2k built without lcms2";
+  for (const char* name : {"file5.jp2", "file7.jp2", "file8.jp2"}) {
+    SCOPED_TRACE(name);
+    const Bytes file = io::read_file(test::shared_dir() / "conformance/input" / name);
+    DecodeParams p;
+    p.render = DecodeParams::Render::kRgbKeepCmyk;
+    p.icc_to_srgb = true;
+    const Image ours = decode_memory(file, p);
+    EXPECT_EQ(ours.color_space, ColorSpace::kSRGB);
+    EXPECT_TRUE(ours.icc_profile.empty());
+    ASSERT_EQ(ours.components.size(), 3u);
+    const auto theirs = opj_decompress(file, ".tif");
+    REQUIRE_OPJ_DECOMPRESS(theirs);
+    expect_same(ours, *theirs);
+  }
 }
 
 }  // namespace
