@@ -406,7 +406,8 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   if (p.icc_to_srgb && image.color_space == ColorSpace::kICC && !image.icc_profile.empty())
     codec::icc_to_srgb_lcms(image, std::vector<uint8_t>(image.icc_profile), warnings);
   if (p.render != DecodeParams::Render::kNone)
-    codec::render_like_openjpeg(image, p.render == DecodeParams::Render::kRgbKeepCmyk, warnings);
+    codec::render_like_openjpeg(image, p.render == DecodeParams::Render::kRgbKeepCmyk,
+                                p.components.empty(), warnings);
   if (p.upsample) codec::upsample(image);
   return image;
 }

@@ -256,8 +256,9 @@ void cmyk_to_rgb_opj(Image& image) {
 
 }  // namespace
 
-void render_like_openjpeg(Image& image, bool keep_cmyk, std::vector<std::string>& warnings) {
-  const size_t n = image.components.size();
+void render_like_openjpeg(Image& image, bool keep_cmyk, bool convert_colour,
+                          std::vector<std::string>& warnings) {
+  const size_t n = convert_colour ? image.components.size() : 0;
   // opj_decompress: three components, the first not subsampled anisotropically and the
   // second subsampled, are sYCC whatever the file says.
   if (image.color_space != ColorSpace::kSYCC && n == 3 &&
@@ -283,7 +284,7 @@ void render_like_openjpeg(Image& image, bool keep_cmyk, std::vector<std::string>
       cmyk_to_rgb_opj(image);
     else
       warnings.push_back("CMYK with subsampled inks: left as CMYK");
-  } else if (image.color_space == ColorSpace::kCIELab) {
+  } else if (image.color_space == ColorSpace::kCIELab && convert_colour) {
     warnings.push_back(
         "CIELab: written as its L*a*b* samples (OpenJPEG converts it to sRGB through lcms2)");
   }

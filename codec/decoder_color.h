@@ -63,6 +63,9 @@ void sycc_to_rgb(Image& image);
 // Conversions it cannot make (other chroma subsamplings,
 // components of different sizes, CIELab) leave the image as it is and add a line to
 // `warnings`.
-void render_like_openjpeg(Image& image, bool keep_cmyk, std::vector<std::string>& warnings);
+// With convert_colour false (a subset of the components was decoded) only the sizes are
+// handled.
+void render_like_openjpeg(Image& image, bool keep_cmyk, bool convert_colour,
+                          std::vector<std::string>& warnings);
 
 }  // namespace gj2k::codec

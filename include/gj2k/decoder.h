@@ -59,7 +59,8 @@ struct DecodeParams {
   // components of mixed subsampling upsampled to the image grid (all subsampled alike: kept
   // at their size, as opj_decompress writes them). ICC profiles stay attached
   // (Image::icc_profile; force_rgb converts restricted ones); CIELab is left as L*a*b*
-  // samples with a warning (OpenJPEG converts it through lcms2). kNone: the components as
+  // samples with a warning (OpenJPEG converts it through lcms2). With `components` given,
+  // only the sizes are handled (no colour conversion). kNone: the components as
   // the codestream and JP2 boxes give them. The CLI uses kRgb for PNM and kRgbKeepCmyk for
   // TIFF outputs.
   enum class Render { kNone, kRgb, kRgbKeepCmyk };

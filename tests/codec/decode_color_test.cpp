@@ -283,3 +283,22 @@ TEST(DecodeColor, IccToSrgbLikeOpjDecompress) {
 
 }  // namespace
 }  // namespace gj2k
+
+namespace gj2k {
+namespace {
+
+// A subset of the components is not colour-converted: component 1 of an sYCC file is Cb.
+TEST(DecodeColor, ComponentSubsetNotConverted) {
+  const Image image = test::random_image(36, 27, 3, 8, false, 40, 0, 0, {{1, 1}, {2, 2}, {2, 2}});
+  const Bytes file = make_jp2(image, codec::enum_cs::kSYCC);
+  DecodeParams p;
+  p.render = DecodeParams::Render::kRgb;
+  p.components = {1};
+  const Image cb = decode_memory(file, p);
+  ASSERT_EQ(cb.components.size(), 1u);
+  EXPECT_EQ(cb.components[0].samples, image.components[1].samples);
+  EXPECT_EQ(cb.width(), image.components[1].width);
+}
+
+}  // namespace
+}  // namespace gj2k
