@@ -274,7 +274,7 @@ gj2k::DecodeParams to_cpp(const gj2k_context* ctx, const gj2k_decode_params* in)
              : ctx->device == GJ2K_DEVICE_GPU ? gj2k::DecodeDevice::kGpu
                                               : gj2k::DecodeDevice::kAuto;
   p.progress = progress_of(ctx);
-  if (ctx->log) p.warning = [ctx](const std::string& m) { warn(ctx, m); };
+  if (ctx->log) p.on_warning = [ctx](const std::string& m) { warn(ctx, m); };
   if (!in) return p;
   check_struct(in->struct_size, sizeof(gj2k_decode_params), "gj2k_decode_params");
   p.reduce = in->reduce;

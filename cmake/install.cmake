@@ -36,6 +36,9 @@ set(GJ2K_PC_PRIVATE_LIBS "-lgomp -lpthread")
 if(GJ2K_HAVE_CUDA)
   string(APPEND GJ2K_PC_PRIVATE_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt")
 endif()
+if(GJ2K_HAVE_LCMS2)
+  string(APPEND GJ2K_PC_PRIVATE_LIBS " -llcms2")
+endif()
 # The prefix is found from the .pc file's own place, so that the package can be installed
 # with `cmake --install --prefix` anywhere (or moved) and still be found.
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")

@@ -12,6 +12,7 @@
 #include "codec/decoder_color.h"
 #include "codec/decoder_gpu.h"
 #include "codec/decoder_icc.h"
+#include "codec/decoder_icc_lcms.h"
 #include "codec/decoder_tile.h"
 #include "codec/jp2/boxes.h"
 #include "codec/markers/reader.h"
@@ -38,6 +39,9 @@ codec::Jp2Color to_color(const codec::Jp2Header& h) {
       c.color_space = colr.enumerated == codec::enum_cs::kSRGB        ? ColorSpace::kSRGB
                       : colr.enumerated == codec::enum_cs::kGreyscale ? ColorSpace::kGrey
                       : colr.enumerated == codec::enum_cs::kSYCC      ? ColorSpace::kSYCC
+                      : colr.enumerated == codec::enum_cs::kCMYK      ? ColorSpace::kCMYK
+                      : colr.enumerated == codec::enum_cs::kCIELab    ? ColorSpace::kCIELab
+                      : colr.enumerated == codec::enum_cs::kESYCC     ? ColorSpace::kESYCC
                                                                       : ColorSpace::kUnknown;
       break;
     }
@@ -96,7 +100,7 @@ struct __attribute__((visibility("hidden"))) Decoder::Impl {
     header_read = true;
   }
 
-  Image decode(const DecodeParams& p);
+  Image decode(const DecodeParams& p, std::vector<std::string>& warnings);
 };
 
 Decoder::Decoder(const std::filesystem::path& path) : impl_(std::make_unique<Impl>()) {
@@ -163,10 +167,27 @@ Image Decoder::decode(const DecodeParams& params) {
   impl_->read_header();
   // Every parallel region of this decode (including the transforms') uses params.threads.
   const codec::ThreadScope scope(static_cast<int>(params.threads));
-  return impl_->decode(params);
+  std::vector<std::string> warnings = impl_->jp2.warnings;
+  auto report = [&] {
+    if (!params.on_warning) return;
+    std::vector<std::string> seen;
+    for (const std::string& w : warnings) {
+      if (std::find(seen.begin(), seen.end(), w) != seen.end()) continue;
+      seen.push_back(w);
+      params.on_warning(w);
+    }
+  };
+  try {
+    Image image = impl_->decode(params, warnings);
+    report();
+    return image;
+  } catch (...) {
+    report();
+    throw;
+  }
 }
 
-Image Decoder::Impl::decode(const DecodeParams& p) {
+Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& warnings) {
   // The device: unless --device cpu, the GPU query, CUDA context and the tiles' buffers are
   // made on a background thread while the codestream is parsed and Tier-2 reads the tiles;
   // decode_tile asks for the answer (--device gpu without a GPU throws the reason there).
@@ -193,6 +214,8 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   codec::ReadOptions ro;
   ro.allow_truncated = p.allow_partial;
   const Codestream code = codec::read_codestream(codestream(), ro);
+  warnings.insert(warnings.end(), code.main.warnings.begin(), code.main.warnings.end());
+  warnings.insert(warnings.end(), code.warnings.begin(), code.warnings.end());
   const codec::Siz& siz = code.main.siz;
   const size_t ncomp = siz.components.size();
 
@@ -337,10 +360,16 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   const auto cs = codestream();
   std::atomic<size_t> tiles_done{0};
   std::atomic<bool> cancelled{false};
+  std::vector<std::vector<std::string>> tile_warnings(tiles.size());
   auto decode_one = [&](size_t i) {
     if (cancelled.load(std::memory_order_relaxed)) return;
+    if (code.tiles[tiles[i]].parts.empty()) {  // left zero, as OpenJPEG leaves it
+      tile_warnings[i].push_back("tile " + std::to_string(tiles[i]) +
+                                 ": no tile-part in the codestream; its samples are 0");
+      return;
+    }
     try {
-      auto tcs = codec::decode_tile(cs, code, tiles[i], to);
+      auto tcs = codec::decode_tile(cs, code, tiles[i], to, &tile_warnings[i]);
       place(tcs);
       const size_t done = tiles_done.fetch_add(1) + 1;
       if (p.progress) {
@@ -369,6 +398,7 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   } else {
     for (size_t i = 0; i < tiles.size(); ++i) decode_one(i);
   }
+  for (const auto& tw : tile_warnings) warnings.insert(warnings.end(), tw.begin(), tw.end());
   if (cancelled) throw Error(ErrorCode::kCancelled, "decode cancelled by the progress callback");
   if (!error.empty()) throw Error(error_code, error);
   for (Component& comp : image.components)
@@ -385,6 +415,11 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
   if (p.force_rgb && image.color_space == ColorSpace::kICC &&
       codec::icc_to_srgb(image, image.icc_profile))
     image.icc_profile.clear();
+  if (p.icc_to_srgb && image.color_space == ColorSpace::kICC && !image.icc_profile.empty())
+    codec::icc_to_srgb_lcms(image, std::vector<uint8_t>(image.icc_profile), warnings);
+  if (p.render != DecodeParams::Render::kNone)
+    codec::render_like_openjpeg(image, p.render == DecodeParams::Render::kRgbKeepCmyk,
+                                p.components.empty(), warnings);
   if (p.upsample) codec::upsample(image);
   return image;
 }

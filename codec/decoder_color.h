@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "gj2k/image.h"
@@ -53,5 +54,18 @@ void upsample(Image& image, bool zero_uncovered = false);
 // sYCC (Y, Cb, Cr in components 0..2, equal sizes) to sRGB with the ITU-R BT.601 full-range
 // matrix; upsamples first when chroma is subsampled. Components past 2 are kept.
 void sycc_to_rgb(Image& image);
+
+// What opj_decompress does to a decoded image before writing it (DecodeParams::render):
+// sYCC (also three components with subsampled chroma and no stated colour space) and e-sYCC
+// to RGB with OpenJPEG's arithmetic, CMYK to 8-bit RGB unless keep_cmyk, then components of
+// mixed subsampling upsampled to the image grid (all subsampled alike: left at their size, as
+// opj_decompress writes them, the image area becoming their grid with dx = dy = 1).
+// Conversions it cannot make (other chroma subsamplings,
+// components of different sizes, CIELab) leave the image as it is and add a line to
+// `warnings`.
+// With convert_colour false (a subset of the components was decoded) only the sizes are
+// handled.
+void render_like_openjpeg(Image& image, bool keep_cmyk, bool convert_colour,
+                          std::vector<std::string>& warnings);
 
 }  // namespace gj2k::codec

@@ -141,7 +141,7 @@ ProgressionOrder to_order(Progression p) {
 void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> headers, bool packed,
                   const Codestream& code, const Tile& tile, uint32_t t,
                   std::vector<ComponentState>& comps, const TileDecodeOptions& o,
-                  std::string* warning) {
+                  std::vector<std::string>* warnings) {
   const MainHeader& main = code.main;
   const CodingStyle& cod = effective_cod(main, &tile.header);
   TileProgression prog;
@@ -217,8 +217,9 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
       if (!o.allow_partial)
         fail(e.code(), t,
              where() + " at byte " + std::to_string(pos) + " of the tile data: " + e.what());
-      if (warning)
-        *warning = "tile " + std::to_string(t) + ": stopped at " + where() + ": " + e.what();
+      if (warnings)
+        warnings->push_back("tile " + std::to_string(t) + ": stopped at " + where() + ": " +
+                            e.what());
       return;
     }
     if (dp.empty) continue;
@@ -228,10 +229,14 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
              where() + ": body of " + std::to_string(dp.body_bytes) + " bytes at byte " +
                  std::to_string(pos) + " runs past the tile data (" + std::to_string(data.size()) +
                  " bytes)");
-      if (warning) *warning = "tile " + std::to_string(t) + ": " + where() + " is truncated";
+      if (warnings)
+        warnings->push_back("tile " + std::to_string(t) + ": " + where() + " is truncated");
     }
     const bool keep_packet =
         id.layer < max_layers && cs.decode && static_cast<int>(id.resolution) <= cs.kept_levels;
+    // allow_partial, as OpenJPEG's non-strict mode: from the first codeword segment that runs
+    // past the data, the code-blocks of this packet lose all their data (they decode as zero).
+    bool cut = false;
     for (size_t b = 0; b < dp.blocks.size(); ++b) {
       const PrecinctBand& pb = precinct.bands[b];
       const BandLayout& band = res.bands[b];
@@ -250,13 +255,17 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
           if (info.first_inclusion) blk->missing_msbs = info.missing_msbs;
         }
         for (const entropy::Piece& piece : info.pieces) {
-          const size_t avail = pos < data.size() ? data.size() - pos : 0;
-          const size_t len = std::min<size_t>(piece.length, avail);
+          if (cut || piece.length > data.size() - std::min(pos, data.size())) {
+            cut = true;
+            if (blk) *blk = BlockSegments{};
+            break;
+          }
           if (blk) {
             if (!blk->open) blk->segs.push_back({static_cast<uint32_t>(blk->bytes.size()), 0, 0});
             BlockSegments::Seg& s = blk->segs.back();
-            blk->bytes.insert(blk->bytes.end(), data.begin() + pos, data.begin() + pos + len);
-            s.length += static_cast<uint32_t>(len);
+            blk->bytes.insert(blk->bytes.end(), data.begin() + pos,
+                              data.begin() + pos + piece.length);
+            s.length += static_cast<uint32_t>(piece.length);
             s.passes += static_cast<uint32_t>(piece.passes);
             blk->open = !piece.ends_segment;
           }
@@ -264,7 +273,7 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
         }
       }
     }
-    if (pos > data.size()) return;  // allow_partial: nothing more to read
+    if (cut) return;  // allow_partial: nothing more to read
   }
 }
 
@@ -274,7 +283,8 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
 // zero fill beforehand (and are first touched by the threads that decode them). The one
 // exception: a windowed component (region decoding on the CPU) leaves code-blocks without
 // data far from the region unwritten, as its inverse DWT never reads them.
-void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& o, uint32_t t) {
+void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& o, uint32_t t,
+                   std::vector<std::string>* warnings) {
   struct Job {
     ComponentState* cs;
     const BandLayout* band;
@@ -298,7 +308,9 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
   }
   std::string error;
   ErrorCode error_code = ErrorCode::kFormat;
-#pragma omp parallel for schedule(dynamic, 4) num_threads(std::max(1, o.threads))
+  uint64_t over_passes = 0;  // code-blocks with passes past 3 Nb - 2
+#pragma omp parallel for schedule(dynamic, 4) num_threads(std::max(1, o.threads)) \
+    reduction(+ : over_passes)
   for (size_t j = 0; j < jobs.size(); ++j) {
     const Job& job = jobs[j];
     ComponentState& cs = *job.cs;
@@ -351,9 +363,10 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
     const uint8_t* base = job.seg->bytes.empty() ? &kNoData : job.seg->bytes.data();
     for (const auto& s : job.seg->segs) segs.push_back({base + s.offset, s.length, s.passes});
     try {
-      entropy::decode_block(segs.data(), segs.size(), static_cast<uint32_t>(planes),
-                            band_kind(band.band), cs.coding->cblk_style, out, stride, cb.width(),
-                            cb.height());
+      if (entropy::decode_block(segs.data(), segs.size(), static_cast<uint32_t>(planes),
+                                band_kind(band.band), cs.coding->cblk_style, out, stride,
+                                cb.width(), cb.height()) > 0)
+        ++over_passes;
     } catch (const Error& e) {
 #pragma omp critical(gj2k_decode_error)
       if (error.empty()) {
@@ -414,6 +427,12 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
     }
   }
   if (!error.empty() && !o.allow_partial) fail(error_code, t, error);
+  if (over_passes > 0 && warnings)
+    warnings->push_back("tile " + std::to_string(t) + ": " + std::to_string(over_passes) +
+                        " code-blocks carry more coding passes than 3 Nb - 2 for their Nb "
+                        "bit-planes; the passes past those were ignored");
+  if (!error.empty() && warnings)
+    warnings->push_back("tile " + std::to_string(t) + ": " + error + " (decoded as zero)");
 }
 
 // The inverse DWT of one component (its coefficients are already dequantized).
@@ -463,7 +482,8 @@ uint64_t tile_samples(const Codestream& code, uint32_t t, const TileDecodeOption
 
 std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
                                               const Codestream& code, uint32_t t,
-                                              const TileDecodeOptions& o, std::string* warning) {
+                                              const TileDecodeOptions& o,
+                                              std::vector<std::string>* warnings) {
   const MainHeader& main = code.main;
   if (t >= code.tiles.size()) fail(ErrorCode::kInvalidArgument, t, "no such tile");
   const Tile& tile = code.tiles[t];
@@ -526,7 +546,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   }
   bool packed = false;
   std::vector<uint8_t> headers = packed_headers(code, tile, packed);
-  if (!tile.parts.empty()) read_packets(data, headers, packed, code, tile, t, comps, o, warning);
+  if (!tile.parts.empty()) read_packets(data, headers, packed, code, tile, t, comps, o, warnings);
   // Inverse MCT (G.2 / G.3) on components 0..2 when they were decoded with equal sizes.
   const bool tile_mct = mct && comps[0].decode && comps[0].out_rect == comps[1].out_rect &&
                         comps[0].out_rect == comps[2].out_rect;
@@ -566,7 +586,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
       cs.float_coeffs = cs.floats.data();
     }
   }
-  decode_blocks(comps, o, t);
+  decode_blocks(comps, o, t, warnings);
   std::vector<uint8_t>().swap(joined);
   for (auto& cs : comps)
     for (auto& [k, b] : cs.blocks) std::vector<uint8_t>().swap(b.bytes);

@@ -42,11 +42,11 @@ struct TileComponentSamples {
 
 // Decodes tile `t` of `code` (parsed from `cs`). Returns one entry per component (Csiz).
 // Throws gj2k::Error naming the tile and what was wrong; with allow_partial, damaged packet
-// data ends the tile's packet sequence and what was read is decoded. `warning` (optional)
-// receives a description of what was skipped.
+// data ends the tile's packet sequence and what was read is decoded. `warnings` (optional)
+// receives one line per quirk accepted or piece of data skipped.
 std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs, const Codestream& code,
                                               uint32_t t, const TileDecodeOptions& options,
-                                              std::string* warning = nullptr);
+                                              std::vector<std::string>* warnings = nullptr);
 
 // A bound on the coefficient buffers decode_tile would allocate (samples), to refuse absurd
 // headers before allocating.

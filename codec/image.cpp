@@ -176,6 +176,15 @@ std::string describe(const Image& image) {
     case ColorSpace::kICC:
       s += ", ICC";
       break;
+    case ColorSpace::kCMYK:
+      s += ", CMYK";
+      break;
+    case ColorSpace::kCIELab:
+      s += ", CIELab";
+      break;
+    case ColorSpace::kESYCC:
+      s += ", e-sYCC";
+      break;
     case ColorSpace::kUnknown:
       break;
   }

@@ -69,12 +69,13 @@ struct Segment {
 // where m is the magnitude with its p undecoded low bit-planes zero (midpoint reconstruction,
 // r = 1/2, E.1.1.2). Lossless full decode gives out = 2*q. Every sample of the w x h output is
 // written. num_bitplanes must be <= 30 (31 would overflow the output: throws Error kUnsupported).
-// A segment holding more passes than passes_in_segment allows, or more passes in total than
-// max_passes(num_bitplanes), throws Error kFormat. Truncated/corrupt data never crashes nor
+// A segment holding more passes than passes_in_segment allows throws Error kFormat. Passes
+// past max_passes(num_bitplanes) (written by some encoders) are ignored, as OpenJPEG does:
+// returns how many were, 0 for a conforming block. Truncated/corrupt data never crashes nor
 // reads out of bounds: the MQ decoder feeds 0xFF past a segment's end (C.3.4).
-void decode_block(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
-                  BandKind band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
-                  uint32_t h);
+uint32_t decode_block(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
+                      BandKind band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
+                      uint32_t h);
 
 // ---- Segment rules for Tier-2 (15444-1 D.4, D.6, Table D.9) --------------------------------
 // Passes are indexed from 0 (the cleanup pass of the most significant coded bit-plane), then

@@ -221,6 +221,7 @@ struct Decoder {
 template <bool kVc, int kBand>
 void run_decoder(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
                  uint8_t style, int32_t* out, size_t stride, uint32_t w, uint32_t h) {
+  const uint32_t limit = max_passes(num_bitplanes);  // passes past it are ignored
   Decoder<kVc, kBand> d;
   d.w = w;
   d.h = h;
@@ -231,7 +232,7 @@ void run_decoder(const Segment* segments, size_t num_segments, uint32_t num_bitp
   d.reset_contexts();
 
   uint32_t i = 0;
-  for (size_t s = 0; s < num_segments; ++s) {
+  for (size_t s = 0; s < num_segments && i < limit; ++s) {
     const Segment& seg = segments[s];
     if (seg.passes == 0) continue;
     if (seg.passes > passes_in_segment(style, i)) {
@@ -249,7 +250,7 @@ void run_decoder(const Segment* segments, size_t num_segments, uint32_t num_bitp
     } else {
       d.mq.init(seg.data, seg.length);
     }
-    for (uint32_t k = 0; k < seg.passes; ++k, ++i) {
+    for (uint32_t k = 0; k < seg.passes && i < limit; ++k, ++i) {
       const uint32_t p = pass_plane(i, num_bitplanes);
       switch (pass_kind(i)) {
         case PassKind::kSignificance:
@@ -290,9 +291,9 @@ void run_decoder(const Segment* segments, size_t num_segments, uint32_t num_bitp
 
 }  // namespace
 
-void decode_block(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
-                  BandKind band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
-                  uint32_t h) {
+uint32_t decode_block(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
+                      BandKind band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
+                      uint32_t h) {
   if (num_bitplanes > 30) {
     throw Error(ErrorCode::kUnsupported,
                 "Tier-1 decode: " + std::to_string(num_bitplanes) +
@@ -308,15 +309,11 @@ void decode_block(const Segment* segments, size_t num_segments, uint32_t num_bit
   }
   uint64_t total = 0;
   for (size_t s = 0; s < num_segments; ++s) total += segments[s].passes;
-  if (total > max_passes(num_bitplanes)) {
-    throw Error(ErrorCode::kFormat, "Tier-1 decode: " + std::to_string(total) +
-                                        " coding passes for " + std::to_string(num_bitplanes) +
-                                        " bit-planes (at most " +
-                                        std::to_string(max_passes(num_bitplanes)) + ")");
-  }
-  if (total == 0 || w == 0 || h == 0) {
+  const uint64_t decoded = std::min<uint64_t>(total, max_passes(num_bitplanes));
+  const auto ignored = static_cast<uint32_t>(std::min<uint64_t>(total - decoded, UINT32_MAX));
+  if (decoded == 0 || w == 0 || h == 0) {
     for (uint32_t y = 0; y < h; ++y) std::fill_n(out + y * stride, w, 0);
-    return;
+    return ignored;
   }
 
   // One instantiation per mode and orientation (the zero-coding table is a constant).
@@ -337,6 +334,7 @@ void decode_block(const Segment* segments, size_t num_segments, uint32_t num_bit
   } else {
     run.template operator()<false>();
   }
+  return ignored;
 }
 
 }  // namespace gj2k::entropy

@@ -14,7 +14,7 @@ root=$(pwd)
 jobs=${JOBS:-$(nproc)}
 
 packages=(build-essential cmake ninja-build pkg-config git
-          libtiff-dev zlib1g-dev libopenjp2-7-dev libopenjp2-tools
+          libtiff-dev zlib1g-dev liblcms2-dev libopenjp2-7-dev libopenjp2-tools
           libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
           libpng-dev libjpeg62-turbo-dev pybind11-dev python3-dev python3-numpy python3-pytest)
 

@@ -21,7 +21,8 @@ struct Options {
   uint32_t reduce = 0, layers = 0, threads = 0;
   std::string region, components, device = "auto";
   int64_t tile = -1;
-  bool upsample = false, force_rgb = false, allow_partial = false, quiet = false;
+  bool upsample = false, force_rgb = false, icc_to_srgb = false, allow_partial = false,
+       quiet = false;
 };
 
 std::vector<uint32_t> parse_list(const std::string& text, const char* option) {
@@ -49,8 +50,11 @@ int run(const Options& o) {
   p.threads = o.threads;
   p.upsample = o.upsample;
   p.force_rgb = o.force_rgb;
+  p.icc_to_srgb = o.icc_to_srgb;
   p.allow_partial = o.allow_partial;
   p.device = gj2k::cli::device_choice<gj2k::DecodeDevice>(o.device);
+  if (!o.quiet)
+    p.on_warning = [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", w.c_str()); };
   if (o.tile >= 0) p.tile = static_cast<uint32_t>(o.tile);
   if (!o.components.empty()) p.components = parse_list(o.components, "--components");
   if (!o.region.empty()) {
@@ -75,6 +79,13 @@ int run(const Options& o) {
                                         bytes_in, input)
               : "decode");
     progress.update("decode", 0.0);  // then once per tile (DecodeParams::progress)
+    // Colour rendered as opj_decompress writes each format (PGX, raw: components as they are).
+    const auto format = gj2k::io::format_from_extension(output);
+    p.render = !format                               ? gj2k::DecodeParams::Render::kNone
+               : *format == gj2k::io::Format::kTiff ? gj2k::DecodeParams::Render::kRgbKeepCmyk
+               : *format == gj2k::io::Format::kPnm || *format == gj2k::io::Format::kPng
+                   ? gj2k::DecodeParams::Render::kRgb
+                   : gj2k::DecodeParams::Render::kNone;
     gj2k::Image image = gj2k::decode_file(input, p);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -114,6 +125,8 @@ const bool registered = gj2k::cli::register_command(
        app.add_option("-c,--components", o->components, "i,j,...: decode only these components");
        app.add_flag("--upsample", o->upsample, "resample subsampled components to full size");
        app.add_flag("--force-rgb", o->force_rgb, "convert sYCC to RGB");
+       app.add_flag("--icc-to-srgb", o->icc_to_srgb,
+                    "convert ICC-described images to sRGB through lcms2 (as opj_decompress)");
        app.add_flag("--allow-partial", o->allow_partial,
                     "decode what a truncated or damaged stream holds");
        app.add_option("--threads", o->threads, "worker threads (0 = all) (opj -threads)");

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "codec/markers/byte_reader.h"
+#include "codec/markers/reader.h"
 #include "codec/markers/writer.h"
 
 namespace gj2k::codec {
@@ -131,7 +132,11 @@ void read_jp2h(std::span<const uint8_t> data, const BoxHeader& sb, Jp2Header& h)
     ByteReader c(data, b.body, b.end, where(b.type, b.offset));
     switch (b.type) {
       case box::kIhdr:
-        if (seen_ihdr) c.fail(ErrorCode::kFormat, "second ihdr");
+        if (seen_ihdr) {  // as OpenJPEG: the first one counts
+          h.warnings.push_back("JP2: second ihdr box at byte offset " + std::to_string(b.offset) +
+                               " ignored");
+          break;
+        }
         seen_ihdr = true;
         read_ihdr(c, h);
         break;
@@ -187,7 +192,12 @@ void read_jp2h(std::span<const uint8_t> data, const BoxHeader& sb, Jp2Header& h)
       at.fail(ErrorCode::kFormat,
               "cmap names palette column " + std::to_string(e.column) + " that pclr lacks");
   }
-  if (h.pclr && h.cmap.empty()) at.fail(ErrorCode::kFormat, "pclr without cmap");
+  if (h.pclr && h.cmap.empty()) {  // I.5.3.4 wants both; OpenJPEG drops the palette
+    h.warnings.push_back("JP2: pclr box without cmap (byte offset " + std::to_string(sb.offset) +
+                         "): palette ignored, the codestream's components are returned as "
+                         "they are");
+    h.pclr.reset();
+  }
 }
 
 void read_rreq(ByteReader& r, Jp2Header& h) {
@@ -243,6 +253,24 @@ Jp2Header read_jp2(std::span<const uint8_t> data) {
       r.fail(ErrorCode::kTruncated, "a box header");
     }
     const bool first = r.pos() == 0;
+    if (seen_jp2c) {  // boxes after the codestream are not needed: damage there is a warning
+      try {
+        const size_t at = r.pos();
+        const BoxHeader b = read_box_header(r, /*clamp=*/true);
+        h.boxes.push_back({b.type, b.offset, b.end - b.offset, 0});
+        if (b.truncated) {
+          h.warnings.push_back("JP2: " + box_type_name(b.type) + " box at byte offset " +
+                               std::to_string(at) +
+                               " after the codestream runs past the end of the file; ignored");
+          break;
+        }
+        r.skip(b.end - r.pos());
+      } catch (const Error& e) {
+        h.warnings.push_back(std::string("JP2: after the codestream: ") + e.what() + "; ignored");
+        break;
+      }
+      continue;
+    }
     const BoxHeader b = read_box_header(r, /*clamp=*/true);
     h.boxes.push_back({b.type, b.offset, b.end - b.offset, 0});
     ByteReader c(data, b.body, b.end, where(b.type, b.offset));
@@ -261,6 +289,10 @@ Jp2Header read_jp2(std::span<const uint8_t> data) {
         h.compatibility.push_back(c.u32());
         jp2_ok |= h.compatibility.back() == box::kBrandJp2;
       }
+      if (h.brand == box::kBrandJph)  // 15444-15 Annex D: an HTJ2K file
+        throw Error(ErrorCode::kUnsupported, std::string(kHtj2kUnsupported) +
+                                                 " (ftyp brand 'jph ' at byte offset " +
+                                                 std::to_string(b.offset) + ")");
       if (!jp2_ok)
         c.fail(ErrorCode::kUnsupported,
                "brand '" + box_type_name(h.brand) + "' does not list 'jp2 ' as compatible");
@@ -270,7 +302,7 @@ Jp2Header read_jp2(std::span<const uint8_t> data) {
       read_jp2h(data, b, h);
     } else if (b.type == box::kRreq) {
       read_rreq(c, h);
-    } else if (b.type == box::kJp2c && !seen_jp2c) {
+    } else if (b.type == box::kJp2c) {
       seen_jp2c = true;
       h.codestream_offset = b.body;
       h.codestream_length = b.end - b.body;

@@ -39,6 +39,7 @@ inline constexpr uint32_t kUinf = fourcc("uinf");
 inline constexpr uint32_t kSignatureContent = 0x0D0A870A;
 inline constexpr uint32_t kBrandJp2 = fourcc("jp2 ");
 inline constexpr uint32_t kBrandJpx = fourcc("jpx ");
+inline constexpr uint32_t kBrandJph = fourcc("jph ");  // HTJ2K (15444-15 Annex D)
 }  // namespace box
 
 // "ftyp", or the hex value when the type is not printable.
@@ -49,6 +50,9 @@ namespace enum_cs {
 inline constexpr uint32_t kSRGB = 16;
 inline constexpr uint32_t kGreyscale = 17;
 inline constexpr uint32_t kSYCC = 18;
+inline constexpr uint32_t kCMYK = 12;    // JPX (15444-2 Table M.25), read as OpenJPEG reads it
+inline constexpr uint32_t kCIELab = 14;  // JPX
+inline constexpr uint32_t kESYCC = 24;   // JPX
 }  // namespace enum_cs
 
 // Where a box was found: offset of its first byte, whole length including its header.
@@ -124,6 +128,8 @@ struct Jp2Header {
   uint64_t codestream_offset = 0;       // the contents of the first jp2c box
   uint64_t codestream_length = 0;
   bool codestream_truncated = false;  // jp2c claimed more bytes than the file holds
+  // Deviations from Annex I accepted as OpenJPEG accepts them, one line each.
+  std::vector<std::string> warnings;
   // The bit depth of component c from ihdr or bpcc.
   BitDepth component_depth(uint16_t c) const;
 };
@@ -132,7 +138,10 @@ struct Jp2Header {
 bool is_jp2(std::span<const uint8_t> data);
 
 // Reads the boxes of a JP2 (or JP2-compatible JPX) file. A jp2c box that runs past the end is
-// clamped to the data with codestream_truncated set.
+// clamped to the data with codestream_truncated set. Quirks accepted with a line in
+// `warnings`, as OpenJPEG accepts them: a second ihdr (ignored), pclr without cmap (the palette
+// is dropped), damaged boxes after the first jp2c (reading stops there). A 'jph ' brand is
+// refused with codec::kHtj2kUnsupported (Error kUnsupported).
 Jp2Header read_jp2(std::span<const uint8_t> data);
 
 // A JP2 header describing `siz` with colour space `enumerated` (enum_cs::): ihdr from SIZ

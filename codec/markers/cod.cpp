@@ -17,6 +17,11 @@ ComponentCoding parse_spcod(ByteReader& r, bool user_precincts) {
   cc.xcb = static_cast<uint8_t>(xcb + 2);
   cc.ycb = static_cast<uint8_t>(ycb + 2);
   cc.cblk_style = r.u8();
+  if (cc.cblk_style & 0x40)  // 15444-15 A.2: HT code-blocks
+    throw Error(ErrorCode::kUnsupported, std::string(kHtj2kUnsupported) +
+                                             " (code-block style bit 0x40, HT block coding, at "
+                                             "byte offset " +
+                                             std::to_string(r.pos() - 1) + ")");
   if (cc.cblk_style & ~cblk_style::kAll)
     r.fail(ErrorCode::kUnsupported, "code-block style 0x" + std::to_string(cc.cblk_style) +
                                         " uses bits beyond Part 1 (HTJ2K?)");

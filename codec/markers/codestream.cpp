@@ -101,6 +101,9 @@ StepSize Quantization::step(int levels, int n, transform::Band band) const {
   if (levels < 0 || levels > transform::kMaxLevels || n < 0 || n > levels ||
       (band == transform::Band::kLL && n != levels) || (band != transform::Band::kLL && n < 1))
     throw Error(ErrorCode::kInternal, "Quantization::step: no such subband");
+  if (style != QuantStyle::kScalarDerived &&
+      static_cast<size_t>(transform::qcd_index(levels, n, band)) >= steps.size())
+    return StepSize{0, 0};  // not signalled: what OpenJPEG reads (reader.h, read_codestream)
   return transform::signalled_step(style, steps, levels, n, band);
 }
 

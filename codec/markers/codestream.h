@@ -155,8 +155,9 @@ struct Quantization {
   std::vector<StepSize> steps;
   // The step of subband `band` at decomposition level n (1..levels; LL uses n = levels), with
   // the derived rule E-5 (epsilon_b = epsilon_0 - NL + n_b, mu_b = mu_0), as
-  // transform::signalled_step. Throws Error(kFormat) when `steps` has too few entries for
-  // `levels` or a derived exponent leaves 0..31.
+  // transform::signalled_step. A subband past the signalled entries (a quirk the reader warns
+  // about) gets exponent 0, mantissa 0, as OpenJPEG reads it. Throws Error(kFormat) when a
+  // derived exponent leaves 0..31.
   StepSize step(int levels, int n, transform::Band band) const;
   bool operator==(const Quantization&) const = default;
 };
@@ -248,6 +249,8 @@ struct MainHeader {
   std::vector<Com> com;
   std::vector<MarkerInfo> markers;  // every marker from SOC to before the first SOT
   size_t end = 0;                   // offset of the first SOT (or of EOC / end of data)
+  // Deviations from Annex A accepted as OpenJPEG accepts them, one line each (what and how).
+  std::vector<std::string> warnings;
 };
 
 // What a tile's tile-part headers may override or add (A.4.2). The reader merges the
@@ -271,6 +274,8 @@ struct TilePartHeader {
   uint32_t psot = 0;  // length from SOT's first byte to the end of the data (0 = to EOC)
   uint8_t tpsot = 0;  // tile-part index within the tile
   uint8_t tnsot = 0;  // number of tile-parts of the tile, 0 = not given here
+  // TPsot == TNsot as coded (an encoder bug OpenJPEG accepts): tnsot was set to TPsot + 1.
+  bool tnsot_corrected = false;
   TileHeader header;  // this tile-part's own markers
   std::vector<MarkerInfo> markers;
   size_t sot_offset = 0;  // offset of the SOT marker
@@ -291,6 +296,8 @@ struct Codestream {
   std::vector<Tile> tiles;  // num_tiles() entries, tiles[t].index == t; parts may be empty
   bool eoc_found = false;
   bool truncated = false;  // only with ReadOptions::allow_truncated: data ended early
+  // Deviations accepted in tile-part headers (main.warnings holds the main header's).
+  std::vector<std::string> warnings;
 };
 
 // The packed packet headers of tile `t` (PPM chunks of its tile-parts, or its PPT data), in

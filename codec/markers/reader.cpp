@@ -45,15 +45,29 @@ MarkerInfo next_marker(ByteReader& r, int tile) {
   return m;
 }
 
-// Checks that `q` has enough step sizes for `levels`; `offset` locates the header at fault.
-void check_steps(const Quantization& q, int levels, uint16_t c, size_t offset, int tile) {
+// Warns when `q` has too few step sizes for `levels` (Quantization::step gives the missing
+// ones exponent 0, mantissa 0); `offset` locates the header at fault.
+void check_steps(const Quantization& q, int levels, uint16_t c, size_t offset, int tile,
+                 std::vector<std::string>& warnings) {
   const size_t need = q.style == QuantStyle::kScalarDerived ? 1 : 3 * size_t(levels) + 1;
-  if (q.steps.size() < need)
-    fail_at(ErrorCode::kFormat,
-            "component " + std::to_string(c) + " has " + std::to_string(levels) +
-                " decomposition levels but its quantization (QCD/QCC) gives " +
-                std::to_string(q.steps.size()) + " step sizes (needs " + std::to_string(need) + ")",
-            offset, tile);
+  if (q.steps.size() >= need) return;
+  std::string s = "component " + std::to_string(c) + " has " + std::to_string(levels) +
+                  " decomposition levels but its quantization (QCD/QCC) gives " +
+                  std::to_string(q.steps.size()) + " step sizes (needs " + std::to_string(need) +
+                  "); the missing ones taken as exponent 0, mantissa 0 (byte offset " +
+                  std::to_string(offset);
+  if (tile >= 0) s += ", tile " + std::to_string(tile);
+  warnings.push_back(s + ")");
+}
+
+// Part 15 capability bits: Rsiz bit 14 (15444-15 A.2) and, in CAP, Pcap bit for Part 15.
+constexpr uint16_t kRsizHtj2k = 0x4000;
+constexpr uint16_t kCap = 0xFF50;
+constexpr uint32_t kPcapPart15 = uint32_t{1} << (32 - 15);
+
+[[noreturn]] void refuse_htj2k(const std::string& why, size_t offset) {
+  throw Error(ErrorCode::kUnsupported, std::string(kHtj2kUnsupported) + " (" + why +
+                                           " at byte offset " + std::to_string(offset) + ")");
 }
 
 // Markers that may appear in both main and tile-part headers.
@@ -130,7 +144,13 @@ MainHeader read_main_header(std::span<const uint8_t> cs) {
       case marker::kSiz:
         if (seen_siz) seg.fail(ErrorCode::kFormat, "second SIZ");
         seen_siz = true;
+        if (seg.remaining() >= 2 && (seg.peek_u16() & kRsizHtj2k))
+          refuse_htj2k("SIZ Rsiz bit 14, Part 15 capabilities", m.offset);
         mh.siz = parse_siz(seg);
+        break;
+      case kCap:
+        if (seg.remaining() >= 4 && (seg.u32() & kPcapPart15))
+          refuse_htj2k("CAP marker naming Part 15", m.offset);
         break;
       case marker::kTlm:
         mh.tlm.push_back(parse_tlm(seg));
@@ -168,7 +188,7 @@ MainHeader read_main_header(std::span<const uint8_t> cs) {
   }
   for (uint16_t c = 0; c < mh.siz.components.size(); ++c)
     check_steps(effective_quantization(mh, nullptr, c), effective_coding(mh, nullptr, c).levels, c,
-                mh.end, -1);
+                mh.end, -1, mh.warnings);
   return mh;
 }
 
@@ -195,9 +215,13 @@ TilePartHeader read_tile_part_header(std::span<const uint8_t> cs, size_t offset,
                                        std::to_string(num_tiles(main.siz)) + " tiles");
     if (tp.psot != 0 && tp.psot < 14)
       seg.fail(ErrorCode::kFormat, "Psot = " + std::to_string(tp.psot) + " (at least 14)");
-    if (tp.tnsot != 0 && tp.tpsot >= tp.tnsot)
+    if (tp.tnsot != 0 && tp.tpsot == tp.tnsot && tp.tnsot < 255) {
+      tp.tnsot = static_cast<uint8_t>(tp.tpsot + 1);  // a known encoder bug, as OpenJPEG
+      tp.tnsot_corrected = true;
+    } else if (tp.tnsot != 0 && tp.tpsot > tp.tnsot) {
       seg.fail(ErrorCode::kFormat,
                "TPsot = " + std::to_string(tp.tpsot) + " but TNsot = " + std::to_string(tp.tnsot));
+    }
   }
   const int tile = tp.isot;
   size_t end = cs.size();
@@ -278,6 +302,11 @@ Codestream read_codestream(std::span<const uint8_t> cs, const ReadOptions& optio
     if (code != marker::kSot)
       fail_at(ErrorCode::kFormat, "expected SOT or EOC, found " + marker_name(code), pos, -1);
     TilePartHeader tp = read_tile_part_header(cs, pos, out.main, options);
+    if (tp.tnsot_corrected)
+      out.warnings.push_back("SOT at byte offset " + std::to_string(pos) + " (tile " +
+                             std::to_string(tp.isot) +
+                             "): TPsot = TNsot = " + std::to_string(tp.tpsot) +
+                             ", a known encoder bug; TNsot taken as " + std::to_string(tp.tnsot));
     const bool last = tp.psot == 0 || uint64_t{pos} + tp.psot > cs.size();
     if (uint64_t{pos} + tp.psot > cs.size()) out.truncated = true;
     pos = tp.body_end;
@@ -321,7 +350,7 @@ Codestream read_codestream(std::span<const uint8_t> cs, const ReadOptions& optio
       for (uint16_t c = 0; c < out.main.siz.components.size(); ++c)
         check_steps(effective_quantization(out.main, &th, c),
                     effective_coding(out.main, &th, c).levels, c,
-                    out.tile_parts[tile.parts[0]].sot_offset, tile.index);
+                    out.tile_parts[tile.parts[0]].sot_offset, tile.index, out.warnings);
     }
   }
   return out;

@@ -15,6 +15,10 @@
 
 namespace gj2k::codec {
 
+// The one line with which HTJ2K (Part 15) codestreams are refused (ErrorCode::kUnsupported),
+// followed by what gave them away.
+inline constexpr const char* kHtj2kUnsupported = "HTJ2K (ISO/IEC 15444-15) is not supported yet";
+
 struct ReadOptions {
   // A tile-part whose Psot runs past the end of the data is clamped to the data (and
   // Codestream::truncated set) instead of failing with kTruncated; parsing stops there. Bytes
@@ -32,8 +36,11 @@ TilePartHeader read_tile_part_header(std::span<const uint8_t> cs, size_t offset,
                                      const MainHeader& main, const ReadOptions& options = {});
 
 // The whole codestream: main header, all tile-parts in any order, tiles with their tile-parts
-// sorted by TPsot and their headers merged. Checks that every (tile, component) has enough
-// quantization step sizes for its decomposition levels.
+// sorted by TPsot and their headers merged. A (tile, component) with fewer expounded step
+// sizes than its decomposition levels need is accepted with a warning: the missing subbands
+// take exponent 0 and mantissa 0, as OpenJPEG reads them (Quantization::step).
+// HTJ2K codestreams (SIZ Rsiz bit 14, a CAP marker naming Part 15, code-block style bit 0x40)
+// are refused with kHtj2kUnsupported.
 Codestream read_codestream(std::span<const uint8_t> cs, const ReadOptions& options = {});
 
 // ---- single marker segments ----------------------------------------------------------------

@@ -53,7 +53,28 @@ struct DecodeParams {
   // images described by a restricted ICC profile (monochrome or matrix/TRC RGB) converted to
   // sRGB (grey stays one component). Other colour descriptions are left as they are.
   bool force_rgb = false;
-  // On a truncated or damaged stream, decode what it holds instead of throwing.
+  // Render the colour as opj_decompress does before it writes an image file (its color.c):
+  // sYCC and e-sYCC to RGB (4:4:4, 4:2:2 and 4:2:0 chroma upsampled; three components with
+  // subsampled chroma and no colour space are taken as sYCC, as OpenJPEG takes them), CMYK to
+  // 8-bit RGB (kRgb; kRgbKeepCmyk keeps the four inks, as opj_decompress writes TIFF), then
+  // components of mixed subsampling upsampled to the image grid (all subsampled alike: kept
+  // at their size, as opj_decompress writes them). ICC profiles stay attached
+  // (Image::icc_profile; force_rgb converts restricted ones); CIELab is left as L*a*b*
+  // samples with a warning (OpenJPEG converts it through lcms2). With `components` given,
+  // only the sizes are handled (no colour conversion). kNone: the components as
+  // the codestream and JP2 boxes give them. The CLI uses kRgb for PNM and kRgbKeepCmyk for
+  // TIFF outputs.
+  enum class Render { kNone, kRgb, kRgbKeepCmyk };
+  // Convert images described by an ICC profile (colr method 2) to sRGB through lcms2, as
+  // opj_decompress does by default (RGB and grey profiles; grey becomes three components),
+  // before the rendering above. Off by default: the profile stays with the image. Without
+  // lcms2 in the build: Error(kUnsupported).
+  bool icc_to_srgb = false;
+  Render render = Render::kNone;
+  // On a truncated or damaged stream, decode what it holds instead of throwing, as OpenJPEG's
+  // non-strict mode (opj_decompress -allow-partial) does: the code-blocks of the packet in
+  // which the data ends, from the first codeword segment that runs past it, decode as zero;
+  // everything read before decodes. Tiles without any tile-part are 0 (with or without it).
   bool allow_partial = false;
   // Worker threads for decoding (0 = all hardware threads).
   uint32_t threads = 0;
@@ -74,8 +95,11 @@ struct DecodeParams {
   // Called from the coding thread with a stage name and the fraction done (0..1). Return false
   // to cancel: the call then throws Error(kCancelled). May be empty. Must not throw.
   std::function<bool(const char* stage, double fraction)> progress;
-  // Receives each warning about the input (a quirk accepted, data skipped). May be empty.
-  std::function<void(const std::string&)> warning;
+  // Called (on the calling thread, before decode returns or throws) once per distinct warning:
+  // a quirk of the input accepted the way OpenJPEG accepts it (e.g. more coding passes than a
+  // code-block's bit-planes allow, TPsot == TNsot, a JP2 pclr without cmap), or data skipped
+  // under allow_partial. One line each, naming what and where. Null: warnings are dropped.
+  std::function<void(const std::string&)> on_warning;
 };
 
 struct ComponentInfo {

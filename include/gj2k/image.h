@@ -29,6 +29,9 @@ enum class ColorSpace {
   kSRGB,     // enumerated sRGB
   kSYCC,     // enumerated sYCC
   kICC,      // described by the ICC profile in Image::icc_profile
+  kCMYK,     // JPX enumerated CMYK (12), as OpenJPEG reads it from JP2 files
+  kCIELab,   // JPX enumerated CIELab (14)
+  kESYCC,    // JPX enumerated e-sYCC (24)
 };
 
 // The allocator of sample buffers. Like std::allocator, except that value-initialising

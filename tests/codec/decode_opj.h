@@ -79,6 +79,8 @@ struct DecodeOptions {
   uint32_t layers = 0;
   std::optional<std::array<int32_t, 4>> area;
   std::optional<uint32_t> tile;
+  // opj_decompress -allow-partial: OpenJPEG's non-strict mode (truncated streams decode).
+  bool allow_partial = false;
 };
 
 // Decodes a codestream (or a JP2 file, by its signature) with OpenJPEG; nullopt when OpenJPEG
@@ -102,7 +104,9 @@ inline std::optional<Image> decode(const std::vector<uint8_t>& bytes, const Deco
   p.cp_reduce = o.reduce;
   p.cp_layer = o.layers;
   opj_image_t* im = nullptr;
-  bool ok = opj_setup_decoder(codec, &p) && opj_read_header(s, codec, &im);
+  bool ok = opj_setup_decoder(codec, &p) &&
+            (!o.allow_partial || opj_decoder_set_strict_mode(codec, OPJ_FALSE)) &&
+            opj_read_header(s, codec, &im);
   if (ok && o.area)
     ok = opj_set_decode_area(codec, im, (*o.area)[0], (*o.area)[1], (*o.area)[2], (*o.area)[3]);
   if (ok) {

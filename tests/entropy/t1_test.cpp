@@ -315,13 +315,18 @@ TEST(T1Coder, SegmentRules) {
     EXPECT_EQ(pass_is_raw(kBypass, i), i >= 10 && (i - 1) % 3 != 2) << i;
     EXPECT_FALSE(pass_is_raw(0, i));
   }
-  // Too many passes in a segment, or in total, is a format error.
+  // Too many passes in a segment is a format error; passes past 3 Nb - 2 are ignored (the
+  // block decodes as its first 3 Nb - 2 passes).
   std::vector<uint8_t> junk(16, 0x33);
   std::vector<int32_t> out(16);
   const Segment too_long{junk.data(), 16, 11};
   EXPECT_THROW(decode_block(&too_long, 1, 8, BandKind::kLL, kBypass, out.data(), 4, 4, 4), Error);
   const Segment too_many{junk.data(), 16, 8};
-  EXPECT_THROW(decode_block(&too_many, 1, 3, BandKind::kLL, 0, out.data(), 4, 4, 4), Error);
+  EXPECT_EQ(decode_block(&too_many, 1, 3, BandKind::kLL, 0, out.data(), 4, 4, 4), 1u);
+  const Segment just_enough{junk.data(), 16, 7};
+  std::vector<int32_t> expect(16);
+  EXPECT_EQ(decode_block(&just_enough, 1, 3, BandKind::kLL, 0, expect.data(), 4, 4, 4), 0u);
+  EXPECT_EQ(out, expect);
 }
 
 // Tier-2 keeps its own statement of the segment rule (t2_packet.h); both must agree.
