@@ -329,7 +329,7 @@ TEST(DecodeQuirks, CliPrintsWarnings) {
   const std::string loud = run("");
   EXPECT_NE(loud.find("warning: SOT at byte offset"), std::string::npos) << loud;
   EXPECT_EQ(std::count(loud.begin(), loud.end(), '\n'), 1) << loud;
-  EXPECT_EQ(run("-q"), "");
+  EXPECT_EQ(run("--quiet"), "");
 }
 
 }  // namespace
