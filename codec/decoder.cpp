@@ -43,6 +43,7 @@ codec::Jp2Color to_color(const codec::Jp2Header& h) {
                       : colr.enumerated == codec::enum_cs::kCIELab    ? ColorSpace::kCIELab
                       : colr.enumerated == codec::enum_cs::kESYCC     ? ColorSpace::kESYCC
                                                                       : ColorSpace::kUnknown;
+      c.lab = colr.lab;
       break;
     }
     if (colr.method == 2) {
@@ -419,7 +420,7 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
     codec::icc_to_srgb_lcms(image, std::vector<uint8_t>(image.icc_profile), warnings);
   if (p.render != DecodeParams::Render::kNone)
     codec::render_like_openjpeg(image, p.render == DecodeParams::Render::kRgbKeepCmyk,
-                                p.components.empty(), warnings);
+                                p.components.empty(), warnings, color.lab);
   if (p.upsample) codec::upsample(image);
   return image;
 }

@@ -1,6 +1,8 @@
 // JP2 palette and channel definitions, upsampling, sYCC to RGB (codec/decoder_color.h).
 #include "codec/decoder_color.h"
 
+#include "codec/decoder_icc_lcms.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -257,7 +259,7 @@ void cmyk_to_rgb_opj(Image& image) {
 }  // namespace
 
 void render_like_openjpeg(Image& image, bool keep_cmyk, bool convert_colour,
-                          std::vector<std::string>& warnings) {
+                          std::vector<std::string>& warnings, const std::vector<uint32_t>& lab) {
   const size_t n = convert_colour ? image.components.size() : 0;
   // opj_decompress: three components, the first not subsampled anisotropically and the
   // second subsampled, are sYCC whatever the file says.
@@ -285,8 +287,12 @@ void render_like_openjpeg(Image& image, bool keep_cmyk, bool convert_colour,
     else
       warnings.push_back("CMYK with subsampled inks: left as CMYK");
   } else if (image.color_space == ColorSpace::kCIELab && convert_colour) {
-    warnings.push_back(
-        "CIELab: written as its L*a*b* samples (OpenJPEG converts it to sRGB through lcms2)");
+    if (!have_lcms2())
+      warnings.push_back(
+          "CIELab: written as its L*a*b* samples (converting it to sRGB needs gj2k built with "
+          "lcms2)");
+    else
+      cielab_to_srgb_lcms(image, lab, warnings);
   }
   // Components that share one subsampling stay at their size, as opj_decompress writes them:
   // the image becomes their grid (B-2: [ceil(x0/dx), ceil(x1/dx)), dx = 1). Mixed ones are

@@ -35,6 +35,8 @@ struct Jp2Color {
     uint16_t index = 0, type = 0, association = 0;
   };
   std::vector<Channel> cdef;
+  // CIELab (colr enumerated 14): RL, OL, RA, OA, RB, OB, IL from the box; empty: defaults.
+  std::vector<uint32_t> lab;
 };
 
 // Expands a palette: the output has one component per cmap entry (I.5.3.4/5). Palette
@@ -60,12 +62,13 @@ void sycc_to_rgb(Image& image);
 // to RGB with OpenJPEG's arithmetic, CMYK to 8-bit RGB unless keep_cmyk, then components of
 // mixed subsampling upsampled to the image grid (all subsampled alike: left at their size, as
 // opj_decompress writes them, the image area becoming their grid with dx = dy = 1).
-// Conversions it cannot make (other chroma subsamplings,
-// components of different sizes, CIELab) leave the image as it is and add a line to
-// `warnings`.
-// With convert_colour false (a subset of the components was decoded) only the sizes are
-// handled.
+// CIELab goes to 16-bit sRGB through lcms2 (cielab_to_srgb_lcms) with the colr box's ranges
+// `lab` (empty: the defaults). Conversions it cannot make (other chroma subsamplings,
+// components of different sizes, CIELab without lcms2) leave the image as it is and add a line
+// to `warnings`. With convert_colour false (a subset of the components was decoded) only the
+// sizes are handled.
 void render_like_openjpeg(Image& image, bool keep_cmyk, bool convert_colour,
-                          std::vector<std::string>& warnings);
+                          std::vector<std::string>& warnings,
+                          const std::vector<uint32_t>& lab = {});
 
 }  // namespace gj2k::codec

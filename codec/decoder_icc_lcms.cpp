@@ -7,6 +7,7 @@
 #include <lcms2.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #endif
 
@@ -107,6 +108,70 @@ bool icc_to_srgb_lcms(Image& image, const std::vector<uint8_t>& icc,
   return true;
 }
 
+bool cielab_to_srgb_lcms(Image& image, const std::vector<uint32_t>& lab,
+                         std::vector<std::string>& warnings) {
+  auto& comps = image.components;
+  if (comps.size() != 3 || comps[1].width != comps[0].width || comps[1].height != comps[0].height ||
+      comps[2].width != comps[0].width || comps[2].height != comps[0].height) {
+    warnings.push_back("CIELab: needs three components of one size; left as L*a*b* samples");
+    return false;
+  }
+  Profile in(cmsCreateLab4Profile(nullptr));
+  Profile srgb(cmsCreate_sRGBProfile());
+  Transform t(in && srgb ? cmsCreateTransform(in.get(), TYPE_Lab_DBL, srgb.get(), TYPE_RGB_16,
+                                              INTENT_PERCEPTUAL, 0)
+                         : nullptr);
+  if (!t) {
+    warnings.push_back("CIELab: lcms2 cannot make a transform to sRGB; left as L*a*b* samples");
+    return false;
+  }
+  double full[3], range[3], offset[3];
+  for (int c = 0; c < 3; ++c) full[c] = std::ldexp(1.0, int(comps[c].precision)) - 1;
+  if (lab.size() >= 6) {
+    for (int c = 0; c < 3; ++c) {
+      range[c] = lab[2 * c];
+      offset[c] = lab[2 * c + 1];
+    }
+  } else {  // "DEF"
+    range[0] = 100;
+    range[1] = 170;
+    range[2] = 200;
+    offset[0] = 0;
+    offset[1] = std::ldexp(1.0, int(comps[1].precision) - 1);
+    offset[2] =
+        std::ldexp(1.0, int(comps[2].precision) - 2) + std::ldexp(1.0, int(comps[2].precision) - 3);
+  }
+  double lo[3], step[3];
+  for (int c = 0; c < 3; ++c) {
+    lo[c] = -(range[c] * offset[c]) / full[c];
+    step[c] = ((lo[c] + range[c]) - lo[c]) / full[c];
+  }
+  const size_t n = comps[0].samples.size();
+  std::vector<Samples> out(3);
+  for (auto& o : out) o.resize(n);
+  constexpr size_t kChunk = 4096;
+  std::vector<cmsCIELab> in_px(kChunk);
+  std::vector<uint16_t> out_px(3 * kChunk);
+  for (size_t i = 0; i < n; i += kChunk) {
+    const size_t m = std::min(kChunk, n - i);
+    for (size_t k = 0; k < m; ++k) {
+      in_px[k].L = lo[0] + double(comps[0].samples[i + k]) * step[0];
+      in_px[k].a = lo[1] + double(comps[1].samples[i + k]) * step[1];
+      in_px[k].b = lo[2] + double(comps[2].samples[i + k]) * step[2];
+    }
+    cmsDoTransform(t.get(), in_px.data(), out_px.data(), static_cast<cmsUInt32Number>(m));
+    for (size_t k = 0; k < m; ++k)
+      for (int c = 0; c < 3; ++c) out[c][i + k] = out_px[3 * k + c];
+  }
+  for (int c = 0; c < 3; ++c) {
+    comps[c].samples = std::move(out[c]);
+    comps[c].precision = 16;
+    comps[c].is_signed = false;
+  }
+  image.color_space = ColorSpace::kSRGB;
+  return true;
+}
+
 #else
 
 bool have_lcms2() {
@@ -116,6 +181,11 @@ bool have_lcms2() {
 bool icc_to_srgb_lcms(Image&, const std::vector<uint8_t>&, std::vector<std::string>&) {
   throw Error(ErrorCode::kUnsupported,
               "converting ICC profiles to sRGB needs gj2k built with lcms2 (liblcms2-dev)");
+}
+
+bool cielab_to_srgb_lcms(Image&, const std::vector<uint32_t>&, std::vector<std::string>&) {
+  throw Error(ErrorCode::kUnsupported,
+              "converting CIELab to sRGB needs gj2k built with lcms2 (liblcms2-dev)");
 }
 
 #endif

@@ -86,6 +86,8 @@ void read_colr(ByteReader& r, Jp2Header& h) {
   c.approximation = r.u8();
   if (c.method == 1) {
     c.enumerated = r.u32();
+    if (c.enumerated == enum_cs::kCIELab && r.remaining() >= 28)
+      for (int k = 0; k < 7; ++k) c.lab.push_back(r.u32());
   }
   auto rest = r.bytes(r.remaining());  // ICC profile (2, 3) or vendor data; ignored tail for 1
   if (c.method != 1) c.icc.assign(rest.begin(), rest.end());
@@ -379,7 +381,10 @@ std::vector<uint8_t> write_jp2(const Jp2Header& h, std::span<const uint8_t> code
     w.u8(c.method);
     w.u8(static_cast<uint8_t>(c.precedence));
     w.u8(c.approximation);
-    if (c.method == 1) w.u32(c.enumerated);
+    if (c.method == 1) {
+      w.u32(c.enumerated);
+      for (uint32_t v : c.lab) w.u32(v);
+    }
     w.bytes(c.icc);
     end_box(at);
   }

@@ -87,6 +87,9 @@ struct Colr {
   uint8_t approximation = 0;
   uint32_t enumerated = 0;   // method 1: enum_cs::
   std::vector<uint8_t> icc;  // method 2 and 3: the ICC profile bytes; others: the raw rest
+  // method 1, CIELab (15444-2 M.11.7.4): the ranges and offsets RL, OL, RA, OA, RB, OB and the
+  // illuminant IL when the box carries them; empty: the default ranges ("DEF").
+  std::vector<uint32_t> lab;
   bool operator==(const Colr&) const = default;
 };
 
