@@ -28,6 +28,8 @@ const char* to_string(ErrorCode code) {
       return "unsupported";
     case ErrorCode::kDevice:
       return "device error";
+    case ErrorCode::kResource:
+      return "out of resources";
     case ErrorCode::kInternal:
       return "internal error";
   }
