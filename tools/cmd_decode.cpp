@@ -19,6 +19,7 @@ struct Options {
   uint32_t reduce = 0, layers = 0, threads = 0;
   std::string region, components, device = "auto";
   int64_t tile = -1;
+  uint64_t max_samples = gj2k::default_max_samples();
   bool upsample = false, force_rgb = false, allow_partial = false, quiet = false;
 };
 
@@ -48,6 +49,7 @@ int run(const Options& o) {
   p.upsample = o.upsample;
   p.force_rgb = o.force_rgb;
   p.allow_partial = o.allow_partial;
+  p.max_samples = o.max_samples;
   p.device = gj2k::cli::device_choice<gj2k::DecodeDevice>(o.device);
   if (o.tile >= 0) p.tile = static_cast<uint32_t>(o.tile);
   if (!o.components.empty()) p.components = parse_list(o.components, "--components");
@@ -58,6 +60,7 @@ int run(const Options& o) {
                         "--region: expected x0,y0,x1,y1 with x1 > x0 and y1 > y0");
     p.region = gj2k::Region{v[0], v[1], v[2], v[3]};
   }
+  gj2k::io::check_output(o.output);  // a bad output name costs nothing
   auto start = std::chrono::steady_clock::now();
   gj2k::Image image = gj2k::decode_file(o.input, p);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -87,6 +90,10 @@ const bool registered = gj2k::cli::register_command(
        app.add_flag("--allow-partial", o->allow_partial,
                     "decode what a truncated or damaged stream holds");
        app.add_option("--threads", o->threads, "worker threads (0 = all)");
+       app.add_option("--max-samples", o->max_samples,
+                      "refuse outputs (or tiles) of more samples than this (default: physical "
+                      "memory / 32 = " +
+                          std::to_string(gj2k::default_max_samples()) + ")");
        gj2k::cli::add_device_option(app, o->device);
        app.add_flag("-q,--quiet", o->quiet, "print nothing on success");
        return [o] { return run(*o); };
