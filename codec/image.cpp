@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "codec/api_guard.h"
 #include "gj2k/error.h"
 #include "gj2k/gj2k.h"
 
@@ -61,7 +62,8 @@ void allocate_components(Image& image) {
           " out of 1..32");
     comp.width = component_extent(image.x0, image.x1, comp.dx);
     comp.height = component_extent(image.y0, image.y1, comp.dy);
-    comp.samples.assign(static_cast<size_t>(comp.width) * comp.height, 0);
+    const size_t n = static_cast<size_t>(comp.width) * comp.height;
+    detail::guard("", "allocating an image", [&] { comp.samples.assign(n, 0); });
   }
 }
 

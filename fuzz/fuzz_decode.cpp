@@ -9,10 +9,10 @@
 //   cmake --build build-fuzz --target fuzz_decode
 //   OMP_WAIT_POLICY=passive build-fuzz/bin/fuzz_decode -max_len=300000 -rss_limit_mb=2048 \
 //     corpus/ ../shared/conformance/input
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <span>
@@ -24,7 +24,7 @@ namespace {
 uint64_t max_samples() {
   static const uint64_t value = [] {
     if (const char* env = std::getenv("GJ2K_FUZZ_MAX_SAMPLES"))
-      return std::strtoull(env, nullptr, 10);
+      return static_cast<uint64_t>(std::strtoull(env, nullptr, 10));
     return std::min<uint64_t>(gj2k::default_max_samples(), uint64_t{1} << 26);
   }();
   return value;

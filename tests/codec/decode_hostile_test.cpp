@@ -299,3 +299,47 @@ INSTANTIATE_TEST_SUITE_P(Conformance, DecodeHostileSweep,
                          });
 
 }  // namespace
+
+namespace {
+
+// `gj2k decode`: --max-samples lowers or raises the limit; a bad output name is refused before
+// decoding; errors name the input file.
+std::string cli(const std::string& args, int& status) {
+  const auto log = gj2k::test::scratch_dir() / "hostile_cli.txt";
+  status = std::system(
+      (std::string(GJ2K_BINARY_DIR) + "/bin/gj2k decode -q " + args + " 2>" + log.string())
+          .c_str());
+  std::ifstream in(log);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(DecodeHostileCli, MaxSamplesAndOutputChecks) {
+  const auto dir = gj2k::test::scratch_dir() / "hostile_cli";
+  std::filesystem::create_directories(dir);
+  const auto in = dir / "small.j2k";
+  const Bytes cs = encode(ramp(64, 64));
+  std::ofstream(in, std::ios::binary)
+      .write(reinterpret_cast<const char*>(cs.data()), static_cast<std::streamsize>(cs.size()));
+  int status = 0;
+  std::string err =
+      cli("-i " + in.string() + " -o " + (dir / "a.pgm").string() + " --max-samples 4095", status);
+  EXPECT_NE(status, 0);
+  EXPECT_NE(err.find("--max-samples"), std::string::npos) << err;
+  EXPECT_NE(err.find(in.string()), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "a.pgm"));
+  err =
+      cli("-i " + in.string() + " -o " + (dir / "a.pgm").string() + " --max-samples 4096", status);
+  EXPECT_EQ(status, 0) << err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "a.pgm"));
+  err = cli("-i " + in.string() + " -o " + (dir / "none" / "a.pgm").string(), status);
+  EXPECT_NE(status, 0);
+  EXPECT_NE(err.find("does not exist"), std::string::npos) << err;
+  err = cli("-i " + in.string() + " -o " + (dir / "a.bmp").string(), status);
+  EXPECT_NE(status, 0);
+  EXPECT_NE(err.find("unknown image format"), std::string::npos) << err;
+  err = cli("-i " + dir.string() + " -o " + (dir / "b.pgm").string(), status);
+  EXPECT_NE(status, 0);
+  EXPECT_NE(err.find("is a directory"), std::string::npos) << err;
+}
+
+}  // namespace

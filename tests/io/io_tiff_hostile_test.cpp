@@ -87,7 +87,17 @@ fs::path bilevel_deflate(const std::string& name, uint32_t width, uint32_t heigh
   return path;
 }
 
-void expect_fast_error(const fs::path& path, ErrorCode code, const std::string& text) {
+// Sanitizer builds fill every new sample buffer (GJ2K_POISON_SAMPLES), so there a large image
+// costs its memory as soon as it is allocated: what "allocated, not filled" saves is not
+// measurable.
+#ifdef GJ2K_POISON_SAMPLES
+constexpr bool kAllocatorFills = true;
+#else
+constexpr bool kAllocatorFills = false;
+#endif
+
+void expect_fast_error(const fs::path& path, ErrorCode code, const std::string& text,
+                       bool relies_on_untouched_pages = false) {
   const BoundedResult r = run_bounded([&] {
     try {
       gj2k::io::read_image(path);
@@ -102,6 +112,7 @@ void expect_fast_error(const fs::path& path, ErrorCode code, const std::string& 
   EXPECT_EQ(r.message.rfind("wrong code", 0), std::string::npos);
   EXPECT_NE(r.message.find(path.string()), std::string::npos);
   EXPECT_NE(r.message.find(text), std::string::npos);
+  if (relies_on_untouched_pages && kAllocatorFills) return;
   EXPECT_LT(r.seconds, 1.0);
   if (r.memory_measured) {
     EXPECT_LT(r.peak_kb, 200 * 1024);
@@ -120,7 +131,7 @@ TEST(IoTiffHostile, BilevelDeflateBeyondItsExpansion) {
 // the image is allocated but not filled, and the missing strip ends the read at once.
 TEST(IoTiffHostile, BilevelDeflateWithMissingStripsFailsAtTheFirstGap) {
   const auto path = bilevel_deflate("gaps.tif", 16000, 16000, 16, 16, 1000);
-  expect_fast_error(path, ErrorCode::kFormat, "strip 1");
+  expect_fast_error(path, ErrorCode::kFormat, "strip 1", true);
 }
 
 // The same image with one strip of 16000 rows whose data stops inflating after 16 rows.
@@ -130,6 +141,7 @@ TEST(IoTiffHostile, BilevelDeflateShortStripFailsCheaply) {
   SCOPED_TRACE(r.describe());
   ASSERT_EQ(r.kind, BoundedResult::Kind::kGjError);
   EXPECT_NE(r.message.find("strip 0"), std::string::npos);
+  if (kAllocatorFills) return;
   EXPECT_LT(r.seconds, 1.0);
   if (r.memory_measured) {
     EXPECT_LT(r.peak_kb, 200 * 1024);
