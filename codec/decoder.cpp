@@ -317,15 +317,24 @@ Image Decoder::Impl::decode(const DecodeParams& p) {
     comp.height = component_extent(image.y0, image.y1, comp.dy);
   }
 
-  // Tiles that meet the area and have data. A tile without a tile-part means the stream lost
-  // data (every tile has at least one, A.4.2): refused before anything is allocated, or, with
-  // allow_partial, left zero as OpenJPEG leaves it, without decoding it.
+  // Tiles that meet the area and have data. A tile without a tile-part whose tile-components
+  // hold samples means the stream lost data: refused before anything is allocated, or, with
+  // allow_partial, left zero as OpenJPEG leaves it, without decoding it. (Encoders may omit
+  // tiles whose tile-components are all empty, B.3: Kakadu does in b2_mono.)
   std::vector<uint32_t> tiles;
   std::vector<uint32_t> absent;
   for (uint32_t t = 0; t < ntiles; ++t) {
     const Rect tr = codec::tile_rect(siz, t);
-    if (tr.x0 < area.x1 && tr.x1 > area.x0 && tr.y0 < area.y1 && tr.y1 > area.y0)
-      (code.tiles[t].parts.empty() ? absent : tiles).push_back(t);
+    if (!(tr.x0 < area.x1 && tr.x1 > area.x0 && tr.y0 < area.y1 && tr.y1 > area.y0)) continue;
+    if (!code.tiles[t].parts.empty()) {
+      tiles.push_back(t);
+      continue;
+    }
+    for (uint32_t c : order)
+      if (!codec::tile_component_rect(siz, t, static_cast<uint16_t>(c)).empty()) {
+        absent.push_back(t);
+        break;
+      }
   }
   if (!absent.empty() && !p.allow_partial)
     throw Error(ErrorCode::kTruncated,
