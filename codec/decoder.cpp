@@ -3,12 +3,16 @@
 #include "gj2k/decoder.h"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <fstream>
+#include <mutex>
+#include <new>
 #include <optional>
 
+#include "codec/api_guard.h"
 #include "codec/decoder_color.h"
 #include "codec/decoder_gpu.h"
 #include "codec/decoder_icc.h"
@@ -68,9 +72,30 @@ codec::Jp2Color to_color(const codec::Jp2Header& h) {
   return c;
 }
 
+// OpenJPEG's check (opj_j2k_read_siz): a JP2 whose ihdr gives a non-zero size other than SIZ's
+// is refused before anything is sized from SIZ (I.5.3.1: HEIGHT and WIDTH are the image area
+// of the codestream, Ysiz - YOsiz and Xsiz - XOsiz).
+void check_ihdr(const codec::Jp2Header& jp2, const codec::Siz& siz) {
+  const uint32_t w = siz.xsiz - siz.xosiz, h = siz.ysiz - siz.yosiz;
+  if (jp2.ihdr.width > 0 && jp2.ihdr.height > 0 && (jp2.ihdr.width != w || jp2.ihdr.height != h))
+    throw Error(ErrorCode::kFormat, "ihdr: image size " + std::to_string(jp2.ihdr.width) + "x" +
+                                        std::to_string(jp2.ihdr.height) + " but SIZ says " +
+                                        std::to_string(w) + "x" + std::to_string(h));
+}
+
 }  // namespace
 
+uint64_t default_max_samples() {
+  static const uint64_t value = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return uint64_t{1} << 28;
+    return std::max<uint64_t>(uint64_t(pages) * uint64_t(page) / 32, uint64_t{1} << 24);
+  }();
+  return value;
+}
+
 struct __attribute__((visibility("hidden"))) Decoder::Impl {
+  std::string name;  // the file read, for messages; empty for memory input
   std::vector<uint8_t> bytes;
   bool header_read = false;
   bool is_jp2 = false;
@@ -98,38 +123,62 @@ struct __attribute__((visibility("hidden"))) Decoder::Impl {
       cs_end = bytes.size();
     }
     main = codec::read_main_header(codestream());
+    if (is_jp2) check_ihdr(jp2, main.siz);
     header_read = true;
   }
 
+  HeaderInfo header_info();
   Image decode(const DecodeParams& p, std::vector<std::string>& warnings);
 };
 
-Decoder::Decoder(const std::filesystem::path& path) : impl_(std::make_unique<Impl>()) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::kIo, "cannot open " + path.string());
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0);
-  if (size < 0) throw Error(ErrorCode::kIo, "cannot read " + path.string());
-  impl_->bytes.resize(static_cast<size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(impl_->bytes.data()), size))
-    throw Error(ErrorCode::kIo, "cannot read " + path.string());
+Decoder::Decoder(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  detail::guard(name, "reading the file", [&] {
+    impl_ = std::make_unique<Impl>();
+    impl_->name = name;
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec) throw Error(ErrorCode::kIo, name + ": cannot open: " + ec.message());
+    if (std::filesystem::is_directory(status))
+      throw Error(ErrorCode::kIo, name + ": is a directory, not a file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(ErrorCode::kIo, name + ": cannot open");
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    in.seekg(0);
+    if (size < 0) throw Error(ErrorCode::kIo, name + ": cannot read");
+    if (size == 0) throw Error(ErrorCode::kTruncated, name + ": empty file");
+    impl_->bytes.resize(static_cast<size_t>(size));
+    if (!in.read(reinterpret_cast<char*>(impl_->bytes.data()), size))
+      throw Error(ErrorCode::kIo, name + ": cannot read");
+  });
 }
-Decoder::Decoder(std::span<const uint8_t> bytes) : impl_(std::make_unique<Impl>()) {
-  impl_->bytes.assign(bytes.begin(), bytes.end());
+Decoder::Decoder(std::span<const uint8_t> bytes) {
+  detail::guard("", "copying the input", [&] {
+    impl_ = std::make_unique<Impl>();
+    impl_->bytes.assign(bytes.begin(), bytes.end());
+  });
 }
-Decoder::Decoder(std::vector<uint8_t> bytes) : impl_(std::make_unique<Impl>()) {
-  impl_->bytes = std::move(bytes);
+Decoder::Decoder(std::vector<uint8_t> bytes) {
+  detail::guard("", "taking the input", [&] {
+    impl_ = std::make_unique<Impl>();
+    impl_->bytes = std::move(bytes);
+  });
 }
 Decoder::~Decoder() = default;
 Decoder::Decoder(Decoder&&) noexcept = default;
 Decoder& Decoder::operator=(Decoder&&) noexcept = default;
 
 HeaderInfo Decoder::read_header() {
-  impl_->read_header();
-  const codec::MainHeader& m = impl_->main;
+  if (!impl_) throw Error(ErrorCode::kInvalidArgument, "read_header on a moved-from Decoder");
+  return detail::guard(impl_->name, "reading the header", [&] { return impl_->header_info(); });
+}
+
+HeaderInfo Decoder::Impl::header_info() {
+  read_header();
+  const codec::MainHeader& m = main;
   HeaderInfo h;
-  h.is_jp2 = impl_->is_jp2;
+  h.is_jp2 = is_jp2;
   h.x0 = m.siz.xosiz;
   h.y0 = m.siz.yosiz;
   h.x1 = m.siz.xsiz;
@@ -156,36 +205,38 @@ HeaderInfo Decoder::read_header() {
     h.components.push_back(ci);
   }
   h.progression = static_cast<uint32_t>(m.cod.progression);
-  h.color_space = impl_->color.color_space;
-  h.icc_profile = impl_->color.icc_profile;
+  h.color_space = color.color_space;
+  h.icc_profile = color.icc_profile;
   h.output_components = static_cast<uint32_t>(
-      impl_->color.cmap.empty() || impl_->color.palette.empty() ? h.components.size()
-                                                                : impl_->color.cmap.size());
+      color.cmap.empty() || color.palette.empty() ? h.components.size() : color.cmap.size());
   return h;
 }
 
 Image Decoder::decode(const DecodeParams& params) {
-  impl_->read_header();
-  // Every parallel region of this decode (including the transforms') uses params.threads.
-  const codec::ThreadScope scope(static_cast<int>(params.threads));
-  std::vector<std::string> warnings = impl_->jp2.warnings;
-  auto report = [&] {
-    if (!params.on_warning) return;
-    std::vector<std::string> seen;
-    for (const std::string& w : warnings) {
-      if (std::find(seen.begin(), seen.end(), w) != seen.end()) continue;
-      seen.push_back(w);
-      params.on_warning(w);
+  if (!impl_) throw Error(ErrorCode::kInvalidArgument, "decode on a moved-from Decoder");
+  return detail::guard(impl_->name, "decoding", [&] {
+    impl_->read_header();
+    // Every parallel region of this decode (including the transforms') uses params.threads.
+    const codec::ThreadScope scope(static_cast<int>(params.threads));
+    std::vector<std::string> warnings = impl_->jp2.warnings;
+    auto report = [&] {
+      if (!params.on_warning) return;
+      std::vector<std::string> seen;
+      for (const std::string& w : warnings) {
+        if (std::find(seen.begin(), seen.end(), w) != seen.end()) continue;
+        seen.push_back(w);
+        params.on_warning(w);
+      }
+    };
+    try {
+      Image image = impl_->decode(params, warnings);
+      report();
+      return image;
+    } catch (...) {
+      report();
+      throw;
     }
-  };
-  try {
-    Image image = impl_->decode(params, warnings);
-    report();
-    return image;
-  } catch (...) {
-    report();
-    throw;
-  }
+  });
 }
 
 Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& warnings) {
@@ -282,10 +333,10 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
     total_samples += uint64_t{component_extent(image.x0, image.x1, sc.dx)} *
                      component_extent(image.y0, image.y1, sc.dy);
     if (total_samples > std::min(p.max_samples, kMaxSamples))
-      throw Error(ErrorCode::kUnsupported,
+      throw Error(ErrorCode::kResource,
                   "SIZ: the output would hold more than " +
                       std::to_string(std::min(p.max_samples, kMaxSamples)) +
-                      " samples (DecodeParams::max_samples)");
+                      " samples, the limit (DecodeParams::max_samples, --max-samples)");
     image.components.push_back(comp);
   }
   for (Component& comp : image.components) {  // samples allocated below, or handed over
@@ -293,13 +344,35 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
     comp.height = component_extent(image.y0, image.y1, comp.dy);
   }
 
-  // Tiles that meet the area.
+  // Tiles that meet the area and have data. A tile without a tile-part whose tile-components
+  // hold samples means the stream lost data: refused before anything is allocated, or, with
+  // allow_partial, left zero as OpenJPEG leaves it, without decoding it. (Encoders may omit
+  // tiles whose tile-components are all empty, B.3: Kakadu does in b2_mono.)
   std::vector<uint32_t> tiles;
+  std::vector<uint32_t> absent;
   for (uint32_t t = 0; t < ntiles; ++t) {
     const Rect tr = codec::tile_rect(siz, t);
-    if (tr.x0 < area.x1 && tr.x1 > area.x0 && tr.y0 < area.y1 && tr.y1 > area.y0)
+    if (!(tr.x0 < area.x1 && tr.x1 > area.x0 && tr.y0 < area.y1 && tr.y1 > area.y0)) continue;
+    if (!code.tiles[t].parts.empty()) {
       tiles.push_back(t);
+      continue;
+    }
+    for (uint32_t c : order)
+      if (!codec::tile_component_rect(siz, t, static_cast<uint16_t>(c)).empty()) {
+        absent.push_back(t);
+        break;
+      }
   }
+  if (!absent.empty() && !p.allow_partial)
+    throw Error(ErrorCode::kTruncated,
+                "tile " + std::to_string(absent[0]) + " has no tile-part (" +
+                    std::to_string(absent.size()) + " of the " +
+                    std::to_string(tiles.size() + absent.size()) +
+                    " tiles to decode are absent); allow_partial (--allow-partial) decodes the "
+                    "others and leaves them zero");
+  for (uint32_t t : absent)
+    warnings.push_back("tile " + std::to_string(t) +
+                       ": no tile-part in the codestream; its samples are 0");
   const int threads = p.threads ? static_cast<int>(p.threads) : omp_get_max_threads();
   codec::TileDecodeOptions to;
   to.reduce = R;
@@ -314,18 +387,29 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
 
   std::string error;
   ErrorCode error_code = ErrorCode::kInternal;
+  // The output component k covers [ceil(x0'/dx), ...) on the reduced component grid. Its buffer
+  // is allocated, not filled, when the first tile is placed: pages no tile writes cost nothing
+  // until the end, where the areas of tiles that placed nothing are zeroed.
+  auto origin = [&](const Component& c) {
+    return std::pair<uint32_t, uint32_t>((image.x0 + c.dx - 1) / c.dx,
+                                         (image.y0 + c.dy - 1) / c.dy);
+  };
+  std::mutex alloc_mutex;
+  std::vector<char> placed(tiles.size(), 0);
   auto place = [&](std::vector<codec::TileComponentSamples>& tcs) {
     for (size_t k = 0; k < order.size(); ++k) {
       auto& src = tcs[order[k]];
       Component& dst = image.components[k];
       if (src.samples.empty()) continue;
-      // The output component covers [ceil(x0'/dx), ...) on the reduced component grid.
-      const uint32_t ox = (image.x0 + dst.dx - 1) / dst.dx, oy = (image.y0 + dst.dy - 1) / dst.dy;
-      if (src.rect == Rect{ox, oy, ox + dst.width, oy + dst.height}) {
+      const auto [ox, oy] = origin(dst);
+      if (tiles.size() == 1 && src.rect == Rect{ox, oy, ox + dst.width, oy + dst.height}) {
         dst.samples = std::move(src.samples);  // one tile covers the component
         continue;
       }
-      if (dst.samples.empty()) dst.samples.assign(size_t{dst.width} * dst.height, 0);
+      {
+        const std::lock_guard<std::mutex> lock(alloc_mutex);
+        if (dst.samples.empty()) dst.samples.resize(size_t{dst.width} * dst.height);
+      }
       const uint32_t x0 = std::max(src.rect.x0, ox), y0 = std::max(src.rect.y0, oy);
       const uint32_t x1 = std::min(src.rect.x1, ox + dst.width);
       const uint32_t y1 = std::min(src.rect.y1, oy + dst.height);
@@ -339,53 +423,45 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   for (uint32_t t : tiles) {
     const uint64_t n = codec::tile_samples(code, t, to);
     if (n > std::min(p.max_samples, kMaxSamples))
-      throw Error(ErrorCode::kUnsupported,
+      throw Error(ErrorCode::kResource,
                   "tile " + std::to_string(t) + ": more coefficients than " +
                       std::to_string(std::min(p.max_samples, kMaxSamples)) +
-                      " (DecodeParams::max_samples)");
+                      ", the limit (DecodeParams::max_samples, --max-samples)");
     max_tile_samples = std::max(max_tile_samples, n);
   }
   if (warm_up)
     warm_up->prepare(static_cast<size_t>(max_tile_samples), ncomp,
                      tile_parallel ? static_cast<int>(std::min<size_t>(tiles.size(), threads)) : 1);
-  if (tiles.size() != 1)  // several tiles write into shared buffers: allocate them first
-    for (Component& comp : image.components) {
-      // Zeros (a tile that fails under --allow-partial leaves its area untouched), written
-      // in parallel chunks: resize does not fill (Samples).
-      comp.samples.resize(size_t{comp.width} * comp.height);
-      int32_t* dst = comp.samples.data();
-      codec::in_chunks(
-          comp.samples.size(), [&](size_t i, size_t len) { std::fill_n(dst + i, len, 0); },
-          threads);
-    }
   const auto cs = codestream();
   std::atomic<size_t> tiles_done{0};
   std::atomic<bool> cancelled{false};
   std::vector<std::vector<std::string>> tile_warnings(tiles.size());
   auto decode_one = [&](size_t i) {
     if (cancelled.load(std::memory_order_relaxed)) return;
-    if (code.tiles[tiles[i]].parts.empty()) {  // left zero, as OpenJPEG leaves it
-      tile_warnings[i].push_back("tile " + std::to_string(tiles[i]) +
-                                 ": no tile-part in the codestream; its samples are 0");
-      return;
-    }
+    auto failed = [&](ErrorCode c, const std::string& what) {
+#pragma omp critical(gj2k_decoder_error)
+      if (error.empty()) {
+        error = what;
+        error_code = c;
+      }
+    };
     try {
       auto tcs = codec::decode_tile(cs, code, tiles[i], to, &tile_warnings[i]);
       place(tcs);
+      placed[i] = 1;
       const size_t done = tiles_done.fetch_add(1) + 1;
       if (p.progress) {
 #pragma omp critical(gj2k_decoder_progress)
         if (!p.progress("decode", double(done) / double(tiles.size()))) cancelled = true;
       }
     } catch (const Error& e) {
-#pragma omp critical(gj2k_decoder_error)
-      if (error.empty()) {
-        error = e.what();
-        error_code = e.code();
-      }
+      failed(e.code(), e.what());
+    } catch (const std::bad_alloc&) {
+      failed(ErrorCode::kResource, "tile " + std::to_string(tiles[i]) + ": out of memory");
     } catch (const std::exception& e) {
-#pragma omp critical(gj2k_decoder_error)
-      if (error.empty()) error = std::string("tile ") + std::to_string(tiles[i]) + ": " + e.what();
+      failed(ErrorCode::kInternal, "tile " + std::to_string(tiles[i]) + ": " + e.what());
+    } catch (...) {
+      failed(ErrorCode::kInternal, "tile " + std::to_string(tiles[i]) + ": unknown failure");
     }
   };
   // Tiles side by side, or one after the other with the threads inside each tile. The serial
@@ -402,9 +478,28 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   for (const auto& tw : tile_warnings) warnings.insert(warnings.end(), tw.begin(), tw.end());
   if (cancelled) throw Error(ErrorCode::kCancelled, "decode cancelled by the progress callback");
   if (!error.empty()) throw Error(error_code, error);
-  for (Component& comp : image.components)
-    if (comp.samples.size() != size_t{comp.width} * comp.height)
-      comp.samples.assign(size_t{comp.width} * comp.height, 0);
+  // Zeros where no tile wrote: absent tiles, and tiles that a partial decode gave up on.
+  std::vector<uint32_t> unwritten = absent;
+  for (size_t i = 0; i < tiles.size(); ++i)
+    if (!placed[i]) unwritten.push_back(tiles[i]);
+  for (Component& comp : image.components) {
+    const size_t n = size_t{comp.width} * comp.height;
+    if (comp.samples.empty()) {
+      comp.samples.assign(n, 0);
+      continue;
+    }
+    const auto [ox, oy] = origin(comp);
+    for (uint32_t t : unwritten) {
+      // The tile's samples on the reduced component grid (B-12, B-14), cut to the output.
+      const Rect r = transform::resolution_rect(
+          transform::tile_component_rect(codec::tile_rect(siz, t), comp.dx, comp.dy),
+          static_cast<int>(R), 0);
+      const uint32_t x0 = std::max(r.x0, ox), y0 = std::max(r.y0, oy);
+      const uint32_t x1 = std::min(r.x1, ox + comp.width), y1 = std::min(r.y1, oy + comp.height);
+      for (uint32_t y = y0; y < y1 && x0 < x1; ++y)
+        std::fill_n(comp.samples.data() + size_t{y - oy} * comp.width + (x0 - ox), x1 - x0, 0);
+    }
+  }
 
   image.color_space = color.color_space;
   image.icc_profile = color.icc_profile;

@@ -12,8 +12,10 @@
 #include <optional>
 #include <string>
 
+#include "codec/api_guard.h"
 #include "codec/encoder_gpu.h"
 #include "codec/encoder_internal.h"
+#include "codec/file_output.h"
 #include "codec/jp2/boxes.h"
 #include "codec/markers/codestream.h"
 #include "codec/parallel.h"
@@ -163,8 +165,10 @@ EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
 
 }  // namespace codec
 
-std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& params,
-                                     FileFormat format, EncodeStats* stats) const {
+namespace {
+
+std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams& params,
+                                      FileFormat format, EncodeStats* stats) {
   const auto start = std::chrono::steady_clock::now();
   validate(params, image_in);
   // The transform stage's device: auto = the GPU when one is present, from
@@ -245,14 +249,22 @@ std::vector<uint8_t> Encoder::encode(const Image& image_in, const EncodeParams& 
   return stream;
 }
 
+}  // namespace
+
+std::vector<uint8_t> Encoder::encode(const Image& image, const EncodeParams& params,
+                                     FileFormat format, EncodeStats* stats) const {
+  return detail::guard("", "encoding",
+                       [&] { return encode_unguarded(image, params, format, stats); });
+}
+
 void Encoder::encode_to_file(const Image& image, const EncodeParams& params,
                              const std::filesystem::path& path, EncodeStats* stats) const {
+  // The output's name and folder are checked before coding; the file is written under a
+  // temporary name and renamed when complete.
   const FileFormat format = format_from_extension(path);
+  detail::check_output_folder(path);
   const std::vector<uint8_t> bytes = encode(image, params, format, stats);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  if (!out || !out.flush())
-    throw Error(ErrorCode::kIo, "encode: cannot write '" + path.string() + "'");
+  detail::guard(path.string(), "writing", [&] { detail::write_bytes_replacing(path, bytes); });
 }
 
 }  // namespace gj2k

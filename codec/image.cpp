@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "codec/api_guard.h"
 #include "gj2k/error.h"
 #include "gj2k/gj2k.h"
 
@@ -28,6 +29,8 @@ const char* to_string(ErrorCode code) {
       return "unsupported";
     case ErrorCode::kDevice:
       return "device error";
+    case ErrorCode::kResource:
+      return "out of resources";
     case ErrorCode::kInternal:
       return "internal error";
     case ErrorCode::kCancelled:
@@ -61,7 +64,8 @@ void allocate_components(Image& image) {
           " out of 1..32");
     comp.width = component_extent(image.x0, image.x1, comp.dx);
     comp.height = component_extent(image.y0, image.y1, comp.dy);
-    comp.samples.assign(static_cast<size_t>(comp.width) * comp.height, 0);
+    const size_t n = static_cast<size_t>(comp.width) * comp.height;
+    detail::guard("", "allocating an image", [&] { comp.samples.assign(n, 0); });
   }
 }
 

@@ -1,24 +1,54 @@
-// libFuzzer target: any input either decodes or throws gj2k::Error; crashes, hangs, leaks and
-// sanitizer reports are bugs. Seeds: $GJ2K_SHARED/conformance/input.
+// libFuzzer target: any input either decodes or throws gj2k::Error; any other exception, a
+// crash, hang, leak or sanitizer report is a finding (another exception aborts, so libFuzzer
+// keeps the input). The decode runs as `gj2k decode` would: the CLI's default sample limit
+// (gj2k::default_max_samples(), capped at 2^26 so that a valid but huge image stays inside
+// -rss_limit_mb=2048; GJ2K_FUZZ_MAX_SAMPLES overrides) and 1 to 4 threads by the input's size,
+// strict and lenient (allow_partial) by its parity. Seeds: $GJ2K_SHARED/conformance/input.
 //   cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
 //     -DGJ2K_FUZZ=ON -DGJ2K_SANITIZE=ON -DGJ2K_CUDA=OFF -DGJ2K_TESTS=OFF -DGJ2K_BENCH=OFF
 //   cmake --build build-fuzz --target fuzz_decode
-//   build-fuzz/bin/fuzz_decode -max_len=200000 -rss_limit_mb=4096 corpus/
-//   ../shared/conformance/input
+//   OMP_WAIT_POLICY=passive build-fuzz/bin/fuzz_decode -max_len=300000 -rss_limit_mb=2048 \
+//     corpus/ ../shared/conformance/input
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <span>
 
 #include "gj2k/decoder.h"
 
+namespace {
+
+uint64_t max_samples() {
+  static const uint64_t value = [] {
+    if (const char* env = std::getenv("GJ2K_FUZZ_MAX_SAMPLES"))
+      return static_cast<uint64_t>(std::strtoull(env, nullptr, 10));
+    return std::min<uint64_t>(gj2k::default_max_samples(), uint64_t{1} << 26);
+  }();
+  return value;
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
+    gj2k::Decoder decoder(std::span<const uint8_t>(data, size));
+    decoder.read_header();
     gj2k::DecodeParams p;
-    p.threads = 1;
-    p.max_samples = uint64_t{1} << 24;
+    p.threads = 1 + static_cast<uint32_t>(size / 2 % 4);
+    p.device = gj2k::DecodeDevice::kCpu;
+    p.max_samples = max_samples();
     p.allow_partial = size % 2 == 0;  // both the strict and the lenient paths
-    gj2k::decode_memory(std::span<const uint8_t>(data, size), p);
+    decoder.decode(p);
   } catch (const gj2k::Error&) {
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fuzz_decode: non-gj2k exception: %s\n", e.what());
+    std::abort();
+  } catch (...) {
+    std::fprintf(stderr, "fuzz_decode: unknown exception\n");
+    std::abort();
   }
   return 0;
 }

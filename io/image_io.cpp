@@ -8,6 +8,8 @@
 #include <cstring>
 #include <memory>
 
+#include "codec/api_guard.h"
+#include "codec/file_output.h"
 #include "io/io_util.h"
 
 namespace gj2k::io {
@@ -48,6 +50,9 @@ Format need_format(const std::filesystem::path& path) {
   return *format;
 }
 
+Image read_any(const std::filesystem::path& path, const ReadOptions& options);
+void write_any(const Image& image, const std::filesystem::path& path, const WriteOptions& options);
+
 }  // namespace
 
 std::vector<uint8_t> read_file(const std::filesystem::path& path) {
@@ -75,19 +80,34 @@ std::vector<uint8_t> read_file(const std::filesystem::path& path) {
 }
 
 void write_file(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
-  const std::string name = path.string();
-  File f(std::fopen(name.c_str(), "wb"));
-  if (!f) fail(ErrorCode::kIo, name, std::string("cannot create: ") + std::strerror(errno));
-  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())
-    fail(ErrorCode::kIo, name, std::string("write failed: ") + std::strerror(errno));
-  if (std::fclose(f.release()) != 0)
-    fail(ErrorCode::kIo, name, std::string("close failed: ") + std::strerror(errno));
+  gj2k::detail::write_bytes_replacing(path, bytes);
+}
+
+Format check_output(const std::filesystem::path& path) {
+  const Format format = need_format(path);
+  gj2k::detail::check_output_folder(path);
+  return format;
 }
 
 Image read_image(const std::filesystem::path& path, const ReadOptions& options) {
+  return gj2k::detail::guard(path.string(), "reading", [&] { return read_any(path, options); });
+}
+
+void write_image(const Image& image, const std::filesystem::path& path,
+                 const WriteOptions& options) {
+  check_output(path);
+  gj2k::detail::guard(path.string(), "writing", [&] { write_any(image, path, options); });
+}
+
+namespace {
+
+Image read_any(const std::filesystem::path& path, const ReadOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    fail(ErrorCode::kIo, path.string(), "is a directory, not an image file");
   switch (need_format(path)) {
     case Format::kTiff:
-      return read_tiff(path);
+      return read_tiff(path, options.max_samples);
     case Format::kPnm:
       return read_pnm(path);
     case Format::kPgx:
@@ -113,8 +133,7 @@ Image read_image(const std::filesystem::path& path, const ReadOptions& options) 
   fail(ErrorCode::kInternal, path.string(), "unhandled format");
 }
 
-void write_image(const Image& image, const std::filesystem::path& path,
-                 const WriteOptions& options) {
+void write_any(const Image& image, const std::filesystem::path& path, const WriteOptions& options) {
   switch (need_format(path)) {
     case Format::kTiff:
       return write_tiff(image, path, options.tiff_compression);
@@ -137,5 +156,7 @@ void write_image(const Image& image, const std::filesystem::path& path,
   }
   fail(ErrorCode::kInternal, path.string(), "unhandled format");
 }
+
+}  // namespace
 
 }  // namespace gj2k::io

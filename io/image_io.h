@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "gj2k/decoder.h"
 #include "gj2k/image.h"
 
 namespace gj2k::io {
@@ -53,6 +54,10 @@ struct RawGeometry {
 
 struct ReadOptions {
   std::optional<RawGeometry> raw;  // required for .raw/.rawl (byte order from the extension)
+  // Refuse (Error kResource) a compressed image (TIFF) of more samples than this; the default
+  // is the decoder's (gj2k::default_max_samples()). Uncompressed formats are bounded by their
+  // file size.
+  uint64_t max_samples = default_max_samples();
 };
 
 struct WriteOptions {
@@ -63,11 +68,18 @@ struct WriteOptions {
 // ---- dispatch by extension ------------------------------------------------------------------
 
 // Reads an image, format from the extension. Throws Error(kInvalidArgument) for an unknown
-// extension or a raw file without options.raw.
+// extension or a raw file without options.raw. Every failure is a gj2k::Error naming the file
+// (allocation failures: kResource).
 Image read_image(const std::filesystem::path& path, const ReadOptions& options = {});
 
+// Checks, before anything is coded, that `path` can take an image: a known extension
+// (Error kInvalidArgument) in an existing folder (Error kIo). Returns the format.
+Format check_output(const std::filesystem::path& path);
+
 // Writes an image, format from the extension. A .pgx path with several components writes one
-// file per component, component k to "<stem>_<k>.pgx" beside it (see write_pgx).
+// file per component, component k to "<stem>_<k>.pgx" beside it (see write_pgx). Every file is
+// written under a temporary name in its folder and renamed when complete: a failed or killed
+// write leaves no partial file under the output's name.
 void write_image(const Image& image, const std::filesystem::path& path,
                  const WriteOptions& options = {});
 
@@ -75,7 +87,8 @@ void write_image(const Image& image, const std::filesystem::path& path,
 
 // The bytes of a file. Throws Error(kIo) naming the file when it cannot be read.
 std::vector<uint8_t> read_file(const std::filesystem::path& path);
-// Writes bytes to a file (replacing it). Throws Error(kIo) naming the file on failure.
+// Writes bytes to a file (replacing it, through a temporary name as write_image). Throws
+// Error(kIo) naming the file on failure.
 void write_file(const std::filesystem::path& path, std::span<const uint8_t> bytes);
 
 // ---- TIFF (libtiff) -------------------------------------------------------------------------
@@ -85,9 +98,12 @@ void write_file(const std::filesystem::path& path, std::span<const uint8_t> byte
 // palettes of <= 8 bits, else 16-bit); extra samples marked associated or unassociated alpha
 // become Component::is_alpha; SAMPLEFORMAT_INT gives signed components; an ICC profile gives
 // ColorSpace::kICC. Refuses float samples, YCbCr, more than 16 bits per sample.
-// `name` is used in error messages.
-Image read_tiff(std::span<const uint8_t> data, const std::string& name = "<memory>");
-Image read_tiff(const std::filesystem::path& path);
+// `name` is used in error messages. What is allocated is bounded by what the data can hold
+// (the compression's best ratio) and by max_samples; strips and tiles are decoded into it as
+// they come, so data that fails early costs little.
+Image read_tiff(std::span<const uint8_t> data, const std::string& name = "<memory>",
+                uint64_t max_samples = default_max_samples());
+Image read_tiff(const std::filesystem::path& path, uint64_t max_samples = default_max_samples());
 // Writes a contiguous TIFF with strips. Every component must share precision (1..16),
 // signedness and subsampling 1x1. Photometric is RGB when the first three components are not
 // alpha and the colour space is not grey, else MinIsBlack; the rest are extra samples

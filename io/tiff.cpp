@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "codec/file_output.h"
 #include "io/image_io.h"
 #include "io/io_util.h"
 
@@ -178,8 +179,30 @@ const char* photometric_name(uint16_t p) {
   }
 }
 
+// The most a strip or tile of this compression can expand: none 1; PackBits 128 bytes from 2;
+// Deflate 1032 (RFC 1951: 258 bytes from one 2-bit code at best, ~1032:1 over a stream); LZW
+// (TIFF 6.0 section 13, 9..12-bit codes, one longer string per code until the table's 4094
+// entries) about 1300. Other schemes (CCITT fax, LZMA, ZSTD, JBIG, ...) can code blank pages
+// far better: 65536, and the sample limit bounds the rest.
+uint64_t max_expansion(uint16_t compression) {
+  switch (compression) {
+    case COMPRESSION_NONE:
+      return 1;
+    case COMPRESSION_PACKBITS:
+      return 64;
+    case COMPRESSION_ADOBE_DEFLATE:
+    case COMPRESSION_DEFLATE:
+      return 1100;
+    case COMPRESSION_LZW:
+      return 1400;
+    default:
+      return 65536;
+  }
+}
+
 // Decodes the first image of an open TIFF whose file holds data_size bytes.
-Image decode(TIFF* tif, Stream& stream, uint64_t data_size, const std::string& name) {
+Image decode(TIFF* tif, Stream& stream, uint64_t data_size, const std::string& name,
+             uint64_t max_samples) {
   uint32_t width = 0, height = 0;
   if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) ||
       !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height))
@@ -251,18 +274,36 @@ Image decode(TIFF* tif, Stream& stream, uint64_t data_size, const std::string& n
   }
 
   // Refuse sizes the data cannot justify before allocating for them: uncompressed data must be
-  // in the file; compressed data expands at most ~4096 times (LZW's best case is below that).
+  // in the file, compressed data expands at most max_expansion() times; then the limit on
+  // samples.
   const uint64_t samples = mul_sat(width, height, spp);
   const uint64_t packed_bytes = mul_sat((mul_sat(width, spp, bps) + 7) / 8, height);
-  const uint64_t ratio = compression == COMPRESSION_NONE ? 1 : 4096;
-  if (packed_bytes > mul_sat(data_size, ratio) || samples > (uint64_t{1} << 40))
+  const uint64_t ratio = max_expansion(compression);
+  if (packed_bytes > mul_sat(data_size, ratio))
     fail(compression == COMPRESSION_NONE ? ErrorCode::kTruncated : ErrorCode::kFormat, name,
          std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(spp) +
              " samples at " + std::to_string(bps) + " bits cannot come from " +
-             std::to_string(data_size) + " bytes");
+             std::to_string(data_size) + " bytes (compression " + std::to_string(compression) +
+             " expands at most " + std::to_string(ratio) + " times)");
+  if (samples > max_samples)
+    fail(ErrorCode::kResource, name,
+         std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(spp) +
+             " samples exceed the limit of " + std::to_string(max_samples) +
+             " (io::ReadOptions::max_samples)");
 
-  // Decode into planar int32 components.
-  Image image = make_image(width, height, spp, bps, is_signed);
+  // Decode into planar int32 components, allocated but not filled: every sample is written by
+  // its strip or tile as it is decoded, so memory is touched only as far as the data goes.
+  Image image;
+  image.x1 = width;
+  image.y1 = height;
+  image.components.resize(spp);
+  for (Component& comp : image.components) {
+    comp.precision = bps;
+    comp.is_signed = is_signed;
+    comp.width = width;
+    comp.height = height;
+    comp.samples.resize(size_t{width} * height);
+  }
   const bool tiled = TIFFIsTiled(tif);
   const uint32_t planes = planar == PLANARCONFIG_SEPARATE ? spp : 1;
   const uint32_t nsamp = planar == PLANARCONFIG_SEPARATE ? 1 : spp;
@@ -378,14 +419,14 @@ Image decode(TIFF* tif, Stream& stream, uint64_t data_size, const std::string& n
 
 }  // namespace
 
-Image read_tiff(std::span<const uint8_t> data, const std::string& name) {
+Image read_tiff(std::span<const uint8_t> data, const std::string& name, uint64_t max_samples) {
   Stream stream;
   stream.input = data;
   TiffHandle handle = open_stream(stream, "rm", name);
-  return decode(handle.get(), stream, data.size(), name);
+  return decode(handle.get(), stream, data.size(), name, max_samples);
 }
 
-Image read_tiff(const std::filesystem::path& path) {
+Image read_tiff(const std::filesystem::path& path, uint64_t max_samples) {
   // Straight from the file (libtiff maps it), so large images are not copied into memory first.
   const std::string name = path.string();
   std::error_code ec;
@@ -395,7 +436,7 @@ Image read_tiff(const std::filesystem::path& path) {
   if (size < 8) fail(ErrorCode::kTruncated, name, "too short for a TIFF header");
   Stream stream;
   TiffHandle handle = open_file(stream, "r", name);
-  return decode(handle.get(), stream, size, name);
+  return decode(handle.get(), stream, size, name, max_samples);
 }
 
 // ---- writing --------------------------------------------------------------------------------
@@ -539,18 +580,13 @@ void write_tiff(const Image& image, const std::filesystem::path& path,
   // created for an image TIFF cannot hold; a failed write removes the partial file.
   const std::string name = path.string();
   check_tiff_layout(image, name);
-  Stream stream;
-  TiffHandle handle = open_file(stream, "w", name);
-  try {
+  gj2k::detail::write_through_temporary(path, [&](const std::filesystem::path& tmp) {
+    Stream stream;
+    TiffHandle handle = open_file(stream, "w", tmp.string());
     encode(image, compression, handle.get(), stream, name);
     TIFFClose(handle.release());
     if (!stream.error.empty()) fail(ErrorCode::kIo, name, stream.error);
-  } catch (const Error&) {
-    handle.reset();
-    std::error_code ec;
-    std::filesystem::remove(path, ec);
-    throw;
-  }
+  });
 }
 
 }  // namespace gj2k::io

@@ -21,6 +21,7 @@ struct Options {
   uint32_t reduce = 0, layers = 0, threads = 0;
   std::string region, components, device = "auto";
   int64_t tile = -1;
+  uint64_t max_samples = gj2k::default_max_samples();
   bool upsample = false, force_rgb = false, icc_to_srgb = false, allow_partial = false,
        quiet = false;
 };
@@ -52,6 +53,7 @@ int run(const Options& o) {
   p.force_rgb = o.force_rgb;
   p.icc_to_srgb = o.icc_to_srgb;
   p.allow_partial = o.allow_partial;
+  p.max_samples = o.max_samples;
   p.device = gj2k::cli::device_choice<gj2k::DecodeDevice>(o.device);
   if (!o.quiet)
     p.on_warning = [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", w.c_str()); };
@@ -70,6 +72,7 @@ int run(const Options& o) {
   p.progress = [&progress](const char* stage, double f) { return progress.update(stage, f); };
   const auto batch_start = std::chrono::steady_clock::now();
   uint64_t bytes_in = 0;
+  for (const auto& job : jobs) gj2k::io::check_output(job.second);  // bad names cost nothing
   for (size_t k = 0; k < jobs.size(); ++k) {
     const auto& [input, output] = jobs[k];
     const auto start = std::chrono::steady_clock::now();
@@ -130,6 +133,10 @@ const bool registered = gj2k::cli::register_command(
        app.add_flag("--allow-partial", o->allow_partial,
                     "decode what a truncated or damaged stream holds");
        app.add_option("--threads", o->threads, "worker threads (0 = all) (opj -threads)");
+       app.add_option("--max-samples", o->max_samples,
+                      "refuse outputs (or tiles) of more samples than this (default: physical "
+                      "memory / 32 = " +
+                          std::to_string(gj2k::default_max_samples()) + ")");
        gj2k::cli::add_device_option(app, o->device);
        app.add_flag("--quiet", o->quiet, "no progress and no summary");
        return [o] { return run(*o); };

@@ -5,8 +5,9 @@
 //   gj2k::DecodeParams params;  params.reduce = 1;
 //   gj2k::Image image = dec.decode(params);
 //
-// Every failure is a gj2k::Error whose message names what was wrong and where (marker or box,
-// byte offset, tile).
+// Every failure is a gj2k::Error whose message names what was wrong and where (the file when
+// the decoder reads one, marker or box, byte offset, tile); allocation failures are
+// Error(kResource). No other exception leaves these functions.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +32,12 @@ struct Region {
 };
 
 enum class DecodeDevice { kAuto, kCpu, kGpu };
+
+// The default DecodeParams::max_samples: physical memory / 32, at least 2^24. A decode peaks
+// near 8 bytes per output sample (the output and one tile's coefficients at 4 bytes each), so
+// the default keeps a decode within about a quarter of the memory: 4 Gsamples with 128 GiB,
+// 512 Msamples with 16 GiB.
+uint64_t default_max_samples();
 
 struct DecodeParams {
   // Discard the `reduce` highest resolution levels (0 = full resolution). The output area is
@@ -83,9 +90,10 @@ struct DecodeParams {
   // components at the decoded resolution; a region by its own area) or more, else the CPU
   // (transform/device.h). kGpu without a GPU throws Error(kDevice).
   DecodeDevice device = DecodeDevice::kAuto;
-  // Refuse (Error kUnsupported) a decode whose output would hold more samples than this, in
-  // all components together: a guard against headers that describe absurd images.
-  uint64_t max_samples = uint64_t{1} << 34;
+  // Refuse (Error kResource) a decode whose output, or one tile's coefficients, would hold
+  // more samples than this (all components together): a guard against headers that describe
+  // absurd images. The default depends on the machine (default_max_samples()).
+  uint64_t max_samples = default_max_samples();
   // JP2 only: apply the palette (pclr/cmap) and channel definitions (cdef) (default). When
   // false, the codestream's components are returned as they are.
   bool apply_jp2_color = true;

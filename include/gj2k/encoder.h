@@ -119,8 +119,10 @@ class GJ2K_API Encoder {
                               FileFormat format = FileFormat::kJ2k,
                               EncodeStats* stats = nullptr) const;
 
-  // Encodes and writes `path`, the format chosen by its extension. Throws Error(kIo) when the
-  // file cannot be written.
+  // Encodes and writes `path`, the format chosen by its extension. The extension and the
+  // folder are checked before coding (Error kInvalidArgument, kIo); the file is written under
+  // a temporary name beside it and renamed when complete, so a failed or killed encode leaves
+  // no partial file. Throws Error(kIo) when the file cannot be written.
   void encode_to_file(const Image& image, const EncodeParams& params,
                       const std::filesystem::path& path, EncodeStats* stats = nullptr) const;
 };

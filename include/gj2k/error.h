@@ -17,6 +17,8 @@ enum class ErrorCode {
   kTruncated,        // the input ended before the data its headers promise
   kUnsupported,      // valid input that gj2k does not handle (said explicitly, never guessed)
   kDevice,           // the GPU is absent, failed, or ran out of memory
+  kResource,         // host memory ran out, or the input needs more than a limit allows
+                     // (DecodeParams::max_samples): raise the limit or free memory
   kInternal,         // a broken invariant inside gj2k: a bug
   kCancelled,        // a progress callback asked to stop
 };

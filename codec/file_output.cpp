@@ -1,0 +1,65 @@
+// Output files through a temporary name (codec/file_output.h).
+#include "codec/file_output.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "gj2k/error.h"
+
+namespace gj2k::detail {
+
+void check_output_folder(const std::filesystem::path& path) {
+  const std::filesystem::path folder = path.parent_path();
+  if (folder.empty()) return;  // the working directory
+  std::error_code ec;
+  const auto status = std::filesystem::status(folder, ec);
+  if (!std::filesystem::exists(status))
+    throw Error(ErrorCode::kIo,
+                path.string() + ": the folder " + folder.string() + " does not exist");
+  if (!std::filesystem::is_directory(status))
+    throw Error(ErrorCode::kIo, path.string() + ": " + folder.string() + " is not a folder");
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(ErrorCode::kIo, path.string() + ": is a folder");
+}
+
+void write_through_temporary(const std::filesystem::path& path,
+                             const std::function<void(const std::filesystem::path& tmp)>& write) {
+  check_output_folder(path);
+  static std::atomic<unsigned> counter{0};
+  const std::filesystem::path tmp =
+      path.parent_path() / ("." + path.filename().string() + "." + std::to_string(getpid()) + "-" +
+                            std::to_string(counter++) + ".gj2k-tmp");
+  try {
+    write(tmp);
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) throw Error(ErrorCode::kIo, path.string() + ": cannot replace: " + ec.message());
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    throw;
+  }
+}
+
+void write_bytes_replacing(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+  write_through_temporary(path, [&](const std::filesystem::path& tmp) {
+    struct Closer {
+      void operator()(std::FILE* f) const { std::fclose(f); }
+    };
+    std::unique_ptr<std::FILE, Closer> f(std::fopen(tmp.c_str(), "wb"));
+    const std::string name = path.string();
+    if (!f) throw Error(ErrorCode::kIo, name + ": cannot create: " + std::strerror(errno));
+    if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())
+      throw Error(ErrorCode::kIo, name + ": write failed: " + std::strerror(errno));
+    if (std::fclose(f.release()) != 0)
+      throw Error(ErrorCode::kIo, name + ": close failed: " + std::strerror(errno));
+  });
+}
+
+}  // namespace gj2k::detail
