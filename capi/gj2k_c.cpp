@@ -56,6 +56,8 @@ gj2k_status to_status(gj2k::ErrorCode code) {
       return GJ2K_ERR_INTERNAL;
     case ErrorCode::kCancelled:
       return GJ2K_ERR_CANCELLED;
+    case ErrorCode::kResource:
+      return GJ2K_ERR_OUT_OF_MEMORY;
   }
   return GJ2K_ERR_INTERNAL;
 }

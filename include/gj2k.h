@@ -49,7 +49,7 @@ typedef enum gj2k_status {
   GJ2K_ERR_DEVICE = 6,            /* the GPU is absent, failed, or ran out of memory */
   GJ2K_ERR_INTERNAL = 7,          /* a bug inside gj2k */
   GJ2K_ERR_CANCELLED = 8,         /* the progress callback returned 0 */
-  GJ2K_ERR_OUT_OF_MEMORY = 9,     /* an allocation failed */
+  GJ2K_ERR_OUT_OF_MEMORY = 9,     /* an allocation failed, or the input needs more than a limit */
   GJ2K_ERR_BUFFER_TOO_SMALL = 10, /* a caller buffer cannot hold the output */
   GJ2K_STATUS_MAX_ENUM = 0x7FFFFFFF
 } gj2k_status;

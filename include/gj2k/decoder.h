@@ -37,7 +37,7 @@ enum class DecodeDevice { kAuto, kCpu, kGpu };
 // near 8 bytes per output sample (the output and one tile's coefficients at 4 bytes each), so
 // the default keeps a decode within about a quarter of the memory: 4 Gsamples with 128 GiB,
 // 512 Msamples with 16 GiB.
-uint64_t default_max_samples();
+GJ2K_API uint64_t default_max_samples();
 
 struct DecodeParams {
   // Discard the `reduce` highest resolution levels (0 = full resolution). The output area is

@@ -307,7 +307,7 @@ namespace {
 std::string cli(const std::string& args, int& status) {
   const auto log = gj2k::test::scratch_dir() / "hostile_cli.txt";
   status = std::system(
-      (std::string(GJ2K_BINARY_DIR) + "/bin/gj2k decode -q " + args + " 2>" + log.string())
+      (std::string(GJ2K_BINARY_DIR) + "/bin/gj2k decode --quiet " + args + " 2>" + log.string())
           .c_str());
   std::ifstream in(log);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -336,9 +336,13 @@ TEST(DecodeHostileCli, MaxSamplesAndOutputChecks) {
   err = cli("-i " + in.string() + " -o " + (dir / "none" / "a.pgm").string(), status);
   EXPECT_NE(status, 0);
   EXPECT_NE(err.find("does not exist"), std::string::npos) << err;
-  err = cli("-i " + in.string() + " -o " + (dir / "a.bmp").string(), status);
+  err = cli("-i " + in.string() + " -o " + (dir / "a.xyz").string(), status);
   EXPECT_NE(status, 0);
   EXPECT_NE(err.find("unknown image format"), std::string::npos) << err;
+  err = cli("-i " + in.string() + " -o " + (dir / "a.bmp").string(), status);  // read only
+  EXPECT_NE(status, 0);
+  EXPECT_NE(err.find("does not write"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "a.bmp"));
   err = cli("-i " + dir.string() + " -o " + (dir / "b.pgm").string(), status);
   EXPECT_NE(status, 0);
   EXPECT_NE(err.find("is a directory"), std::string::npos) << err;

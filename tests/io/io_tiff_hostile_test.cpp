@@ -209,7 +209,7 @@ TEST(IoHostile, OutputCheckedFirst) {
   // The encoder refuses a missing folder before coding: the progress callback never runs.
   gj2k::EncodeParams p;
   bool coded = false;
-  p.progress = [&](const char*, double) { coded = true; };
+  p.progress = [&](const char*, double) { coded = true; return true; };
   try {
     gj2k::Encoder().encode_to_file(im, p, scratch("nowhere/out.j2k"));
     ADD_FAILURE() << "encoded";
