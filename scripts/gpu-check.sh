@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # gj2k GPU check: on a machine with an NVIDIA GPU and CUDA, build the GPU tests and benchmark
-# (if needed), run every GPU test (ctest label gpu), the GPU DWT benchmark and the whole-encoder
+# (if needed), run every GPU test (ctest label gpu), the GPU DWT benchmark, the Tier-1 decoding
+# benchmark (bench_gpu_t1: GPU kernel against the CPU on all cores) and the whole-encoder
 # benchmark (CPU against GPU transform stage), and print a short summary table last.
 #
 #   scripts/gpu-check.sh              configure + build into build-gpu/ (CUDA on), then run
-#   GJ2K_GPU_BIN=dir scripts/...      run prebuilt test_gpu, bench_gpu_dwt, bench_gpu_codec and
-#                                     gj2k from dir instead
+#   GJ2K_GPU_BIN=dir scripts/...      run prebuilt test_gpu, bench_gpu_dwt, bench_gpu_t1,
+#                                     bench_gpu_codec and gj2k from dir instead
 # Last, whole `gj2k encode/decode` processes with --device cpu, gpu and auto on two images
 # (GJ2K_WHOLE_SIZES, default "10240x6400 4096x3072"), next to opj_compress/opj_decompress
 # when on PATH.
@@ -32,7 +33,8 @@ if [ -z "$bin" ]; then
   if [ ! -f "$build/CMakeCache.txt" ]; then
     cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DGJ2K_CUDA=ON || exit 1
   fi
-  cmake --build "$build" -j "$jobs" --target test_gpu bench_gpu_dwt bench_gpu_codec gj2k_cli || exit 1
+  cmake --build "$build" -j "$jobs" --target test_gpu bench_gpu_dwt bench_gpu_t1 bench_gpu_codec \
+    gj2k_cli || exit 1
   bin=$build/bin
 fi
 log=${LOG_DIR:-${BUILD_DIR:-/tmp}}
@@ -49,6 +51,13 @@ t1=$(date +%s)
 echo "== GPU DWT benchmark ($bin/bench_gpu_dwt)"
 "$bin/bench_gpu_dwt" 2>&1 | tee "$log/gpu-bench.log" | grep -vE "^(gpu_dwt/|-----|Benchmark)"
 bench_rc=${PIPESTATUS[0]}
+
+echo "== Tier-1 decoding benchmark ($bin/bench_gpu_t1)"
+t1_rc=0
+if [ -x "$bin/bench_gpu_t1" ]; then
+  "$bin/bench_gpu_t1" 2>&1 | tee "$log/gpu-t1.log"
+  t1_rc=${PIPESTATUS[0]}
+fi
 
 echo "== Encoder benchmark ($bin/bench_gpu_codec)"
 codec_rc=0
@@ -130,7 +139,10 @@ printf "tests: %s passed, %s failed, %s skipped (exit %s, %ss)\n" "$passed" "$fa
 grep "^\[  FAILED  \] [A-Za-z]" "$log/gpu-tests.log" | sort -u | head -20
 printf "benchmark exit %s (full tables in %s)\n" "$bench_rc" "$log/gpu-bench.log"
 sed -n '/^Transform stage, /,$p' "$log/gpu-bench.log"
+printf "Tier-1 benchmark exit %s\n" "$t1_rc"
+[ -f "$log/gpu-t1.log" ] && grep -E "^(==|  cpu t1_dec|  gpu arranged  fixed    128 threads x  4)|alone" \
+  "$log/gpu-t1.log"
 printf "encoder benchmark exit %s\n" "$codec_rc"
 [ -f "$log/gpu-codec.log" ] && sed -n '/^Codec \(decode\|encode\), /,$p' "$log/gpu-codec.log"
 [ -s "$whole_log" ] && cat "$whole_log"
-[ "$test_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ] && [ "$codec_rc" -eq 0 ]
+[ "$test_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ] && [ "$t1_rc" -eq 0 ] && [ "$codec_rc" -eq 0 ]
