@@ -243,4 +243,12 @@ std::string batch_prefix(size_t index, size_t count, double seconds, uint64_t by
   return head + name.filename().string();
 }
 
+void print_batch_summary(size_t files, std::chrono::steady_clock::time_point start,
+                         uint64_t bytes_in) {
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%zu files in %.2f s, %.1f MB/s of input\n", files, elapsed,
+              elapsed > 0 ? bytes_in / elapsed / 1e6 : 0.0);
+}
+
 }  // namespace gj2k::cli

@@ -94,4 +94,8 @@ class ProgressLine {
 std::string batch_prefix(size_t index, size_t count, double seconds, uint64_t bytes_done,
                          const std::filesystem::path& name);
 
+// The closing line of a batch on stdout: "N files in S s, X MB/s of input", timed from `start`.
+void print_batch_summary(size_t files, std::chrono::steady_clock::time_point start,
+                         uint64_t bytes_in);
+
 }  // namespace gj2k::cli

@@ -84,7 +84,7 @@ int run(const Options& o) {
     progress.update("decode", 0.0);  // then once per tile (DecodeParams::progress)
     // Colour rendered as opj_decompress writes each format (PGX, raw: components as they are).
     const auto format = gj2k::io::format_from_extension(output);
-    p.render = !format                               ? gj2k::DecodeParams::Render::kNone
+    p.render = !format                              ? gj2k::DecodeParams::Render::kNone
                : *format == gj2k::io::Format::kTiff ? gj2k::DecodeParams::Render::kRgbKeepCmyk
                : *format == gj2k::io::Format::kPnm || *format == gj2k::io::Format::kPng
                    ? gj2k::DecodeParams::Render::kRgb
@@ -104,12 +104,7 @@ int run(const Options& o) {
       std::fflush(stdout);
     }
   }
-  if (batch && !o.quiet) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count();
-    std::printf("%zu files in %.2f s, %.1f MB/s of input\n", jobs.size(), elapsed,
-                elapsed > 0 ? bytes_in / elapsed / 1e6 : 0.0);
-  }
+  if (batch && !o.quiet) gj2k::cli::print_batch_summary(jobs.size(), batch_start, bytes_in);
   return 0;
 }
 

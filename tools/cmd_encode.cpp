@@ -291,12 +291,7 @@ int run(const Options& o) {
       std::fflush(stdout);
     }
   }
-  if (batch && !o.quiet) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count();
-    std::printf("%zu files in %.2f s, %.1f MB/s of input\n", jobs.size(), elapsed,
-                elapsed > 0 ? bytes_in / elapsed / 1e6 : 0.0);
-  }
+  if (batch && !o.quiet) print_batch_summary(jobs.size(), batch_start, bytes_in);
   return 0;
 }
 
