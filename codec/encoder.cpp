@@ -69,6 +69,32 @@ Jp2Header jp2_header(const Siz& siz, const Image& image) {
     h.colr[0].enumerated = 0;
     h.colr[0].icc = image.icc_profile;
   }
+  // Channel definitions (I.5.3.6) when a component is an opacity channel: alpha applies to the
+  // whole image, the others are colours 1, 2, ... of the colour space (grey 1, RGB/YCC 3),
+  // components beyond those unspecified.
+  bool alpha = false;
+  for (const Component& c : image.components) alpha |= c.is_alpha;
+  if (alpha) {
+    const uint32_t colours =
+        h.colr.empty() || h.colr[0].method != 1 || h.colr[0].enumerated != enum_cs::kGreyscale ? 3
+                                                                                               : 1;
+    uint16_t colour = 0;
+    for (size_t i = 0; i < image.components.size(); ++i) {
+      CdefEntry e;
+      e.channel = static_cast<uint16_t>(i);
+      if (image.components[i].is_alpha) {
+        e.type = 1;
+        e.association = 0;
+      } else if (colour < colours) {
+        e.type = 0;
+        e.association = ++colour;
+      } else {
+        e.type = 0xFFFF;
+        e.association = 0xFFFF;
+      }
+      h.cdef.push_back(e);
+    }
+  }
   return h;
 }
 

@@ -129,6 +129,7 @@ inline std::optional<Image> decode(const std::vector<uint8_t>& bytes, const Deco
       comp.dy = oc.dy;
       comp.precision = oc.prec;
       comp.is_signed = oc.sgnd != 0;
+      comp.is_alpha = oc.alpha != 0;
       comp.width = oc.w;
       comp.height = oc.h;
       comp.samples.assign(oc.data, oc.data + size_t{oc.w} * oc.h);
