@@ -213,7 +213,9 @@ bool accept_input(const std::filesystem::path& path) {
 int run(const Options& o) {
   EncodeParams params = make_params(o);
   if (!o.index.empty())
-    std::fprintf(stderr, "gj2k: -x/--index: index files are not written; '%s' ignored\n",
+    std::fprintf(stderr,
+                 "gj2k: -x/--index: index files are not written (opj_compress 2.5 ignores -x "
+                 "too); '%s' ignored\n",
                  o.index.c_str());
   std::vector<Job> jobs;
   if (o.synthetic.empty()) {
@@ -345,7 +347,8 @@ const bool registered = register_command(
                       "0.5 bit per sample, else 2^(precision-9))");
        app.add_option("-C,--comment", o->comment, "COM marker text");
        app.add_flag("--no-comment", o->no_comment, "write no COM marker");
-       app.add_option("-x,--index", o->index, "opj's index file: accepted and ignored");
+       app.add_option("-x,--index", o->index,
+                      "opj's index file: accepted and ignored, as opj_compress 2.5 does");
        app.add_option("--threads", o->threads, "threads (default: all cores) (opj -threads)");
        add_device_option(app, o->device);
        app.add_flag("--quiet", o->quiet, "no progress and no summary");
