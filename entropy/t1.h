@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "entropy/hd.h"
+
 namespace gj2k::entropy {
 
 // SPcod/SPcoc code-block style bits (15444-1 Table A.19).
@@ -107,7 +109,7 @@ struct SegmentPiece {
 std::vector<SegmentPiece> segment_pieces(const EncodedBlock& b, uint32_t first, uint32_t last);
 
 // Most passes a block with `num_bitplanes` coded bit-planes has: 3*n - 2 (0 for n = 0).
-inline uint32_t max_passes(uint32_t num_bitplanes) {
+GJ2K_HD_INLINE uint32_t max_passes(uint32_t num_bitplanes) {
   return num_bitplanes == 0 ? 0 : 3 * num_bitplanes - 2;
 }
 

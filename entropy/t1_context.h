@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "entropy/mq_tables.h"
+#include "entropy/t1.h"
 
 // Each coding pass is one function of its own, so that its loop gets the registers.
 #if defined(__GNUC__)
@@ -188,6 +189,21 @@ GJ2K_HD_INLINE PassKind pass_kind(uint32_t i) {
 // Bit-plane (counted from the least significant coded plane 0) of pass i with n coded planes.
 GJ2K_HD_INLINE uint32_t pass_plane(uint32_t i, uint32_t n) {
   return i == 0 ? n - 1 : n - 2 - (i - 1) / 3;
+}
+
+// Segment rules (Table D.9, D.6) behind passes_in_segment and pass_is_raw (t1.h), for host and
+// device code: most passes a segment starting at pass `first` may hold (UINT32_MAX: no limit),
+// and whether pass i is coded raw.
+GJ2K_HD_INLINE uint32_t segment_pass_limit(uint8_t style, uint32_t first) {
+  if (style & kTermAll) return 1;
+  if (style & kBypass) {
+    if (first < 10) return 10 - first;
+    return pass_kind(first) == PassKind::kSignificance ? 2 : 1;
+  }
+  return 0xFFFFFFFFu;
+}
+GJ2K_HD_INLINE bool raw_pass(uint8_t style, uint32_t i) {
+  return (style & kBypass) && i >= 10 && pass_kind(i) != PassKind::kCleanup;
 }
 
 }  // namespace gj2k::entropy::t1

@@ -70,22 +70,6 @@ constexpr size_t max_state_words() {
 }
 inline constexpr size_t kMaxStateWords = max_state_words();
 
-// Segment rules (Table D.9, D.6), host-device twins of passes_in_segment and pass_is_raw.
-GJ2K_HD_INLINE uint32_t segment_pass_limit(uint8_t style, uint32_t first) {
-  if (style & kTermAll) return 1;
-  if (style & kBypass) {
-    if (first < 10) return 10 - first;
-    return pass_kind(first) == PassKind::kSignificance ? 2 : 1;
-  }
-  return 0xFFFFFFFFu;
-}
-GJ2K_HD_INLINE bool raw_pass(uint8_t style, uint32_t i) {
-  return (style & kBypass) && i >= 10 && pass_kind(i) != PassKind::kCleanup;
-}
-GJ2K_HD_INLINE uint32_t pass_count_limit(uint32_t num_bitplanes) {  // max_passes (t1.h)
-  return num_bitplanes == 0 ? 0 : 3 * num_bitplanes - 2;
-}
-
 // MQ decoder (C.3), as MqDecoder (mq_dec.h) with the state table passed in. Reads 0xFF past
 // the end of the segment (C.3.4).
 struct MqDec {
@@ -497,7 +481,7 @@ GJ2K_HD BlockStatus run_block(const DecodeTables& t, const uint8_t* bytes, const
   d.raw.init(bytes, 0);
 
   BlockStatus status = BlockStatus::kOk;
-  const uint32_t limit = pass_count_limit(num_bitplanes);
+  const uint32_t limit = max_passes(num_bitplanes);
   uint32_t i = 0;
   for (uint32_t s = 0; s < num_segs && status == BlockStatus::kOk; ++s) {
     const SegmentRef& seg = segs[s];

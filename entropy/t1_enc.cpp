@@ -14,12 +14,7 @@ namespace gj2k::entropy {
 using namespace t1;
 
 uint32_t passes_in_segment(uint8_t style, uint32_t first_pass_index) {
-  if (style & kTermAll) return 1;
-  if (style & kBypass) {
-    if (first_pass_index < 10) return 10 - first_pass_index;
-    return pass_kind(first_pass_index) == PassKind::kSignificance ? 2 : 1;
-  }
-  return UINT32_MAX;
+  return segment_pass_limit(style, first_pass_index);
 }
 
 bool pass_ends_segment(uint8_t style, uint32_t pass_index) {
@@ -31,7 +26,7 @@ bool pass_ends_segment(uint8_t style, uint32_t pass_index) {
 }
 
 bool pass_is_raw(uint8_t style, uint32_t pass_index) {
-  return (style & kBypass) && pass_index >= 10 && pass_kind(pass_index) != PassKind::kCleanup;
+  return raw_pass(style, pass_index);
 }
 
 std::vector<SegmentPiece> segment_pieces(const EncodedBlock& b, uint32_t first, uint32_t last) {
