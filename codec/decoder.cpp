@@ -193,7 +193,7 @@ HeaderInfo Decoder::Impl::header_info() {
   h.min_levels = h.levels;
   for (const auto& [c, coc] : m.coc) h.min_levels = std::min<uint32_t>(h.min_levels, coc.levels);
   h.layers = m.cod.layers;
-  h.reversible = m.cod.component.wavelet == codec::Wavelet::k5x3Reversible;
+  h.reversible = m.cod.component.wavelet == codec::Wavelet::k53;
   for (const auto& sc : m.siz.components) {
     ComponentInfo ci;
     ci.dx = sc.dx;

@@ -73,7 +73,7 @@ struct ComponentState {
   // the region are not even zeroed (the windowed DWT never reads them).
   bool windowed = false;
   Rect window;
-  bool reversible() const { return coding->wavelet == Wavelet::k5x3Reversible; }
+  bool reversible() const { return coding->wavelet == Wavelet::k53; }
 };
 
 // fn(first, count) over the samples of a component that are returned: all of them, or the

@@ -130,7 +130,7 @@ EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
   cc.xcb = static_cast<uint8_t>(exponent_of(p.cblk_width));
   cc.ycb = static_cast<uint8_t>(exponent_of(p.cblk_height));
   cc.cblk_style = p.cblk_style;
-  cc.wavelet = p.irreversible ? Wavelet::k9x7Irreversible : Wavelet::k5x3Reversible;
+  cc.wavelet = p.irreversible ? Wavelet::k97 : Wavelet::k53;
   if (!p.precincts.empty())
     for (int r = 0; r <= p.levels; ++r)
       cc.precincts.push_back({static_cast<uint8_t>(precinct_exponent(p, p.levels, r, true)),

@@ -71,7 +71,7 @@ double measure_sse(const std::vector<TileCoding>& tiles, const EncodeSetup& setu
                    const Image& image, size_t layer) {
   const MainHeader& mh = setup.main;
   const ComponentCoding& cc = mh.cod.component;
-  const bool irreversible = cc.wavelet == Wavelet::k9x7Irreversible;
+  const bool irreversible = cc.wavelet == Wavelet::k97;
   const transform::DwtOps& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
   double sse = 0;
   for (const TileCoding& tile : tiles) {

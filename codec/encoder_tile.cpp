@@ -51,7 +51,7 @@ struct BlockJob {
 std::vector<double> band_deltas(const EncodeSetup& setup, uint16_t c, uint32_t precision) {
   const MainHeader& mh = setup.main;
   const int levels = mh.cod.component.levels;
-  const bool irreversible = mh.cod.component.wavelet == Wavelet::k9x7Irreversible;
+  const bool irreversible = mh.cod.component.wavelet == Wavelet::k97;
   const Quantization& q = effective_quantization(mh, nullptr, c);
   std::vector<transform::QuantStep> signalled;
   for (const StepSize& s : q.steps) signalled.push_back({s.exponent, s.mantissa});
@@ -73,7 +73,7 @@ TileCoefficients transform_tile_cpu(const Image& image, const EncodeSetup& setup
   const MainHeader& mh = setup.main;
   const Siz& siz = mh.siz;
   const ComponentCoding& cc = mh.cod.component;
-  const bool irreversible = cc.wavelet == Wavelet::k9x7Irreversible;
+  const bool irreversible = cc.wavelet == Wavelet::k97;
   const size_t nc = image.components.size();
   const int levels = cc.levels;
 
@@ -182,9 +182,7 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
                      const EncodeParams& params, uint32_t t) {
   const MainHeader& mh = setup.main;
   const ComponentCoding& cc = mh.cod.component;
-  const bool irreversible = cc.wavelet == Wavelet::k9x7Irreversible;
-  const transform::Wavelet wavelet =
-      irreversible ? transform::Wavelet::k97 : transform::Wavelet::k53;
+  const bool irreversible = cc.wavelet == Wavelet::k97;
   const size_t nc = image.components.size();
   const int levels = cc.levels;
   const std::vector<Rect>& tcr = coeffs.rects;
@@ -220,7 +218,7 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
             transform::nominal_range(static_cast<int>(image.components[c].precision), bl.band);
         bc.delta = irreversible ? transform::step_size(range, step) : 1.0;
         bc.mb = static_cast<uint32_t>(transform::magnitude_bits(q.guard_bits, step));
-        const double norm = transform::subband_l2_norm(wavelet, bl.level, bl.band);
+        const double norm = transform::subband_l2_norm(cc.wavelet, bl.level, bl.band);
         const double mct_norm = c < 3 && setup.mct ? setup.mct_norms[c] : 1.0;
         bc.weight = bc.delta * bc.delta * norm * norm * mct_norm * mct_norm;
         bc.blocks.resize(size_t{bl.blocks_x} * bl.blocks_y);

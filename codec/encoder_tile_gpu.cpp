@@ -58,7 +58,7 @@ void stage_samples(const Image& image, const Component& comp, const Rect& r, T* 
 bool make_spec(const Image& image, const EncodeSetup& setup, uint32_t t, TileSpec& spec) {
   const MainHeader& mh = setup.main;
   const ComponentCoding& cc = mh.cod.component;
-  const bool irreversible = cc.wavelet == Wavelet::k9x7Irreversible;
+  const bool irreversible = cc.wavelet == Wavelet::k97;
   const size_t nc = image.components.size();
   spec = TileSpec{};
   spec.levels = cc.levels;

@@ -131,7 +131,7 @@ void print_jp2(const Jp2Header& h) {
 void print_coding(const char* indent, const ComponentCoding& cc) {
   std::printf("%slevels %u, code-blocks %ux%u, style %s, wavelet %s\n", indent, cc.levels,
               1u << cc.xcb, 1u << cc.ycb, cblk_style_names(cc.cblk_style).c_str(),
-              cc.wavelet == Wavelet::k5x3Reversible ? "5/3 reversible" : "9/7 irreversible");
+              cc.wavelet == Wavelet::k53 ? "5/3 reversible" : "9/7 irreversible");
   if (cc.user_precincts()) {
     std::printf("%sprecincts (r0..r%u):", indent, cc.levels);
     for (const PrecinctSize& p : cc.precincts) std::printf(" %ux%u", 1u << p.ppx, 1u << p.ppy);
@@ -301,8 +301,8 @@ nlohmann::ordered_json summary_json(const std::string& path, size_t file_bytes,
   if (cc.user_precincts())
     for (size_t r = cc.precincts.size(); r-- > 0;)  // highest resolution first, as opj -c
       precincts.push_back({1u << cc.precincts[r].ppx, 1u << cc.precincts[r].ppy});
-  j["coding"] = {{"wavelet", cc.wavelet == Wavelet::k5x3Reversible ? "5/3" : "9/7"},
-                 {"reversible", cc.wavelet == Wavelet::k5x3Reversible},
+  j["coding"] = {{"wavelet", cc.wavelet == Wavelet::k53 ? "5/3" : "9/7"},
+                 {"reversible", cc.wavelet == Wavelet::k53},
                  {"levels", cc.levels},
                  {"layers", cod.layers},
                  {"progression", to_string(cod.progression)},

@@ -15,7 +15,8 @@
 
 namespace gj2k::transform {
 
-// The wavelet of COD/COC SPcod (Table A.20): 0 = 9/7 irreversible, 1 = 5/3 reversible.
+// The wavelet transform of COD/COC SPcod (Table A.20), valued as coded: 0 = 9/7 irreversible,
+// 1 = 5/3 reversible. The codec's one wavelet type (COD/COC markers and quantization).
 enum class Wavelet : uint8_t { k97 = 0, k53 = 1 };
 
 // Sqcd/Sqcc quantization style, low 5 bits (Table A.28).

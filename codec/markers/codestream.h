@@ -98,10 +98,8 @@ inline constexpr uint8_t kAll = 0x3F;
 }  // namespace cblk_style
 std::string cblk_style_names(uint8_t style);  // "BYPASS|RESET|..." or "none"
 
-enum class Wavelet : uint8_t { k9x7Irreversible = 0, k5x3Reversible = 1 };  // Table A.20
-inline transform::Wavelet to_transform(Wavelet w) {
-  return static_cast<transform::Wavelet>(w);
-}
+// SPcod/SPcoc wavelet (Table A.20): the transform's own type, transform/quant.h.
+using Wavelet = transform::Wavelet;
 
 // Precinct size exponents of one resolution level (Table A.21): 2^ppx x 2^ppy on the
 // resolution's grid. 15/15 is the default when Scod/Scoc bit 0 is clear. ppx, ppy are 0..15;
@@ -117,7 +115,7 @@ struct ComponentCoding {
   uint8_t xcb = 6;         // code-block width exponent, 2..10 (coded value + 2)
   uint8_t ycb = 6;         // code-block height exponent, 2..10; xcb + ycb <= 12
   uint8_t cblk_style = 0;  // cblk_style:: bits
-  Wavelet wavelet = Wavelet::k5x3Reversible;
+  Wavelet wavelet = Wavelet::k53;
   // User precincts (Scod/Scoc bit 0): exactly levels + 1 entries, index = resolution r
   // (0 = lowest). Empty: default precincts 2^15 x 2^15 everywhere.
   std::vector<PrecinctSize> precincts;

@@ -136,7 +136,7 @@ TEST(MarkersConformance, P0_01) {
   EXPECT_EQ(cs.main.cod.progression, Progression::kRLCP);
   EXPECT_EQ(cs.main.cod.layers, 1);
   EXPECT_EQ(cs.main.cod.component.levels, 3);
-  EXPECT_EQ(cs.main.cod.component.wavelet, Wavelet::k5x3Reversible);
+  EXPECT_EQ(cs.main.cod.component.wavelet, Wavelet::k53);
 }
 
 TEST(MarkersConformance, P0_02) {
@@ -146,7 +146,7 @@ TEST(MarkersConformance, P0_02) {
   EXPECT_EQ(m.siz.xsiz, 127u);
   EXPECT_EQ(m.siz.ysiz, 126u);
   EXPECT_EQ(m.siz.components[0].dx, 2);
-  EXPECT_EQ(m.cod.component.wavelet, Wavelet::k9x7Irreversible);
+  EXPECT_EQ(m.cod.component.wavelet, Wavelet::k97);
   EXPECT_EQ(m.cod.component.cblk_style, 0x34);
   EXPECT_TRUE(m.cod.sop);
   EXPECT_TRUE(m.cod.eph);
@@ -189,7 +189,7 @@ TEST(MarkersConformance, P0_04ToP0_09) {
   EXPECT_EQ(c4.main.cod.layers, 20);
   EXPECT_EQ(c4.main.cod.component.levels, 6);
   EXPECT_EQ(c4.main.cod.mct, 1);
-  EXPECT_EQ(c4.main.cod.component.wavelet, Wavelet::k9x7Irreversible);
+  EXPECT_EQ(c4.main.cod.component.wavelet, Wavelet::k97);
   EXPECT_TRUE(c4.main.cod.component.user_precincts());
   EXPECT_EQ(c4.main.cod.component.cblk_style, cblk_style::kTermAll);
 
@@ -234,7 +234,7 @@ TEST(MarkersConformance, P0_04ToP0_09) {
   EXPECT_EQ(c9.main.siz.xsiz, 17u);
   EXPECT_EQ(c9.main.siz.ysiz, 37u);
   EXPECT_EQ(c9.main.cod.component.levels, 5);
-  EXPECT_EQ(c9.main.cod.component.wavelet, Wavelet::k9x7Irreversible);
+  EXPECT_EQ(c9.main.cod.component.wavelet, Wavelet::k97);
   EXPECT_EQ(c9.main.qcd.guard_bits, 1);
 }
 
@@ -245,7 +245,7 @@ TEST(MarkersConformance, P0_10ToP0_16) {
   EXPECT_EQ(c10.tile_parts.size(), 9u);
   EXPECT_EQ(c10.main.siz.components[0].dx, 4);
   EXPECT_EQ(c10.main.cod.mct, 1);
-  EXPECT_EQ(c10.main.cod.component.wavelet, Wavelet::k5x3Reversible);  // RCT
+  EXPECT_EQ(c10.main.cod.component.wavelet, Wavelet::k53);  // RCT
   EXPECT_EQ(c10.main.qcd.guard_bits, 0);
 
   const Codestream c11 = parse("p0_11.j2k");

@@ -48,7 +48,7 @@ ComponentCoding random_coding(Rng& rng, int max_levels) {
   cc.xcb = static_cast<uint8_t>(uni(rng, 2, 10));
   cc.ycb = static_cast<uint8_t>(uni(rng, 2, 12 - cc.xcb < 10 ? 12 - cc.xcb : 10));
   cc.cblk_style = static_cast<uint8_t>(uni(rng, 0, cblk_style::kAll));
-  cc.wavelet = coin(rng) ? Wavelet::k5x3Reversible : Wavelet::k9x7Irreversible;
+  cc.wavelet = coin(rng) ? Wavelet::k53 : Wavelet::k97;
   if (coin(rng)) {
     cc.precincts.resize(size_t{cc.levels} + 1);
     for (size_t r = 0; r < cc.precincts.size(); ++r)
