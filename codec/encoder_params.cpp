@@ -130,7 +130,7 @@ void validate(const EncodeParams& p, const Image& image_in) {
       refuse("--precincts", std::to_string(w) + "x" + std::to_string(h) +
                                 ": size 1 is allowed only for the lowest resolution");
   }
-  if (p.cblk_style > 0x3F) refuse("--modes", "unknown code-block style bits");
+  if (p.cblk_style & ~entropy::cblk_style::kAll) refuse("--modes", "unknown code-block style bits");
   if (p.guard_bits < 0 || p.guard_bits > 7)
     refuse("--guard-bits", std::to_string(p.guard_bits) + " is out of 0..7");
   if (p.threads < 0) refuse("--threads", "must be >= 0 (0 = all cores)");

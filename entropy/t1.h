@@ -12,15 +12,17 @@
 
 namespace gj2k::entropy {
 
-// SPcod/SPcoc code-block style bits (15444-1 Table A.19).
-enum CodeBlockStyle : uint8_t {
-  kBypass = 0x01,                  // selective arithmetic coding bypass (D.6)
-  kResetProbabilities = 0x02,      // reset contexts after each pass (D.4.1)
-  kTermAll = 0x04,                 // terminate after each pass (D.4.1)
-  kVerticallyCausal = 0x08,        // vertically causal context formation (D.7)
-  kPredictableTermination = 0x10,  // predictable termination (D.4.2)
-  kSegmentationSymbols = 0x20,     // segmentation symbol after each cleanup (D.5)
-};
+// SPcod/SPcoc code-block style bits (15444-1 Table A.19), as the markers code them; the one
+// definition for Tier-1, Tier-2 and the COD/COC reader and writer.
+namespace cblk_style {
+inline constexpr uint8_t kBypass = 0x01;           // selective arithmetic coding bypass (D.6)
+inline constexpr uint8_t kReset = 0x02;            // reset contexts after each pass (D.4.1)
+inline constexpr uint8_t kTermAll = 0x04;          // terminate after each pass (D.4.1)
+inline constexpr uint8_t kVerticalCausal = 0x08;   // vertically causal context formation (D.7)
+inline constexpr uint8_t kPredictableTerm = 0x10;  // predictable termination (D.4.2)
+inline constexpr uint8_t kSegmentation = 0x20;     // segmentation symbol after each cleanup (D.5)
+inline constexpr uint8_t kAll = 0x3F;              // every Part 1 bit
+}  // namespace cblk_style
 
 // Subband orientation, numbered as b in 15444-1 Equation B-15 (HL = horizontally high-pass).
 enum class BandKind : uint8_t { kLL = 0, kHL = 1, kLH = 2, kHH = 3 };
@@ -48,7 +50,7 @@ struct EncodedBlock {
 
 // Encodes one code-block. q: quantized indices, two's complement, |q| < 2^31, w x h at q with
 // row pitch `stride` (elements). mb: the subband's Mb (E-2), >= the magnitude bit count of
-// max|q| (kInvalidArgument otherwise), at most 31. style: CodeBlockStyle bits.
+// max|q| (kInvalidArgument otherwise), at most 31. style: cblk_style bits.
 // Pass ends of non-terminated passes are conservative: decoding the first `end` bytes (Tier-2
 // splitting them into segments by passes_in_segment) reproduces exactly that pass's result.
 // Pass ends are non-decreasing; the last pass's end is data.size().

@@ -195,15 +195,15 @@ GJ2K_HD_INLINE uint32_t pass_plane(uint32_t i, uint32_t n) {
 // device code: most passes a segment starting at pass `first` may hold (UINT32_MAX: no limit),
 // and whether pass i is coded raw.
 GJ2K_HD_INLINE uint32_t segment_pass_limit(uint8_t style, uint32_t first) {
-  if (style & kTermAll) return 1;
-  if (style & kBypass) {
+  if (style & cblk_style::kTermAll) return 1;
+  if (style & cblk_style::kBypass) {
     if (first < 10) return 10 - first;
     return pass_kind(first) == PassKind::kSignificance ? 2 : 1;
   }
   return 0xFFFFFFFFu;
 }
 GJ2K_HD_INLINE bool raw_pass(uint8_t style, uint32_t i) {
-  return (style & kBypass) && i >= 10 && pass_kind(i) != PassKind::kCleanup;
+  return (style & cblk_style::kBypass) && i >= 10 && pass_kind(i) != PassKind::kCleanup;
 }
 
 }  // namespace gj2k::entropy::t1

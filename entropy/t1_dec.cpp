@@ -261,14 +261,14 @@ void run_decoder(const Segment* segments, size_t num_segments, uint32_t num_bitp
           break;
         case PassKind::kCleanup:
           d.cup(p);
-          if (style & kSegmentationSymbols) {
+          if (style & cblk_style::kSegmentation) {
             // D.5: the symbol 1010; a mismatch would flag an error for concealment, which
             // this decoder does not attempt.
             for (int b = 0; b < 4; ++b) d.mq.decode(d.ctx[kCtxUni]);
           }
           break;
       }
-      if (style & kResetProbabilities) d.reset_contexts();
+      if (style & cblk_style::kReset) d.reset_contexts();
     }
   }
 
@@ -329,7 +329,7 @@ uint32_t decode_block(const Segment* segments, size_t num_segments, uint32_t num
         return run_decoder<kVc, 3>(segments, num_segments, num_bitplanes, style, out, stride, w, h);
     }
   };
-  if (style & kVerticallyCausal) {
+  if (style & cblk_style::kVerticalCausal) {
     run.template operator()<true>();
   } else {
     run.template operator()<false>();

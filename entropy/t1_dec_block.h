@@ -424,10 +424,10 @@ struct BlockDecoder {
           mrp<false>(mq, p);
         break;
       case PassKind::kCleanup:
-        cup(p, (style & kSegmentationSymbols) != 0);
+        cup(p, (style & cblk_style::kSegmentation) != 0);
         break;
     }
-    if (style & kResetProbabilities) reset_contexts();
+    if (style & cblk_style::kReset) reset_contexts();
   }
 
   // Signs applied: stripe-major values to the row-major output, or in place.
@@ -525,7 +525,7 @@ GJ2K_HD BlockStatus decode_block_hd(const DecodeTables& t, const uint8_t* bytes,
     return total > 0 && num_bitplanes == 0 ? BlockStatus::kExtraPasses : BlockStatus::kOk;
   }
   if (num_bitplanes > 30) return BlockStatus::kTooManyPlanes;
-  if (style & kVerticallyCausal)
+  if (style & cblk_style::kVerticalCausal)
     return run_block<true, kStripeValues>(t, bytes, segs, num_segs, num_bitplanes, band, style, out,
                                           stride, w, h, state, values);
   return run_block<false, kStripeValues>(t, bytes, segs, num_segs, num_bitplanes, band, style, out,

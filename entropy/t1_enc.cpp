@@ -18,8 +18,8 @@ uint32_t passes_in_segment(uint8_t style, uint32_t first_pass_index) {
 }
 
 bool pass_ends_segment(uint8_t style, uint32_t pass_index) {
-  if (style & kTermAll) return true;
-  if (style & kBypass) {
+  if (style & cblk_style::kTermAll) return true;
+  if (style & cblk_style::kBypass) {
     return pass_index >= 9 && pass_kind(pass_index) != PassKind::kSignificance;
   }
   return false;
@@ -318,7 +318,7 @@ void run_encoder(const int32_t* q, size_t stride, uint32_t w, uint32_t h, uint8_
   e.state.assign(static_cast<size_t>(e.stripes + 2) * e.pitch, 0);
   e.reset_contexts();
 
-  const bool predictable = (style & kPredictableTermination) != 0;
+  const bool predictable = (style & cblk_style::kPredictableTerm) != 0;
   const uint32_t num_passes = max_passes(nbp);
   out.passes.reserve(num_passes);
   // Non-terminated passes of the current segment, resolved when it ends.
@@ -352,7 +352,7 @@ void run_encoder(const int32_t* q, size_t stride, uint32_t w, uint32_t h, uint8_
         break;
       case PassKind::kCleanup:
         e.cup(p);
-        if (style & kSegmentationSymbols) {  // D.5: 1010 in the UNIFORM context
+        if (style & cblk_style::kSegmentation) {  // D.5: 1010 in the UNIFORM context
           e.mq.encode(e.ctx[kCtxUni], 1);
           e.mq.encode(e.ctx[kCtxUni], 0);
           e.mq.encode(e.ctx[kCtxUni], 1);
@@ -384,7 +384,7 @@ void run_encoder(const int32_t* q, size_t stride, uint32_t w, uint32_t h, uint8_
     } else {
       pending.push_back({i, e.mq.mark(), 0});
     }
-    if (style & kResetProbabilities) e.reset_contexts();
+    if (style & cblk_style::kReset) e.reset_contexts();
   }
   // Rate control needs non-decreasing ends; raising an end keeps it sufficient.
   for (size_t i = 1; i < out.passes.size(); ++i) {
@@ -423,7 +423,7 @@ void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandK
         return run_encoder<kVc, 3>(q, stride, w, h, style, mb, out);
     }
   };
-  if (style & kVerticallyCausal) {
+  if (style & cblk_style::kVerticalCausal) {
     run.template operator()<true>();
   } else {
     run.template operator()<false>();

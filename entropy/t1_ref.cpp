@@ -179,7 +179,7 @@ double block_error(const std::vector<uint32_t>& mag, const std::vector<int>& kno
 EncodedBlock encode_block_ref(const int32_t* q, size_t stride, uint32_t w, uint32_t h,
                               BandKind band, uint8_t style, uint32_t mb) {
   EncodedBlock out;
-  RefBlock b(w, h, band, (style & kVerticallyCausal) != 0);
+  RefBlock b(w, h, band, (style & cblk_style::kVerticalCausal) != 0);
   uint32_t all = 0;
   for (uint32_t y = 0; y < h; ++y) {
     for (uint32_t x = 0; x < w; ++x) {
@@ -200,7 +200,7 @@ EncodedBlock encode_block_ref(const int32_t* q, size_t stride, uint32_t w, uint3
   RefRawWriter raw;
   std::vector<int> known(b.mag.size(), -1);
   double err = block_error(b.mag, known);
-  const bool predictable = (style & kPredictableTermination) != 0;
+  const bool predictable = (style & cblk_style::kPredictableTerm) != 0;
   size_t seg_first_pass = 0;
   for (uint32_t i = 0; i < max_passes(nbp); ++i) {
     const int p = static_cast<int>(i == 0 ? nbp - 1 : nbp - 2 - (i - 1) / 3);
@@ -275,7 +275,7 @@ EncodedBlock encode_block_ref(const int32_t* q, size_t stride, uint32_t w, uint3
           }
         }
         std::fill(b.pi.begin(), b.pi.end(), 0);
-        if (style & kSegmentationSymbols) {  // D.5
+        if (style & cblk_style::kSegmentation) {  // D.5
           for (int s : {1, 0, 1, 0}) mq.encode(kCtxUni, s);
         }
         break;
@@ -304,7 +304,7 @@ EncodedBlock encode_block_ref(const int32_t* q, size_t stride, uint32_t w, uint3
       }
       seg_first_pass = i + 1;
     }
-    if (style & kResetProbabilities) mq.reset_contexts();  // D.4.1 / Table D.7
+    if (style & cblk_style::kReset) mq.reset_contexts();  // D.4.1 / Table D.7
   }
   return out;
 }
@@ -315,7 +315,7 @@ void decode_block_ref(const Segment* segments, size_t num_segments, uint32_t num
   if (num_bitplanes > 30) {
     throw Error(ErrorCode::kUnsupported, "Tier-1 reference decode: more than 30 bit-planes");
   }
-  RefBlock b(w, h, band, (style & kVerticallyCausal) != 0);
+  RefBlock b(w, h, band, (style & cblk_style::kVerticalCausal) != 0);
   std::vector<int> known(b.mag.size(), -1);
   uint32_t i = 0;
   MqRefDecoder mq(nullptr, 0);
@@ -392,12 +392,12 @@ void decode_block_ref(const Segment* segments, size_t num_segments, uint32_t num
             }
           }
           std::fill(b.pi.begin(), b.pi.end(), 0);
-          if (style & kSegmentationSymbols) {
+          if (style & cblk_style::kSegmentation) {
             for (int s4 = 0; s4 < 4; ++s4) mq.decode(kCtxUni);
           }
           break;
       }
-      if (style & kResetProbabilities) mq.reset_contexts();
+      if (style & cblk_style::kReset) mq.reset_contexts();
     }
   }
   // Reconstruction with one fractional bit, midpoint rule (E.1.1.2).

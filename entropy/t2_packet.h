@@ -31,9 +31,10 @@ namespace gj2k::entropy {
 struct SegmentStyle {
   bool bypass = false;   // selective arithmetic coding bypass (SPcod bit 0)
   bool termall = false;  // termination on each coding pass (SPcod bit 2)
-  // The same as CodeBlockStyle bits (entropy/t1.h).
+  // The same as cblk_style bits (entropy/t1.h).
   uint8_t code_block_style() const {
-    return static_cast<uint8_t>((bypass ? kBypass : 0) | (termall ? kTermAll : 0));
+    return static_cast<uint8_t>((bypass ? cblk_style::kBypass : 0) |
+                                (termall ? cblk_style::kTermAll : 0));
   }
 };
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "codec/synthetic.h"
+#include "entropy/t1.h"
 #include "gj2k/encoder.h"
 #include "gj2k/error.h"
 #include "io/image_io.h"
@@ -46,23 +47,24 @@ std::vector<double> parse_doubles(const std::string& option, const std::string& 
 uint8_t parse_modes(const std::string& s) {
   if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos) {
     const uint32_t mask = parse_u32("-M", s);
-    if (mask > 63) bad_option("-M", "'" + s + "' is not a sum of 1, 2, 4, 8, 16, 32");
+    if (mask > entropy::cblk_style::kAll)
+      bad_option("-M", "'" + s + "' is not a sum of 1, 2, 4, 8, 16, 32");
     return static_cast<uint8_t>(mask);
   }
   uint8_t style = 0;
   for (const auto& m : split(s, ',')) {
     if (m == "bypass" || m == "lazy")
-      style |= 0x01;
+      style |= entropy::cblk_style::kBypass;
     else if (m == "reset")
-      style |= 0x02;
+      style |= entropy::cblk_style::kReset;
     else if (m == "termall" || m == "restart")
-      style |= 0x04;
+      style |= entropy::cblk_style::kTermAll;
     else if (m == "vsc" || m == "causal")
-      style |= 0x08;
+      style |= entropy::cblk_style::kVerticalCausal;
     else if (m == "pterm" || m == "erterm")
-      style |= 0x10;
+      style |= entropy::cblk_style::kPredictableTerm;
     else if (m == "segsym" || m == "segmark")
-      style |= 0x20;
+      style |= entropy::cblk_style::kSegmentation;
     else
       bad_option("--modes", "unknown mode '" + m +
                                 "' (choose from bypass, reset, termall, vsc, pterm, segsym)");

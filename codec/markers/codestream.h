@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "entropy/t1.h"
 #include "transform/geometry.h"
 #include "transform/quant.h"
 
@@ -86,16 +87,8 @@ struct Siz {
 enum class Progression : uint8_t { kLRCP = 0, kRLCP = 1, kRPCL = 2, kPCRL = 3, kCPRL = 4 };
 const char* to_string(Progression p);  // "LRCP", ...
 
-// Code-block style bits of SPcod/SPcoc (Table A.19).
-namespace cblk_style {
-inline constexpr uint8_t kBypass = 0x01;           // selective arithmetic coding bypass
-inline constexpr uint8_t kReset = 0x02;            // reset context probabilities each pass
-inline constexpr uint8_t kTermAll = 0x04;          // termination on each coding pass
-inline constexpr uint8_t kVerticalCausal = 0x08;   // vertically causal context
-inline constexpr uint8_t kPredictableTerm = 0x10;  // predictable termination
-inline constexpr uint8_t kSegmentation = 0x20;     // segmentation symbols
-inline constexpr uint8_t kAll = 0x3F;
-}  // namespace cblk_style
+// Code-block style bits of SPcod/SPcoc (Table A.19): Tier-1's, entropy/t1.h.
+namespace cblk_style = entropy::cblk_style;
 std::string cblk_style_names(uint8_t style);  // "BYPASS|RESET|..." or "none"
 
 // SPcod/SPcoc wavelet (Table A.20): the transform's own type, transform/quant.h.

@@ -49,7 +49,7 @@ struct EncodeParams {
   // every resolution, lower ones halving the last given, as opj_compress -c does.)
   // Empty: maximal precincts (2^15) everywhere.
   std::vector<std::pair<uint32_t, uint32_t>> precincts;
-  uint8_t cblk_style = 0;  // --modes: CodeBlockStyle bits of Table A.19 (bypass=1, reset=2,
+  uint8_t cblk_style = 0;  // --modes: code-block style bits of Table A.19 (bypass=1, reset=2,
                            // termall=4, vsc=8, pterm=16, segsym=32)
 
   // ---- quality layers and rate targets (at most one kind of target)

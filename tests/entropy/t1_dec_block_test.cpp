@@ -168,8 +168,8 @@ TEST(T1DecBlock, RefusesWhatTheStandardForbids) {
                                        state.data(), nullptr),
             t1::BlockStatus::kBadArgument);
   const t1::SegmentRef two{0, 1, 2};  // TERMALL: one pass per segment
-  EXPECT_EQ(t1::decode_block_hd<false>(tables, &byte, &two, 1, 5, 0, kTermAll, out.data(), 64, 64,
-                                       64, state.data(), nullptr),
+  EXPECT_EQ(t1::decode_block_hd<false>(tables, &byte, &two, 1, 5, 0, cblk_style::kTermAll,
+                                       out.data(), 64, 64, 64, state.data(), nullptr),
             t1::BlockStatus::kSegmentPasses);
 }
 

@@ -136,7 +136,7 @@ void check_block(const std::vector<int32_t>& q, uint32_t w, uint32_t h, BandKind
     return;
   }
   ASSERT_EQ(b.passes.back().end, b.data.size()) << what;
-  PlaneModel model(q, w, h, (style & kVerticallyCausal) != 0, nbp);
+  PlaneModel model(q, w, h, (style & cblk_style::kVerticalCausal) != 0, nbp);
   double err = model.squared_error();
   std::vector<int32_t> out(q.size() + 1, 0x5A5A5A5A);  // one guard sample past the end
   for (uint32_t i = 0; i < b.passes.size(); ++i) {
@@ -258,8 +258,9 @@ TEST(T1Coder, AdversarialBlocks) {
           }
         }
       }
-      for (uint8_t style : {uint8_t{0}, uint8_t{0x3F}, uint8_t{kBypass | kVerticallyCausal},
-                            uint8_t{kTermAll | kPredictableTermination}}) {
+      for (uint8_t style :
+           {uint8_t{0}, uint8_t{0x3F}, uint8_t{cblk_style::kBypass | cblk_style::kVerticalCausal},
+            uint8_t{cblk_style::kTermAll | cblk_style::kPredictableTerm}}) {
         for (int band = 0; band < 4; ++band) {
           ++seed;
           check_block(q, w, h, static_cast<BandKind>(band), style, nbp,
@@ -304,15 +305,15 @@ TEST(T1Coder, ThirtyOneBitPlanes) {
 
 TEST(T1Coder, SegmentRules) {
   EXPECT_EQ(passes_in_segment(0, 0), UINT32_MAX);
-  EXPECT_EQ(passes_in_segment(kTermAll, 5), 1u);
-  EXPECT_EQ(passes_in_segment(kBypass, 0), 10u);
-  EXPECT_EQ(passes_in_segment(kBypass, 3), 7u);
-  EXPECT_EQ(passes_in_segment(kBypass, 10), 2u);  // raw SPP + MRP
-  EXPECT_EQ(passes_in_segment(kBypass, 11), 1u);
-  EXPECT_EQ(passes_in_segment(kBypass, 12), 1u);  // MQ cleanup
-  EXPECT_EQ(passes_in_segment(kBypass, 13), 2u);
+  EXPECT_EQ(passes_in_segment(cblk_style::kTermAll, 5), 1u);
+  EXPECT_EQ(passes_in_segment(cblk_style::kBypass, 0), 10u);
+  EXPECT_EQ(passes_in_segment(cblk_style::kBypass, 3), 7u);
+  EXPECT_EQ(passes_in_segment(cblk_style::kBypass, 10), 2u);  // raw SPP + MRP
+  EXPECT_EQ(passes_in_segment(cblk_style::kBypass, 11), 1u);
+  EXPECT_EQ(passes_in_segment(cblk_style::kBypass, 12), 1u);  // MQ cleanup
+  EXPECT_EQ(passes_in_segment(cblk_style::kBypass, 13), 2u);
   for (uint32_t i = 0; i < 40; ++i) {
-    EXPECT_EQ(pass_is_raw(kBypass, i), i >= 10 && (i - 1) % 3 != 2) << i;
+    EXPECT_EQ(pass_is_raw(cblk_style::kBypass, i), i >= 10 && (i - 1) % 3 != 2) << i;
     EXPECT_FALSE(pass_is_raw(0, i));
   }
   // Too many passes in a segment is a format error; passes past 3 Nb - 2 are ignored (the
@@ -320,7 +321,9 @@ TEST(T1Coder, SegmentRules) {
   std::vector<uint8_t> junk(16, 0x33);
   std::vector<int32_t> out(16);
   const Segment too_long{junk.data(), 16, 11};
-  EXPECT_THROW(decode_block(&too_long, 1, 8, BandKind::kLL, kBypass, out.data(), 4, 4, 4), Error);
+  EXPECT_THROW(
+      decode_block(&too_long, 1, 8, BandKind::kLL, cblk_style::kBypass, out.data(), 4, 4, 4),
+      Error);
   const Segment too_many{junk.data(), 16, 8};
   EXPECT_EQ(decode_block(&too_many, 1, 3, BandKind::kLL, 0, out.data(), 4, 4, 4), 1u);
   const Segment just_enough{junk.data(), 16, 7};
@@ -332,7 +335,7 @@ TEST(T1Coder, SegmentRules) {
 // Tier-2 keeps its own statement of the segment rule (t2_packet.h); both must agree.
 TEST(T1Coder, SegmentRulesAgreeWithTier2) {
   for (int style = 0; style < 64; ++style) {
-    const SegmentStyle t2{(style & kBypass) != 0, (style & kTermAll) != 0};
+    const SegmentStyle t2{(style & cblk_style::kBypass) != 0, (style & cblk_style::kTermAll) != 0};
     for (int pass = 0; pass < 100; ++pass) {
       ASSERT_EQ(pass_ends_segment(static_cast<uint8_t>(style), static_cast<uint32_t>(pass)),
                 pass_ends_segment(t2, pass))

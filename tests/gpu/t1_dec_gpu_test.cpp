@@ -75,7 +75,8 @@ Batch make_batch(uint32_t seed, int count, uint32_t pitch, int max_side) {
         start = enc.passes[i].end;
         first = i + 1;
       }
-    if (keep == total && total > 0 && !(style & (kTermAll | kBypass)) && rng() % 8 == 0)
+    if (keep == total && total > 0 && !(style & (cblk_style::kTermAll | cblk_style::kBypass)) &&
+        rng() % 8 == 0)
       b.segs.back().passes += 3;  // extra passes: kExtraPasses, the rest decodes
     b.bytes.insert(b.bytes.end(), enc.data.begin(), enc.data.end());
     j.seg_count = static_cast<uint16_t>(b.segs.size() - j.seg_first);
