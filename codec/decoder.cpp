@@ -18,6 +18,7 @@
 #include "codec/decoder_icc.h"
 #include "codec/decoder_icc_lcms.h"
 #include "codec/decoder_tile.h"
+#include "codec/device.h"
 #include "codec/jp2/boxes.h"
 #include "codec/markers/reader.h"
 #include "codec/parallel.h"
@@ -256,11 +257,7 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
       samples +=
           (uint64_t{component_extent(ax0, ax1, sc.dx)} * component_extent(ay0, ay1, sc.dy)) >>
           (2 * std::min<uint32_t>(p.reduce, 31));
-  const transform::Device device =
-      transform::auto_choice(p.device == DecodeDevice::kGpu   ? transform::Device::kGpu
-                             : p.device == DecodeDevice::kCpu ? transform::Device::kCpu
-                                                              : transform::Device::kAuto,
-                             samples);
+  const transform::Device device = transform::auto_choice(codec::to_transform(p.device), samples);
   std::optional<codec::GpuDecodeWarmUp> warm_up;
   if (device != transform::Device::kCpu) warm_up.emplace(device == transform::Device::kGpu);
   codec::ReadOptions ro;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "codec/api_guard.h"
+#include "codec/device.h"
 #include "codec/encoder_gpu.h"
 #include "codec/encoder_internal.h"
 #include "codec/file_output.h"
@@ -201,11 +202,8 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
   // transform::kGpuAutoMinSamples up (transform::auto_choice); gpu without one throws.
   uint64_t samples = 0;
   for (const Component& c : image_in.components) samples += uint64_t{c.width} * c.height;
-  const transform::Device requested = transform::auto_choice(
-      params.device == EncodeParams::Device::kGpu   ? transform::Device::kGpu
-      : params.device == EncodeParams::Device::kCpu ? transform::Device::kCpu
-                                                    : transform::Device::kAuto,
-      samples);
+  const transform::Device requested =
+      transform::auto_choice(codec::to_transform(params.device), samples);
   const bool on_gpu = transform::resolve_device(requested) == transform::Device::kGpu;
 
   std::optional<Image> moved;
