@@ -187,7 +187,7 @@ void cpu_decode(const Batch& b, std::vector<int32_t>& out, bool shared) {
           segs.push_back({b.bytes.data() + r.offset, r.length, r.passes});
         }
         entropy::decode_block(segs.data(), segs.size(), j.planes,
-                              static_cast<entropy::BandKind>(j.band), uint8_t(j.style), o, j.stride,
+                              static_cast<entropy::Band>(j.band), uint8_t(j.style), o, j.stride,
                               j.w, j.h);
       }
     }

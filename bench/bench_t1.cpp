@@ -36,7 +36,7 @@ using namespace gj2k::entropy;
 struct Block {
   std::vector<int32_t> q;
   uint32_t w, h, mb;
-  BandKind band;
+  Band band;
 };
 
 struct Corpus {
@@ -94,8 +94,8 @@ void lift53(int32_t* x, size_t n, size_t s, std::vector<int32_t>& tmp) {
 }
 
 void add_band(Corpus& c, const std::vector<int32_t>& img, uint32_t stride, uint32_t x0, uint32_t y0,
-              uint32_t bw, uint32_t bh, BandKind band, int step) {
-  const uint32_t gain = band == BandKind::kLL ? 0 : band == BandKind::kHH ? 2 : 1;
+              uint32_t bw, uint32_t bh, Band band, int step) {
+  const uint32_t gain = band == Band::kLL ? 0 : band == Band::kHH ? 2 : 1;
   for (uint32_t by = 0; by < bh; by += 64) {
     for (uint32_t bx = 0; bx < bw; bx += 64) {
       Block b;
@@ -130,13 +130,13 @@ Corpus make_corpus(int step) {
       for (uint32_t x = 0; x < cw; ++x) lift53(&img[x], ch, w, tmp);
       for (uint32_t y = 0; y < ch; ++y) lift53(&img[y * w], cw, 1, tmp);
       const uint32_t lw = (cw + 1) / 2, lh = (ch + 1) / 2;
-      add_band(c, img, w, lw, 0, cw - lw, lh, BandKind::kHL, step);
-      add_band(c, img, w, 0, lh, lw, ch - lh, BandKind::kLH, step);
-      add_band(c, img, w, lw, lh, cw - lw, ch - lh, BandKind::kHH, step);
+      add_band(c, img, w, lw, 0, cw - lw, lh, Band::kHL, step);
+      add_band(c, img, w, 0, lh, lw, ch - lh, Band::kLH, step);
+      add_band(c, img, w, lw, lh, cw - lw, ch - lh, Band::kHH, step);
       cw = lw;
       ch = lh;
     }
-    add_band(c, img, w, 0, 0, cw, ch, BandKind::kLL, step);
+    add_band(c, img, w, 0, 0, cw, ch, Band::kLL, step);
   }
   c.ok = true;
   return c;

@@ -95,10 +95,6 @@ uint64_t block_key(uint32_t r, uint32_t b, uint32_t index) {
   return (uint64_t{r} << 40) | (uint64_t{b} << 32) | index;
 }
 
-entropy::BandKind band_kind(Band b) {
-  return static_cast<entropy::BandKind>(static_cast<uint8_t>(b));
-}
-
 transform::QuantStep to_quant_step(const StepSize& s) {
   return {s.exponent, s.mantissa};
 }
@@ -363,9 +359,8 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
     const uint8_t* base = job.seg->bytes.empty() ? &kNoData : job.seg->bytes.data();
     for (const auto& s : job.seg->segs) segs.push_back({base + s.offset, s.length, s.passes});
     try {
-      if (entropy::decode_block(segs.data(), segs.size(), static_cast<uint32_t>(planes),
-                                band_kind(band.band), cs.coding->cblk_style, out, stride,
-                                cb.width(), cb.height()) > 0)
+      if (entropy::decode_block(segs.data(), segs.size(), static_cast<uint32_t>(planes), band.band,
+                                cs.coding->cblk_style, out, stride, cb.width(), cb.height()) > 0)
         ++over_passes;
     } catch (const Error& e) {
 #pragma omp critical(gj2k_decode_error)

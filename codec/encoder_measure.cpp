@@ -47,9 +47,8 @@ void reconstruct_bands(const TileComponentCoding& tcc, const Rect& r, int levels
             }
           }
           out.assign(size_t{cb.width()} * cb.height(), 0);
-          entropy::decode_block(segs.data(), segs.size(), bc.mb - blk.enc.missing_msbs,
-                                static_cast<entropy::BandKind>(static_cast<int>(bl.band)), style,
-                                out.data(), cb.width(), cb.width(), cb.height());
+          entropy::decode_block(segs.data(), segs.size(), bc.mb - blk.enc.missing_msbs, bl.band,
+                                style, out.data(), cb.width(), cb.width(), cb.height());
           const size_t x0 = pl.x_off + (cb.x0 - bl.rect.x0), y0 = pl.y_off + (cb.y0 - bl.rect.y0);
           for (uint32_t y = 0; y < cb.height(); ++y)
             for (uint32_t x = 0; x < cb.width(); ++x) {

@@ -21,14 +21,6 @@ namespace {
 using transform::Band;
 using transform::Rect;
 
-transform::Band to_band(Band b) {
-  return b;
-}
-
-entropy::BandKind band_kind(Band b) {
-  return static_cast<entropy::BandKind>(static_cast<int>(b));
-}
-
 uint32_t magnitude_bit_count(uint32_t v) {
   uint32_t n = 0;
   while (v) {
@@ -213,7 +205,7 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
         const BandLayout& bl = res.bands[bi];
         BandCoding& bc = tcc.bands[ri][bi];
         const transform::QuantStep step =
-            transform::signalled_step(qstyle, signalled, levels, bl.level, to_band(bl.band));
+            transform::signalled_step(qstyle, signalled, levels, bl.level, bl.band);
         const int range =
             transform::nominal_range(static_cast<int>(image.components[c].precision), bl.band);
         bc.delta = irreversible ? transform::step_size(range, step) : 1.0;
@@ -270,8 +262,8 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
       continue;
     }
     try {
-      entropy::encode_block(q, stride, job.rect.width(), job.rect.height(), band_kind(bl.band),
-                            style, bc.mb, blk.enc);
+      entropy::encode_block(q, stride, job.rect.width(), job.rect.height(), bl.band, style, bc.mb,
+                            blk.enc);
     } catch (const std::exception& e) {
       if (!failed.exchange(true)) {
 #pragma omp critical(gj2k_encode_failure)

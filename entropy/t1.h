@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/band.h"
 #include "entropy/hd.h"
 
 namespace gj2k::entropy {
@@ -24,8 +25,8 @@ inline constexpr uint8_t kSegmentation = 0x20;     // segmentation symbol after 
 inline constexpr uint8_t kAll = 0x3F;              // every Part 1 bit
 }  // namespace cblk_style
 
-// Subband orientation, numbered as b in 15444-1 Equation B-15 (HL = horizontally high-pass).
-enum class BandKind : uint8_t { kLL = 0, kHL = 1, kLH = 2, kHH = 3 };
+// Subband orientation (B-15), shared with transform/: core/band.h.
+using core::Band;
 
 struct CodedPass {
   uint32_t end;       // cumulative bytes of the block's data needed to decode through this pass
@@ -54,11 +55,11 @@ struct EncodedBlock {
 // Pass ends of non-terminated passes are conservative: decoding the first `end` bytes (Tier-2
 // splitting them into segments by passes_in_segment) reproduces exactly that pass's result.
 // Pass ends are non-decreasing; the last pass's end is data.size().
-EncodedBlock encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandKind band,
+EncodedBlock encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band band,
                           uint8_t style, uint32_t mb);
 // The same, reusing `out`'s storage (for loops over many blocks).
-void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandKind band,
-                  uint8_t style, uint32_t mb, EncodedBlock& out);
+void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band band, uint8_t style,
+                  uint32_t mb, EncodedBlock& out);
 
 struct Segment {
   const uint8_t* data;
@@ -78,7 +79,7 @@ struct Segment {
 // returns how many were, 0 for a conforming block. Truncated/corrupt data never crashes nor
 // reads out of bounds: the MQ decoder feeds 0xFF past a segment's end (C.3.4).
 uint32_t decode_block(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
-                      BandKind band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
+                      Band band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
                       uint32_t h);
 
 // ---- Segment rules for Tier-2 (15444-1 D.4, D.6, Table D.9) --------------------------------

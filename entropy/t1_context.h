@@ -94,7 +94,7 @@ GJ2K_HD_INLINE uint32_t set_significant(uint32_t* f, size_t pitch, int r, uint32
   return sig_bit(r, 0) | (neg << (19 + r));
 }
 
-// Zero-coding context (Table D.1) per orientation (BandKind numbering), indexed by a row window
+// Zero-coding context (Table D.1) per orientation (Band numbering), indexed by a row window
 // (the sample's own bit is ignored).
 inline constexpr std::array<std::array<uint8_t, 512>, 4> make_zc_table() {
   std::array<std::array<uint8_t, 512>, 4> t{};

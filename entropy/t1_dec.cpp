@@ -292,7 +292,7 @@ void run_decoder(const Segment* segments, size_t num_segments, uint32_t num_bitp
 }  // namespace
 
 uint32_t decode_block(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
-                      BandKind band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
+                      Band band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
                       uint32_t h) {
   if (num_bitplanes > 30) {
     throw Error(ErrorCode::kUnsupported,
@@ -319,13 +319,13 @@ uint32_t decode_block(const Segment* segments, size_t num_segments, uint32_t num
   // One instantiation per mode and orientation (the zero-coding table is a constant).
   auto run = [&]<bool kVc>() {
     switch (band) {
-      case BandKind::kLL:
+      case Band::kLL:
         return run_decoder<kVc, 0>(segments, num_segments, num_bitplanes, style, out, stride, w, h);
-      case BandKind::kHL:
+      case Band::kHL:
         return run_decoder<kVc, 1>(segments, num_segments, num_bitplanes, style, out, stride, w, h);
-      case BandKind::kLH:
+      case Band::kLH:
         return run_decoder<kVc, 2>(segments, num_segments, num_bitplanes, style, out, stride, w, h);
-      case BandKind::kHH:
+      case Band::kHH:
         return run_decoder<kVc, 3>(segments, num_segments, num_bitplanes, style, out, stride, w, h);
     }
   };

@@ -29,7 +29,7 @@ namespace gj2k::entropy::t1 {
 // The tables the decoder reads. On the CPU they point at the constexpr tables
 // (host_decode_tables()); a kernel copies them into shared memory first.
 struct DecodeTables {
-  const uint8_t* zc;     // kZcTable: 4 x 512, BandKind order
+  const uint8_t* zc;     // kZcTable: 4 x 512, Band order
   const uint8_t* sc;     // kScTable: 2048
   const MqDecState* mq;  // kMqDecStates: 94
 };

@@ -394,8 +394,8 @@ void run_encoder(const int32_t* q, size_t stride, uint32_t w, uint32_t h, uint8_
 
 }  // namespace
 
-void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandKind band,
-                  uint8_t style, uint32_t mb, EncodedBlock& out) {
+void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band band, uint8_t style,
+                  uint32_t mb, EncodedBlock& out) {
   out.data.clear();
   out.passes.clear();
   if (mb > 31) {
@@ -413,13 +413,13 @@ void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandK
   // One instantiation per mode and orientation (the zero-coding table is a constant).
   auto run = [&]<bool kVc>() {
     switch (band) {
-      case BandKind::kLL:
+      case Band::kLL:
         return run_encoder<kVc, 0>(q, stride, w, h, style, mb, out);
-      case BandKind::kHL:
+      case Band::kHL:
         return run_encoder<kVc, 1>(q, stride, w, h, style, mb, out);
-      case BandKind::kLH:
+      case Band::kLH:
         return run_encoder<kVc, 2>(q, stride, w, h, style, mb, out);
-      case BandKind::kHH:
+      case Band::kHH:
         return run_encoder<kVc, 3>(q, stride, w, h, style, mb, out);
     }
   };
@@ -430,7 +430,7 @@ void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandK
   }
 }
 
-EncodedBlock encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, BandKind band,
+EncodedBlock encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band band,
                           uint8_t style, uint32_t mb) {
   EncodedBlock out;
   encode_block(q, stride, w, h, band, style, mb, out);

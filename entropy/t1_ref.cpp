@@ -18,12 +18,12 @@ namespace {
 // current SPP), the sign bits, and the magnitude known so far (decoder) or to code (encoder).
 struct RefBlock {
   uint32_t w, h;
-  BandKind band;
+  Band band;
   bool vc;
   std::vector<uint8_t> sigma, sigma1, pi, neg;
   std::vector<uint32_t> mag;
 
-  RefBlock(uint32_t w_, uint32_t h_, BandKind b, bool vc_)
+  RefBlock(uint32_t w_, uint32_t h_, Band b, bool vc_)
       : w(w_),
         h(h_),
         band(b),
@@ -53,14 +53,14 @@ struct RefBlock {
     int hs = sig(x, y, -1, 0) + sig(x, y, 1, 0);
     int vs = sig(x, y, 0, -1) + sig(x, y, 0, 1);
     const int ds = sig(x, y, -1, -1) + sig(x, y, 1, -1) + sig(x, y, -1, 1) + sig(x, y, 1, 1);
-    if (band == BandKind::kHH) {
+    if (band == Band::kHH) {
       const int hv = hs + vs;
       if (ds >= 3) return 8;
       if (ds == 2) return hv >= 1 ? 7 : 6;
       if (ds == 1) return hv >= 2 ? 5 : hv == 1 ? 4 : 3;
       return hv >= 2 ? 2 : hv == 1 ? 1 : 0;
     }
-    if (band == BandKind::kHL) std::swap(hs, vs);  // LL and LH columns with H and V exchanged
+    if (band == Band::kHL) std::swap(hs, vs);  // LL and LH columns with H and V exchanged
     if (hs == 2) return 8;
     if (hs == 1) return vs >= 1 ? 7 : ds >= 1 ? 6 : 5;
     if (vs == 2) return 4;
@@ -176,8 +176,8 @@ double block_error(const std::vector<uint32_t>& mag, const std::vector<int>& kno
 
 }  // namespace
 
-EncodedBlock encode_block_ref(const int32_t* q, size_t stride, uint32_t w, uint32_t h,
-                              BandKind band, uint8_t style, uint32_t mb) {
+EncodedBlock encode_block_ref(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band band,
+                              uint8_t style, uint32_t mb) {
   EncodedBlock out;
   RefBlock b(w, h, band, (style & cblk_style::kVerticalCausal) != 0);
   uint32_t all = 0;
@@ -310,7 +310,7 @@ EncodedBlock encode_block_ref(const int32_t* q, size_t stride, uint32_t w, uint3
 }
 
 void decode_block_ref(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
-                      BandKind band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
+                      Band band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
                       uint32_t h) {
   if (num_bitplanes > 30) {
     throw Error(ErrorCode::kUnsupported, "Tier-1 reference decode: more than 30 bit-planes");

@@ -10,12 +10,12 @@ namespace gj2k::entropy {
 
 // As encode_block (t1.h): same data, terminated flags and distortions. Ends of non-terminated
 // passes are not estimated here: each is its segment's end (always sufficient).
-EncodedBlock encode_block_ref(const int32_t* q, size_t stride, uint32_t w, uint32_t h,
-                              BandKind band, uint8_t style, uint32_t mb);
+EncodedBlock encode_block_ref(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band band,
+                              uint8_t style, uint32_t mb);
 
 // As decode_block (t1.h), same contract and output.
 void decode_block_ref(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
-                      BandKind band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
+                      Band band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
                       uint32_t h);
 
 }  // namespace gj2k::entropy

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "core/band.h"
+
 namespace gj2k::transform {
 
 struct Rect {
@@ -17,8 +19,8 @@ struct Rect {
   bool operator==(const Rect&) const = default;
 };
 
-// Subband orientations, numbered as in B.15 (b = xo_b + 2*yo_b).
-enum class Band : uint8_t { kLL = 0, kHL = 1, kLH = 2, kHH = 3 };
+// Subband orientations (B.15), shared with entropy/: core/band.h.
+using core::Band;
 
 // The most decomposition levels SIZ/COD allow (A.6.1: 0..32).
 inline constexpr int kMaxLevels = 32;

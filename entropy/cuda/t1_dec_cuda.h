@@ -33,7 +33,7 @@ struct BlockJob {
   uint16_t seg_count;
   uint16_t w, h;   // at most 1024 per side, 4096 samples (A.6.1)
   uint8_t planes;  // coded magnitude bit-planes (Mb + ROI shift - missing MSBs)
-  uint8_t band;    // BandKind
+  uint8_t band;    // Band
   uint8_t style;   // cblk_style bits (entropy/t1.h)
 };
 

@@ -31,7 +31,7 @@ std::vector<int32_t> make_block(std::mt19937& rng, size_t n, uint32_t nbp, bool 
 // Decodes with both layouts of the shared decoder into an output with a guard band (stride
 // w + 3, a row above and below) and checks the guard and the values against `want`.
 void expect_shared_decode(const std::vector<uint8_t>& bytes,
-                          const std::vector<t1::SegmentRef>& segs, uint32_t nb, BandKind band,
+                          const std::vector<t1::SegmentRef>& segs, uint32_t nb, Band band,
                           uint8_t style, uint32_t w, uint32_t h, const std::vector<int32_t>& want,
                           t1::BlockStatus want_status, const std::string& what) {
   const t1::DecodeTables tables = t1::host_decode_tables();
@@ -66,7 +66,7 @@ void expect_shared_decode(const std::vector<uint8_t>& bytes,
   }
 }
 
-void check(const std::vector<int32_t>& q, uint32_t w, uint32_t h, BandKind band, uint8_t style,
+void check(const std::vector<int32_t>& q, uint32_t w, uint32_t h, Band band, uint8_t style,
            uint32_t mb, const std::string& what) {
   const EncodedBlock enc = encode_block(q.data(), w, w, h, band, style, mb);
   if (enc.passes.empty()) return;
@@ -112,7 +112,7 @@ TEST(T1DecBlock, RandomBlocksEveryStyleAndBandMatchReference) {
       const uint32_t w = 1 + rng() % 37, h = 1 + rng() % 37;
       const uint32_t nbp = 1 + rng() % 14;
       const auto q = make_block(rng, size_t{w} * h, nbp, rng() % 2);
-      check(q, w, h, static_cast<BandKind>(band), static_cast<uint8_t>(style), nbp + rng() % 3,
+      check(q, w, h, static_cast<Band>(band), static_cast<uint8_t>(style), nbp + rng() % 3,
             describe(seed, w, h, band, style, nbp));
       if (HasFatalFailure()) return;
     }
@@ -130,7 +130,7 @@ TEST(T1DecBlock, LargeThinAndDeepBlocksMatchReference) {
     const uint8_t style = static_cast<uint8_t>(rng() % 64);
     const int band = static_cast<int>(rng() % 4);
     const auto q = make_block(rng, size_t{w} * h, nbp, rng() % 2);
-    check(q, w, h, static_cast<BandKind>(band), style, nbp, describe(seed, w, h, band, style, nbp));
+    check(q, w, h, static_cast<Band>(band), style, nbp, describe(seed, w, h, band, style, nbp));
     if (HasFatalFailure()) return;
   }
 }
@@ -141,15 +141,15 @@ TEST(T1DecBlock, ExtraPassesAreIgnoredWithStatus) {
   std::mt19937 rng(53000);
   const uint32_t w = 29, h = 19, nbp = 7;
   const auto q = make_block(rng, size_t{w} * h, nbp, false);
-  const EncodedBlock enc = encode_block(q.data(), w, w, h, BandKind::kHL, 0, nbp);
+  const EncodedBlock enc = encode_block(q.data(), w, w, h, Band::kHL, 0, nbp);
   const uint32_t nb = nbp - enc.missing_msbs;
   ASSERT_EQ(enc.passes.size(), max_passes(nb));
   std::vector<int32_t> want(q.size());
   for (size_t k = 0; k < q.size(); ++k) want[k] = 2 * q[k];
   const std::vector<t1::SegmentRef> segs = {
       {0, static_cast<uint32_t>(enc.data.size()), max_passes(nb) + 5}};
-  expect_shared_decode(enc.data, segs, nb, BandKind::kHL, 0, w, h, want,
-                       t1::BlockStatus::kExtraPasses, "extra passes");
+  expect_shared_decode(enc.data, segs, nb, Band::kHL, 0, w, h, want, t1::BlockStatus::kExtraPasses,
+                       "extra passes");
 }
 
 TEST(T1DecBlock, RefusesWhatTheStandardForbids) {

@@ -29,7 +29,7 @@ std::vector<int32_t> make_block(std::mt19937& rng, size_t n, uint32_t nbp, bool 
   return q;
 }
 
-void compare(const std::vector<int32_t>& q, uint32_t w, uint32_t h, BandKind band, uint8_t style,
+void compare(const std::vector<int32_t>& q, uint32_t w, uint32_t h, Band band, uint8_t style,
              uint32_t mb, const std::string& what) {
   const auto fast = encode_block(q.data(), w, w, h, band, style, mb);
   const auto ref = encode_block_ref(q.data(), w, w, h, band, style, mb);
@@ -82,7 +82,7 @@ TEST(T1Fast, DeepBitPlanesMatchReference) {
       const uint32_t w = 1 + rng() % 24, h = 1 + rng() % 24;
       const uint8_t style = static_cast<uint8_t>(rng() % 64);
       const auto q = make_block(rng, size_t{w} * h, nbp, rng() % 2);
-      compare(q, w, h, static_cast<BandKind>(band), style, std::max(nbp, 30u),
+      compare(q, w, h, static_cast<Band>(band), style, std::max(nbp, 30u),
               describe(seed, w, h, band, style, nbp));
       if (HasFatalFailure()) return;
     }
@@ -101,8 +101,7 @@ TEST(T1Fast, LargeAndThinBlocksMatchReference) {
       const uint8_t style = static_cast<uint8_t>(rng() % 64);
       const int band = static_cast<int>(rng() % 4);
       const auto q = make_block(rng, size_t{w} * h, nbp, rep == 1);
-      compare(q, w, h, static_cast<BandKind>(band), style, nbp,
-              describe(seed, w, h, band, style, nbp));
+      compare(q, w, h, static_cast<Band>(band), style, nbp, describe(seed, w, h, band, style, nbp));
       if (HasFatalFailure()) return;
     }
   }
@@ -116,7 +115,7 @@ TEST(T1Fast, EveryStyleDenseBlocksMatchReference) {
     const uint32_t w = 8 + rng() % 25, h = 8 + rng() % 25;
     const uint32_t nbp = 6 + rng() % 6;
     const auto q = make_block(rng, size_t{w} * h, nbp, true);
-    compare(q, w, h, static_cast<BandKind>(band), static_cast<uint8_t>(style), nbp,
+    compare(q, w, h, static_cast<Band>(band), static_cast<uint8_t>(style), nbp,
             describe(seed, w, h, band, style, nbp));
     if (HasFatalFailure()) return;
   }

@@ -221,27 +221,27 @@ void check_openjpeg(uint32_t seed, uint32_t w, uint32_t h, uint32_t levels, uint
   }
   std::vector<int32_t> c(img);
   for (auto& v : c) v -= 128;
-  struct Band {
+  struct Subband {
     uint32_t x0, y0, bw, bh, mb;
-    BandKind kind;
+    Band kind;
   };
-  std::vector<std::vector<Band>> resolutions;
+  std::vector<std::vector<Subband>> resolutions;
   if (levels == 0) {
-    resolutions.push_back({{0, 0, w, h, 2 + 8 - 1, BandKind::kLL}});
+    resolutions.push_back({{0, 0, w, h, 2 + 8 - 1, Band::kLL}});
   } else {
     // 2D_SD (F.4.2): vertical lifting first, then horizontal.
     for (uint32_t x = 0; x < w; ++x) lift53(&c[x], h, w);
     for (uint32_t y = 0; y < h; ++y) lift53(&c[y * w], w, 1);
     const uint32_t lw = (w + 1) / 2, lh = (h + 1) / 2;
-    resolutions.push_back({{0, 0, lw, lh, 9, BandKind::kLL}});
-    resolutions.push_back({{lw, 0, w - lw, lh, 10, BandKind::kHL},
-                           {0, lh, lw, h - lh, 10, BandKind::kLH},
-                           {lw, lh, w - lw, h - lh, 11, BandKind::kHH}});
+    resolutions.push_back({{0, 0, lw, lh, 9, Band::kLL}});
+    resolutions.push_back({{lw, 0, w - lw, lh, 10, Band::kHL},
+                           {0, lh, lw, h - lh, 10, Band::kLH},
+                           {lw, lh, w - lw, h - lh, 11, Band::kHH}});
   }
   std::vector<uint8_t> packets;
   for (const auto& res : resolutions) {
     std::vector<EncodedBlock> enc;
-    for (const Band& b : res) {
+    for (const Subband& b : res) {
       std::vector<int32_t> q(static_cast<size_t>(b.bw) * b.bh);
       for (uint32_t y = 0; y < b.bh; ++y) {
         for (uint32_t x = 0; x < b.bw; ++x) q[y * b.bw + x] = c[(b.y0 + y) * w + b.x0 + x];
@@ -446,21 +446,21 @@ void check_opj_to_ours(uint32_t seed, uint32_t w, uint32_t h, uint32_t levels, u
   // Expected coefficients: our own forward 5/3 of the DC-shifted image.
   std::vector<int32_t> c(img);
   for (auto& v : c) v -= 128;
-  struct Band {
+  struct Subband {
     uint32_t x0, y0, bw, bh;
-    BandKind kind;
+    Band kind;
   };
-  std::vector<std::vector<Band>> resolutions;
+  std::vector<std::vector<Subband>> resolutions;
   if (levels == 0) {
-    resolutions.push_back({{0, 0, w, h, BandKind::kLL}});
+    resolutions.push_back({{0, 0, w, h, Band::kLL}});
   } else {
     for (uint32_t x = 0; x < w; ++x) lift53(&c[x], h, w);
     for (uint32_t y = 0; y < h; ++y) lift53(&c[y * w], w, 1);
     const uint32_t lw = (w + 1) / 2, lh = (h + 1) / 2;
-    resolutions.push_back({{0, 0, lw, lh, BandKind::kLL}});
-    resolutions.push_back({{lw, 0, w - lw, lh, BandKind::kHL},
-                           {0, lh, lw, h - lh, BandKind::kLH},
-                           {lw, lh, w - lw, h - lh, BandKind::kHH}});
+    resolutions.push_back({{0, 0, lw, lh, Band::kLL}});
+    resolutions.push_back({{lw, 0, w - lw, lh, Band::kHL},
+                           {0, lh, lw, h - lh, Band::kLH},
+                           {lw, lh, w - lw, h - lh, Band::kHH}});
   }
   const uint8_t* p = cs.data() + find_marker(cs, 0xFF93) + 2;
   const uint8_t* end = cs.data() + find_marker(cs, 0xFFD9);
@@ -471,7 +471,7 @@ void check_opj_to_ours(uint32_t seed, uint32_t w, uint32_t h, uint32_t levels, u
     p = parse_packet(p, end, res.size(), style, blocks);
     ASSERT_LE(p, end) << what;
     for (size_t b = 0; b < res.size(); ++b, ++band_index) {
-      const Band& band = res[b];
+      const Subband& band = res[b];
       std::vector<int32_t> out(static_cast<size_t>(band.bw) * band.bh, 7);
       const uint32_t nbp = mb[band_index] - blocks[b].missing;
       decode_block(blocks[b].segs.data(), blocks[b].segs.size(), nbp, band.kind, style, out.data(),

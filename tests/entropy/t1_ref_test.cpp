@@ -33,9 +33,9 @@ TEST(T1Reference, FastEncoderMatchesReferenceBytes) {
       const auto q = laplacian_block(rng, size_t{w} * h, nbp);
       const std::string what = "seed " + std::to_string(seed) + " style " + std::to_string(style) +
                                " band " + std::to_string(band);
-      const auto fast = encode_block(q.data(), w, w, h, static_cast<BandKind>(band),
-                                     static_cast<uint8_t>(style), 16);
-      const auto ref = encode_block_ref(q.data(), w, w, h, static_cast<BandKind>(band),
+      const auto fast =
+          encode_block(q.data(), w, w, h, static_cast<Band>(band), static_cast<uint8_t>(style), 16);
+      const auto ref = encode_block_ref(q.data(), w, w, h, static_cast<Band>(band),
                                         static_cast<uint8_t>(style), 16);
       ASSERT_EQ(fast.missing_msbs, ref.missing_msbs) << what;
       ASSERT_EQ(fast.data, ref.data) << what;
@@ -60,7 +60,7 @@ TEST(T1Reference, FastDecoderMatchesReferenceOnTruncatedAndCorruptData) {
   for (int trial = 0; trial < 300; ++trial) {
     std::mt19937 rng(++seed);
     const uint8_t style = static_cast<uint8_t>(rng() % 64);
-    const auto band = static_cast<BandKind>(rng() % 4);
+    const auto band = static_cast<Band>(rng() % 4);
     const uint32_t w = 1 + rng() % 33, h = 1 + rng() % 33;
     const uint32_t nbp = 1 + rng() % 12;
     const auto q = laplacian_block(rng, size_t{w} * h, nbp);

@@ -123,8 +123,8 @@ std::string describe(uint32_t seed, uint32_t w, uint32_t h, int band, int style,
 
 // Encodes q, then decodes after every pass (or only the last when !every_pass) and compares
 // with the model; checks pass bookkeeping and distortions.
-void check_block(const std::vector<int32_t>& q, uint32_t w, uint32_t h, BandKind band,
-                 uint8_t style, uint32_t mb, const std::string& what, bool every_pass = true) {
+void check_block(const std::vector<int32_t>& q, uint32_t w, uint32_t h, Band band, uint8_t style,
+                 uint32_t mb, const std::string& what, bool every_pass = true) {
   const EncodedBlock b = encode_block(q.data(), w, w, h, band, style, mb);
   uint32_t all = 0;
   for (int32_t v : q) all |= static_cast<uint32_t>(std::abs(int64_t{v}));
@@ -187,7 +187,7 @@ TEST(T1Coder, EveryStyleEveryBandEveryTruncation) {
       if (w * h > 1024 && rng() % 2) h = 1024 / w;            // keep the suite quick
       const uint32_t nbp = 1 + rng() % 14;
       const auto q = random_block(rng, w, h, nbp);
-      check_block(q, w, h, static_cast<BandKind>(band), static_cast<uint8_t>(style), nbp + 2,
+      check_block(q, w, h, static_cast<Band>(band), static_cast<uint8_t>(style), nbp + 2,
                   describe(seed, w, h, band, style, nbp));
       if (HasFatalFailure()) return;
     }
@@ -206,7 +206,7 @@ TEST(T1Coder, SizesAndClippedShapes) {
       const uint8_t style = static_cast<uint8_t>(rng() % 64);
       const int band = static_cast<int>(rng() % 4);
       const auto q = random_block(rng, w, h, nbp);
-      check_block(q, w, h, static_cast<BandKind>(band), style, nbp,
+      check_block(q, w, h, static_cast<Band>(band), style, nbp,
                   describe(seed, w, h, band, style, nbp), w * h <= 1024);
       if (HasFatalFailure()) return;
     }
@@ -220,7 +220,7 @@ TEST(T1Coder, OneToThirtyBitPlanes) {
     const uint8_t style = static_cast<uint8_t>(rng() % 64);
     const int band = static_cast<int>(rng() % 4);
     const auto q = random_block(rng, 16, 16, nbp);
-    check_block(q, 16, 16, static_cast<BandKind>(band), style, nbp,
+    check_block(q, 16, 16, static_cast<Band>(band), style, nbp,
                 describe(seed, 16, 16, band, style, nbp));
     if (HasFatalFailure()) return;
   }
@@ -263,7 +263,7 @@ TEST(T1Coder, AdversarialBlocks) {
             uint8_t{cblk_style::kTermAll | cblk_style::kPredictableTerm}}) {
         for (int band = 0; band < 4; ++band) {
           ++seed;
-          check_block(q, w, h, static_cast<BandKind>(band), style, nbp,
+          check_block(q, w, h, static_cast<Band>(band), style, nbp,
                       describe(seed, w, h, band, style, nbp) + " kind " + std::to_string(kind),
                       nbp <= 5);
           if (HasFatalFailure()) return;
@@ -273,7 +273,7 @@ TEST(T1Coder, AdversarialBlocks) {
   }
   // All zero: no passes, all missing.
   std::vector<int32_t> zero(64, 0);
-  const EncodedBlock b = encode_block(zero.data(), 8, 8, 8, BandKind::kHH, 0, 7);
+  const EncodedBlock b = encode_block(zero.data(), 8, 8, 8, Band::kHH, 0, 7);
   EXPECT_EQ(b.missing_msbs, 7u);
   EXPECT_TRUE(b.passes.empty());
 }
@@ -283,24 +283,24 @@ TEST(T1Coder, ThirtyOneBitPlanes) {
   auto q = random_block(rng, 8, 8, 31);
   q[5] = INT32_MAX;
   q[6] = -INT32_MAX;
-  const EncodedBlock b = encode_block(q.data(), 8, 8, 8, BandKind::kLH, 0, 31);
+  const EncodedBlock b = encode_block(q.data(), 8, 8, 8, Band::kLH, 0, 31);
   EXPECT_EQ(b.missing_msbs, 0u);
   EXPECT_EQ(b.passes.size(), 91u);
   const Segment seg{b.data.data(), static_cast<uint32_t>(b.data.size()), 91};
   std::vector<int32_t> out(64);
   try {
-    decode_block(&seg, 1, 31, BandKind::kLH, 0, out.data(), 8, 8, 8);
+    decode_block(&seg, 1, 31, Band::kLH, 0, out.data(), 8, 8, 8);
     FAIL() << "31 bit-planes decoded";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
   }
   // Bad arguments.
-  EXPECT_THROW(encode_block(q.data(), 8, 8, 8, BandKind::kLH, 0, 30), Error);
+  EXPECT_THROW(encode_block(q.data(), 8, 8, 8, Band::kLH, 0, 30), Error);
   std::vector<int32_t> big(65 * 64, 1);
-  EXPECT_THROW(encode_block(big.data(), 65, 65, 64, BandKind::kLH, 0, 4), Error);
-  EXPECT_THROW(decode_block(&seg, 1, 3, BandKind::kLH, 0, big.data(), 65, 65, 64), Error);
+  EXPECT_THROW(encode_block(big.data(), 65, 65, 64, Band::kLH, 0, 4), Error);
+  EXPECT_THROW(decode_block(&seg, 1, 3, Band::kLH, 0, big.data(), 65, 65, 64), Error);
   q[0] = INT32_MIN;
-  EXPECT_THROW(encode_block(q.data(), 8, 8, 8, BandKind::kLH, 0, 31), Error);
+  EXPECT_THROW(encode_block(q.data(), 8, 8, 8, Band::kLH, 0, 31), Error);
 }
 
 TEST(T1Coder, SegmentRules) {
@@ -321,14 +321,13 @@ TEST(T1Coder, SegmentRules) {
   std::vector<uint8_t> junk(16, 0x33);
   std::vector<int32_t> out(16);
   const Segment too_long{junk.data(), 16, 11};
-  EXPECT_THROW(
-      decode_block(&too_long, 1, 8, BandKind::kLL, cblk_style::kBypass, out.data(), 4, 4, 4),
-      Error);
+  EXPECT_THROW(decode_block(&too_long, 1, 8, Band::kLL, cblk_style::kBypass, out.data(), 4, 4, 4),
+               Error);
   const Segment too_many{junk.data(), 16, 8};
-  EXPECT_EQ(decode_block(&too_many, 1, 3, BandKind::kLL, 0, out.data(), 4, 4, 4), 1u);
+  EXPECT_EQ(decode_block(&too_many, 1, 3, Band::kLL, 0, out.data(), 4, 4, 4), 1u);
   const Segment just_enough{junk.data(), 16, 7};
   std::vector<int32_t> expect(16);
-  EXPECT_EQ(decode_block(&just_enough, 1, 3, BandKind::kLL, 0, expect.data(), 4, 4, 4), 0u);
+  EXPECT_EQ(decode_block(&just_enough, 1, 3, Band::kLL, 0, expect.data(), 4, 4, 4), 0u);
   EXPECT_EQ(out, expect);
 }
 
@@ -369,8 +368,8 @@ TEST(T1Coder, CorruptAndTruncatedDataIsSafe) {
       pass += n;
     }
     std::vector<int32_t> out(static_cast<size_t>(w) * h);
-    ASSERT_NO_THROW(decode_block(segs.data(), segs.size(), nbp, static_cast<BandKind>(seed % 4),
-                                 style, out.data(), w, w, h))
+    ASSERT_NO_THROW(decode_block(segs.data(), segs.size(), nbp, static_cast<Band>(seed % 4), style,
+                                 out.data(), w, w, h))
         << "seed " << seed;
     const int64_t bound = int64_t{3} << nbp;
     for (int32_t v : out) ASSERT_LE(std::abs(int64_t{v}), bound) << "seed " << seed;
@@ -389,7 +388,7 @@ TEST(T1Coder, SegmentPiecesForLayers) {
     std::mt19937 rng(seed);
     const uint8_t style = static_cast<uint8_t>(seed - 1);
     const auto q = random_block(rng, 16, 16, 1 + rng() % 12);
-    const auto b = encode_block(q.data(), 16, 16, 16, BandKind::kLL, style, 12);
+    const auto b = encode_block(q.data(), 16, 16, 16, Band::kLL, style, 12);
     const uint32_t n = static_cast<uint32_t>(b.passes.size());
     uint32_t first = 0;
     uint32_t seg_first = 0;  // first pass of the segment being continued
@@ -427,18 +426,18 @@ TEST(T1Coder, ConcurrentBlocksMatchSerial) {
   }
   std::vector<EncodedBlock> serial(n), parallel(n);
   for (int i = 0; i < n; ++i) {
-    encode_block(q[i].data(), 32, 32, 32, BandKind::kHL, style[i], 16, serial[i]);
+    encode_block(q[i].data(), 32, 32, 32, Band::kHL, style[i], 16, serial[i]);
   }
 #pragma omp parallel for schedule(dynamic) num_threads(4)
   for (int i = 0; i < n; ++i) {
-    encode_block(q[i].data(), 32, 32, 32, BandKind::kHL, style[i], 16, parallel[i]);
+    encode_block(q[i].data(), 32, 32, 32, Band::kHL, style[i], 16, parallel[i]);
   }
   std::vector<std::vector<int32_t>> out(n, std::vector<int32_t>(32 * 32));
 #pragma omp parallel for schedule(dynamic) num_threads(4)
   for (int i = 0; i < n; ++i) {
     const auto segs = segments_through(
         parallel[i], static_cast<uint32_t>(parallel[i].passes.size() - 1), style[i]);
-    decode_block(segs.data(), segs.size(), 16 - parallel[i].missing_msbs, BandKind::kHL, style[i],
+    decode_block(segs.data(), segs.size(), 16 - parallel[i].missing_msbs, Band::kHL, style[i],
                  out[i].data(), 32, 32, 32);
   }
   for (int i = 0; i < n; ++i) {

@@ -41,7 +41,7 @@ Batch make_batch(uint32_t seed, int count, uint32_t pitch, int max_side) {
     while (w * h > 4096) h = h / 2 + 1;
     const uint32_t nbp = 1 + rng() % 16;
     const uint8_t style = static_cast<uint8_t>(rng() % 64);
-    const auto band = static_cast<BandKind>(rng() % 4);
+    const auto band = static_cast<Band>(rng() % 4);
     std::vector<int32_t> q(size_t{w} * h);
     std::geometric_distribution<int> shift(0.4);
     for (auto& v : q) {
