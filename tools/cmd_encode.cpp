@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "codec/device.h"
 #include "codec/synthetic.h"
 #include "entropy/t1.h"
 #include "gj2k/encoder.h"
@@ -258,8 +259,8 @@ int run(const Options& o) {
       expected = std::filesystem::file_size(input, ec);
       if (ec) expected = 0;  // read_image says what is wrong with the file
     }
-    if (params.device == EncodeParams::Device::kGpu ||
-        (params.device == EncodeParams::Device::kAuto && expected >= transform::kGpuAutoMinSamples))
+    if (transform::auto_choice(codec::to_transform(params.device), expected) !=
+        transform::Device::kCpu)
       gpu_start.emplace();
     Image image;
     if (o.synthetic.empty()) {
