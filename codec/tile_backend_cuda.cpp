@@ -1,7 +1,20 @@
-// Decoder tile tail on the GPU (decoder_gpu.h): host coefficients up, inverse DWT (15444-1
-// F.3.1 / F.4), inverse RCT / ICT (G.2 / G.3), DC level shift (G.1.2) and clipping on the
-// device, samples down; all transfers through the slot's StagingRing.
+// The CUDA backend of the per-tile stages (tile_backend.h), and the decoder's GPU warm-up
+// (decoder_gpu.h). Inverse: host coefficients up, inverse DWT (15444-1 F.3.1 / F.4), inverse
+// RCT / ICT (G.2 / G.3), DC level shift (G.1.2) and clipping on the device, samples down.
+//
+// Each component goes up through a pinned StagingRing (transform/cuda/staging_ring.h) on its
+// own stream (components c % 3), its inverse DWT is enqueued at once, the MCT joins streams
+// 0..2, DC shift + clamp, and the samples come down through the ring. Tiles finished by
+// several threads at once use separate slots, so their transfers and kernels overlap.
+//
+// Memory: slots come from a process-wide pool (transform/cuda/resource_pool.h) and keep their
+// buffers, sized by the largest tile seen, until the process ends: device 8 bytes per sample
+// (coefficients + samples) plus the DWT scratch of the largest component per stream; pinned
+// host only the slot's ring (at most 32 MB, sized by the tile). The slot is taken after
+// Tier-1, so GpuDecodeWarmUp's device query, CUDA context and slot allocation overlap parsing,
+// Tier-2 and Tier-1. CUDA failures throw Error(kDevice); a slot whose work failed is dropped.
 #include "codec/decoder_gpu.h"
+#include "codec/tile_backend.h"
 
 #include "gj2k/error.h"
 #include "transform/device.h"
@@ -67,18 +80,25 @@ size_t padded(size_t n) {
   return (n + kAlign - 1) / kAlign * kAlign;
 }
 
+class CudaBackend final : public TileBackend {
+ public:
+  const char* name() const override { return "cuda"; }
+  void inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
+               std::vector<TileComponentSamples>& out) const override;
+};
+
 }  // namespace
 
-void finish_tile_gpu(const std::vector<GpuComponent>& comps, bool mct, int threads,
-                     std::vector<TileComponentSamples>& out) {
+void CudaBackend::inverse(std::span<CoefficientPlane> comps, bool mct, int threads,
+                          std::vector<TileComponentSamples>& out) const {
   const size_t nc = comps.size();
   threads = std::max(1, threads);
   if (mct) {
-    if (nc < 3) throw Error(ErrorCode::kInternal, "finish_tile_gpu: the MCT needs 3 components");
+    if (nc < 3) throw Error(ErrorCode::kInternal, "cuda backend: the MCT needs 3 components");
     for (size_t c = 0; c < 3; ++c)
       if (!comps[c].decode || comps[c].rect != comps[0].rect)
         throw Error(ErrorCode::kInternal,
-                    "finish_tile_gpu: MCT components 0..2 must be decoded with equal sizes");
+                    "cuda backend: MCT components 0..2 must be decoded with equal sizes");
   }
   auto n_of = [&](size_t c) { return comps[c].decode ? area(comps[c].rect) : 0; };
   // Layout of the slot's device buffers, and DWT scratch per stream.
@@ -88,7 +108,7 @@ void finish_tile_gpu(const std::vector<GpuComponent>& comps, bool mct, int threa
   for (size_t c = 0; c < nc; ++c) {
     offset.push_back(total);
     total += padded(n_of(c));
-    const GpuComponent& k = comps[c];
+    const CoefficientPlane& k = comps[c];
     if (n_of(c) && k.levels > 0)
       ws_bytes[c % kStreams] = std::max(ws_bytes[c % kStreams],
                                         cu::dwt_workspace_bytes(kVariant, k.rect, k.levels, false));
@@ -111,12 +131,15 @@ void finish_tile_gpu(const std::vector<GpuComponent>& comps, bool mct, int threa
   // Each component up through the ring (the host copies of one overlap the DMA and the
   // inverse DWT of the previous), its inverse DWT enqueued at once.
   for (size_t c = 0; c < nc; ++c) {
-    const GpuComponent& k = comps[c];
+    const CoefficientPlane& k = comps[c];
     const size_t n = n_of(c);
     if (n == 0 || !(k.wanted || (mct && c < 3))) continue;  // nothing, or not needed
-    if (!k.coeffs) throw Error(ErrorCode::kInternal, "finish_tile_gpu: no coefficients");
+    if ((k.reversible ? k.ints.size() : k.floats.size()) < n)
+      throw Error(ErrorCode::kInternal,
+                  "cuda backend: component " + std::to_string(c) + " has too few coefficients");
     const size_t w = k.rect.width();
-    s.ring.upload(A(c), k.coeffs, n * 4, st(c), threads);
+    const void* coeffs = k.reversible ? static_cast<const void*>(k.ints.data()) : k.floats.data();
+    s.ring.upload(A(c), coeffs, n * 4, st(c), threads);
     cu::DeviceBuffer& ws = s.ws[c % kStreams];
     if (k.reversible) {
       S[c] = A(c);
@@ -167,7 +190,7 @@ void finish_tile_gpu(const std::vector<GpuComponent>& comps, bool mct, int threa
     for (size_t c = 1; c < 3; ++c) GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(c), s.event(0), 0));
   }
   for (size_t c = first_single; c < nc; ++c) {
-    const GpuComponent& k = comps[c];
+    const CoefficientPlane& k = comps[c];
     const size_t n = n_of(c);
     if (n == 0 || !k.wanted) continue;
     if (k.reversible) {
@@ -179,13 +202,14 @@ void finish_tile_gpu(const std::vector<GpuComponent>& comps, bool mct, int threa
     }
   }
 
-  // Samples down through the ring, a component as soon as its stream is done, into out[c]
-  // (its buffer is reused when it has the right size: every coefficient is up by now).
+  // Samples down through the ring, a component as soon as its stream is done, into out[c].
   out.resize(nc);
   for (size_t c = 0; c < nc; ++c) {
     if (!comps[c].decode || !comps[c].wanted) continue;
     const size_t n = n_of(c);
     out[c].rect = comps[c].rect;
+    if (out[c].samples.size() != n && comps[c].reversible && comps[c].ints.size() == n)
+      out[c].samples = std::move(comps[c].ints);  // reused: every coefficient is up by now
     if (out[c].samples.size() != n) {
       Samples().swap(out[c].samples);
       out[c].samples.resize(n);  // not zeroed: the download writes every sample
@@ -254,16 +278,28 @@ GpuDecodeWarmUp::~GpuDecodeWarmUp() {
   impl_->done.wait();
 }
 
+const TileBackend& cuda_backend() {
+  static const CudaBackend backend;
+  return backend;
+}
+
 }  // namespace gj2k::codec
 
-#else  // built without CUDA: the GPU is never used, finish_tile_gpu refuses if called
+#else  // built without CUDA: the GPU is never used, the backend refuses if called
 
 namespace gj2k::codec {
+namespace {
 
-void finish_tile_gpu(const std::vector<GpuComponent>&, bool, int,
-                     std::vector<TileComponentSamples>&) {
-  throw Error(ErrorCode::kDevice, "finish_tile_gpu: gj2k was built without CUDA");
-}
+class CudaBackend final : public TileBackend {
+ public:
+  const char* name() const override { return "cuda"; }
+  void inverse(std::span<CoefficientPlane>, bool, int,
+               std::vector<TileComponentSamples>&) const override {
+    throw Error(ErrorCode::kDevice, "cuda backend: gj2k was built without CUDA");
+  }
+};
+
+}  // namespace
 
 struct GpuDecodeWarmUp::Impl {
   bool required = false;
@@ -277,6 +313,11 @@ bool GpuDecodeWarmUp::use() const {
   return false;
 }
 GpuDecodeWarmUp::~GpuDecodeWarmUp() = default;
+
+const TileBackend& cuda_backend() {
+  static const CudaBackend backend;
+  return backend;
+}
 
 }  // namespace gj2k::codec
 
