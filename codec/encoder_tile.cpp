@@ -140,7 +140,7 @@ TileCoefficients transform_tile_cpu(const Image& image, const EncodeSetup& setup
   }
 
   // 3. DWT, 4. quantization (9/7) into int32 indices in the same Mallat arrangement.
-  const transform::DwtOps& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
+  const transform::DwtOps& ops = transform::dwt_ops(transform::codec_cpu_dwt());
   for (size_t c = 0; c < nc; ++c) {
     const Rect& r = tcr[c];
     const size_t w = r.width();

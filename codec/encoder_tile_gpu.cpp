@@ -17,6 +17,7 @@
 #include "gj2k/error.h"
 #include "transform/cuda/resource_pool.h"
 #include "transform/cuda/tile_transformer.h"
+#include "transform/dwt.h"
 #include "transform/mct.h"
 
 namespace gj2k::codec {
@@ -29,8 +30,10 @@ using transform::cuda::TileTransformer;
 
 // Process-wide pool of one-slot transformers (resource_pool.h), never destroyed.
 transform::cuda::Pool<TileTransformer>& pool() {
-  static auto* p = new transform::cuda::Pool<TileTransformer>(
-      [] { return std::make_unique<TileTransformer>(1); });
+  static auto* p = new transform::cuda::Pool<TileTransformer>([] {
+    return std::make_unique<TileTransformer>(
+        1, static_cast<transform::cuda::GpuDwtVariant>(transform::codec_gpu_dwt()));
+  });
   return *p;
 }
 

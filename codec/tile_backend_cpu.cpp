@@ -50,7 +50,7 @@ void inverse_dwt(CoefficientPlane& p) {
       transform::cpu::inverse97_window({p.floats.data(), rect.width()}, rect, p.levels, want);
     return;
   }
-  const auto& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
+  const auto& ops = transform::dwt_ops(transform::codec_cpu_dwt());
   if (p.reversible)
     ops.inverse53({p.ints.data(), rect.width()}, rect, p.levels);
   else

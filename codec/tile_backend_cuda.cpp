@@ -31,6 +31,7 @@
 #include "transform/cuda/mct_cuda.h"
 #include "transform/cuda/resource_pool.h"
 #include "transform/cuda/staging_ring.h"
+#include "transform/dwt.h"
 
 namespace gj2k::codec {
 namespace {
@@ -40,7 +41,6 @@ using transform::Rect;
 
 constexpr int kStreams = 3;    // component c runs on stream c % kStreams
 constexpr size_t kAlign = 64;  // samples: every component starts on a 256-byte boundary
-constexpr cu::GpuDwtVariant kVariant = cu::GpuDwtVariant::kDefault;
 
 // One tile's worth of resources: streams, the staging ring, device coefficients and samples
 // (same layout), DWT scratch per stream, events.
@@ -93,6 +93,7 @@ void CudaBackend::inverse(std::span<CoefficientPlane> comps, bool mct, int threa
                           std::vector<TileComponentSamples>& out) const {
   const size_t nc = comps.size();
   threads = std::max(1, threads);
+  const auto variant = static_cast<cu::GpuDwtVariant>(transform::codec_gpu_dwt());
   if (mct) {
     if (nc < 3) throw Error(ErrorCode::kInternal, "cuda backend: the MCT needs 3 components");
     for (size_t c = 0; c < 3; ++c)
@@ -111,7 +112,7 @@ void CudaBackend::inverse(std::span<CoefficientPlane> comps, bool mct, int threa
     const CoefficientPlane& k = comps[c];
     if (n_of(c) && k.levels > 0)
       ws_bytes[c % kStreams] = std::max(ws_bytes[c % kStreams],
-                                        cu::dwt_workspace_bytes(kVariant, k.rect, k.levels, false));
+                                        cu::dwt_workspace_bytes(variant, k.rect, k.levels, false));
   }
   cu::Lease<Slot> lease(pool());  // waits for the warm-up's slots (GpuDecodeWarmUp)
   Slot& s = *lease;
@@ -144,7 +145,7 @@ void CudaBackend::inverse(std::span<CoefficientPlane> comps, bool mct, int threa
     if (k.reversible) {
       S[c] = A(c);
       if (k.levels > 0) {
-        cu::dwt53_inverse(kVariant, {A(c), w}, {B(c), w}, k.rect, k.levels, ws.get(), ws.bytes(),
+        cu::dwt53_inverse(variant, {A(c), w}, {B(c), w}, k.rect, k.levels, ws.get(), ws.bytes(),
                           st(c));
         S[c] = B(c);
       }
@@ -153,8 +154,7 @@ void CudaBackend::inverse(std::span<CoefficientPlane> comps, bool mct, int threa
       float* bf = reinterpret_cast<float*>(B(c));
       F[c] = af;
       if (k.levels > 0) {
-        cu::dwt97_inverse(kVariant, {af, w}, {bf, w}, k.rect, k.levels, ws.get(), ws.bytes(),
-                          st(c));
+        cu::dwt97_inverse(variant, {af, w}, {bf, w}, k.rect, k.levels, ws.get(), ws.bytes(), st(c));
         F[c] = bf;
       }
     }

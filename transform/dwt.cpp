@@ -1,9 +1,16 @@
-// dwt_ops: the per-variant tables of CPU DWT kernels (STYLE.md 2).
+// dwt_ops: the per-variant tables of CPU DWT kernels; the codec's selection (dwt.h).
 #include "transform/dwt.h"
+
+#include <atomic>
+#include <string>
 
 #include "gj2k/error.h"
 #include "transform/dwt_cpu.h"
 #include "transform/dwt_ref.h"
+
+#if defined(GJ2K_HAVE_CUDA)
+#include "transform/cuda/dwt_cuda.h"
+#endif
 
 namespace gj2k::transform {
 
@@ -23,6 +30,41 @@ const DwtOps& dwt_ops(DwtVariant variant) {
       return kConv;
   }
   throw Error(ErrorCode::kInvalidArgument, "dwt_ops: unknown DWT variant");
+}
+
+namespace {
+std::atomic<DwtVariant> g_cpu_dwt{DwtVariant::kCpu};
+std::atomic<int> g_gpu_dwt{0};  // GpuDwtVariant::kDefault
+}  // namespace
+
+void select_dwt(const std::string& name) {
+  for (DwtVariant v : {DwtVariant::kCpu, DwtVariant::kCpuConvolve, DwtVariant::kReference})
+    if (name == dwt_ops(v).name) {
+      g_cpu_dwt = v;
+      return;
+    }
+#if defined(GJ2K_HAVE_CUDA)
+  try {
+    g_gpu_dwt = static_cast<int>(cuda::parse_gpu_dwt_variant(name.c_str()));
+  } catch (const Error&) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "unknown DWT variant '" + name +
+                    "' (CPU: cpu, cpu-convolve, reference; GPU: default, block, block-wide, "
+                    "fused, fused-short, laan, inplace, lattice)");
+  }
+#else
+  throw Error(ErrorCode::kDevice, "DWT variant '" + name +
+                                      "': not a CPU one (cpu, cpu-convolve, reference), and "
+                                      "gj2k was built without CUDA");
+#endif
+}
+
+DwtVariant codec_cpu_dwt() {
+  return g_cpu_dwt.load(std::memory_order_relaxed);
+}
+
+int codec_gpu_dwt() {
+  return g_gpu_dwt.load(std::memory_order_relaxed);
 }
 
 }  // namespace gj2k::transform

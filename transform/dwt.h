@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "transform/geometry.h"
 
@@ -80,5 +81,16 @@ enum class DwtVariant {
 
 // The table for a CPU variant. GPU variants live in transform/cuda/ (device buffers, streams).
 const DwtOps& dwt_ops(DwtVariant variant);
+
+// For benchmarking: the variants the codec's tile stages use, process-wide (the CLI's --dwt).
+// The CPU stages take dwt_ops(codec_cpu_dwt()), the CUDA ones the GPU variant codec_gpu_dwt()
+// (transform/cuda/dwt_cuda.h GpuDwtVariant, as int); each is read once per tile, so a
+// selection never reaches a hot loop. Defaults: kCpu and the GPU's "default".
+// select_dwt takes a CPU name ("cpu", "cpu-convolve", "reference") or a GPU one (dwt_cuda.h
+// parse_gpu_dwt_variant); throws Error(kInvalidArgument) naming the choices otherwise, and
+// Error(kDevice) for a GPU name in a build without CUDA. Set it before coding starts.
+void select_dwt(const std::string& name);
+DwtVariant codec_cpu_dwt();
+int codec_gpu_dwt();
 
 }  // namespace gj2k::transform
