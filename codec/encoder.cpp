@@ -13,7 +13,6 @@
 #include <string>
 
 #include "codec/api_guard.h"
-#include "codec/encoder_gpu.h"
 #include "codec/encoder_internal.h"
 #include "codec/file_output.h"
 #include "codec/jp2/boxes.h"
@@ -256,10 +255,11 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
     if (cancelled) throw Error(ErrorCode::kCancelled, "encode cancelled by the progress callback");
     if (failure) std::rethrow_exception(failure);
   } else {
-    codec::GpuLookAhead ahead;  // the GPU transforms tile t + 1 while Tier-1 codes tile t
+    // E.g. the GPU transforms tile t + 1 while Tier-1 codes tile t.
+    const auto pipeline = codec::encode_backend(setup).forward_pipeline();
     for (uint32_t t = 0; t < ntiles; ++t) {
       codec::report_progress(params, "transform + tier-1", double(t) / ntiles);
-      tiles[t] = codec::encode_tile(image, setup, params, t, setup.gpu ? &ahead : nullptr);
+      tiles[t] = codec::encode_tile(image, setup, params, t, pipeline.get());
     }
   }
   codec::report_progress(params, "transform + tier-1", 1.0);

@@ -1,9 +1,9 @@
 // The encoder's transform stage on the GPU (codec/encoder_tile_gpu.cpp). Not public.
 //
-// transform_tile_gpu has the contract of transform_tile_cpu (encoder_internal.h): the same
-// rectangles and the same Mallat arrangement of int32 values. 5/3: identical values (integer
-// DC shift, RCT and lifting on the device). 9/7: the float DC shift + ICT, DWT and
-// quantization run on the device; the DWT agrees with the CPU's within float rounding
+// transform_tile_gpu is the CUDA backend's TileBackend::forward (tile_backend.h), with the
+// CPU backend's contract: the same rectangles and the same Mallat arrangement of int32 values. 5/3:
+// identical values (integer DC shift, RCT and lifting on the device). 9/7: the float DC shift +
+// ICT, DWT and quantization run on the device; the DWT agrees with the CPU's within float rounding
 // (dwt_cuda.h), so a quantization index may differ by 1 where y / delta lies within that
 // rounding of an integer (|q_gpu - q_cpu| <= 1; tests/gpu/codec_gpu_test.cpp measures how
 // often).
@@ -37,7 +37,7 @@
 #include <memory>
 
 #include "codec/encoder_internal.h"
-#include "gj2k/error.h"
+#include "codec/tile_backend.h"
 
 namespace gj2k::codec {
 
@@ -46,26 +46,20 @@ namespace gj2k::codec {
 // enqueued while Tier-1 codes the current tile (double buffering on two transformers). One per
 // loop over one image and setup; a call for another tile than the one ahead gives it back
 // unused, and so does the destructor.
-class GpuLookAhead {
+class GpuLookAhead final : public ForwardPipeline {
  public:
   GpuLookAhead();
-  ~GpuLookAhead();
+  ~GpuLookAhead() override;
   GpuLookAhead(const GpuLookAhead&) = delete;
   GpuLookAhead& operator=(const GpuLookAhead&) = delete;
   struct Impl;
   std::unique_ptr<Impl> impl;
 };
 
-// ahead: the serial loop's look-ahead (null: none, as in the parallel tile loop).
+// The CUDA backend's forward stage (TileBackend::forward). ahead: the serial loop's look-ahead
+// (null: none, as in the parallel tile loop).
 TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup, uint32_t t,
                                     GpuLookAhead* ahead = nullptr);
-#else
-class GpuLookAhead {};
-// Built without CUDA: never chosen (resolve_device gives kCpu), and refuses if called.
-inline TileCoefficients transform_tile_gpu(const Image&, const EncodeSetup&, uint32_t,
-                                           GpuLookAhead* = nullptr) {
-  throw Error(ErrorCode::kDevice, "transform_tile_gpu: gj2k was built without CUDA");
-}
 #endif
 
 }  // namespace gj2k::codec

@@ -147,7 +147,7 @@ TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup
     a.drop();
   }
   TileSpec spec;
-  if (!make_spec(image, setup, t, spec)) return transform_tile_cpu(image, setup, t);
+  if (!make_spec(image, setup, t, spec)) return cpu_backend().forward(image, setup, t, nullptr);
   const bool enqueued = adopted != nullptr;
   transform::cuda::Lease<TileTransformer> lease(pool(), std::move(adopted));
   TileTransformer& tt = *lease;

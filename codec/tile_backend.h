@@ -8,8 +8,15 @@
 // shift (G.1.2), rounding of the irreversible path and clipping to each component's range.
 // The decoder (CPU or GPU), and the encoder's distortion measurement behind --psnr (which must
 // see what a decoder reconstructs), all run it.
+//
+// Forward: from one tile's samples to what Tier-1 codes: DC level shift (G.1.2), forward RCT
+// or ICT (G.2 / G.3), forward DWT (F.4), and for 9/7 the dead-zone quantization (E.1): int32
+// values in the Mallat arrangement of each tile-component (TileCoefficients,
+// encoder_internal.h). The encoder's tile loop runs it.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -18,6 +25,9 @@
 #include "transform/geometry.h"
 
 namespace gj2k::codec {
+
+struct EncodeSetup;       // encoder_internal.h
+struct TileCoefficients;  // encoder_internal.h
 
 // The result for one tile-component.
 struct TileComponentSamples {
@@ -47,10 +57,27 @@ struct CoefficientPlane {
 // The offset and range of a component of `precision` bits (1..38), signed or not.
 void set_sample_range(CoefficientPlane& plane, int precision, bool is_signed);
 
+// What a backend keeps between the forward calls of one serial tile loop (the CUDA backend
+// transforms tile t + 1 while Tier-1 codes tile t). Made by TileBackend::forward_pipeline.
+class ForwardPipeline {
+ public:
+  virtual ~ForwardPipeline() = default;
+};
+
 class TileBackend {
  public:
   virtual ~TileBackend() = default;
   virtual const char* name() const = 0;
+
+  // The forward stage of tile t of `image` (origin-adjusted, validated) under `setup`. 5/3:
+  // identical values on every backend (integer DC shift, RCT and lifting); 9/7: a quantization
+  // index may differ from the CPU backend's by 1 where y / delta lies within float rounding of
+  // an integer. `pipeline`: the serial tile loop's, from forward_pipeline() (null: none, as in
+  // the parallel tile loop). Throws gj2k::Error (kDevice for device failures).
+  virtual TileCoefficients forward(const Image& image, const EncodeSetup& setup, uint32_t t,
+                                   ForwardPipeline* pipeline) const = 0;
+  // The serial tile loop's pipeline state, or null when the backend keeps none.
+  virtual std::unique_ptr<ForwardPipeline> forward_pipeline() const { return nullptr; }
 
   // The inverse tail of one tile. mct: components 0..2 (decoded, equal rects) go through the
   // inverse RCT when all three are reversible, else the ICT (a 5/3 one taken to float first).
@@ -67,9 +94,10 @@ class TileBackend {
 // The CPU backend (codec/tile_backend_cpu.cpp): OpenMP over rows and chunks.
 const TileBackend& cpu_backend();
 
-// The CUDA backend (codec/tile_backend_cuda.cpp): per-component streams, a pinned staging
-// ring and device buffers from a process-wide pool (decoder_gpu.h warms it up). Built
-// without CUDA, its inverse() throws Error(kDevice).
+// The CUDA backend (codec/tile_backend_cuda.cpp; its forward stage in encoder_tile_gpu.cpp):
+// per-component streams, a pinned staging ring and device buffers from process-wide pools
+// (decoder_gpu.h warms the inverse one up). Built without CUDA, its stages throw
+// Error(kDevice).
 const TileBackend& cuda_backend();
 
 }  // namespace gj2k::codec

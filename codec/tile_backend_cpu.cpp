@@ -4,17 +4,21 @@
 #include <algorithm>
 #include <string>
 
+#include "codec/encoder_internal.h"
 #include "codec/parallel.h"
 #include "codec/tile_backend.h"
 #include "gj2k/error.h"
 #include "transform/dwt.h"
 #include "transform/dwt_cpu.h"
 #include "transform/mct.h"
+#include "transform/quant.h"
 
 namespace gj2k::codec {
 namespace {
 
+using transform::Band;
 using transform::Rect;
+using Floats = std::vector<float, DefaultInitAllocator<float>>;  // resize does not zero
 
 size_t area(const Rect& r) {
   return size_t{r.width()} * r.height();
@@ -120,9 +124,115 @@ void inverse_single(CoefficientPlane& p, int threads, TileComponentSamples& out)
   });
 }
 
+// ---- forward ------------------------------------------------------------------------------
+
+// The samples of tile-component c of tile t, on the component's grid (B-12), packed rows.
+Samples tile_component_samples(const Image& image, const Siz& siz, uint32_t t, size_t c, Rect& r) {
+  const Component& comp = image.components[c];
+  r = tile_component_rect(siz, t, static_cast<uint16_t>(c));
+  Samples out(area(r));
+  const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
+  const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+  int32_t* dst = out.data();
+#pragma omp parallel for schedule(static)
+  for (int64_t yy = r.y0; yy < int64_t{r.y1}; ++yy) {
+    const uint32_t y = static_cast<uint32_t>(yy);
+    const int32_t* src = comp.samples.data() + size_t{y - cy0} * comp.width + (r.x0 - cx0);
+    std::copy(src, src + r.width(), dst + size_t{y - r.y0} * r.width());
+  }
+  return out;
+}
+
+// G.1.2 DC level shift with G.2 (RCT) or G.3 (ICT) on components 0..2 when mct: 5/3 in place
+// in ints; 9/7 into floats (ints released).
+void forward_dc_shift_mct(const Image& image, bool mct, bool irreversible,
+                          std::vector<Samples>& ints, std::vector<Floats>& floats) {
+  const size_t nc = ints.size();
+  std::vector<int32_t> offset(nc);
+  for (size_t c = 0; c < nc; ++c)
+    offset[c] = transform::dc_offset(static_cast<int>(image.components[c].precision),
+                                     image.components[c].is_signed);
+  if (mct) {
+    const int32_t off3[3] = {offset[0], offset[1], offset[2]};
+    if (irreversible)
+      for (int c = 0; c < 3; ++c) floats[c].resize(ints[c].size());
+    in_chunks(ints[0].size(), [&](size_t at, size_t len) {
+      if (irreversible)
+        transform::dc_shift_ict_forward(ints[0].data() + at, ints[1].data() + at,
+                                        ints[2].data() + at, floats[0].data() + at,
+                                        floats[1].data() + at, floats[2].data() + at, len, off3);
+      else
+        transform::dc_shift_rct_forward(ints[0].data() + at, ints[1].data() + at,
+                                        ints[2].data() + at, len, off3);
+    });
+  }
+  for (size_t c = mct ? 3 : 0; c < nc; ++c) {
+    if (irreversible) floats[c].resize(ints[c].size());
+    in_chunks(ints[c].size(), [&](size_t at, size_t len) {
+      if (irreversible)
+        transform::dc_shift_to_float(ints[c].data() + at, floats[c].data() + at, len, offset[c]);
+      else
+        transform::dc_shift_forward(ints[c].data() + at, len, offset[c]);
+    });
+  }
+  if (irreversible)
+    for (auto& v : ints) Samples().swap(v);
+}
+
+// E.1 dead-zone quantization of every subband of a 9/7 tile-component into `q` (same
+// arrangement), with the steps the decoder derives (band_deltas).
+void quantize_bands(const Floats& y, Samples& q, const Rect& r, int levels,
+                    const std::vector<double>& deltas) {
+  const size_t w = r.width();
+  q.resize(y.size());  // the subbands below cover every position
+  auto band = [&](int n, Band b) {
+    const transform::BandPlacement pl = transform::band_placement(r, levels, n, b);
+    if (pl.rect.empty()) return;
+    const float d =
+        static_cast<float>(deltas[static_cast<size_t>(transform::qcd_index(levels, n, b))]);
+    const uint32_t bw = pl.rect.width();
+#pragma omp parallel for schedule(static)
+    for (int64_t row = 0; row < int64_t{pl.rect.height()}; ++row) {
+      const size_t at = (size_t{pl.y_off} + static_cast<size_t>(row)) * w + pl.x_off;
+      transform::quantize(y.data() + at, q.data() + at, bw, d);
+    }
+  };
+  band(levels, Band::kLL);
+  for (int n = 1; n <= levels; ++n)
+    for (Band b : {Band::kHL, Band::kLH, Band::kHH}) band(n, b);
+}
+
 class CpuBackend final : public TileBackend {
  public:
   const char* name() const override { return "cpu"; }
+
+  TileCoefficients forward(const Image& image, const EncodeSetup& setup, uint32_t t,
+                           ForwardPipeline*) const override {
+    const ComponentCoding& cc = setup.main.cod.component;
+    const bool irreversible = cc.wavelet == Wavelet::k9x7Irreversible;
+    const size_t nc = image.components.size();
+    TileCoefficients out;
+    out.rects.resize(nc);
+    out.data.resize(nc);
+    for (size_t c = 0; c < nc; ++c)
+      out.data[c] = tile_component_samples(image, setup.main.siz, t, c, out.rects[c]);
+    std::vector<Floats> floats(nc);
+    forward_dc_shift_mct(image, setup.mct, irreversible, out.data, floats);
+    const transform::DwtOps& ops = transform::dwt_ops(transform::codec_cpu_dwt());
+    for (size_t c = 0; c < nc; ++c) {
+      const Rect& r = out.rects[c];
+      if (r.empty()) continue;
+      if (!irreversible) {
+        ops.forward53({out.data[c].data(), r.width()}, r, cc.levels);
+        continue;
+      }
+      ops.forward97({floats[c].data(), r.width()}, r, cc.levels);
+      quantize_bands(floats[c], out.data[c], r, cc.levels,
+                     band_deltas(setup, static_cast<uint16_t>(c), image.components[c].precision));
+      Floats().swap(floats[c]);
+    }
+    return out;
+  }
 
   void inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
                std::vector<TileComponentSamples>& out) const override {

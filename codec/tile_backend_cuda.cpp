@@ -14,6 +14,7 @@
 // Tier-1, so GpuDecodeWarmUp's device query, CUDA context and slot allocation overlap parsing,
 // Tier-2 and Tier-1. CUDA failures throw Error(kDevice); a slot whose work failed is dropped.
 #include "codec/decoder_gpu.h"
+#include "codec/encoder_internal.h"
 #include "codec/tile_backend.h"
 
 #include "gj2k/error.h"
@@ -25,6 +26,7 @@
 #include <future>
 #include <string>
 
+#include "codec/encoder_gpu.h"
 #include "transform/cuda/cuda_check.h"
 #include "transform/cuda/cuda_memory.h"
 #include "transform/cuda/dwt_cuda.h"
@@ -85,6 +87,13 @@ class CudaBackend final : public TileBackend {
   const char* name() const override { return "cuda"; }
   void inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
                std::vector<TileComponentSamples>& out) const override;
+  TileCoefficients forward(const Image& image, const EncodeSetup& setup, uint32_t t,
+                           ForwardPipeline* pipeline) const override {
+    return transform_tile_gpu(image, setup, t, dynamic_cast<GpuLookAhead*>(pipeline));
+  }
+  std::unique_ptr<ForwardPipeline> forward_pipeline() const override {
+    return std::make_unique<GpuLookAhead>();
+  }
 };
 
 }  // namespace
@@ -295,6 +304,10 @@ class CudaBackend final : public TileBackend {
   const char* name() const override { return "cuda"; }
   void inverse(std::span<CoefficientPlane>, bool, int,
                std::vector<TileComponentSamples>&) const override {
+    throw Error(ErrorCode::kDevice, "cuda backend: gj2k was built without CUDA");
+  }
+  TileCoefficients forward(const Image&, const EncodeSetup&, uint32_t,
+                           ForwardPipeline*) const override {
     throw Error(ErrorCode::kDevice, "cuda backend: gj2k was built without CUDA");
   }
 };
