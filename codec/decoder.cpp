@@ -467,8 +467,7 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   // Tiles side by side, or one after the other with the threads inside each tile. The serial
   // loop must not be an OpenMP region of one thread: every parallel region inside a tile (the
   // DWT opens two per level and component) would then be a nested team, which libgomp builds
-  // from fresh threads each time (20 ms of a 70 ms decode of an RGB 2560x1600 photo on 16
-  // cores).
+  // from fresh threads each time (docs/PERFORMANCE.md gives what that cost).
   if (tile_parallel) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (size_t i = 0; i < tiles.size(); ++i) decode_one(i);

@@ -1,4 +1,4 @@
-// dwt_ops: the per-variant tables of CPU DWT kernels (STYLE.md 2).
+// dwt_ops: the per-variant tables of CPU DWT kernels (docs/ARCHITECTURE.md, "Variants").
 #include "transform/dwt.h"
 
 #include "gj2k/error.h"

@@ -1,4 +1,4 @@
-// GPU DWT kernel suite (checkasm style, STYLE.md 4): every GPU variant against the Annex F
+// GPU DWT kernel suite (checkasm style, docs/ARCHITECTURE.md "Testing"): every GPU variant against the Annex F
 // reference (dwt_ops(kReference)) on seeded random data and adversarial fills, sizes 1, 2, 3,
 // 63, 65, 4097 (4097 only as a thin strip), odd and even origins, 0 to beyond the maximum
 // useful number of levels, in pitched buffers with guard rows and columns.
