@@ -18,19 +18,7 @@
 // Tier-1 codes this one; the loop's call for t + 1 adopts it, a call for another tile gives it back
 // unused. The pool keeps its buffers (sized by the largest tile seen) until the process ends.
 // Samples go up narrow (1 or 2 bytes) when every component fits and all share their
-// signedness.
-//
-// Measured (bench_gpu_codec, H200 + 16 cores, 10240 x 6400 RGB 8-bit, one tile, 5 levels,
-// median of warm runs, with pinned buffers the size of the tile): transform stage 5/3 459 ms
-// CPU -> 232 ms GPU, 9/7 1287 -> 210 ms; whole encode 5/3 1563 -> 1287 ms (identical bytes),
-// 9/7 2341 -> 1239 ms. The GPU stage's time is mostly host copies; Tier-1 dominates the
-// encode. 9/7 indices that differed from the CPU's:
-// 1 of 148803 (synthetic RGB, 5 levels), 1 of 8710 (12-bit grey, 6 levels), by 1.
-// Whole `gj2k encode` processes of that image as 4 tiles of 5120 x 3200 (serial tile loop),
-// measured before the second transformer waited for 8 remaining tiles and before the input
-// staging was pinned at its narrow size: 5/3 2.32, 2.13 s CPU / 2.65, 2.66 s GPU (identical
-// bytes), 9/7 2.82 / 2.55 s; a process pays about 0.3 s for CUDA (decoder_gpu.h) and 0.34 ms
-// per MB pinned.
+// signedness. Timings of this stage and of whole encodes: docs/PERFORMANCE.md.
 #pragma once
 
 #include <cstdint>

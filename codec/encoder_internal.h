@@ -1,8 +1,9 @@
 // Helpers and data shared by the encoder's translation units (codec/encoder*.cpp). Not public.
 //
-// Pipeline (DESIGN.md): image -> tiles -> per tile-component DC shift + MCT -> DWT ->
-// quantization -> code-blocks -> Tier-1 (encoder_tile.cpp) -> rate control over all blocks of
-// the image -> Tier-2 packets, tile-parts, markers (encoder_stream.cpp) -> JP2 (encoder.cpp).
+// Pipeline (docs/ARCHITECTURE.md, "Encode"): image -> tiles -> per tile-component DC shift +
+// MCT -> DWT -> quantization -> code-blocks -> Tier-1 (encoder_tile.cpp) -> rate control over
+// all blocks of the image -> Tier-2 packets, tile-parts, markers (encoder_stream.cpp) -> JP2
+// (encoder.cpp).
 #pragma once
 
 #include <cstdint>

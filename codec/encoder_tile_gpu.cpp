@@ -118,10 +118,9 @@ void enqueue(const Image& image, const TileSpec& spec, TileTransformer& tt) {
 }
 
 // A second transformer is made for the serial loop only when at least this many tiles remain
-// after this one: making one costs about 20 ms (a stream and its 32 MB staging ring; device
-// buffers allocate in well under 1 ms), and each later tile gains the device part of its
-// transform stage (about 50 ms for 10240 x 6400 RGB on an H200, so 12 ms a quarter of it).
-// When transformers pinned whole tiles, this was 8. A free one in the pool is always used.
+// after this one: making one (a stream and its staging ring) costs about as much as the device
+// part of a few tiles' transform stage, which each later tile gains (figures in
+// docs/PERFORMANCE.md). A free one in the pool is always used.
 constexpr uint32_t kTilesToRepayTransformer = 2;
 
 }  // namespace

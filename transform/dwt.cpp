@@ -1,4 +1,5 @@
-// dwt_ops: the per-variant tables of CPU DWT kernels; the codec's selection (dwt.h).
+// dwt_ops: the per-variant tables of CPU DWT kernels (docs/ARCHITECTURE.md, "Variants"); the
+// codec's selection (dwt.h select_dwt).
 #include "transform/dwt.h"
 
 #include <atomic>

@@ -61,7 +61,7 @@ Plane<T> subband_plane(Plane<T> p, const Rect& tc, int levels, int n, Band band)
   return {p.data + size_t{pl.y_off} * p.stride + pl.x_off, p.stride};
 }
 
-// One signature per kernel; variants fill a DwtOps table (STYLE.md 2).
+// One signature per kernel; variants fill a DwtOps table (docs/ARCHITECTURE.md, "Variants").
 using Dwt53Fn = void (*)(Plane<int32_t> p, const Rect& tc, int levels);
 using Dwt97Fn = void (*)(Plane<float> p, const Rect& tc, int levels);
 
