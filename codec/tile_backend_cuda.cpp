@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <future>
+#include <optional>
 #include <string>
 
 #include "codec/encoder_gpu.h"
@@ -98,135 +99,171 @@ class CudaBackend final : public TileBackend {
 
 }  // namespace
 
-void CudaBackend::inverse(std::span<CoefficientPlane> comps, bool mct, int threads,
-                          std::vector<TileComponentSamples>& out) const {
-  const size_t nc = comps.size();
-  threads = std::max(1, threads);
-  const auto variant = static_cast<cu::GpuDwtVariant>(transform::codec_gpu_dwt());
-  if (mct) {
-    if (nc < 3) throw Error(ErrorCode::kInternal, "cuda backend: the MCT needs 3 components");
+// One call of CudaBackend::inverse: the slot, the layout of its device buffers, and where each
+// component's data is after each stage.
+class InverseRun {
+ public:
+  InverseRun(std::span<CoefficientPlane> comps, bool mct, int threads)
+      : comps_(comps),
+        mct_(mct),
+        threads_(std::max(1, threads)),
+        variant_(static_cast<cu::GpuDwtVariant>(transform::codec_gpu_dwt())),
+        S_(comps.size(), nullptr),
+        R_(comps.size(), nullptr),
+        F_(comps.size(), nullptr) {
+    if (mct_) check_mct();
+    take_slot();
+  }
+
+  void run(std::vector<TileComponentSamples>& out) {
+    // Each component up through the ring (the host copies of one overlap the DMA and the
+    // inverse DWT of the previous), its inverse DWT enqueued at once.
+    for (size_t c = 0; c < comps_.size(); ++c)
+      if (n_of(c) && (comps_[c].wanted || (mct_ && c < 3))) upload_and_idwt(c);
+    if (mct_ && n_of(0) > 0) inverse_mct();
+    for (size_t c = mct_ ? 3 : 0; c < comps_.size(); ++c)
+      if (n_of(c) && comps_[c].wanted) inverse_single(c);
+    download(out);
+    lease_->succeeded();
+  }
+
+ private:
+  void check_mct() const {
+    if (comps_.size() < 3)
+      throw Error(ErrorCode::kInternal, "cuda backend: the MCT needs 3 components");
     for (size_t c = 0; c < 3; ++c)
-      if (!comps[c].decode || comps[c].rect != comps[0].rect)
+      if (!comps_[c].decode || comps_[c].rect != comps_[0].rect)
         throw Error(ErrorCode::kInternal,
                     "cuda backend: MCT components 0..2 must be decoded with equal sizes");
   }
-  auto n_of = [&](size_t c) { return comps[c].decode ? area(comps[c].rect) : 0; };
-  // Layout of the slot's device buffers, and DWT scratch per stream.
-  std::vector<size_t> offset;
-  size_t total = 0;
-  size_t ws_bytes[kStreams] = {};
-  for (size_t c = 0; c < nc; ++c) {
-    offset.push_back(total);
-    total += padded(n_of(c));
-    const CoefficientPlane& k = comps[c];
-    if (n_of(c) && k.levels > 0)
-      ws_bytes[c % kStreams] = std::max(ws_bytes[c % kStreams],
-                                        cu::dwt_workspace_bytes(variant, k.rect, k.levels, false));
-  }
-  cu::Lease<Slot> lease(pool());  // waits for the warm-up's slots (GpuDecodeWarmUp)
-  Slot& s = *lease;
-  s.reserve(total);
-  for (int i = 0; i < kStreams; ++i) s.ws[i].reserve(ws_bytes[i]);
-  lease.in_use();
-
-  auto st = [&](size_t c) { return s.streams[c % kStreams].get(); };
-  auto A = [&](size_t c) { return s.coef.as<int32_t>() + offset[c]; };
-  auto B = [&](size_t c) { return s.samp.as<int32_t>() + offset[c]; };
-  // After the inverse DWT: S (5/3 integers) or F (9/7 floats), in A or B; the final samples R.
-  std::vector<int32_t*> S(nc, nullptr), R(nc, nullptr);
-  std::vector<float*> F(nc, nullptr);
+  size_t n_of(size_t c) const { return comps_[c].decode ? area(comps_[c].rect) : 0; }
+  cudaStream_t st(size_t c) const { return slot().streams[c % kStreams].get(); }
+  Slot& slot() const { return **lease_; }
+  int32_t* A(size_t c) const { return slot().coef.as<int32_t>() + offset_[c]; }
+  int32_t* B(size_t c) const { return slot().samp.as<int32_t>() + offset_[c]; }
   // The buffer of c that p (one of c's) is not in.
-  auto other = [&](size_t c, const void* p) { return p == A(c) ? B(c) : A(c); };
+  int32_t* other(size_t c, const void* p) const { return p == A(c) ? B(c) : A(c); }
 
-  // Each component up through the ring (the host copies of one overlap the DMA and the
-  // inverse DWT of the previous), its inverse DWT enqueued at once.
-  for (size_t c = 0; c < nc; ++c) {
-    const CoefficientPlane& k = comps[c];
-    const size_t n = n_of(c);
-    if (n == 0 || !(k.wanted || (mct && c < 3))) continue;  // nothing, or not needed
+  // Lays out the device buffers and takes a slot from the pool (it waits for the warm-up's
+  // slots, GpuDecodeWarmUp), sized for this tile.
+  void take_slot() {
+    size_t total = 0;
+    size_t ws_bytes[kStreams] = {};
+    for (size_t c = 0; c < comps_.size(); ++c) {
+      offset_.push_back(total);
+      total += padded(n_of(c));
+      const CoefficientPlane& k = comps_[c];
+      if (n_of(c) && k.levels > 0)
+        ws_bytes[c % kStreams] = std::max(
+            ws_bytes[c % kStreams], cu::dwt_workspace_bytes(variant_, k.rect, k.levels, false));
+    }
+    lease_.emplace(pool());
+    slot().reserve(total);
+    for (int i = 0; i < kStreams; ++i) slot().ws[i].reserve(ws_bytes[i]);
+    lease_->in_use();
+  }
+
+  // After the inverse DWT, S (5/3 integers) or F (9/7 floats) of c is in A or B.
+  void upload_and_idwt(size_t c) {
+    const CoefficientPlane& k = comps_[c];
+    const size_t n = n_of(c), w = k.rect.width();
     if ((k.reversible ? k.ints.size() : k.floats.size()) < n)
       throw Error(ErrorCode::kInternal,
                   "cuda backend: component " + std::to_string(c) + " has too few coefficients");
-    const size_t w = k.rect.width();
     const void* coeffs = k.reversible ? static_cast<const void*>(k.ints.data()) : k.floats.data();
-    s.ring.upload(A(c), coeffs, n * 4, st(c), threads);
-    cu::DeviceBuffer& ws = s.ws[c % kStreams];
+    slot().ring.upload(A(c), coeffs, n * 4, st(c), threads_);
+    cu::DeviceBuffer& ws = slot().ws[c % kStreams];
     if (k.reversible) {
-      S[c] = A(c);
-      if (k.levels > 0) {
-        cu::dwt53_inverse(variant, {A(c), w}, {B(c), w}, k.rect, k.levels, ws.get(), ws.bytes(),
-                          st(c));
-        S[c] = B(c);
-      }
-    } else {
-      float* af = reinterpret_cast<float*>(A(c));
-      float* bf = reinterpret_cast<float*>(B(c));
-      F[c] = af;
-      if (k.levels > 0) {
-        cu::dwt97_inverse(variant, {af, w}, {bf, w}, k.rect, k.levels, ws.get(), ws.bytes(), st(c));
-        F[c] = bf;
-      }
+      S_[c] = A(c);
+      if (k.levels == 0) return;
+      cu::dwt53_inverse(variant_, {A(c), w}, {B(c), w}, k.rect, k.levels, ws.get(), ws.bytes(),
+                        st(c));
+      S_[c] = B(c);
+      return;
     }
+    float* af = reinterpret_cast<float*>(A(c));
+    float* bf = reinterpret_cast<float*>(B(c));
+    F_[c] = af;
+    if (k.levels == 0) return;
+    cu::dwt97_inverse(variant_, {af, w}, {bf, w}, k.rect, k.levels, ws.get(), ws.bytes(), st(c));
+    F_[c] = bf;
   }
 
-  const size_t first_single = mct ? 3 : 0;
-  if (mct && n_of(0) > 0) {
-    // G.2 / G.3 on stream 0 once streams 1 and 2 have their inverse DWTs done.
+  // G.2 / G.3 with DC shift and clipping on stream 0 once streams 1 and 2 have their inverse
+  // DWTs done; the final samples R of 0..2.
+  void inverse_mct() {
     const size_t n = n_of(0);
     cu::Int3 off, lo, hi;
     for (size_t c = 0; c < 3; ++c) {
-      off.v[c] = comps[c].offset;
-      lo.v[c] = comps[c].lo;
-      hi.v[c] = comps[c].hi;
+      off.v[c] = comps_[c].offset;
+      lo.v[c] = comps_[c].lo;
+      hi.v[c] = comps_[c].hi;
     }
     for (size_t c = 1; c < 3; ++c) {
-      GJ2K_CUDA_CHECK(cudaEventRecord(s.event(c), st(c)));
-      GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(0), s.event(c), 0));
+      GJ2K_CUDA_CHECK(cudaEventRecord(slot().event(c), st(c)));
+      GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(0), slot().event(c), 0));
     }
-    if (comps[0].reversible && comps[1].reversible && comps[2].reversible) {
-      cu::rct_inverse_dc_shift(S[0], S[1], S[2], n, off, lo, hi, st(0));
-      for (size_t c = 0; c < 3; ++c) R[c] = S[c];
+    if (comps_[0].reversible && comps_[1].reversible && comps_[2].reversible) {
+      cu::rct_inverse_dc_shift(S_[0], S_[1], S_[2], n, off, lo, hi, st(0));
+      for (size_t c = 0; c < 3; ++c) R_[c] = S_[c];
     } else {
       for (size_t c = 0; c < 3; ++c)
-        if (comps[c].reversible) {  // mixed kernels: the integers to float, in place
-          F[c] = reinterpret_cast<float*>(S[c]);
-          cu::dc_shift_to_float(S[c], F[c], n, 0, st(0));
+        if (comps_[c].reversible) {  // mixed kernels: the integers to float, in place
+          F_[c] = reinterpret_cast<float*>(S_[c]);
+          cu::dc_shift_to_float(S_[c], F_[c], n, 0, st(0));
         }
-      for (size_t c = 0; c < 3; ++c) R[c] = other(c, F[c]);
-      cu::ict_inverse_dc_shift(F[0], F[1], F[2], R[0], R[1], R[2], n, off, lo, hi, st(0));
+      for (size_t c = 0; c < 3; ++c) R_[c] = other(c, F_[c]);
+      cu::ict_inverse_dc_shift(F_[0], F_[1], F_[2], R_[0], R_[1], R_[2], n, off, lo, hi, st(0));
     }
-    GJ2K_CUDA_CHECK(cudaEventRecord(s.event(0), st(0)));
-    for (size_t c = 1; c < 3; ++c) GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(c), s.event(0), 0));
+    GJ2K_CUDA_CHECK(cudaEventRecord(slot().event(0), st(0)));
+    for (size_t c = 1; c < 3; ++c) GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(c), slot().event(0), 0));
   }
-  for (size_t c = first_single; c < nc; ++c) {
-    const CoefficientPlane& k = comps[c];
+
+  // G.1.2 and clipping of a component without MCT; its final samples R.
+  void inverse_single(size_t c) {
+    const CoefficientPlane& k = comps_[c];
     const size_t n = n_of(c);
-    if (n == 0 || !k.wanted) continue;
     if (k.reversible) {
-      cu::dc_shift_inverse_clamp(S[c], n, k.offset, k.lo, k.hi, st(c));
-      R[c] = S[c];
+      cu::dc_shift_inverse_clamp(S_[c], n, k.offset, k.lo, k.hi, st(c));
+      R_[c] = S_[c];
     } else {
-      R[c] = other(c, F[c]);
-      cu::float_to_int_dc_shift(F[c], R[c], n, k.offset, k.lo, k.hi, st(c));
+      R_[c] = other(c, F_[c]);
+      cu::float_to_int_dc_shift(F_[c], R_[c], n, k.offset, k.lo, k.hi, st(c));
     }
   }
 
   // Samples down through the ring, a component as soon as its stream is done, into out[c].
-  out.resize(nc);
-  for (size_t c = 0; c < nc; ++c) {
-    if (!comps[c].decode || !comps[c].wanted) continue;
-    const size_t n = n_of(c);
-    out[c].rect = comps[c].rect;
-    if (out[c].samples.size() != n && comps[c].reversible && comps[c].ints.size() == n)
-      out[c].samples = std::move(comps[c].ints);  // reused: every coefficient is up by now
-    if (out[c].samples.size() != n) {
-      Samples().swap(out[c].samples);
-      out[c].samples.resize(n);  // not zeroed: the download writes every sample
+  void download(std::vector<TileComponentSamples>& out) {
+    out.resize(comps_.size());
+    for (size_t c = 0; c < comps_.size(); ++c) {
+      CoefficientPlane& k = comps_[c];
+      if (!k.decode || !k.wanted) continue;
+      const size_t n = n_of(c);
+      out[c].rect = k.rect;
+      if (out[c].samples.size() != n && k.reversible && k.ints.size() == n)
+        out[c].samples = std::move(k.ints);  // reused: every coefficient is up by now
+      if (out[c].samples.size() != n) {
+        Samples().swap(out[c].samples);
+        out[c].samples.resize(n);  // not zeroed: the download writes every sample
+      }
+      if (n) slot().ring.download(out[c].samples.data(), R_[c], n * 4, st(c), threads_);
     }
-    if (n) s.ring.download(out[c].samples.data(), R[c], n * 4, st(c), threads);
+    for (const cu::Stream& stream : slot().streams) stream.synchronize();  // and any late fault
   }
-  for (const cu::Stream& stream : s.streams) stream.synchronize();  // and any late fault
-  lease.succeeded();
+
+  std::span<CoefficientPlane> comps_;
+  bool mct_;
+  int threads_;
+  cu::GpuDwtVariant variant_;
+  std::optional<cu::Lease<Slot>> lease_;
+  std::vector<size_t> offset_;
+  std::vector<int32_t*> S_, R_;
+  std::vector<float*> F_;
+};
+
+void CudaBackend::inverse(std::span<CoefficientPlane> comps, bool mct, int threads,
+                          std::vector<TileComponentSamples>& out) const {
+  InverseRun(comps, mct, threads).run(out);
 }
 
 struct GpuDecodeWarmUp::Impl {
