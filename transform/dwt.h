@@ -79,6 +79,11 @@ enum class DwtVariant {
   kCpuConvolve,  // 9/7 by filter-bank convolution (Galiano et al.); 5/3 as kCpu
 };
 
+// Shared by every CPU variant, the reference included: the argument checks of the contract
+// above (levels 0..32; for a non-empty tc a buffer and stride >= width). Throws
+// Error(kInvalidArgument) naming `what`.
+void check_dwt_args(const void* data, size_t stride, const Rect& tc, int levels, const char* what);
+
 // The table for a CPU variant. GPU variants live in transform/cuda/ (device buffers, streams).
 const DwtOps& dwt_ops(DwtVariant variant);
 

@@ -38,7 +38,4 @@ void forward97(Plane<float> p, const Rect& tc, int levels);
 void inverse97(Plane<float> p, const Rect& tc, int levels);
 }  // namespace conv
 
-// Shared by the CPU variants: argument checks of the dwt.h contract (throws Error).
-void check_dwt_args(const void* data, size_t stride, const Rect& tc, int levels, const char* what);
-
 }  // namespace gj2k::transform
