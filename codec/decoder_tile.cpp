@@ -411,6 +411,7 @@ std::vector<ComponentState> init_components(const Codestream& code, uint32_t t, 
   const TileHeader& th = code.tiles[t].header;
   const size_t ncomp = main.siz.components.size();
   std::vector<ComponentState> comps(ncomp);
+  TileLayout tile = make_tile_layout(main, &th, t);
   auto wanted = [&](size_t c) { return c < o.components.size() && o.components[c]; };
   for (uint16_t c = 0; c < ncomp; ++c) {
     ComponentState& cs = comps[c];
@@ -421,10 +422,8 @@ std::vector<ComponentState> init_components(const Codestream& code, uint32_t t, 
     cs.is_signed = main.siz.components[c].is_signed;
     cs.levels = cs.coding->levels;
     cs.decode = wanted(c) || (mct && c < 3 && (wanted(0) || wanted(1) || wanted(2)));
-    const Rect tc = tile_component_rect(main.siz, t, c);
-    std::vector<PrecinctExponents> pex;
-    for (const PrecinctSize& p : cs.coding->precincts) pex.push_back({p.ppx, p.ppy});
-    cs.layout = make_layout(tc, cs.levels, cs.coding->xcb, cs.coding->ycb, pex);
+    cs.layout = std::move(tile.components[c]);
+    const Rect& tc = cs.layout.rect;
     CoefficientPlane& plane = cs.plane;
     plane.decode = cs.decode;
     plane.wanted = wanted(c);

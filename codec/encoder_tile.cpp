@@ -76,20 +76,17 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
   const int levels = cc.levels;
   const std::vector<Rect>& tcr = coeffs.rects;
   const std::vector<Samples>& ibuf = coeffs.data;
+  TileLayout layout = make_tile_layout(mh, nullptr, t);
   TileCoding tile;
   tile.index = t;
-  tile.rect = tile_rect(mh.siz, t);
+  tile.rect = layout.rect;
   tile.components.resize(nc);
-  std::vector<PrecinctExponents> pp;
-  for (int r = 0; r <= levels; ++r) {
-    const PrecinctSize ps = cc.precinct(r);
-    pp.push_back({ps.ppx, ps.ppy});
-  }
   std::vector<BlockJob> jobs;
   for (size_t c = 0; c < nc; ++c) {
-    const Rect& r = tcr[c];
     TileComponentCoding& tcc = tile.components[c];
-    tcc.layout = make_layout(r, levels, cc.xcb, cc.ycb, pp);
+    tcc.layout = std::move(layout.components[c]);
+    if (tcc.layout.rect != tcr[c])
+      throw Error(ErrorCode::kInternal, "code_tile: coefficients of another tile-component");
     const Quantization& q = effective_quantization(mh, nullptr, static_cast<uint16_t>(c));
     std::vector<transform::QuantStep> signalled;
     for (const StepSize& s : q.steps) signalled.push_back({s.exponent, s.mantissa});
