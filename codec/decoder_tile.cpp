@@ -132,10 +132,6 @@ std::vector<uint8_t> packed_headers(const Codestream& code, const Tile& tile, bo
   return out;
 }
 
-ProgressionOrder to_order(Progression p) {
-  return static_cast<ProgressionOrder>(static_cast<uint8_t>(p));
-}
-
 // Reads every packet of the tile in progression order and gathers the codeword segments of
 // the code-blocks that will be decoded.
 void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> headers, bool packed,
@@ -165,12 +161,9 @@ void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> header
   std::vector<PacketId> order;
   const auto& pocs = effective_poc(main, &tile.header);
   if (pocs.empty()) {
-    order = packet_order(prog, to_order(cod.progression));
+    order = packet_order(prog, cod.progression);
   } else {
-    std::vector<ProgressionChange> changes;
-    for (const PocEntry& e : pocs)
-      changes.push_back({to_order(e.order), e.rs, e.cs, e.lye, e.re, e.ce});
-    order = packet_order(prog, changes);
+    order = packet_order(prog, pocs);
   }
 
   const entropy::PacketFraming framing{cod.sop, cod.eph};

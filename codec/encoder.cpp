@@ -122,7 +122,7 @@ EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
   CodingStyle& cod = mh.cod;
   cod.sop = p.sop;
   cod.eph = p.eph;
-  cod.progression = static_cast<Progression>(p.order);
+  cod.progression = p.order;
   cod.layers = static_cast<uint16_t>(s.layers);
   cod.mct = s.mct ? 1 : 0;
   ComponentCoding& cc = cod.component;
@@ -155,16 +155,16 @@ EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
           make_quantization(p, image.components[c].precision, low_rate);
 
   if (!p.progression_changes.empty()) {
-    for (const ProgressionChange& pc : p.progression_changes)
-      mh.poc.push_back(
-          {static_cast<uint8_t>(pc.res_start), static_cast<uint16_t>(pc.comp_start),
-           static_cast<uint16_t>(std::min<uint32_t>(pc.layer_end, s.layers)),
-           static_cast<uint8_t>(std::min<uint32_t>(pc.res_end, p.levels + 1)),
-           static_cast<uint16_t>(std::min<size_t>(pc.comp_end, image.components.size())),
-           static_cast<Progression>(pc.order)});
+    const uint32_t ncomp = static_cast<uint32_t>(image.components.size());
+    const uint32_t layers = static_cast<uint32_t>(s.layers), res = uint32_t(p.levels) + 1;
+    for (ProgressionChange pc : p.progression_changes) {  // bounds clipped to what exists
+      pc.layer_end = std::min(pc.layer_end, layers);
+      pc.res_end = std::min(pc.res_end, res);
+      pc.comp_end = std::min(pc.comp_end, ncomp);
+      mh.poc.push_back(pc);
+    }
     // A last change covering everything, so no packet is left out.
-    mh.poc.push_back({0, 0, static_cast<uint16_t>(s.layers), static_cast<uint8_t>(p.levels + 1),
-                      static_cast<uint16_t>(image.components.size()), cod.progression});
+    mh.poc.push_back({0, 0, layers, res, ncomp, cod.progression});
   }
 
   if (!p.no_comment) {

@@ -85,12 +85,9 @@ std::vector<Packet> tile_packets(const TileCoding& tile, const EncodeSetup& setu
 
   std::vector<PacketId> order;
   if (mh.poc.empty()) {
-    order = packet_order(tp, static_cast<ProgressionOrder>(cod.progression));
+    order = packet_order(tp, cod.progression);
   } else {
-    std::vector<ProgressionChange> changes;
-    for (const PocEntry& e : mh.poc)
-      changes.push_back({static_cast<ProgressionOrder>(e.order), e.rs, e.cs, e.lye, e.re, e.ce});
-    order = packet_order(tp, changes);
+    order = packet_order(tp, mh.poc);
   }
 
   std::vector<Packet> packets;

@@ -58,17 +58,17 @@ std::string marker_name(uint16_t code) {
   return buf;
 }
 
-const char* to_string(Progression p) {
+const char* to_string(ProgressionOrder p) {
   switch (p) {
-    case Progression::kLRCP:
+    case ProgressionOrder::kLRCP:
       return "LRCP";
-    case Progression::kRLCP:
+    case ProgressionOrder::kRLCP:
       return "RLCP";
-    case Progression::kRPCL:
+    case ProgressionOrder::kRPCL:
       return "RPCL";
-    case Progression::kPCRL:
+    case ProgressionOrder::kPCRL:
       return "PCRL";
-    case Progression::kCPRL:
+    case ProgressionOrder::kCPRL:
       return "CPRL";
   }
   return "?";
@@ -138,7 +138,8 @@ uint8_t effective_roi_shift(const MainHeader& main, const TileHeader* tile, uint
   return 0;
 }
 
-const std::vector<PocEntry>& effective_poc(const MainHeader& main, const TileHeader* tile) {
+const std::vector<ProgressionChange>& effective_poc(const MainHeader& main,
+                                                    const TileHeader* tile) {
   return tile && !tile->poc.empty() ? tile->poc : main.poc;
 }
 
