@@ -147,14 +147,9 @@ std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& cs, ui
   const Tile& tile = cs.tiles.at(t);
   if (cs.main.has_ppm) {
     std::vector<uint8_t> out;
-    for (size_t k : tile.parts) {
-      if (k >= cs.main.ppm_tile_parts.size())
-        throw Error(ErrorCode::kFormat, "PPM has no packed headers for tile-part " +
-                                            std::to_string(k) + " (tile " + std::to_string(t) +
-                                            ")");
-      const auto& p = cs.main.ppm_tile_parts[k];
-      out.insert(out.end(), p.begin(), p.end());
-    }
+    for (size_t k : tile.parts)
+      if (k < cs.main.ppm_tile_parts.size())
+        out.insert(out.end(), cs.main.ppm_tile_parts[k].begin(), cs.main.ppm_tile_parts[k].end());
     return out;
   }
   if (!tile.header.ppt.empty()) return tile.header.ppt_data;
