@@ -1,6 +1,7 @@
 // Packet progression orders (ISO/IEC 15444-1 B.12): the sequence of packets (layer,
 // resolution, component, precinct) of one tile for LRCP, RLCP, RPCL, PCRL, CPRL, and for a
 // list of progression order changes (POC, B.12.2, A.6.6).
+// The order part of Tier-2 (tier2.h), which walks these sequences in both directions.
 #pragma once
 
 #include <cstdint>
