@@ -105,7 +105,8 @@ class TileReader {
   PrecinctReader& precinct(const PacketId& id);
   bool read_header(const PacketId& id, size_t index, entropy::PacketDecoder& dec);
   bool gather(const PacketId& id, const Precinct& precinct);
-  // `dp_` block k of band b of the precinct, at band grid (bi, bj): whether its data is kept.
+  // Where the data of code-block (bi, bj) (band grid) of band b of the packet's resolution
+  // goes: null when it is not kept (layer, resolution or keep_block).
   BlockSegments* kept_block(const PacketId& id, size_t b, uint32_t bi, uint32_t bj);
   void warn(const std::string& what) {
     if (warnings_) warnings_->push_back("tile " + std::to_string(t_) + ": " + what);
