@@ -57,24 +57,6 @@ std::vector<entropy::PrecinctBandShape> band_shapes(const Precinct& precinct) {
 
 // ---- reading -------------------------------------------------------------------------------
 
-// The bodies of tile t's tile-parts in TPsot order, each clamped to the data: a span of the
-// codestream for one tile-part, else joined into `joined`.
-std::span<const uint8_t> tile_body(std::span<const uint8_t> bytes, const Codestream& code,
-                                   const Tile& tile, std::vector<uint8_t>& joined) {
-  auto body = [&](size_t part) {
-    const TilePartHeader& tp = code.tile_parts[part];
-    const size_t end = std::min(tp.body_end, bytes.size());
-    return tp.body_begin < end ? bytes.subspan(tp.body_begin, end - tp.body_begin)
-                               : std::span<const uint8_t>();
-  };
-  if (tile.parts.size() == 1) return body(tile.parts[0]);
-  for (size_t part : tile.parts) {
-    const auto b = body(part);
-    joined.insert(joined.end(), b.begin(), b.end());
-  }
-  return joined;
-}
-
 // Reads the packets of one tile one after the other, gathering the kept codeword segments.
 class TileReader {
  public:
@@ -360,6 +342,37 @@ int64_t split_key(TilePartSplit split, const PacketId& id) {
 
 }  // namespace
 
+std::span<const uint8_t> tile_data(std::span<const uint8_t> codestream, const Codestream& code,
+                                   uint32_t t, std::vector<uint8_t>& joined) {
+  const Tile& tile = code.tiles.at(t);
+  auto body = [&](size_t part) {
+    const TilePartHeader& tp = code.tile_parts[part];
+    const size_t end = std::min(tp.body_end, codestream.size());
+    return tp.body_begin < end ? codestream.subspan(tp.body_begin, end - tp.body_begin)
+                               : std::span<const uint8_t>();
+  };
+  if (tile.parts.size() == 1) return body(tile.parts[0]);
+  for (size_t part : tile.parts) {
+    const auto b = body(part);
+    joined.insert(joined.end(), b.begin(), b.end());
+  }
+  return joined;
+}
+
+std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& code, uint32_t t) {
+  const Tile& tile = code.tiles.at(t);
+  if (code.main.has_ppm) {
+    std::vector<uint8_t> out;
+    for (size_t k : tile.parts)
+      if (k < code.main.ppm_tile_parts.size())
+        out.insert(out.end(), code.main.ppm_tile_parts[k].begin(),
+                   code.main.ppm_tile_parts[k].end());
+    return out;
+  }
+  if (!tile.header.ppt.empty()) return tile.header.ppt_data;
+  return std::nullopt;
+}
+
 std::vector<BlockSegmentMap> read_tile_packets(std::span<const uint8_t> codestream,
                                                const Codestream& code, uint32_t t,
                                                const PacketReadOptions& o,
@@ -370,9 +383,8 @@ std::vector<BlockSegmentMap> read_tile_packets(std::span<const uint8_t> codestre
     fail(ErrorCode::kInvalidArgument, t, "read_tile_packets: one entry per component expected");
   if (tile.parts.empty()) return std::vector<BlockSegmentMap>(o.components.size());
   std::vector<uint8_t> joined;
-  const std::span<const uint8_t> data = tile_body(codestream, code, tile, joined);
-  const std::optional<std::vector<uint8_t>> headers =
-      tile_packed_headers(code, static_cast<uint16_t>(t));
+  const std::span<const uint8_t> data = tile_data(codestream, code, t, joined);
+  const std::optional<std::vector<uint8_t>> headers = tile_packed_headers(code, t);
 
   std::vector<const TileComponentLayout*> layouts;
   for (const PacketReadComponent& comp : o.components) layouts.push_back(comp.layout);

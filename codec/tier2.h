@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -28,6 +29,17 @@ namespace gj2k::codec {
 struct TileCoding;  // encoder_internal.h
 
 // ---- reading -------------------------------------------------------------------------------
+
+// The data of tile `t` of `code` (parsed from `codestream`): the bodies of its tile-parts in
+// TPsot order, each clamped to the codestream. A span of `codestream` when the tile has one
+// tile-part, else of `joined`, which receives the bodies back to back.
+std::span<const uint8_t> tile_data(std::span<const uint8_t> codestream, const Codestream& code,
+                                   uint32_t t, std::vector<uint8_t>& joined);
+
+// The packed packet headers of tile `t` (the PPM chunks of its tile-parts, or its PPT data),
+// in TPsot order; nullopt when the packet headers are in the tile's data (no PPM, no PPT). A
+// tile-part past the PPM chunks adds none (its packets then fail to decode).
+std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& code, uint32_t t);
 
 // A code-block's codeword segments as Tier-2 delivers them, gathered over the packets.
 struct BlockSegments {

@@ -143,31 +143,6 @@ const std::vector<ProgressionChange>& effective_poc(const MainHeader& main,
   return tile && !tile->poc.empty() ? tile->poc : main.poc;
 }
 
-std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& cs, uint16_t t) {
-  const Tile& tile = cs.tiles.at(t);
-  if (cs.main.has_ppm) {
-    std::vector<uint8_t> out;
-    for (size_t k : tile.parts)
-      if (k < cs.main.ppm_tile_parts.size())
-        out.insert(out.end(), cs.main.ppm_tile_parts[k].begin(), cs.main.ppm_tile_parts[k].end());
-    return out;
-  }
-  if (!tile.header.ppt.empty()) return tile.header.ppt_data;
-  return std::nullopt;
-}
-
-std::vector<uint8_t> tile_data(std::span<const uint8_t> data, const Codestream& cs, uint16_t t) {
-  std::vector<uint8_t> out;
-  for (size_t k : cs.tiles.at(t).parts) {
-    const TilePartHeader& tp = cs.tile_parts[k];
-    if (tp.body_end > data.size() || tp.body_begin > tp.body_end)
-      throw Error(ErrorCode::kInternal, "tile_data: tile-part range outside the data");
-    out.insert(out.end(), data.begin() + static_cast<ptrdiff_t>(tp.body_begin),
-               data.begin() + static_cast<ptrdiff_t>(tp.body_end));
-  }
-  return out;
-}
-
 uint32_t num_tiles_x(const Siz& siz) {
   if (siz.xtsiz == 0 || siz.xsiz <= siz.xtosiz) return 0;
   return static_cast<uint32_t>((uint64_t{siz.xsiz} - siz.xtosiz + siz.xtsiz - 1) / siz.xtsiz);

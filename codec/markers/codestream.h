@@ -295,13 +295,7 @@ struct Codestream {
   std::vector<std::string> warnings;
 };
 
-// The packed packet headers of tile `t` (PPM chunks of its tile-parts, or its PPT data), in
-// TPsot order; nullopt when the packet headers are in the bit stream (no PPM, no PPT). A
-// tile-part past the PPM chunks adds none (its packets then fail to decode).
-std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& cs, uint16_t t);
-// The data of tile `t`'s tile-parts (body_begin..body_end of each, in TPsot order),
-// concatenated. `data` is the codestream the offsets refer to.
-std::vector<uint8_t> tile_data(std::span<const uint8_t> data, const Codestream& cs, uint16_t t);
+// A tile's data and packed packet headers (PPM/PPT) are gathered by Tier-2 (codec/tier2.h).
 
 // ---- effective parameters for (tile, component) (A.6) --------------------------------------
 // `tile` may be null (main header only). Component c must be < Csiz.
