@@ -9,10 +9,9 @@
 
 #include "codec/decoder_gpu.h"
 #include "codec/parallel.h"
-#include "codec/progression.h"
 #include "codec/structure.h"
+#include "codec/tier2.h"
 #include "entropy/t1.h"
-#include "entropy/t2_packet.h"
 #include "gj2k/error.h"
 #include "transform/quant.h"
 
@@ -22,24 +21,9 @@ namespace {
 using transform::Band;
 using transform::Rect;
 
-// Packets a tile may describe before we refuse it (each needs at least one header byte, so a
-// real stream with this many packets would be gigabytes).
-constexpr uint64_t kMaxPackets = uint64_t{1} << 26;
-
 [[noreturn]] void fail(ErrorCode code, uint32_t t, const std::string& what) {
   throw Error(code, "tile " + std::to_string(t) + ": " + what);
 }
-
-// A code-block's codeword segments as Tier-2 delivers them, gathered over the packets.
-struct BlockSegments {
-  std::vector<uint8_t> bytes;
-  struct Seg {
-    uint32_t offset = 0, length = 0, passes = 0;
-  };
-  std::vector<Seg> segs;
-  bool open = false;  // the last segment continues in a later packet
-  int missing_msbs = 0;
-};
 
 // Everything about one component of the tile that decoding needs.
 struct ComponentState {
@@ -65,10 +49,6 @@ struct ComponentState {
   bool reversible() const { return coding->wavelet == Wavelet::k5x3Reversible; }
 };
 
-uint64_t block_key(uint32_t r, uint32_t b, uint32_t index) {
-  return (uint64_t{r} << 40) | (uint64_t{b} << 32) | index;
-}
-
 entropy::BandKind band_kind(Band b) {
   return static_cast<entropy::BandKind>(static_cast<uint8_t>(b));
 }
@@ -88,167 +68,23 @@ bool block_meets_region(const Rect& cb, int n, const Rect& region, int64_t kReac
   return x0 < region.x1 && x1 > region.x0 && y0 < region.y1 && y1 > region.y0;
 }
 
-// The packed packet headers of tile t (PPM or PPT), or empty when headers are in the bodies.
-std::vector<uint8_t> packed_headers(const Codestream& code, const Tile& tile, bool& packed) {
-  std::vector<uint8_t> out;
-  packed = false;
-  if (code.main.has_ppm) {
-    packed = true;
-    for (size_t part : tile.parts)
-      if (part < code.main.ppm_tile_parts.size()) {
-        const auto& h = code.main.ppm_tile_parts[part];
-        out.insert(out.end(), h.begin(), h.end());
-      }
-  } else if (!tile.header.ppt.empty()) {
-    packed = true;
-    out = tile.header.ppt_data;
-  }
-  return out;
-}
-
-ProgressionOrder to_order(Progression p) {
-  return static_cast<ProgressionOrder>(static_cast<uint8_t>(p));
-}
-
-// Reads every packet of the tile in progression order and gathers the codeword segments of
-// the code-blocks that will be decoded.
-void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> headers, bool packed,
-                  const Codestream& code, const Tile& tile, uint32_t t,
-                  std::vector<ComponentState>& comps, const TileDecodeOptions& o,
-                  std::vector<std::string>* warnings) {
-  const MainHeader& main = code.main;
-  const CodingStyle& cod = effective_cod(main, &tile.header);
-  TileProgression prog;
-  prog.tile = tile_rect(main.siz, t);
-  prog.layers = cod.layers;
-  uint64_t total = 0;
-  for (size_t c = 0; c < comps.size(); ++c) {
-    const auto& sc = main.siz.components[c];
-    prog.components.push_back(component_precincts(comps[c].layout, sc.dx, sc.dy));
-    for (const auto& res : prog.components.back().resolutions)
-      total += uint64_t{res.precincts_x} * res.precincts_y;
-  }
-  // Every packet takes at least one header byte, so a tile cannot hold more packets than
-  // bytes; refuse (before listing them) a count far beyond what the data could hold.
-  const uint64_t packets = total * cod.layers;
-  const uint64_t bytes = data.size() + headers.size();
-  if (packets > kMaxPackets || packets > 16 * bytes + 4096)
-    fail(ErrorCode::kTruncated, t,
-         std::to_string(packets) + " packets (layers x precincts) in " + std::to_string(bytes) +
-             " bytes of packet data");
-  std::vector<PacketId> order;
-  const auto& pocs = effective_poc(main, &tile.header);
-  if (pocs.empty()) {
-    order = packet_order(prog, to_order(cod.progression));
-  } else {
-    std::vector<ProgressionChange> changes;
-    for (const PocEntry& e : pocs)
-      changes.push_back({to_order(e.order), e.rs, e.cs, e.lye, e.re, e.ce});
-    order = packet_order(prog, changes);
-  }
-
-  const entropy::PacketFraming framing{cod.sop, cod.eph};
-  std::unordered_map<uint64_t, entropy::PacketDecoder> precincts;
-  const uint32_t max_layers = o.max_layers ? o.max_layers : UINT32_MAX;
-  size_t pos = 0, hpos = 0;
-  size_t index = 0;
-  for (const PacketId& id : order) {
-    ComponentState& cs = comps[id.component];
-    const ResolutionLayout& res = cs.layout.resolutions[id.resolution];
-    const Precinct precinct = res.precinct(id.precinct);
-    const uint64_t pkey =
-        (uint64_t{id.component} << 48) | (uint64_t{id.resolution} << 40) | id.precinct;
-    auto it = precincts.find(pkey);
-    if (it == precincts.end()) {
-      std::vector<entropy::PrecinctBandShape> shapes;
-      for (const auto& pb : precinct.bands) shapes.push_back({pb.blocks_x, pb.blocks_y});
-      const uint8_t style = cs.coding->cblk_style;
-      entropy::SegmentStyle seg{(style & cblk_style::kBypass) != 0,
-                                (style & cblk_style::kTermAll) != 0};
-      it = precincts.emplace(pkey, entropy::PacketDecoder(shapes, seg)).first;
-    }
-    const size_t packet_index = index;
-    auto where = [&] {  // built only for messages
-      return "packet " + std::to_string(packet_index) + " (layer " + std::to_string(id.layer) +
-             ", resolution " + std::to_string(id.resolution) + ", component " +
-             std::to_string(id.component) + ", precinct " + std::to_string(id.precinct) + ")";
+// Tier-2 (tier2.h): the codeword segments of the code-blocks that will be decoded, those of a
+// region decode only where they can influence the region.
+void read_blocks(std::span<const uint8_t> bytes, const Codestream& code, uint32_t t,
+                 std::vector<ComponentState>& comps, const TileDecodeOptions& o,
+                 std::vector<std::string>* warnings) {
+  PacketReadOptions ro;
+  for (const ComponentState& cs : comps)
+    ro.components.push_back({&cs.layout, cs.decode ? cs.kept_levels : -1});
+  ro.max_layers = o.max_layers;
+  ro.allow_partial = o.allow_partial;
+  if (o.region)
+    ro.keep_block = [&comps](uint32_t c, const BandLayout& band, const Rect& cb) {
+      const ComponentState& cs = comps[c];
+      return !cs.has_region || block_meets_region(cb, band.level, cs.region);
     };
-    ++index;
-    entropy::DecodedPacket dp;
-    try {
-      if (packed) {
-        if (hpos >= headers.size()) throw Error(ErrorCode::kTruncated, "packed headers end");
-        dp = it->second.decode_packet(static_cast<int>(id.layer), headers.subspan(hpos), framing,
-                                      false);
-        hpos += dp.header_bytes;
-        if (framing.sop && pos < data.size()) pos += entropy::skip_sop(data.subspan(pos));
-      } else {
-        if (pos >= data.size()) throw Error(ErrorCode::kTruncated, "tile data ends");
-        dp = it->second.decode_packet(static_cast<int>(id.layer), data.subspan(pos), framing, true);
-        pos += dp.header_bytes;
-      }
-    } catch (const Error& e) {
-      if (!o.allow_partial)
-        fail(e.code(), t,
-             where() + " at byte " + std::to_string(pos) + " of the tile data: " + e.what());
-      if (warnings)
-        warnings->push_back("tile " + std::to_string(t) + ": stopped at " + where() + ": " +
-                            e.what());
-      return;
-    }
-    if (dp.empty) continue;
-    if (pos + dp.body_bytes > data.size()) {
-      if (!o.allow_partial)
-        fail(ErrorCode::kTruncated, t,
-             where() + ": body of " + std::to_string(dp.body_bytes) + " bytes at byte " +
-                 std::to_string(pos) + " runs past the tile data (" + std::to_string(data.size()) +
-                 " bytes)");
-      if (warnings)
-        warnings->push_back("tile " + std::to_string(t) + ": " + where() + " is truncated");
-    }
-    const bool keep_packet =
-        id.layer < max_layers && cs.decode && static_cast<int>(id.resolution) <= cs.kept_levels;
-    // allow_partial, as OpenJPEG's non-strict mode: from the first codeword segment that runs
-    // past the data, the code-blocks of this packet lose all their data (they decode as zero).
-    bool cut = false;
-    for (size_t b = 0; b < dp.blocks.size(); ++b) {
-      const PrecinctBand& pb = precinct.bands[b];
-      const BandLayout& band = res.bands[b];
-      for (size_t k = 0; k < dp.blocks[b].size(); ++k) {
-        const entropy::BlockPacketInfo& info = dp.blocks[b][k];
-        if (info.new_passes == 0) continue;
-        const uint32_t bi = pb.cb_i0 + static_cast<uint32_t>(k % pb.blocks_x);
-        const uint32_t bj = pb.cb_j0 + static_cast<uint32_t>(k / pb.blocks_x);
-        bool keep = keep_packet;
-        if (keep && cs.has_region)
-          keep = block_meets_region(band.code_block(bi, bj), band.level, cs.region);
-        BlockSegments* blk = nullptr;
-        if (keep) {
-          blk = &cs.blocks[block_key(id.resolution, static_cast<uint32_t>(b),
-                                     bi + bj * band.blocks_x)];
-          if (info.first_inclusion) blk->missing_msbs = info.missing_msbs;
-        }
-        for (const entropy::Piece& piece : info.pieces) {
-          if (cut || piece.length > data.size() - std::min(pos, data.size())) {
-            cut = true;
-            if (blk) *blk = BlockSegments{};
-            break;
-          }
-          if (blk) {
-            if (!blk->open) blk->segs.push_back({static_cast<uint32_t>(blk->bytes.size()), 0, 0});
-            BlockSegments::Seg& s = blk->segs.back();
-            blk->bytes.insert(blk->bytes.end(), data.begin() + pos,
-                              data.begin() + pos + piece.length);
-            s.length += static_cast<uint32_t>(piece.length);
-            s.passes += static_cast<uint32_t>(piece.passes);
-            blk->open = !piece.ends_segment;
-          }
-          pos += piece.length;
-        }
-      }
-    }
-    if (cut) return;  // allow_partial: nothing more to read
-  }
+  std::vector<BlockSegmentMap> blocks = read_tile_packets(bytes, code, t, ro, warnings);
+  for (size_t c = 0; c < comps.size(); ++c) comps[c].blocks = std::move(blocks[c]);
 }
 
 // One code-block of the kept resolutions to decode: its component, band and data.
@@ -491,28 +327,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   const bool mct = cod.mct != 0 && ncomp >= 3 && !o.skip_mct;
   std::vector<ComponentState> comps = init_components(code, t, mct, o);
 
-  // The tile's data: the bodies of its tile-parts in TPsot order (joined only when there are
-  // several).
-  std::vector<uint8_t> joined;
-  std::span<const uint8_t> data;
-  auto body = [&](size_t part) {
-    const TilePartHeader& tp = code.tile_parts[part];
-    const size_t end = std::min(tp.body_end, cs_bytes.size());
-    return tp.body_begin < end ? cs_bytes.subspan(tp.body_begin, end - tp.body_begin)
-                               : std::span<const uint8_t>();
-  };
-  if (tile.parts.size() == 1) {
-    data = body(tile.parts[0]);
-  } else {
-    for (size_t part : tile.parts) {
-      const auto b = body(part);
-      joined.insert(joined.end(), b.begin(), b.end());
-    }
-    data = joined;
-  }
-  bool packed = false;
-  std::vector<uint8_t> headers = packed_headers(code, tile, packed);
-  if (!tile.parts.empty()) read_packets(data, headers, packed, code, tile, t, comps, o, warnings);
+  read_blocks(cs_bytes, code, t, comps, o, warnings);
   // The tail's backend (inverse DWT, MCT, DC shift, clipping): the GPU when the decode may use
   // it (o.gpu) and one is there. Asked after Tier-1, so that the device query and CUDA
   // start-up overlap it, except for region decodes: the CPU's windowed inverse DWT must know
@@ -532,7 +347,6 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
       cs.plane.floats.resize(n);
   }
   decode_blocks(comps, o, t, warnings);
-  std::vector<uint8_t>().swap(joined);
   for (auto& cs : comps)
     for (auto& [k, b] : cs.blocks) std::vector<uint8_t>().swap(b.bytes);
   if (!on_gpu) on_gpu = o.gpu->use();

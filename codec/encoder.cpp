@@ -117,7 +117,7 @@ void fill_siz(const EncodeParams& p, const Image& image, Siz& siz) {
 void fill_cod(const EncodeParams& p, int layers, bool mct, CodingStyle& cod) {
   cod.sop = p.sop;
   cod.eph = p.eph;
-  cod.progression = static_cast<Progression>(p.order);
+  cod.progression = p.order;
   cod.layers = static_cast<uint16_t>(layers);
   cod.mct = mct ? 1 : 0;
   ComponentCoding& cc = cod.component;
@@ -159,16 +159,17 @@ void fill_quantization(const EncodeParams& p, const Image& image, MainHeader& mh
 
 // POC (A.6.6) from p.progression_changes, clipped to the image, and a last change covering
 // everything, so no packet is left out.
-void fill_poc(const EncodeParams& p, const Image& image, int layers, MainHeader& mh) {
+void fill_poc(const EncodeParams& p, const Image& image, int layers_in, MainHeader& mh) {
   if (p.progression_changes.empty()) return;
-  for (const ProgressionChange& pc : p.progression_changes)
-    mh.poc.push_back({static_cast<uint8_t>(pc.res_start), static_cast<uint16_t>(pc.comp_start),
-                      static_cast<uint16_t>(std::min<uint32_t>(pc.layer_end, layers)),
-                      static_cast<uint8_t>(std::min<uint32_t>(pc.res_end, p.levels + 1)),
-                      static_cast<uint16_t>(std::min<size_t>(pc.comp_end, image.components.size())),
-                      static_cast<Progression>(pc.order)});
-  mh.poc.push_back({0, 0, static_cast<uint16_t>(layers), static_cast<uint8_t>(p.levels + 1),
-                    static_cast<uint16_t>(image.components.size()), mh.cod.progression});
+  const uint32_t ncomp = static_cast<uint32_t>(image.components.size());
+  const uint32_t layers = static_cast<uint32_t>(layers_in), res = uint32_t(p.levels) + 1;
+  for (ProgressionChange pc : p.progression_changes) {  // bounds clipped to what exists
+    pc.layer_end = std::min(pc.layer_end, layers);
+    pc.res_end = std::min(pc.res_end, res);
+    pc.comp_end = std::min(pc.comp_end, ncomp);
+    mh.poc.push_back(pc);
+  }
+  mh.poc.push_back({0, 0, layers, res, ncomp, mh.cod.progression});
 }
 
 // The L2 norms of the inverse multi-component transform's columns, for the distortion weights.
