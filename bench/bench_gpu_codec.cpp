@@ -2,7 +2,7 @@
 // RGB 8-bit image (codec/synthetic.h at a quarter size, mirrored 4 x 4; one tile, 5 levels,
 // 64x64 code-blocks), lossless (5/3)
 // and irreversible (9/7), with --device cpu and --device gpu; and the transform stage alone
-// (transform_tile_cpu / transform_tile_gpu of the whole image, host memory in and out, results
+// (cpu_backend() / cuda_backend() forward of the whole image, host memory in and out, results
 // in TileCoefficients as the coding stage reads them).
 //
 // Whole decode of the same image's codestreams (made on the CPU first): decode_memory with
@@ -27,7 +27,6 @@
 #include <thread>
 #include <vector>
 
-#include "codec/encoder_gpu.h"
 #include "codec/encoder_internal.h"
 #include "codec/synthetic.h"
 #include "gj2k/decoder.h"
@@ -183,12 +182,14 @@ int main(int argc, char** argv) {
     gj2k::validate(p, image);
     const gj2k::codec::EncodeSetup setup = gj2k::codec::make_setup(p, image);
     rows.push_back({std::string("transform stage ") + kind + ", cpu", time_ms(iters, [&] {
-                      benchmark::DoNotOptimize(gj2k::codec::transform_tile_cpu(image, setup, 0));
+                      benchmark::DoNotOptimize(
+                          gj2k::codec::cpu_backend().forward(image, setup, 0, nullptr));
                     })});
 #if defined(GJ2K_HAVE_CUDA)
     if (info.available)
       rows.push_back({std::string("transform stage ") + kind + ", gpu", time_ms(iters, [&] {
-                        benchmark::DoNotOptimize(gj2k::codec::transform_tile_gpu(image, setup, 0));
+                        benchmark::DoNotOptimize(
+                            gj2k::codec::cuda_backend().forward(image, setup, 0, nullptr));
                       })});
 #endif
     // Whole encode.

@@ -340,8 +340,6 @@ void gpu_stage(const std::vector<std::vector<int32_t>>& img,
           gc::TileComponentSpec cs;
           cs.rect = r;
           cs.dc_offset = 128;
-          cs.lo = 0;
-          cs.hi = 255;
           cs.deltas = deltas;
           spec.comps.push_back(cs);
         }

@@ -101,7 +101,7 @@ struct Batch {
 // allocator kept, segmented as Tier-2 delivers them.
 Batch encode_batch(const Image& image, const EncodeParams& params) {
   codec::EncodeSetup setup = codec::make_setup(params, image);
-  codec::TileCoefficients coeffs = codec::transform_tile_cpu(image, setup, 0);
+  codec::TileCoefficients coeffs = codec::cpu_backend().forward(image, setup, 0, nullptr);
   std::vector<codec::TileCoding> tiles;
   tiles.push_back(codec::code_tile(coeffs, image, setup, params, 0));
   codec::assemble_codestream(tiles, setup, params, image, nullptr);

@@ -84,6 +84,289 @@ void check_ihdr(const codec::Jp2Header& jp2, const codec::Siz& siz) {
                                         std::to_string(w) + "x" + std::to_string(h));
 }
 
+// --device auto: the GPU when one is present, from transform::kGpuAutoMinSamples samples at
+// the decoded resolution up (transform::auto_choice). A region counts by its own area: on the
+// CPU only its windows are transformed.
+transform::Device choose_device(const DecodeParams& p, const codec::Siz& siz) {
+  const uint32_t ax0 = p.region ? std::max(p.region->x0, siz.xosiz) : siz.xosiz;
+  const uint32_t ay0 = p.region ? std::max(p.region->y0, siz.yosiz) : siz.yosiz;
+  const uint32_t ax1 = p.region ? std::min(p.region->x1, siz.xsiz) : siz.xsiz;
+  const uint32_t ay1 = p.region ? std::min(p.region->y1, siz.ysiz) : siz.ysiz;
+  uint64_t samples = 0;
+  if (ax0 < ax1 && ay0 < ay1)
+    for (const auto& sc : siz.components)
+      samples +=
+          (uint64_t{component_extent(ax0, ax1, sc.dx)} * component_extent(ay0, ay1, sc.dy)) >>
+          (2 * std::min<uint32_t>(p.reduce, 31));
+  return transform::auto_choice(codec::to_transform(p.device), samples);
+}
+
+// The components to decode, in output order; `wanted` gets one flag per Csiz entry.
+std::vector<uint32_t> output_components(const DecodeParams& p, size_t ncomp,
+                                        std::vector<bool>& wanted) {
+  std::vector<uint32_t> order = p.components;
+  if (order.empty())
+    for (uint32_t c = 0; c < ncomp; ++c) order.push_back(c);
+  wanted.assign(ncomp, false);
+  for (uint32_t c : order) {
+    if (c >= ncomp)
+      throw Error(ErrorCode::kInvalidArgument, "component " + std::to_string(c) +
+                                                   " requested, the codestream has " +
+                                                   std::to_string(ncomp));
+    if (wanted[c])
+      throw Error(ErrorCode::kInvalidArgument,
+                  "component " + std::to_string(c) + " requested twice");
+    wanted[c] = true;
+  }
+  return order;
+}
+
+// The output area on the full-resolution grid: image, cut by the tile and the region.
+Rect output_area(const DecodeParams& p, const codec::Siz& siz, uint32_t ntiles) {
+  Rect area{siz.xosiz, siz.yosiz, siz.xsiz, siz.ysiz};
+  if (p.tile) {
+    if (*p.tile >= ntiles)
+      throw Error(ErrorCode::kInvalidArgument, "tile " + std::to_string(*p.tile) +
+                                                   " requested, the codestream has " +
+                                                   std::to_string(ntiles));
+    const Rect tr = codec::tile_rect(siz, *p.tile);
+    area = {std::max(area.x0, tr.x0), std::max(area.y0, tr.y0), std::min(area.x1, tr.x1),
+            std::min(area.y1, tr.y1)};
+  }
+  if (p.region) {
+    const Region& r = *p.region;
+    if (r.x1 <= r.x0 || r.y1 <= r.y0)
+      throw Error(ErrorCode::kInvalidArgument, "region: empty rectangle");
+    area = {std::max(area.x0, r.x0), std::max(area.y0, r.y0), std::min(area.x1, r.x1),
+            std::min(area.y1, r.y1)};
+    if (area.empty())
+      throw Error(ErrorCode::kInvalidArgument, "region: does not meet the image area");
+  }
+  return area;
+}
+
+// The output image of `area` reduced by p.reduce: geometry and components, without samples
+// (allocated when the first tile is placed, or handed over). Refuses more than the sample limit.
+Image output_image(const DecodeParams& p, const codec::Siz& siz, const Rect& area,
+                   const std::vector<uint32_t>& order) {
+  const uint32_t R = p.reduce;
+  if (R > 32) throw Error(ErrorCode::kInvalidArgument, "reduce: at most 32");
+  Image image;
+  image.x0 = ceil_shift(area.x0, R);
+  image.y0 = ceil_shift(area.y0, R);
+  image.x1 = ceil_shift(area.x1, R);
+  image.y1 = ceil_shift(area.y1, R);
+  if (image.x1 <= image.x0 || image.y1 <= image.y0)
+    throw Error(ErrorCode::kInvalidArgument,
+                "reduce " + std::to_string(R) + " leaves an empty image");
+  uint64_t total_samples = 0;
+  for (uint32_t c : order) {
+    const auto& sc = siz.components[c];
+    if (sc.precision > 31)
+      throw Error(ErrorCode::kUnsupported, "SIZ: component " + std::to_string(c) + " has " +
+                                               std::to_string(sc.precision) +
+                                               " bits; gj2k decodes up to 31");
+    Component comp;
+    comp.dx = sc.dx;
+    comp.dy = sc.dy;
+    comp.precision = sc.precision;
+    comp.is_signed = sc.is_signed;
+    total_samples += uint64_t{component_extent(image.x0, image.x1, sc.dx)} *
+                     component_extent(image.y0, image.y1, sc.dy);
+    if (total_samples > std::min(p.max_samples, kMaxSamples))
+      throw Error(ErrorCode::kResource,
+                  "SIZ: the output would hold more than " +
+                      std::to_string(std::min(p.max_samples, kMaxSamples)) +
+                      " samples, the limit (DecodeParams::max_samples, --max-samples)");
+    image.components.push_back(comp);
+  }
+  for (Component& comp : image.components) {
+    comp.width = component_extent(image.x0, image.x1, comp.dx);
+    comp.height = component_extent(image.y0, image.y1, comp.dy);
+  }
+  return image;
+}
+
+// Tiles that meet the area and have data (`tiles`), and those without a tile-part whose
+// tile-components hold samples (`absent`): the stream lost data. Absent tiles are refused
+// before anything is allocated, or, with allow_partial, left zero as OpenJPEG leaves them,
+// with a warning each. (Encoders may omit tiles whose tile-components are all empty, B.3:
+// Kakadu does in b2_mono.)
+struct TileSelection {
+  std::vector<uint32_t> tiles;
+  std::vector<uint32_t> absent;
+};
+TileSelection select_tiles(const DecodeParams& p, const Codestream& code, const Rect& area,
+                           const std::vector<uint32_t>& order, std::vector<std::string>& warnings) {
+  const codec::Siz& siz = code.main.siz;
+  TileSelection s;
+  const uint32_t ntiles = codec::num_tiles(siz);
+  for (uint32_t t = 0; t < ntiles; ++t) {
+    const Rect tr = codec::tile_rect(siz, t);
+    if (!(tr.x0 < area.x1 && tr.x1 > area.x0 && tr.y0 < area.y1 && tr.y1 > area.y0)) continue;
+    if (!code.tiles[t].parts.empty()) {
+      s.tiles.push_back(t);
+      continue;
+    }
+    for (uint32_t c : order)
+      if (!codec::tile_component_rect(siz, t, static_cast<uint16_t>(c)).empty()) {
+        s.absent.push_back(t);
+        break;
+      }
+  }
+  if (!s.absent.empty() && !p.allow_partial)
+    throw Error(ErrorCode::kTruncated,
+                "tile " + std::to_string(s.absent[0]) + " has no tile-part (" +
+                    std::to_string(s.absent.size()) + " of the " +
+                    std::to_string(s.tiles.size() + s.absent.size()) +
+                    " tiles to decode are absent); allow_partial (--allow-partial) decodes the "
+                    "others and leaves them zero");
+  for (uint32_t t : s.absent)
+    warnings.push_back("tile " + std::to_string(t) +
+                       ": no tile-part in the codestream; its samples are 0");
+  return s;
+}
+
+// The most coefficients of one tile; refuses a tile above the sample limit.
+uint64_t largest_tile(const DecodeParams& p, const Codestream& code,
+                      const std::vector<uint32_t>& tiles, const codec::TileDecodeOptions& to) {
+  uint64_t max_tile_samples = 0;
+  for (uint32_t t : tiles) {
+    const uint64_t n = codec::tile_samples(code, t, to);
+    if (n > std::min(p.max_samples, kMaxSamples))
+      throw Error(ErrorCode::kResource,
+                  "tile " + std::to_string(t) + ": more coefficients than " +
+                      std::to_string(std::min(p.max_samples, kMaxSamples)) +
+                      ", the limit (DecodeParams::max_samples, --max-samples)");
+    max_tile_samples = std::max(max_tile_samples, n);
+  }
+  return max_tile_samples;
+}
+
+// The output component k covers [ceil(x0'/dx), ...) on the reduced component grid.
+std::pair<uint32_t, uint32_t> component_origin(const Image& image, const Component& c) {
+  return {(image.x0 + c.dx - 1) / c.dx, (image.y0 + c.dy - 1) / c.dy};
+}
+
+// Copies decoded tile-components into the output image; safe from several threads at once.
+// A component's buffer is allocated, not filled, when the first tile is placed: pages no tile
+// writes cost nothing until the end, where zero_unwritten() zeroes the areas of the tiles that
+// placed nothing. A single tile covering a component hands its buffer over.
+class TilePlacer {
+ public:
+  TilePlacer(Image& image, const std::vector<uint32_t>& order, bool single_tile)
+      : image_(image), order_(order), single_tile_(single_tile) {}
+
+  void place(std::vector<codec::TileComponentSamples>& tcs) {
+    for (size_t k = 0; k < order_.size(); ++k) {
+      auto& src = tcs[order_[k]];
+      Component& dst = image_.components[k];
+      if (src.samples.empty()) continue;
+      const auto [ox, oy] = component_origin(image_, dst);
+      if (single_tile_ && src.rect == Rect{ox, oy, ox + dst.width, oy + dst.height}) {
+        dst.samples = std::move(src.samples);  // one tile covers the component
+        continue;
+      }
+      {
+        const std::lock_guard<std::mutex> lock(alloc_mutex_);
+        if (dst.samples.empty()) dst.samples.resize(size_t{dst.width} * dst.height);
+      }
+      const uint32_t x0 = std::max(src.rect.x0, ox), y0 = std::max(src.rect.y0, oy);
+      const uint32_t x1 = std::min(src.rect.x1, ox + dst.width);
+      const uint32_t y1 = std::min(src.rect.y1, oy + dst.height);
+      for (uint32_t y = y0; y < y1; ++y)
+        std::copy_n(
+            src.samples.data() + size_t{y - src.rect.y0} * src.rect.width() + (x0 - src.rect.x0),
+            x1 > x0 ? x1 - x0 : 0, dst.samples.data() + size_t{y - oy} * dst.width + (x0 - ox));
+    }
+  }
+
+ private:
+  Image& image_;
+  const std::vector<uint32_t>& order_;
+  const bool single_tile_;
+  std::mutex alloc_mutex_;
+};
+
+// Zeros where no tile wrote: `unwritten` lists absent tiles and tiles that a partial decode gave
+// up on; a component no tile placed is all zeros.
+void zero_unwritten(Image& image, const codec::Siz& siz, uint32_t R,
+                    const std::vector<uint32_t>& unwritten) {
+  for (Component& comp : image.components) {
+    const size_t n = size_t{comp.width} * comp.height;
+    if (comp.samples.empty()) {
+      comp.samples.assign(n, 0);
+      continue;
+    }
+    const auto [ox, oy] = component_origin(image, comp);
+    for (uint32_t t : unwritten) {
+      // The tile's samples on the reduced component grid (B-12, B-14), cut to the output.
+      const Rect r = transform::resolution_rect(
+          transform::tile_component_rect(codec::tile_rect(siz, t), comp.dx, comp.dy),
+          static_cast<int>(R), 0);
+      const uint32_t x0 = std::max(r.x0, ox), y0 = std::max(r.y0, oy);
+      const uint32_t x1 = std::min(r.x1, ox + comp.width), y1 = std::min(r.y1, oy + comp.height);
+      for (uint32_t y = y0; y < y1 && x0 < x1; ++y)
+        std::fill_n(comp.samples.data() + size_t{y - oy} * comp.width + (x0 - ox), x1 - x0, 0);
+    }
+  }
+}
+
+// Decodes `tiles` with decode_tile and places each into the output; the tiles side by side
+// (tile_parallel, one thread each) or one after the other with the threads inside each tile.
+// Sets placed[i] for every tile placed. Reports progress; throws the first tile's error, or
+// kCancelled when the progress callback asked to stop. Warnings come in tile order.
+void decode_tiles(std::span<const uint8_t> cs, const Codestream& code, const DecodeParams& p,
+                  const std::vector<uint32_t>& tiles, const codec::TileDecodeOptions& to,
+                  bool tile_parallel, int threads, TilePlacer& placer, std::vector<char>& placed,
+                  std::vector<std::string>& warnings) {
+  std::string error;
+  ErrorCode error_code = ErrorCode::kInternal;
+  std::atomic<size_t> tiles_done{0};
+  std::atomic<bool> cancelled{false};
+  std::vector<std::vector<std::string>> tile_warnings(tiles.size());
+  auto decode_one = [&](size_t i) {
+    if (cancelled.load(std::memory_order_relaxed)) return;
+    auto failed = [&](ErrorCode c, const std::string& what) {
+#pragma omp critical(gj2k_decoder_error)
+      if (error.empty()) {
+        error = what;
+        error_code = c;
+      }
+    };
+    try {
+      auto tcs = codec::decode_tile(cs, code, tiles[i], to, &tile_warnings[i]);
+      placer.place(tcs);
+      placed[i] = 1;
+      const size_t done = tiles_done.fetch_add(1) + 1;
+      if (p.progress) {
+#pragma omp critical(gj2k_decoder_progress)
+        if (!p.progress("decode", double(done) / double(tiles.size()))) cancelled = true;
+      }
+    } catch (const Error& e) {
+      failed(e.code(), e.what());
+    } catch (const std::bad_alloc&) {
+      failed(ErrorCode::kResource, "tile " + std::to_string(tiles[i]) + ": out of memory");
+    } catch (const std::exception& e) {
+      failed(ErrorCode::kInternal, "tile " + std::to_string(tiles[i]) + ": " + e.what());
+    } catch (...) {
+      failed(ErrorCode::kInternal, "tile " + std::to_string(tiles[i]) + ": unknown failure");
+    }
+  };
+  // The serial loop must not be an OpenMP region of one thread: every parallel region inside
+  // a tile (the DWT opens two per level and component) would then be a nested team, which
+  // libgomp builds from fresh threads each time (docs/PERFORMANCE.md gives what that cost).
+  if (tile_parallel) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (size_t i = 0; i < tiles.size(); ++i) decode_one(i);
+  } else {
+    for (size_t i = 0; i < tiles.size(); ++i) decode_one(i);
+  }
+  for (const auto& tw : tile_warnings) warnings.insert(warnings.end(), tw.begin(), tw.end());
+  if (cancelled) throw Error(ErrorCode::kCancelled, "decode cancelled by the progress callback");
+  if (!error.empty()) throw Error(error_code, error);
+}
+
 }  // namespace
 
 uint64_t default_max_samples() {
@@ -130,6 +413,7 @@ struct __attribute__((visibility("hidden"))) Decoder::Impl {
 
   HeaderInfo header_info();
   Image decode(const DecodeParams& p, std::vector<std::string>& warnings);
+  void apply_colour(Image& image, const DecodeParams& p, std::vector<std::string>& warnings) const;
 };
 
 Decoder::Decoder(const std::filesystem::path& path) {
@@ -244,20 +528,7 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   // The device: unless --device cpu, the GPU query, CUDA context and the tiles' buffers are
   // made on a background thread while the codestream is parsed and Tier-2 reads the tiles;
   // decode_tile asks for the answer (--device gpu without a GPU throws the reason there).
-  // --device auto: the GPU when one is present, from transform::kGpuAutoMinSamples samples at
-  // the decoded resolution up (transform::auto_choice). A region counts by its own area: on
-  // the CPU only its windows are transformed.
-  const uint32_t ax0 = p.region ? std::max(p.region->x0, main.siz.xosiz) : main.siz.xosiz;
-  const uint32_t ay0 = p.region ? std::max(p.region->y0, main.siz.yosiz) : main.siz.yosiz;
-  const uint32_t ax1 = p.region ? std::min(p.region->x1, main.siz.xsiz) : main.siz.xsiz;
-  const uint32_t ay1 = p.region ? std::min(p.region->y1, main.siz.ysiz) : main.siz.ysiz;
-  uint64_t samples = 0;
-  if (ax0 < ax1 && ay0 < ay1)
-    for (const auto& sc : main.siz.components)
-      samples +=
-          (uint64_t{component_extent(ax0, ax1, sc.dx)} * component_extent(ay0, ay1, sc.dy)) >>
-          (2 * std::min<uint32_t>(p.reduce, 31));
-  const transform::Device device = transform::auto_choice(codec::to_transform(p.device), samples);
+  const transform::Device device = choose_device(p, main.siz);
   std::optional<codec::GpuDecodeWarmUp> warm_up;
   if (device != transform::Device::kCpu) warm_up.emplace(device == transform::Device::kGpu);
   codec::ReadOptions ro;
@@ -268,111 +539,16 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   const codec::Siz& siz = code.main.siz;
   const size_t ncomp = siz.components.size();
 
-  // Components to decode, in output order.
-  std::vector<uint32_t> order = p.components;
-  if (order.empty())
-    for (uint32_t c = 0; c < ncomp; ++c) order.push_back(c);
-  std::vector<bool> wanted(ncomp, false);
-  for (uint32_t c : order) {
-    if (c >= ncomp)
-      throw Error(ErrorCode::kInvalidArgument, "component " + std::to_string(c) +
-                                                   " requested, the codestream has " +
-                                                   std::to_string(ncomp));
-    if (wanted[c])
-      throw Error(ErrorCode::kInvalidArgument,
-                  "component " + std::to_string(c) + " requested twice");
-    wanted[c] = true;
-  }
+  std::vector<bool> wanted;
+  const std::vector<uint32_t> order = output_components(p, ncomp, wanted);
+  const Rect area = output_area(p, siz, codec::num_tiles(siz));
+  Image image = output_image(p, siz, area, order);
+  const TileSelection sel = select_tiles(p, code, area, order, warnings);
+  const std::vector<uint32_t>& tiles = sel.tiles;
 
-  // The output area on the full-resolution grid: image, cut by the tile and the region.
-  Rect area{siz.xosiz, siz.yosiz, siz.xsiz, siz.ysiz};
-  const uint32_t ntiles = codec::num_tiles(siz);
-  if (p.tile) {
-    if (*p.tile >= ntiles)
-      throw Error(ErrorCode::kInvalidArgument, "tile " + std::to_string(*p.tile) +
-                                                   " requested, the codestream has " +
-                                                   std::to_string(ntiles));
-    const Rect tr = codec::tile_rect(siz, *p.tile);
-    area = {std::max(area.x0, tr.x0), std::max(area.y0, tr.y0), std::min(area.x1, tr.x1),
-            std::min(area.y1, tr.y1)};
-  }
-  if (p.region) {
-    const Region& r = *p.region;
-    if (r.x1 <= r.x0 || r.y1 <= r.y0)
-      throw Error(ErrorCode::kInvalidArgument, "region: empty rectangle");
-    area = {std::max(area.x0, r.x0), std::max(area.y0, r.y0), std::min(area.x1, r.x1),
-            std::min(area.y1, r.y1)};
-    if (area.empty())
-      throw Error(ErrorCode::kInvalidArgument, "region: does not meet the image area");
-  }
-  const uint32_t R = p.reduce;
-  if (R > 32) throw Error(ErrorCode::kInvalidArgument, "reduce: at most 32");
-  Image image;
-  image.x0 = ceil_shift(area.x0, R);
-  image.y0 = ceil_shift(area.y0, R);
-  image.x1 = ceil_shift(area.x1, R);
-  image.y1 = ceil_shift(area.y1, R);
-  if (image.x1 <= image.x0 || image.y1 <= image.y0)
-    throw Error(ErrorCode::kInvalidArgument,
-                "reduce " + std::to_string(R) + " leaves an empty image");
-  uint64_t total_samples = 0;
-  for (uint32_t c : order) {
-    const auto& sc = siz.components[c];
-    if (sc.precision > 31)
-      throw Error(ErrorCode::kUnsupported, "SIZ: component " + std::to_string(c) + " has " +
-                                               std::to_string(sc.precision) +
-                                               " bits; gj2k decodes up to 31");
-    Component comp;
-    comp.dx = sc.dx;
-    comp.dy = sc.dy;
-    comp.precision = sc.precision;
-    comp.is_signed = sc.is_signed;
-    total_samples += uint64_t{component_extent(image.x0, image.x1, sc.dx)} *
-                     component_extent(image.y0, image.y1, sc.dy);
-    if (total_samples > std::min(p.max_samples, kMaxSamples))
-      throw Error(ErrorCode::kResource,
-                  "SIZ: the output would hold more than " +
-                      std::to_string(std::min(p.max_samples, kMaxSamples)) +
-                      " samples, the limit (DecodeParams::max_samples, --max-samples)");
-    image.components.push_back(comp);
-  }
-  for (Component& comp : image.components) {  // samples allocated below, or handed over
-    comp.width = component_extent(image.x0, image.x1, comp.dx);
-    comp.height = component_extent(image.y0, image.y1, comp.dy);
-  }
-
-  // Tiles that meet the area and have data. A tile without a tile-part whose tile-components
-  // hold samples means the stream lost data: refused before anything is allocated, or, with
-  // allow_partial, left zero as OpenJPEG leaves it, without decoding it. (Encoders may omit
-  // tiles whose tile-components are all empty, B.3: Kakadu does in b2_mono.)
-  std::vector<uint32_t> tiles;
-  std::vector<uint32_t> absent;
-  for (uint32_t t = 0; t < ntiles; ++t) {
-    const Rect tr = codec::tile_rect(siz, t);
-    if (!(tr.x0 < area.x1 && tr.x1 > area.x0 && tr.y0 < area.y1 && tr.y1 > area.y0)) continue;
-    if (!code.tiles[t].parts.empty()) {
-      tiles.push_back(t);
-      continue;
-    }
-    for (uint32_t c : order)
-      if (!codec::tile_component_rect(siz, t, static_cast<uint16_t>(c)).empty()) {
-        absent.push_back(t);
-        break;
-      }
-  }
-  if (!absent.empty() && !p.allow_partial)
-    throw Error(ErrorCode::kTruncated,
-                "tile " + std::to_string(absent[0]) + " has no tile-part (" +
-                    std::to_string(absent.size()) + " of the " +
-                    std::to_string(tiles.size() + absent.size()) +
-                    " tiles to decode are absent); allow_partial (--allow-partial) decodes the "
-                    "others and leaves them zero");
-  for (uint32_t t : absent)
-    warnings.push_back("tile " + std::to_string(t) +
-                       ": no tile-part in the codestream; its samples are 0");
   const int threads = p.threads ? static_cast<int>(p.threads) : omp_get_max_threads();
   codec::TileDecodeOptions to;
-  to.reduce = R;
+  to.reduce = p.reduce;
   to.max_layers = p.max_layers;
   if (p.region) to.region = area;
   to.components = wanted;
@@ -382,122 +558,24 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   const bool tile_parallel = tiles.size() >= static_cast<size_t>(threads) && threads > 1;
   to.threads = tile_parallel ? 1 : threads;
 
-  std::string error;
-  ErrorCode error_code = ErrorCode::kInternal;
-  // The output component k covers [ceil(x0'/dx), ...) on the reduced component grid. Its buffer
-  // is allocated, not filled, when the first tile is placed: pages no tile writes cost nothing
-  // until the end, where the areas of tiles that placed nothing are zeroed.
-  auto origin = [&](const Component& c) {
-    return std::pair<uint32_t, uint32_t>((image.x0 + c.dx - 1) / c.dx,
-                                         (image.y0 + c.dy - 1) / c.dy);
-  };
-  std::mutex alloc_mutex;
-  std::vector<char> placed(tiles.size(), 0);
-  auto place = [&](std::vector<codec::TileComponentSamples>& tcs) {
-    for (size_t k = 0; k < order.size(); ++k) {
-      auto& src = tcs[order[k]];
-      Component& dst = image.components[k];
-      if (src.samples.empty()) continue;
-      const auto [ox, oy] = origin(dst);
-      if (tiles.size() == 1 && src.rect == Rect{ox, oy, ox + dst.width, oy + dst.height}) {
-        dst.samples = std::move(src.samples);  // one tile covers the component
-        continue;
-      }
-      {
-        const std::lock_guard<std::mutex> lock(alloc_mutex);
-        if (dst.samples.empty()) dst.samples.resize(size_t{dst.width} * dst.height);
-      }
-      const uint32_t x0 = std::max(src.rect.x0, ox), y0 = std::max(src.rect.y0, oy);
-      const uint32_t x1 = std::min(src.rect.x1, ox + dst.width);
-      const uint32_t y1 = std::min(src.rect.y1, oy + dst.height);
-      for (uint32_t y = y0; y < y1; ++y)
-        std::copy_n(
-            src.samples.data() + size_t{y - src.rect.y0} * src.rect.width() + (x0 - src.rect.x0),
-            x1 > x0 ? x1 - x0 : 0, dst.samples.data() + size_t{y - oy} * dst.width + (x0 - ox));
-    }
-  };
-  uint64_t max_tile_samples = 0;
-  for (uint32_t t : tiles) {
-    const uint64_t n = codec::tile_samples(code, t, to);
-    if (n > std::min(p.max_samples, kMaxSamples))
-      throw Error(ErrorCode::kResource,
-                  "tile " + std::to_string(t) + ": more coefficients than " +
-                      std::to_string(std::min(p.max_samples, kMaxSamples)) +
-                      ", the limit (DecodeParams::max_samples, --max-samples)");
-    max_tile_samples = std::max(max_tile_samples, n);
-  }
+  const uint64_t max_tile_samples = largest_tile(p, code, tiles, to);
   if (warm_up)
     warm_up->prepare(static_cast<size_t>(max_tile_samples), ncomp,
                      tile_parallel ? static_cast<int>(std::min<size_t>(tiles.size(), threads)) : 1);
-  const auto cs = codestream();
-  std::atomic<size_t> tiles_done{0};
-  std::atomic<bool> cancelled{false};
-  std::vector<std::vector<std::string>> tile_warnings(tiles.size());
-  auto decode_one = [&](size_t i) {
-    if (cancelled.load(std::memory_order_relaxed)) return;
-    auto failed = [&](ErrorCode c, const std::string& what) {
-#pragma omp critical(gj2k_decoder_error)
-      if (error.empty()) {
-        error = what;
-        error_code = c;
-      }
-    };
-    try {
-      auto tcs = codec::decode_tile(cs, code, tiles[i], to, &tile_warnings[i]);
-      place(tcs);
-      placed[i] = 1;
-      const size_t done = tiles_done.fetch_add(1) + 1;
-      if (p.progress) {
-#pragma omp critical(gj2k_decoder_progress)
-        if (!p.progress("decode", double(done) / double(tiles.size()))) cancelled = true;
-      }
-    } catch (const Error& e) {
-      failed(e.code(), e.what());
-    } catch (const std::bad_alloc&) {
-      failed(ErrorCode::kResource, "tile " + std::to_string(tiles[i]) + ": out of memory");
-    } catch (const std::exception& e) {
-      failed(ErrorCode::kInternal, "tile " + std::to_string(tiles[i]) + ": " + e.what());
-    } catch (...) {
-      failed(ErrorCode::kInternal, "tile " + std::to_string(tiles[i]) + ": unknown failure");
-    }
-  };
-  // Tiles side by side, or one after the other with the threads inside each tile. The serial
-  // loop must not be an OpenMP region of one thread: every parallel region inside a tile (the
-  // DWT opens two per level and component) would then be a nested team, which libgomp builds
-  // from fresh threads each time (20 ms of a 70 ms decode of an RGB 2560x1600 photo on 16
-  // cores).
-  if (tile_parallel) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (size_t i = 0; i < tiles.size(); ++i) decode_one(i);
-  } else {
-    for (size_t i = 0; i < tiles.size(); ++i) decode_one(i);
-  }
-  for (const auto& tw : tile_warnings) warnings.insert(warnings.end(), tw.begin(), tw.end());
-  if (cancelled) throw Error(ErrorCode::kCancelled, "decode cancelled by the progress callback");
-  if (!error.empty()) throw Error(error_code, error);
-  // Zeros where no tile wrote: absent tiles, and tiles that a partial decode gave up on.
-  std::vector<uint32_t> unwritten = absent;
+  TilePlacer placer(image, order, tiles.size() == 1);
+  std::vector<char> placed(tiles.size(), 0);
+  decode_tiles(codestream(), code, p, tiles, to, tile_parallel, threads, placer, placed, warnings);
+  std::vector<uint32_t> unwritten = sel.absent;
   for (size_t i = 0; i < tiles.size(); ++i)
     if (!placed[i]) unwritten.push_back(tiles[i]);
-  for (Component& comp : image.components) {
-    const size_t n = size_t{comp.width} * comp.height;
-    if (comp.samples.empty()) {
-      comp.samples.assign(n, 0);
-      continue;
-    }
-    const auto [ox, oy] = origin(comp);
-    for (uint32_t t : unwritten) {
-      // The tile's samples on the reduced component grid (B-12, B-14), cut to the output.
-      const Rect r = transform::resolution_rect(
-          transform::tile_component_rect(codec::tile_rect(siz, t), comp.dx, comp.dy),
-          static_cast<int>(R), 0);
-      const uint32_t x0 = std::max(r.x0, ox), y0 = std::max(r.y0, oy);
-      const uint32_t x1 = std::min(r.x1, ox + comp.width), y1 = std::min(r.y1, oy + comp.height);
-      for (uint32_t y = y0; y < y1 && x0 < x1; ++y)
-        std::fill_n(comp.samples.data() + size_t{y - oy} * comp.width + (x0 - ox), x1 - x0, 0);
-    }
-  }
+  zero_unwritten(image, siz, p.reduce, unwritten);
+  apply_colour(image, p, warnings);
+  return image;
+}
 
+// JP2 colour (palette, channel definitions) and the conversions DecodeParams asks for.
+void Decoder::Impl::apply_colour(Image& image, const DecodeParams& p,
+                                 std::vector<std::string>& warnings) const {
   image.color_space = color.color_space;
   image.icc_profile = color.icc_profile;
   if (is_jp2 && p.apply_jp2_color && p.components.empty()) {
@@ -514,7 +592,6 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
     codec::render_like_openjpeg(image, p.render == DecodeParams::Render::kRgbKeepCmyk,
                                 p.components.empty(), warnings, color.lab);
   if (p.upsample) codec::upsample(image);
-  return image;
 }
 
 Image decode_file(const std::filesystem::path& path, const DecodeParams& params) {

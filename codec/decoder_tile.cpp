@@ -4,21 +4,15 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <optional>
 #include <unordered_map>
 
 #include "codec/decoder_gpu.h"
 #include "codec/parallel.h"
-#include "codec/progression.h"
 #include "codec/structure.h"
+#include "codec/tier2.h"
 #include "entropy/t1.h"
-#include "entropy/t2_packet.h"
 #include "gj2k/error.h"
-#include "transform/dwt.h"
-#include "transform/dwt_cpu.h"
-#include "transform/mct.h"
 #include "transform/quant.h"
 
 namespace gj2k::codec {
@@ -27,24 +21,9 @@ namespace {
 using transform::Band;
 using transform::Rect;
 
-// Packets a tile may describe before we refuse it (each needs at least one header byte, so a
-// real stream with this many packets would be gigabytes).
-constexpr uint64_t kMaxPackets = uint64_t{1} << 26;
-
 [[noreturn]] void fail(ErrorCode code, uint32_t t, const std::string& what) {
   throw Error(code, "tile " + std::to_string(t) + ": " + what);
 }
-
-// A code-block's codeword segments as Tier-2 delivers them, gathered over the packets.
-struct BlockSegments {
-  std::vector<uint8_t> bytes;
-  struct Seg {
-    uint32_t offset = 0, length = 0, passes = 0;
-  };
-  std::vector<Seg> segs;
-  bool open = false;  // the last segment continues in a later packet
-  int missing_msbs = 0;
-};
 
 // Everything about one component of the tile that decoding needs.
 struct ComponentState {
@@ -59,41 +38,16 @@ struct ComponentState {
   Rect region;          // region of interest on this component's full-resolution grid
   bool has_region = false;
   TileComponentLayout layout;
-  Rect out_rect;  // resolution kept_levels of the tile-component
   // Code-blocks with data, keyed by (resolution, band index, block index in the band).
   std::unordered_map<uint64_t, BlockSegments> blocks;
-  // Coefficient buffers, allocated without a zero fill: decode_blocks writes every sample of
-  // the kept resolutions (zeros for code-blocks without data).
-  Samples ints;  // reversible path: coefficients then samples
-  std::vector<float, DefaultInitAllocator<float>> floats;  // irreversible path
-  int32_t* int_coeffs = nullptr;  // where Tier-1 puts the coefficients: ints.data() or
-  float* float_coeffs = nullptr;  // floats.data()
-  // Region decoding on the CPU: only `window` (positions in out_rect) is returned, the inverse
-  // DWT computes only what it needs (inverse*_window), and code-blocks without data far from
-  // the region are not even zeroed (the windowed DWT never reads them).
-  bool windowed = false;
-  Rect window;
+  // The coefficients of the kept resolutions (plane.rect: resolution kept_levels of the
+  // tile-component), allocated without a zero fill: decode_blocks writes every sample (zeros
+  // for code-blocks without data), except, when plane.window is set (region decoding on the
+  // CPU), code-blocks without data far from the region, which the windowed inverse DWT never
+  // reads.
+  CoefficientPlane plane;
   bool reversible() const { return coding->wavelet == Wavelet::k53; }
 };
-
-// fn(first, count) over the samples of a component that are returned: all of them, or the
-// rows of its window (region decoding), in parallel.
-template <class Fn>
-void over_returned(const ComponentState& cs, const Fn& fn) {
-  const size_t pitch = cs.out_rect.width();
-  if (!cs.windowed) {
-    in_chunks(pitch * cs.out_rect.height(), fn);
-    return;
-  }
-  const Rect& w = cs.window;
-  const int64_t rows = int64_t{w.y1} - w.y0;
-#pragma omp parallel for schedule(static) if (rows * w.width() >= (int64_t{1} << 16))
-  for (int64_t k = 0; k < rows; ++k) fn((w.y0 + static_cast<size_t>(k)) * pitch + w.x0, w.width());
-}
-
-uint64_t block_key(uint32_t r, uint32_t b, uint32_t index) {
-  return (uint64_t{r} << 40) | (uint64_t{b} << 32) | index;
-}
 
 transform::QuantStep to_quant_step(const StepSize& s) {
   return {s.exponent, s.mantissa};
@@ -110,186 +64,37 @@ bool block_meets_region(const Rect& cb, int n, const Rect& region, int64_t kReac
   return x0 < region.x1 && x1 > region.x0 && y0 < region.y1 && y1 > region.y0;
 }
 
-// The packed packet headers of tile t (PPM or PPT), or empty when headers are in the bodies.
-std::vector<uint8_t> packed_headers(const Codestream& code, const Tile& tile, bool& packed) {
-  std::vector<uint8_t> out;
-  packed = false;
-  if (code.main.has_ppm) {
-    packed = true;
-    for (size_t part : tile.parts)
-      if (part < code.main.ppm_tile_parts.size()) {
-        const auto& h = code.main.ppm_tile_parts[part];
-        out.insert(out.end(), h.begin(), h.end());
-      }
-  } else if (!tile.header.ppt.empty()) {
-    packed = true;
-    out = tile.header.ppt_data;
-  }
-  return out;
-}
-
-ProgressionOrder to_order(Progression p) {
-  return static_cast<ProgressionOrder>(static_cast<uint8_t>(p));
-}
-
-// Reads every packet of the tile in progression order and gathers the codeword segments of
-// the code-blocks that will be decoded.
-void read_packets(std::span<const uint8_t> data, std::span<const uint8_t> headers, bool packed,
-                  const Codestream& code, const Tile& tile, uint32_t t,
-                  std::vector<ComponentState>& comps, const TileDecodeOptions& o,
-                  std::vector<std::string>* warnings) {
-  const MainHeader& main = code.main;
-  const CodingStyle& cod = effective_cod(main, &tile.header);
-  TileProgression prog;
-  prog.tile = tile_rect(main.siz, t);
-  prog.layers = cod.layers;
-  uint64_t total = 0;
-  for (size_t c = 0; c < comps.size(); ++c) {
-    const auto& sc = main.siz.components[c];
-    prog.components.push_back(component_precincts(comps[c].layout, sc.dx, sc.dy));
-    for (const auto& res : prog.components.back().resolutions)
-      total += uint64_t{res.precincts_x} * res.precincts_y;
-  }
-  // Every packet takes at least one header byte, so a tile cannot hold more packets than
-  // bytes; refuse (before listing them) a count far beyond what the data could hold.
-  const uint64_t packets = total * cod.layers;
-  const uint64_t bytes = data.size() + headers.size();
-  if (packets > kMaxPackets || packets > 16 * bytes + 4096)
-    fail(ErrorCode::kTruncated, t,
-         std::to_string(packets) + " packets (layers x precincts) in " + std::to_string(bytes) +
-             " bytes of packet data");
-  std::vector<PacketId> order;
-  const auto& pocs = effective_poc(main, &tile.header);
-  if (pocs.empty()) {
-    order = packet_order(prog, to_order(cod.progression));
-  } else {
-    std::vector<ProgressionChange> changes;
-    for (const PocEntry& e : pocs)
-      changes.push_back({to_order(e.order), e.rs, e.cs, e.lye, e.re, e.ce});
-    order = packet_order(prog, changes);
-  }
-
-  const entropy::PacketFraming framing{cod.sop, cod.eph};
-  std::unordered_map<uint64_t, entropy::PacketDecoder> precincts;
-  const uint32_t max_layers = o.max_layers ? o.max_layers : UINT32_MAX;
-  size_t pos = 0, hpos = 0;
-  size_t index = 0;
-  for (const PacketId& id : order) {
-    ComponentState& cs = comps[id.component];
-    const ResolutionLayout& res = cs.layout.resolutions[id.resolution];
-    const Precinct precinct = res.precinct(id.precinct);
-    const uint64_t pkey =
-        (uint64_t{id.component} << 48) | (uint64_t{id.resolution} << 40) | id.precinct;
-    auto it = precincts.find(pkey);
-    if (it == precincts.end()) {
-      std::vector<entropy::PrecinctBandShape> shapes;
-      for (const auto& pb : precinct.bands) shapes.push_back({pb.blocks_x, pb.blocks_y});
-      const uint8_t style = cs.coding->cblk_style;
-      entropy::SegmentStyle seg{(style & cblk_style::kBypass) != 0,
-                                (style & cblk_style::kTermAll) != 0};
-      it = precincts.emplace(pkey, entropy::PacketDecoder(shapes, seg)).first;
-    }
-    const size_t packet_index = index;
-    auto where = [&] {  // built only for messages
-      return "packet " + std::to_string(packet_index) + " (layer " + std::to_string(id.layer) +
-             ", resolution " + std::to_string(id.resolution) + ", component " +
-             std::to_string(id.component) + ", precinct " + std::to_string(id.precinct) + ")";
+// Tier-2 (tier2.h): the codeword segments of the code-blocks that will be decoded, those of a
+// region decode only where they can influence the region.
+void read_blocks(std::span<const uint8_t> bytes, const Codestream& code, uint32_t t,
+                 std::vector<ComponentState>& comps, const TileDecodeOptions& o,
+                 std::vector<std::string>* warnings) {
+  PacketReadOptions ro;
+  for (const ComponentState& cs : comps)
+    ro.components.push_back({&cs.layout, cs.decode ? cs.kept_levels : -1});
+  ro.max_layers = o.max_layers;
+  ro.allow_partial = o.allow_partial;
+  if (o.region)
+    ro.keep_block = [&comps](uint32_t c, const BandLayout& band, const Rect& cb) {
+      const ComponentState& cs = comps[c];
+      return !cs.has_region || block_meets_region(cb, band.level, cs.region);
     };
-    ++index;
-    entropy::DecodedPacket dp;
-    try {
-      if (packed) {
-        if (hpos >= headers.size()) throw Error(ErrorCode::kTruncated, "packed headers end");
-        dp = it->second.decode_packet(static_cast<int>(id.layer), headers.subspan(hpos), framing,
-                                      false);
-        hpos += dp.header_bytes;
-        if (framing.sop && pos < data.size()) pos += entropy::skip_sop(data.subspan(pos));
-      } else {
-        if (pos >= data.size()) throw Error(ErrorCode::kTruncated, "tile data ends");
-        dp = it->second.decode_packet(static_cast<int>(id.layer), data.subspan(pos), framing, true);
-        pos += dp.header_bytes;
-      }
-    } catch (const Error& e) {
-      if (!o.allow_partial)
-        fail(e.code(), t,
-             where() + " at byte " + std::to_string(pos) + " of the tile data: " + e.what());
-      if (warnings)
-        warnings->push_back("tile " + std::to_string(t) + ": stopped at " + where() + ": " +
-                            e.what());
-      return;
-    }
-    if (dp.empty) continue;
-    if (pos + dp.body_bytes > data.size()) {
-      if (!o.allow_partial)
-        fail(ErrorCode::kTruncated, t,
-             where() + ": body of " + std::to_string(dp.body_bytes) + " bytes at byte " +
-                 std::to_string(pos) + " runs past the tile data (" + std::to_string(data.size()) +
-                 " bytes)");
-      if (warnings)
-        warnings->push_back("tile " + std::to_string(t) + ": " + where() + " is truncated");
-    }
-    const bool keep_packet =
-        id.layer < max_layers && cs.decode && static_cast<int>(id.resolution) <= cs.kept_levels;
-    // allow_partial, as OpenJPEG's non-strict mode: from the first codeword segment that runs
-    // past the data, the code-blocks of this packet lose all their data (they decode as zero).
-    bool cut = false;
-    for (size_t b = 0; b < dp.blocks.size(); ++b) {
-      const PrecinctBand& pb = precinct.bands[b];
-      const BandLayout& band = res.bands[b];
-      for (size_t k = 0; k < dp.blocks[b].size(); ++k) {
-        const entropy::BlockPacketInfo& info = dp.blocks[b][k];
-        if (info.new_passes == 0) continue;
-        const uint32_t bi = pb.cb_i0 + static_cast<uint32_t>(k % pb.blocks_x);
-        const uint32_t bj = pb.cb_j0 + static_cast<uint32_t>(k / pb.blocks_x);
-        bool keep = keep_packet;
-        if (keep && cs.has_region)
-          keep = block_meets_region(band.code_block(bi, bj), band.level, cs.region);
-        BlockSegments* blk = nullptr;
-        if (keep) {
-          blk = &cs.blocks[block_key(id.resolution, static_cast<uint32_t>(b),
-                                     bi + bj * band.blocks_x)];
-          if (info.first_inclusion) blk->missing_msbs = info.missing_msbs;
-        }
-        for (const entropy::Piece& piece : info.pieces) {
-          if (cut || piece.length > data.size() - std::min(pos, data.size())) {
-            cut = true;
-            if (blk) *blk = BlockSegments{};
-            break;
-          }
-          if (blk) {
-            if (!blk->open) blk->segs.push_back({static_cast<uint32_t>(blk->bytes.size()), 0, 0});
-            BlockSegments::Seg& s = blk->segs.back();
-            blk->bytes.insert(blk->bytes.end(), data.begin() + pos,
-                              data.begin() + pos + piece.length);
-            s.length += static_cast<uint32_t>(piece.length);
-            s.passes += static_cast<uint32_t>(piece.passes);
-            blk->open = !piece.ends_segment;
-          }
-          pos += piece.length;
-        }
-      }
-    }
-    if (cut) return;  // allow_partial: nothing more to read
-  }
+  std::vector<BlockSegmentMap> blocks = read_tile_packets(bytes, code, t, ro, warnings);
+  for (size_t c = 0; c < comps.size(); ++c) comps[c].blocks = std::move(blocks[c]);
 }
 
-// Tier-1 for every code-block of the kept resolutions, ROI undo (H.1), then the coefficients
-// into each component's buffer: integers (5/3) or dequantized floats (9/7, E.1.1.2). Every
-// sample of the buffers is written, zero where a code-block has no data, so they need no
-// zero fill beforehand (and are first touched by the threads that decode them). The one
-// exception: a windowed component (region decoding on the CPU) leaves code-blocks without
-// data far from the region unwritten, as its inverse DWT never reads them.
-void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& o, uint32_t t,
-                   std::vector<std::string>* warnings) {
-  struct Job {
-    ComponentState* cs;
-    const BandLayout* band;
-    uint32_t r, b, index;
-    BlockSegments* seg;  // null: no data, the block is zero
-  };
-  std::vector<Job> jobs;
+// One code-block of the kept resolutions to decode: its component, band and data.
+struct BlockJob {
+  ComponentState* cs;
+  const BandLayout* band;
+  uint32_t r, index;
+  BlockSegments* seg;  // null: no data, the block is zero
+};
+
+std::vector<BlockJob> list_blocks(std::vector<ComponentState>& comps) {
+  std::vector<BlockJob> jobs;
   for (auto& cs : comps) {
-    if (!cs.decode || cs.out_rect.empty()) continue;
+    if (!cs.decode || cs.plane.rect.empty()) continue;
     for (uint32_t r = 0; r <= static_cast<uint32_t>(cs.kept_levels); ++r) {
       const ResolutionLayout& res = cs.layout.resolutions[r];
       for (uint32_t b = 0; b < res.bands.size(); ++b) {
@@ -297,128 +102,127 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
         const uint32_t count = band.blocks_x * band.blocks_y;
         for (uint32_t index = 0; index < count; ++index) {
           auto it = cs.blocks.find(block_key(r, b, index));
-          jobs.push_back({&cs, &band, r, b, index, it == cs.blocks.end() ? nullptr : &it->second});
+          jobs.push_back({&cs, &band, r, index, it == cs.blocks.end() ? nullptr : &it->second});
         }
       }
     }
   }
+  return jobs;
+}
+
+// Where a code-block of a component lands in its coefficient plane.
+struct BlockPlace {
+  Rect cb;              // the block on its band's grid
+  size_t x = 0, y = 0;  // its first sample in the Mallat arrangement of the plane
+};
+
+BlockPlace place_block(const ComponentState& cs, const BandLayout& band, uint32_t index) {
+  BlockPlace p;
+  p.cb = band.code_block(index % band.blocks_x, index / band.blocks_x);
+  // The block's level among the kept resolutions.
+  const int kept_n = band.level - (cs.levels - cs.kept_levels);
+  const auto at = transform::band_placement(cs.plane.rect, cs.kept_levels,
+                                            cs.levels == 0 ? 0 : kept_n, band.band);
+  p.x = at.x_off + (p.cb.x0 - band.rect.x0);
+  p.y = at.y_off + (p.cb.y0 - band.rect.y0);
+  return p;
+}
+
+void zero_block(CoefficientPlane& plane, const BlockPlace& p) {
+  const size_t pitch = plane.rect.width();
+  for (uint32_t yy = 0; yy < p.cb.height(); ++yy) {
+    const size_t at = (p.y + yy) * pitch + p.x;
+    if (plane.reversible)
+      std::fill_n(plane.ints.data() + at, p.cb.width(), 0);
+    else
+      std::fill_n(plane.floats.data() + at, p.cb.width(), 0.0f);
+  }
+}
+
+// Tier-1 (D) of one code-block with data, then its coefficients (transform::
+// reconstruct_block: ROI undo H.1, E-6) into the plane. Returns the passes ignored past
+// 3 Nb - 2. Tier-1 writes every sample of the block (decode_block's contract): on the 5/3 path
+// straight into the plane, on the 9/7 path into a per-thread scratch block.
+uint32_t decode_block_into(ComponentState& cs, const BandLayout& band, const BlockPlace& p,
+                           const BlockSegments& seg, uint32_t planes) {
+  CoefficientPlane& plane = cs.plane;
+  const size_t pitch = plane.rect.width();
+  const uint32_t w = p.cb.width(), h = p.cb.height();
+  thread_local std::vector<int32_t> scratch;
+  int32_t* out;
+  size_t stride;
+  if (plane.reversible) {
+    out = plane.ints.data() + p.y * pitch + p.x;
+    stride = pitch;
+  } else {
+    stride = w;
+    if (scratch.size() < size_t{w} * h) scratch.resize(size_t{w} * h);
+    out = scratch.data();
+  }
+  std::vector<entropy::Segment> segs;
+  static const uint8_t kNoData = 0;  // a valid pointer for segments without bytes
+  const uint8_t* base = seg.bytes.empty() ? &kNoData : seg.bytes.data();
+  transform::BlockReconstruction q;
+  for (const auto& s : seg.segs) {
+    segs.push_back({base + s.offset, s.length, s.passes});
+    q.passes += s.passes;
+  }
+  const uint32_t ignored = entropy::decode_block(segs.data(), segs.size(), planes, band.band,
+                                                 cs.coding->cblk_style, out, stride, w, h);
+  q.reversible = plane.reversible;
+  q.roi_shift = cs.roi_shift;
+  q.all_passes = entropy::max_passes(planes);
+  if (!plane.reversible) {
+    const StepSize step = cs.quant->step(cs.levels, band.level, band.band);
+    q.delta = static_cast<float>(transform::step_size(
+        transform::nominal_range(static_cast<int>(cs.precision), band.band), to_quant_step(step)));
+  }
+  float* dst = plane.reversible ? nullptr : plane.floats.data() + p.y * pitch + p.x;
+  transform::reconstruct_block(out, stride, w, h, q, dst, pitch);
+  return ignored;
+}
+
+// Tier-1 for every code-block of the kept resolutions, and their coefficients into each
+// component's plane: integers (5/3) or dequantized floats (9/7, E.1.1.2). Every sample of the
+// planes is written, zero where a code-block has no data, so they need no zero fill
+// beforehand (and are first touched by the threads that decode them). The one exception: a
+// windowed plane (region decoding on the CPU) leaves code-blocks without data far from the
+// region unwritten, as its inverse DWT never reads them.
+void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& o, uint32_t t,
+                   std::vector<std::string>* warnings) {
+  const std::vector<BlockJob> jobs = list_blocks(comps);
   std::string error;
   ErrorCode error_code = ErrorCode::kFormat;
   uint64_t over_passes = 0;  // code-blocks with passes past 3 Nb - 2
 #pragma omp parallel for schedule(dynamic, 4) num_threads(std::max(1, o.threads)) \
     reduction(+ : over_passes)
   for (size_t j = 0; j < jobs.size(); ++j) {
-    const Job& job = jobs[j];
+    const BlockJob& job = jobs[j];
     ComponentState& cs = *job.cs;
-    const BandLayout& band = *job.band;
-    const uint32_t bi = job.index % band.blocks_x, bj = job.index / band.blocks_x;
-    const Rect cb = band.code_block(bi, bj);
-    if (cb.empty()) continue;
-    const int n = band.level;
-    // Where the block lies in the Mallat arrangement of the kept resolutions.
-    const int kept_n = n - (cs.levels - cs.kept_levels);
-    const auto place = transform::band_placement(cs.out_rect, cs.kept_levels,
-                                                 cs.levels == 0 ? 0 : kept_n, band.band);
-    const size_t x = place.x_off + (cb.x0 - band.rect.x0);
-    const size_t y = place.y_off + (cb.y0 - band.rect.y0);
-    const size_t pitch = cs.out_rect.width();
-    const StepSize step = cs.quant->step(cs.levels, n, band.band);
+    const BlockPlace p = place_block(cs, *job.band, job.index);
+    if (p.cb.empty()) continue;
+    const StepSize step = cs.quant->step(cs.levels, job.band->level, job.band->band);
     const int mb = transform::magnitude_bits(cs.quant->guard_bits, to_quant_step(step));
     const int planes = job.seg ? mb + cs.roi_shift - job.seg->missing_msbs : 0;
-    auto zero_block = [&] {
-      for (uint32_t yy = 0; yy < cb.height(); ++yy) {
-        if (cs.reversible())
-          std::fill_n(cs.int_coeffs + (y + yy) * pitch + x, cb.width(), 0);
-        else
-          std::fill_n(cs.float_coeffs + (y + yy) * pitch + x, cb.width(), 0.0f);
-      }
-    };
     if (!job.seg || job.seg->segs.empty() || planes <= 0) {  // no data: zero coefficients
       // (unless the windowed inverse DWT cannot read it: its reach is under 8 samples at any
       // level, dwt_cpu.cpp kWindowMargin; 16 leaves room)
-      if (!cs.windowed || block_meets_region(cb, n, cs.region, 16)) zero_block();
+      if (!cs.plane.window || block_meets_region(p.cb, job.band->level, cs.region, 16))
+        zero_block(cs.plane, p);
       continue;
     }
-    // Tier-1 writes every sample of the block (decode_block's contract): on the 5/3 path
-    // straight into the component buffer, then halved in place; on the 9/7 path into a
-    // per-thread scratch block that is then dequantized into the float buffer.
-    thread_local std::vector<int32_t> scratch;
-    int32_t* out;
-    size_t stride;
-    if (cs.reversible()) {
-      out = cs.int_coeffs + y * pitch + x;
-      stride = pitch;
-    } else {
-      stride = cb.width();
-      if (scratch.size() < size_t{cb.width()} * cb.height())
-        scratch.resize(size_t{cb.width()} * cb.height());
-      out = scratch.data();
-    }
-    std::vector<entropy::Segment> segs;
-    static const uint8_t kNoData = 0;  // a valid pointer for segments without bytes
-    const uint8_t* base = job.seg->bytes.empty() ? &kNoData : job.seg->bytes.data();
-    for (const auto& s : job.seg->segs) segs.push_back({base + s.offset, s.length, s.passes});
     try {
-      if (entropy::decode_block(segs.data(), segs.size(), static_cast<uint32_t>(planes), band.band,
-                                cs.coding->cblk_style, out, stride, cb.width(), cb.height()) > 0)
+      if (decode_block_into(cs, *job.band, p, *job.seg, static_cast<uint32_t>(planes)) > 0)
         ++over_passes;
     } catch (const Error& e) {
 #pragma omp critical(gj2k_decode_error)
       if (error.empty()) {
-        error = "code-block (" + std::to_string(bi) + "," + std::to_string(bj) +
-                ") of resolution " + std::to_string(job.r) + ": " + e.what();
+        error = "code-block (" + std::to_string(job.index % job.band->blocks_x) + "," +
+                std::to_string(job.index / job.band->blocks_x) + ") of resolution " +
+                std::to_string(job.r) + ": " + e.what();
         error_code = e.code();
       }
-      zero_block();  // --allow-partial: a block that failed reads as zero
-      continue;
-    }
-    if (cs.roi_shift > 0) {  // H.1: coefficients at or above 2^s belong to the ROI
-      const int s = cs.roi_shift;
-      const int64_t threshold = int64_t{1} << (s + 1);  // half units
-      for (uint32_t yy = 0; yy < cb.height(); ++yy)
-        for (uint32_t xx = 0; xx < cb.width(); ++xx) {
-          int32_t& v = out[yy * stride + xx];
-          int64_t m = v < 0 ? -int64_t{v} : v;
-          if (m >= threshold) v = static_cast<int32_t>(v < 0 ? -(m >> s) : (m >> s));
-        }
-    }
-    if (!cs.reversible()) {
-      // E.1.1.2 (E-6): an irreversible coefficient is reconstructed at (|q| + r) * step even
-      // when all its bit-planes were decoded; Tier-1 adds r = 1/2 only below undecoded planes.
-      uint32_t passes = 0;
-      for (const auto& s : job.seg->segs) passes += s.passes;
-      const uint32_t all = entropy::max_passes(static_cast<uint32_t>(planes));
-      if (passes >= all - std::min<uint32_t>(all, 2)) {
-        // Through the last bit-plane's passes: a coefficient whose magnitude is a multiple of
-        // 2 (4 in half units) had its last plane decoded (one with p >= 1 undecoded planes is
-        // odd at plane p). When every pass was decoded, every nonzero coefficient was.
-        const bool complete = passes >= all;
-        for (uint32_t yy = 0; yy < cb.height(); ++yy)
-          for (uint32_t xx = 0; xx < cb.width(); ++xx) {
-            int32_t& v = out[yy * stride + xx];
-            if (v == 0) continue;
-            const uint32_t m = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
-            if (complete || (m & 3) == 0) v += v < 0 ? -1 : 1;
-          }
-      }
-    }
-    if (cs.reversible()) {
-      // Half units to integers: the fractional bit is the midpoint of a truncated block.
-      for (uint32_t yy = 0; yy < cb.height(); ++yy) {
-        int32_t* v = out + yy * stride;  // the component buffer
-        for (uint32_t xx = 0; xx < cb.width(); ++xx)
-          v[xx] = v[xx] < 0 ? -((-v[xx]) >> 1) : (v[xx] >> 1);
-      }
-    } else {
-      // E.1.1.2: value * step, with the step of this subband (E-3); half units.
-      const double delta = transform::step_size(
-          transform::nominal_range(static_cast<int>(cs.precision), band.band), to_quant_step(step));
-      const float scale = static_cast<float>(delta * 0.5);
-      for (uint32_t yy = 0; yy < cb.height(); ++yy) {
-        const int32_t* src = out + yy * stride;
-        float* dst = cs.float_coeffs + (y + yy) * pitch + x;
-        for (uint32_t xx = 0; xx < cb.width(); ++xx) dst[xx] = static_cast<float>(src[xx]) * scale;
-      }
+      zero_block(cs.plane, p);  // --allow-partial: a block that failed reads as zero
     }
   }
   if (!error.empty() && !o.allow_partial) fail(error_code, t, error);
@@ -430,33 +234,64 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
     warnings->push_back("tile " + std::to_string(t) + ": " + error + " (decoded as zero)");
 }
 
-// The inverse DWT of one component (its coefficients are already dequantized).
-void reconstruct(ComponentState& cs) {
-  const Rect& rect = cs.out_rect;
-  if (rect.empty()) return;
-  if (cs.windowed) {  // only where the region needs it (dwt_cpu.h)
-    const Rect want{rect.x0 + cs.window.x0, rect.y0 + cs.window.y0, rect.x0 + cs.window.x1,
-                    rect.y0 + cs.window.y1};
-    if (cs.reversible())
-      transform::cpu::inverse53_window({cs.ints.data(), rect.width()}, rect, cs.kept_levels, want);
-    else
-      transform::cpu::inverse97_window({cs.floats.data(), rect.width()}, rect, cs.kept_levels,
-                                       want);
-    return;
+// Which components tile t decodes (requested, or needed by the MCT), with their coding,
+// layout, kept resolutions, plane geometry and region.
+std::vector<ComponentState> init_components(const Codestream& code, uint32_t t, bool mct,
+                                            const TileDecodeOptions& o) {
+  const MainHeader& main = code.main;
+  const TileHeader& th = code.tiles[t].header;
+  const size_t ncomp = main.siz.components.size();
+  std::vector<ComponentState> comps(ncomp);
+  TileLayout tile = make_tile_layout(main, &th, t);
+  auto wanted = [&](size_t c) { return c < o.components.size() && o.components[c]; };
+  for (uint16_t c = 0; c < ncomp; ++c) {
+    ComponentState& cs = comps[c];
+    cs.coding = &effective_coding(main, &th, c);
+    cs.quant = &effective_quantization(main, &th, c);
+    cs.roi_shift = effective_roi_shift(main, &th, c);
+    cs.precision = main.siz.components[c].precision;
+    cs.is_signed = main.siz.components[c].is_signed;
+    cs.levels = cs.coding->levels;
+    cs.decode = wanted(c) || (mct && c < 3 && (wanted(0) || wanted(1) || wanted(2)));
+    cs.layout = std::move(tile.components[c]);
+    const Rect& tc = cs.layout.rect;
+    CoefficientPlane& plane = cs.plane;
+    plane.decode = cs.decode;
+    plane.wanted = wanted(c);
+    plane.reversible = cs.reversible();
+    set_sample_range(plane, static_cast<int>(cs.precision), cs.is_signed);
+    if (!cs.decode) continue;
+    if (static_cast<int>(o.reduce) > cs.levels)
+      fail(ErrorCode::kInvalidArgument, t,
+           "reduce " + std::to_string(o.reduce) + " exceeds the " + std::to_string(cs.levels) +
+               " decomposition levels of component " + std::to_string(c));
+    cs.kept_levels = cs.levels - static_cast<int>(o.reduce);
+    plane.levels = cs.kept_levels;
+    plane.rect = transform::resolution_rect(tc, cs.levels, cs.kept_levels);
+    if (o.region) {
+      const auto& sc = main.siz.components[c];
+      cs.has_region = true;
+      cs.region = {(o.region->x0 + sc.dx - 1) / sc.dx, (o.region->y0 + sc.dy - 1) / sc.dy,
+                   static_cast<uint32_t>((uint64_t{o.region->x1} + sc.dx - 1) / sc.dx),
+                   static_cast<uint32_t>((uint64_t{o.region->y1} + sc.dy - 1) / sc.dy)};
+    }
   }
-  const auto& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
-  if (cs.reversible())
-    ops.inverse53({cs.ints.data(), rect.width()}, rect, cs.kept_levels);
-  else
-    ops.inverse97({cs.floats.data(), rect.width()}, rect, cs.kept_levels);
+  return comps;
 }
 
-// The inverse DC level shift offset (G.1.2) and the sample range of a component.
-void sample_range(const ComponentState& cs, int32_t& off, int32_t& l, int32_t& h) {
-  off = transform::dc_offset(static_cast<int>(cs.precision), cs.is_signed);
-  l = static_cast<int32_t>(cs.is_signed ? -(int64_t{1} << (cs.precision - 1)) : 0);
-  h = static_cast<int32_t>(cs.is_signed ? (int64_t{1} << (cs.precision - 1)) - 1
-                                        : (int64_t{1} << cs.precision) - 1);
+// The region on the decoded resolution's grid (B-14: ceil(x / 2^reduce)), as positions in
+// the plane: the CPU backend's windowed inverse DWT computes only those samples.
+Rect plane_window(const ComponentState& cs) {
+  const int r = std::min(cs.levels - cs.kept_levels, 31);
+  auto down = [r](uint32_t v) {
+    return static_cast<uint32_t>((uint64_t{v} + (uint64_t{1} << r) - 1) >> r);
+  };
+  const Rect& o = cs.plane.rect;
+  const uint32_t x0 = std::clamp(down(cs.region.x0), o.x0, o.x1);
+  const uint32_t x1 = std::clamp(down(cs.region.x1), x0, o.x1);
+  const uint32_t y0 = std::clamp(down(cs.region.y0), o.y0, o.y1);
+  const uint32_t y1 = std::clamp(down(cs.region.y1), y0, o.y1);
+  return {x0 - o.x0, y0 - o.y0, x1 - o.x0, y1 - o.y0};
 }
 
 }  // namespace
@@ -484,69 +319,11 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   const Tile& tile = code.tiles[t];
   const size_t ncomp = main.siz.components.size();
   const CodingStyle& cod = effective_cod(main, &tile.header);
-  std::vector<ComponentState> comps(ncomp);
   const bool mct = cod.mct != 0 && ncomp >= 3 && !o.skip_mct;
-  for (uint16_t c = 0; c < ncomp; ++c) {
-    ComponentState& cs = comps[c];
-    cs.coding = &effective_coding(main, &tile.header, c);
-    cs.quant = &effective_quantization(main, &tile.header, c);
-    cs.roi_shift = effective_roi_shift(main, &tile.header, c);
-    cs.precision = main.siz.components[c].precision;
-    cs.is_signed = main.siz.components[c].is_signed;
-    cs.levels = cs.coding->levels;
-    const bool wanted = c < o.components.size() && o.components[c];
-    bool needed_by_mct = false;
-    if (mct && c < 3)
-      for (int k = 0; k < 3; ++k) needed_by_mct |= k < int(o.components.size()) && o.components[k];
-    cs.decode = wanted || needed_by_mct;
-    const Rect tc = tile_component_rect(main.siz, t, c);
-    std::vector<PrecinctExponents> pex;
-    for (const PrecinctSize& p : cs.coding->precincts) pex.push_back({p.ppx, p.ppy});
-    cs.layout = make_layout(tc, cs.levels, cs.coding->xcb, cs.coding->ycb, pex);
-    if (cs.decode) {
-      if (static_cast<int>(o.reduce) > cs.levels)
-        fail(ErrorCode::kInvalidArgument, t,
-             "reduce " + std::to_string(o.reduce) + " exceeds the " + std::to_string(cs.levels) +
-                 " decomposition levels of component " + std::to_string(c));
-      cs.kept_levels = cs.levels - static_cast<int>(o.reduce);
-      cs.out_rect = transform::resolution_rect(tc, cs.levels, cs.kept_levels);
-      if (o.region) {
-        const auto& sc = main.siz.components[c];
-        cs.has_region = true;
-        cs.region = {(o.region->x0 + sc.dx - 1) / sc.dx, (o.region->y0 + sc.dy - 1) / sc.dy,
-                     static_cast<uint32_t>((uint64_t{o.region->x1} + sc.dx - 1) / sc.dx),
-                     static_cast<uint32_t>((uint64_t{o.region->y1} + sc.dy - 1) / sc.dy)};
-      }
-    }
-  }
+  std::vector<ComponentState> comps = init_components(code, t, mct, o);
 
-  // The tile's data: the bodies of its tile-parts in TPsot order (joined only when there are
-  // several).
-  std::vector<uint8_t> joined;
-  std::span<const uint8_t> data;
-  auto body = [&](size_t part) {
-    const TilePartHeader& tp = code.tile_parts[part];
-    const size_t end = std::min(tp.body_end, cs_bytes.size());
-    return tp.body_begin < end ? cs_bytes.subspan(tp.body_begin, end - tp.body_begin)
-                               : std::span<const uint8_t>();
-  };
-  if (tile.parts.size() == 1) {
-    data = body(tile.parts[0]);
-  } else {
-    for (size_t part : tile.parts) {
-      const auto b = body(part);
-      joined.insert(joined.end(), b.begin(), b.end());
-    }
-    data = joined;
-  }
-  bool packed = false;
-  std::vector<uint8_t> headers = packed_headers(code, tile, packed);
-  if (!tile.parts.empty()) read_packets(data, headers, packed, code, tile, t, comps, o, warnings);
-  // Inverse MCT (G.2 / G.3) on components 0..2 when they were decoded with equal sizes.
-  const bool tile_mct = mct && comps[0].decode && comps[0].out_rect == comps[1].out_rect &&
-                        comps[0].out_rect == comps[2].out_rect;
-  std::vector<TileComponentSamples> out(ncomp);
-  // The tail's device (inverse DWT, MCT, DC shift, clipping): the GPU when the decode may use
+  read_blocks(cs_bytes, code, t, comps, o, warnings);
+  // The tail's backend (inverse DWT, MCT, DC shift, clipping): the GPU when the decode may use
   // it (o.gpu) and one is there. Asked after Tier-1, so that the device query and CUDA
   // start-up overlap it, except for region decodes: the CPU's windowed inverse DWT must know
   // before Tier-1 which code-blocks it may leave unwritten, while the GPU's needs them all.
@@ -557,123 +334,27 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
     on_gpu = o.gpu->use();
   for (auto& cs : comps) {
     if (!cs.decode) continue;
-    if (cs.has_region && on_gpu == false) {
-      // The region on the decoded resolution's grid (B-14: ceil(x / 2^reduce)), as positions
-      // in out_rect; the caller keeps only those samples.
-      const int r = std::min(cs.levels - cs.kept_levels, 31);
-      auto down = [r](uint32_t v) {
-        return static_cast<uint32_t>((uint64_t{v} + (uint64_t{1} << r) - 1) >> r);
-      };
-      const Rect& o = cs.out_rect;
-      const uint32_t x0 = std::clamp(down(cs.region.x0), o.x0, o.x1);
-      const uint32_t x1 = std::clamp(down(cs.region.x1), x0, o.x1);
-      const uint32_t y0 = std::clamp(down(cs.region.y0), o.y0, o.y1);
-      const uint32_t y1 = std::clamp(down(cs.region.y1), y0, o.y1);
-      cs.windowed = true;
-      cs.window = {x0 - o.x0, y0 - o.y0, x1 - o.x0, y1 - o.y0};
-    }
-    const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
-    if (cs.reversible()) {  // no zero fill: decode_blocks writes every sample
-      cs.ints.resize(n);
-      cs.int_coeffs = cs.ints.data();
-    } else {
-      cs.floats.resize(n);
-      cs.float_coeffs = cs.floats.data();
-    }
+    if (cs.has_region && on_gpu == false) cs.plane.window = plane_window(cs);
+    const size_t n = size_t{cs.plane.rect.width()} * cs.plane.rect.height();
+    if (cs.reversible())  // no zero fill: decode_blocks writes every sample
+      cs.plane.ints.resize(n);
+    else
+      cs.plane.floats.resize(n);
   }
   decode_blocks(comps, o, t, warnings);
-  std::vector<uint8_t>().swap(joined);
   for (auto& cs : comps)
     for (auto& [k, b] : cs.blocks) std::vector<uint8_t>().swap(b.bytes);
-
   if (!on_gpu) on_gpu = o.gpu->use();
-  if (*on_gpu) {  // inverse DWT, MCT, DC shift and clipping on the device (decoder_gpu.h)
-    std::vector<GpuComponent> gc(ncomp);
-    for (size_t c = 0; c < ncomp; ++c) {
-      ComponentState& cs = comps[c];
-      const bool wanted = c < o.components.size() && o.components[c];
-      gc[c] = {cs.out_rect, cs.kept_levels, cs.decode, wanted, cs.reversible()};
-      sample_range(cs, gc[c].offset, gc[c].lo, gc[c].hi);
-      if (!cs.decode) continue;
-      if (cs.reversible()) {
-        gc[c].coeffs = cs.ints.data();
-        if (wanted) out[c].samples = std::move(cs.ints);  // reused for the samples
-      } else {
-        gc[c].coeffs = cs.floats.data();
-      }
-    }
-    finish_tile_gpu(gc, tile_mct, o.threads, out);
-    return out;
-  }
-  for (auto& cs : comps)
-    if (cs.decode) reconstruct(cs);
 
-  // Inverse multiple component transformation (G.2 / G.3) on components 0..2, inverse DC
-  // level shift (G.1.2), rounding of the irreversible path and clipping, in parallel chunks.
-  int32_t offset[3], lo[3], hi[3];
-  std::vector<bool> done(ncomp, false);
-  if (tile_mct) {
-    const size_t n = size_t{comps[0].out_rect.width()} * comps[0].out_rect.height();
-    for (size_t c = 0; c < 3; ++c) sample_range(comps[c], offset[c], lo[c], hi[c]);
-    if (comps[0].reversible() && comps[1].reversible() && comps[2].reversible()) {
-      int32_t* p[3] = {comps[0].ints.data(), comps[1].ints.data(), comps[2].ints.data()};
-      over_returned(comps[0], [&](size_t i, size_t len) {
-        transform::rct_inverse_dc_shift(p[0] + i, p[1] + i, p[2] + i, len, offset, lo, hi);
-      });
-      for (size_t c = 0; c < 3; ++c) {
-        out[c].rect = comps[c].out_rect;
-        out[c].samples = std::move(comps[c].ints);
-      }
-    } else {
-      for (size_t c = 0; c < 3; ++c)
-        if (comps[c].reversible()) {  // mixed kernels: bring the integers to float
-          ComponentState& m = comps[c];
-          m.floats.resize(m.ints.size());
-          over_returned(m, [&](size_t i, size_t len) {  // what is returned is all that was made
-            std::copy_n(m.ints.data() + i, len, m.floats.data() + i);
-          });
-          Samples().swap(m.ints);
-        }
-      for (size_t c = 0; c < 3; ++c) {
-        out[c].rect = comps[c].out_rect;
-        out[c].samples.resize(n);
-      }
-      const float* f[3] = {comps[0].floats.data(), comps[1].floats.data(), comps[2].floats.data()};
-      int32_t* d[3] = {out[0].samples.data(), out[1].samples.data(), out[2].samples.data()};
-      over_returned(comps[0], [&](size_t i, size_t len) {
-        transform::ict_inverse_dc_shift(f[0] + i, f[1] + i, f[2] + i, d[0] + i, d[1] + i, d[2] + i,
-                                        len, offset, lo, hi);
-      });
-    }
-    done[0] = done[1] = done[2] = true;
-  }
-  for (size_t c = 0; c < ncomp; ++c) {
-    ComponentState& cs = comps[c];
-    const bool wanted = c < o.components.size() && o.components[c];
-    if (!wanted) {
-      out[c] = {};
-      continue;
-    }
-    if (done[c]) continue;
-    int32_t off, l, h;
-    sample_range(cs, off, l, h);
-    out[c].rect = cs.out_rect;
-    const size_t n = size_t{cs.out_rect.width()} * cs.out_rect.height();
-    if (cs.reversible()) {
-      int32_t* p = cs.ints.data();
-      over_returned(cs, [&](size_t i, size_t len) {
-        transform::dc_shift_inverse_clamp(p + i, len, off, l, h);
-      });
-      out[c].samples = std::move(cs.ints);
-    } else {
-      out[c].samples.resize(n);
-      const float* f = cs.floats.data();
-      int32_t* d = out[c].samples.data();
-      over_returned(cs, [&](size_t i, size_t len) {
-        transform::float_to_int_dc_shift(f + i, d + i, len, off, l, h);
-      });
-    }
-  }
+  // Inverse MCT (G.2 / G.3) on components 0..2 when they were decoded with equal sizes.
+  const bool tile_mct = mct && comps[0].decode && comps[0].plane.rect == comps[1].plane.rect &&
+                        comps[0].plane.rect == comps[2].plane.rect;
+  std::vector<CoefficientPlane> planes;
+  planes.reserve(ncomp);
+  for (auto& cs : comps) planes.push_back(std::move(cs.plane));
+  std::vector<TileComponentSamples> out(ncomp);
+  const TileBackend& backend = *on_gpu ? cuda_backend() : cpu_backend();
+  backend.inverse(planes, tile_mct, o.threads, out);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codec/markers/codestream.h"
+#include "codec/tile_backend.h"
 #include "gj2k/image.h"
 #include "transform/geometry.h"
 
@@ -31,13 +32,6 @@ struct TileDecodeOptions {
   // read the tile, whether the inverse DWT, MCT and DC shift run on the GPU (decoder_gpu.h).
   const GpuDecodeWarmUp* gpu = nullptr;
   int threads = 1;
-};
-
-struct TileComponentSamples {
-  // The tile-component at the decoded resolution, on its component grid divided by 2^reduce
-  // (B-14 with r = NL - reduce); empty when not requested.
-  transform::Rect rect;
-  Samples samples;  // rect.width() * rect.height(), final clipped values
 };
 
 // Decodes tile `t` of `code` (parsed from `cs`). Returns one entry per component (Csiz).

@@ -14,7 +14,6 @@
 
 #include "codec/api_guard.h"
 #include "codec/device.h"
-#include "codec/encoder_gpu.h"
 #include "codec/encoder_internal.h"
 #include "codec/file_output.h"
 #include "codec/jp2/boxes.h"
@@ -99,12 +98,8 @@ Jp2Header jp2_header(const Siz& siz, const Image& image) {
   return h;
 }
 
-}  // namespace
-
-EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
-  EncodeSetup s;
-  MainHeader& mh = s.main;
-  Siz& siz = mh.siz;
+// SIZ (A.5.1) for the image and the tile grid of `p`.
+void fill_siz(const EncodeParams& p, const Image& image, Siz& siz) {
   siz.rsiz = 0;
   siz.xsiz = image.x1;
   siz.ysiz = image.y1;
@@ -117,15 +112,15 @@ EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
   for (const Component& c : image.components)
     siz.components.push_back({static_cast<uint8_t>(c.precision), c.is_signed,
                               static_cast<uint8_t>(c.dx), static_cast<uint8_t>(c.dy)});
+}
 
-  s.mct = effective_mct(p, image);
-  s.layers = effective_layers(p);
-  CodingStyle& cod = mh.cod;
+// COD (A.6.1) for `layers` quality layers, with or without the multi-component transform.
+void fill_cod(const EncodeParams& p, int layers, bool mct, CodingStyle& cod) {
   cod.sop = p.sop;
   cod.eph = p.eph;
-  cod.progression = static_cast<Progression>(p.order);
-  cod.layers = static_cast<uint16_t>(s.layers);
-  cod.mct = s.mct ? 1 : 0;
+  cod.progression = p.order;
+  cod.layers = static_cast<uint16_t>(layers);
+  cod.mct = mct ? 1 : 0;
   ComponentCoding& cc = cod.component;
   cc.levels = static_cast<uint8_t>(p.levels);
   cc.xcb = static_cast<uint8_t>(exponent_of(p.cblk_width));
@@ -136,8 +131,10 @@ EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
     for (int r = 0; r <= p.levels; ++r)
       cc.precincts.push_back({static_cast<uint8_t>(precinct_exponent(p, p.levels, r, true)),
                               static_cast<uint8_t>(precinct_exponent(p, p.levels, r, false))});
+}
 
-  // Bits per sample of the last layer's byte target, if any.
+// Whether the last layer's byte target, if any, is at most half a bit per sample.
+bool low_rate_target(const EncodeParams& p, const Image& image) {
   double target_bits = -1;
   const double samples = [&] {
     double n = 0;
@@ -148,44 +145,65 @@ EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
   for (const Component& c : image.components) raw_bits += double(c.width) * c.height * c.precision;
   if (!p.rates.empty() && p.rates.back() > 1) target_bits = raw_bits / p.rates.back();
   if (!p.bpp.empty()) target_bits = p.bpp.back() * double(image.width()) * image.height();
-  const bool low_rate = target_bits >= 0 && target_bits <= 0.5 * samples;
+  return target_bits >= 0 && target_bits <= 0.5 * samples;
+}
+
+// QCD, and QCC (A.6.4, A.6.5) for each component whose precision differs from component 0's.
+void fill_quantization(const EncodeParams& p, const Image& image, MainHeader& mh) {
+  const bool low_rate = low_rate_target(p, image);
   mh.qcd = make_quantization(p, image.components[0].precision, low_rate);
   for (size_t c = 1; c < image.components.size(); ++c)
     if (image.components[c].precision != image.components[0].precision)
       mh.qcc[static_cast<uint16_t>(c)] =
           make_quantization(p, image.components[c].precision, low_rate);
+}
 
-  if (!p.progression_changes.empty()) {
-    for (const ProgressionChange& pc : p.progression_changes)
-      mh.poc.push_back(
-          {static_cast<uint8_t>(pc.res_start), static_cast<uint16_t>(pc.comp_start),
-           static_cast<uint16_t>(std::min<uint32_t>(pc.layer_end, s.layers)),
-           static_cast<uint8_t>(std::min<uint32_t>(pc.res_end, p.levels + 1)),
-           static_cast<uint16_t>(std::min<size_t>(pc.comp_end, image.components.size())),
-           static_cast<Progression>(pc.order)});
-    // A last change covering everything, so no packet is left out.
-    mh.poc.push_back({0, 0, static_cast<uint16_t>(s.layers), static_cast<uint8_t>(p.levels + 1),
-                      static_cast<uint16_t>(image.components.size()), cod.progression});
+// POC (A.6.6) from p.progression_changes, clipped to the image, and a last change covering
+// everything, so no packet is left out.
+void fill_poc(const EncodeParams& p, const Image& image, int layers_in, MainHeader& mh) {
+  if (p.progression_changes.empty()) return;
+  const uint32_t ncomp = static_cast<uint32_t>(image.components.size());
+  const uint32_t layers = static_cast<uint32_t>(layers_in), res = uint32_t(p.levels) + 1;
+  for (ProgressionChange pc : p.progression_changes) {  // bounds clipped to what exists
+    pc.layer_end = std::min(pc.layer_end, layers);
+    pc.res_end = std::min(pc.res_end, res);
+    pc.comp_end = std::min(pc.comp_end, ncomp);
+    mh.poc.push_back(pc);
   }
+  mh.poc.push_back({0, 0, layers, res, ncomp, mh.cod.progression});
+}
 
+// The L2 norms of the inverse multi-component transform's columns, for the distortion weights.
+void set_mct_norms(bool irreversible, EncodeSetup& s) {
+  if (irreversible) {
+    // Columns of the inverse ICT (G.3): L2 norms of Y, Cb, Cr synthesis.
+    s.mct_norms[0] = std::sqrt(3.0);
+    s.mct_norms[1] = std::sqrt(0.34413 * 0.34413 + 1.772 * 1.772);
+    s.mct_norms[2] = std::sqrt(1.402 * 1.402 + 0.71414 * 0.71414);
+  } else {
+    // Inverse RCT (G.2): Y0 -> (1, 1, 1), Y1, Y2 -> (-1/4, -1/4, 3/4) up to order.
+    s.mct_norms[0] = std::sqrt(3.0);
+    s.mct_norms[1] = s.mct_norms[2] = std::sqrt(11.0 / 16.0);
+  }
+}
+
+}  // namespace
+
+EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
+  EncodeSetup s;
+  MainHeader& mh = s.main;
+  fill_siz(p, image, mh.siz);
+  s.mct = effective_mct(p, image);
+  s.layers = effective_layers(p);
+  fill_cod(p, s.layers, s.mct, mh.cod);
+  fill_quantization(p, image, mh);
+  fill_poc(p, image, s.layers, mh);
   if (!p.no_comment) {
     const std::string text =
         p.comment.empty() ? std::string("Created by gj2k ") + version() : p.comment;
     mh.com.push_back({1, std::vector<uint8_t>(text.begin(), text.end())});
   }
-
-  if (s.mct) {
-    if (p.irreversible) {
-      // Columns of the inverse ICT (G.3): L2 norms of Y, Cb, Cr synthesis.
-      s.mct_norms[0] = std::sqrt(3.0);
-      s.mct_norms[1] = std::sqrt(0.34413 * 0.34413 + 1.772 * 1.772);
-      s.mct_norms[2] = std::sqrt(1.402 * 1.402 + 0.71414 * 0.71414);
-    } else {
-      // Inverse RCT (G.2): Y0 -> (1, 1, 1), Y1, Y2 -> (-1/4, -1/4, 3/4) up to order.
-      s.mct_norms[0] = std::sqrt(3.0);
-      s.mct_norms[1] = s.mct_norms[2] = std::sqrt(11.0 / 16.0);
-    }
-  }
+  if (s.mct) set_mct_norms(p.irreversible, s);
   s.threads = p.threads > 0 ? p.threads : omp_get_max_threads();
   return s;
 }
@@ -254,10 +272,11 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
     if (cancelled) throw Error(ErrorCode::kCancelled, "encode cancelled by the progress callback");
     if (failure) std::rethrow_exception(failure);
   } else {
-    codec::GpuLookAhead ahead;  // the GPU transforms tile t + 1 while Tier-1 codes tile t
+    // E.g. the GPU transforms tile t + 1 while Tier-1 codes tile t.
+    const auto pipeline = codec::encode_backend(setup).forward_pipeline();
     for (uint32_t t = 0; t < ntiles; ++t) {
       codec::report_progress(params, "transform + tier-1", double(t) / ntiles);
-      tiles[t] = codec::encode_tile(image, setup, params, t, setup.gpu ? &ahead : nullptr);
+      tiles[t] = codec::encode_tile(image, setup, params, t, pipeline.get());
     }
   }
   codec::report_progress(params, "transform + tier-1", 1.0);

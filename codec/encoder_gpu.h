@@ -1,9 +1,9 @@
 // The encoder's transform stage on the GPU (codec/encoder_tile_gpu.cpp). Not public.
 //
-// transform_tile_gpu has the contract of transform_tile_cpu (encoder_internal.h): the same
-// rectangles and the same Mallat arrangement of int32 values. 5/3: identical values (integer
-// DC shift, RCT and lifting on the device). 9/7: the float DC shift + ICT, DWT and
-// quantization run on the device; the DWT agrees with the CPU's within float rounding
+// transform_tile_gpu is the CUDA backend's TileBackend::forward (tile_backend.h), with the
+// CPU backend's contract: the same rectangles and the same Mallat arrangement of int32 values. 5/3:
+// identical values (integer DC shift, RCT and lifting on the device). 9/7: the float DC shift +
+// ICT, DWT and quantization run on the device; the DWT agrees with the CPU's within float rounding
 // (dwt_cuda.h), so a quantization index may differ by 1 where y / delta lies within that
 // rounding of an integer (|q_gpu - q_cpu| <= 1; tests/gpu/codec_gpu_test.cpp measures how
 // often).
@@ -18,26 +18,14 @@
 // Tier-1 codes this one; the loop's call for t + 1 adopts it, a call for another tile gives it back
 // unused. The pool keeps its buffers (sized by the largest tile seen) until the process ends.
 // Samples go up narrow (1 or 2 bytes) when every component fits and all share their
-// signedness.
-//
-// Measured (bench_gpu_codec, H200 + 16 cores, 10240 x 6400 RGB 8-bit, one tile, 5 levels,
-// median of warm runs, with pinned buffers the size of the tile): transform stage 5/3 459 ms
-// CPU -> 232 ms GPU, 9/7 1287 -> 210 ms; whole encode 5/3 1563 -> 1287 ms (identical bytes),
-// 9/7 2341 -> 1239 ms. The GPU stage's time is mostly host copies; Tier-1 dominates the
-// encode. 9/7 indices that differed from the CPU's:
-// 1 of 148803 (synthetic RGB, 5 levels), 1 of 8710 (12-bit grey, 6 levels), by 1.
-// Whole `gj2k encode` processes of that image as 4 tiles of 5120 x 3200 (serial tile loop),
-// measured before the second transformer waited for 8 remaining tiles and before the input
-// staging was pinned at its narrow size: 5/3 2.32, 2.13 s CPU / 2.65, 2.66 s GPU (identical
-// bytes), 9/7 2.82 / 2.55 s; a process pays about 0.3 s for CUDA (decoder_gpu.h) and 0.34 ms
-// per MB pinned.
+// signedness. Timings of this stage and of whole encodes: docs/PERFORMANCE.md.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 
 #include "codec/encoder_internal.h"
-#include "gj2k/error.h"
+#include "codec/tile_backend.h"
 
 namespace gj2k::codec {
 
@@ -46,26 +34,20 @@ namespace gj2k::codec {
 // enqueued while Tier-1 codes the current tile (double buffering on two transformers). One per
 // loop over one image and setup; a call for another tile than the one ahead gives it back
 // unused, and so does the destructor.
-class GpuLookAhead {
+class GpuLookAhead final : public ForwardPipeline {
  public:
   GpuLookAhead();
-  ~GpuLookAhead();
+  ~GpuLookAhead() override;
   GpuLookAhead(const GpuLookAhead&) = delete;
   GpuLookAhead& operator=(const GpuLookAhead&) = delete;
   struct Impl;
   std::unique_ptr<Impl> impl;
 };
 
-// ahead: the serial loop's look-ahead (null: none, as in the parallel tile loop).
+// The CUDA backend's forward stage (TileBackend::forward). ahead: the serial loop's look-ahead
+// (null: none, as in the parallel tile loop).
 TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup, uint32_t t,
                                     GpuLookAhead* ahead = nullptr);
-#else
-class GpuLookAhead {};
-// Built without CUDA: never chosen (resolve_device gives kCpu), and refuses if called.
-inline TileCoefficients transform_tile_gpu(const Image&, const EncodeSetup&, uint32_t,
-                                           GpuLookAhead* = nullptr) {
-  throw Error(ErrorCode::kDevice, "transform_tile_gpu: gj2k was built without CUDA");
-}
 #endif
 
 }  // namespace gj2k::codec

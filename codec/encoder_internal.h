@@ -1,8 +1,9 @@
 // Helpers and data shared by the encoder's translation units (codec/encoder*.cpp). Not public.
 //
-// Pipeline (DESIGN.md): image -> tiles -> per tile-component DC shift + MCT -> DWT ->
-// quantization -> code-blocks -> Tier-1 (encoder_tile.cpp) -> rate control over all blocks of
-// the image -> Tier-2 packets, tile-parts, markers (encoder_stream.cpp) -> JP2 (encoder.cpp).
+// Pipeline (docs/ARCHITECTURE.md, "Encode"): image -> tiles -> per tile-component DC shift +
+// MCT -> DWT -> quantization -> code-blocks -> Tier-1 (encoder_tile.cpp) -> rate control over
+// all blocks of the image -> Tier-2 packets, tile-parts, markers (encoder_stream.cpp) -> JP2
+// (encoder.cpp).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 
 #include "codec/markers/codestream.h"
 #include "codec/structure.h"
+#include "codec/tile_backend.h"
 #include "entropy/t1.h"
 #include "gj2k/encoder.h"
 #include "gj2k/error.h"
@@ -82,8 +84,8 @@ EncodeSetup make_setup(const EncodeParams& params, const Image& image);
 
 // The transform stage's result for one tile: per component, its tile-component rectangle
 // (B-12) and w x h int32 values (row pitch w) in the Mallat arrangement of dwt.h: the 5/3
-// coefficients, or the 9/7 quantization indices q = sign(y) floor(|y| / delta_b). This is where
-// a GPU transform (transform/cuda/tile_transformer.h) plugs in.
+// coefficients, or the 9/7 quantization indices q = sign(y) floor(|y| / delta_b): what
+// TileBackend::forward makes.
 struct TileCoefficients {
   std::vector<transform::Rect> rects;
   std::vector<Samples> data;  // not zero-filled when made: the transform writes every value
@@ -93,19 +95,17 @@ struct TileCoefficients {
 // as the decoder derives it from the main header; all 1 for 5/3.
 std::vector<double> band_deltas(const EncodeSetup& setup, uint16_t c, uint32_t precision);
 
-// CPU transform stage of tile t: sample extraction, DC level shift + MCT, DWT, quantization.
-TileCoefficients transform_tile_cpu(const Image& image, const EncodeSetup& setup, uint32_t t);
-
 // Coding stage of tile t: code-block partition, distortion weights and Tier-1 (OpenMP over
 // the tile's code-blocks). Reads `coeffs`.
 TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeSetup& setup,
                      const EncodeParams& params, uint32_t t);
 
-// transform_tile_cpu (or transform_tile_gpu with setup.gpu, and the serial loop's look-ahead,
-// encoder_gpu.h) then code_tile.
-class GpuLookAhead;
+// The tile backend of an encode: CUDA with setup.gpu, else CPU.
+const TileBackend& encode_backend(const EncodeSetup& setup);
+
+// encode_backend(setup).forward (with the serial loop's pipeline, or null) then code_tile.
 TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
-                       uint32_t t, GpuLookAhead* ahead = nullptr);
+                       uint32_t t, ForwardPipeline* pipeline = nullptr);
 
 // The exact squared error (summed over every sample of every component) of the image a decoder
 // reconstructs from the passes of layers 0..layer (layer_passes[layer]); codec/encoder_measure.cpp.

@@ -78,13 +78,11 @@ int exponent_of(uint32_t pow2) {
 
 }  // namespace codec
 
-void validate(const EncodeParams& p, const Image& image_in) {
-  // The image itself (geometry, sample ranges), with the requested origin applied.
-  Image probe;
-  probe.x0 = p.set_image_origin ? p.image_x0 : image_in.x0;
-  probe.y0 = p.set_image_origin ? p.image_y0 : image_in.y0;
-  if (uint64_t{probe.x0} + image_in.width() > UINT32_MAX ||
-      uint64_t{probe.y0} + image_in.height() > UINT32_MAX)
+namespace {
+
+// The image itself (geometry, sample ranges), with the origin (x0, y0) applied.
+void validate_image(const EncodeParams& p, const Image& image_in, uint32_t x0, uint32_t y0) {
+  if (uint64_t{x0} + image_in.width() > UINT32_MAX || uint64_t{y0} + image_in.height() > UINT32_MAX)
     refuse("--image-origin", "the image would extend past the 32-bit reference grid");
   if (image_in.components.empty()) refuse("input", "the image has no components");
   if (image_in.components.size() > 16384)
@@ -94,8 +92,8 @@ void validate(const EncodeParams& p, const Image& image_in) {
   if (p.set_image_origin) {
     for (size_t c = 0; c < image_in.components.size(); ++c) {
       const Component& comp = image_in.components[c];
-      if (component_extent(probe.x0, probe.x0 + image_in.width(), comp.dx) != comp.width ||
-          component_extent(probe.y0, probe.y0 + image_in.height(), comp.dy) != comp.height)
+      if (component_extent(x0, x0 + image_in.width(), comp.dx) != comp.width ||
+          component_extent(y0, y0 + image_in.height(), comp.dy) != comp.height)
         refuse("--image-origin", "moving the origin changes the size of subsampled component " +
                                      std::to_string(c) + "; choose a multiple of its subsampling");
     }
@@ -108,7 +106,10 @@ void validate(const EncodeParams& p, const Image& image_in) {
                       std::to_string(comp.precision) + " bits; gj2k encodes at most " +
                       std::to_string(kMaxFilePrecision) + " bits per sample");
   }
+}
 
+// Levels, code-blocks, precincts, code-block style, guard bits, threads, base step, order.
+void validate_coding(const EncodeParams& p) {
   if (p.levels < 0 || p.levels > 32)
     refuse("--levels", std::to_string(p.levels) + " is out of 0..32 (15444-1 A.6.1)");
   for (auto [v, what] : {std::pair{p.cblk_width, "width"}, std::pair{p.cblk_height, "height"}}) {
@@ -137,8 +138,10 @@ void validate(const EncodeParams& p, const Image& image_in) {
   if (!(p.base_step >= 0) || !std::isfinite(p.base_step))
     refuse("--base-step", "must be a finite step >= 0 (0 = default)");
   if (static_cast<int>(p.order) > 4) refuse("--order", "unknown progression order");
+}
 
-  // Rate targets.
+// Rate targets: one kind, one per layer, monotonic.
+void validate_rates(const EncodeParams& p) {
   const int kinds = !p.rates.empty() + !p.bpp.empty() + !p.psnr.empty();
   if (kinds > 1) refuse("--rate", "give only one of --rate, --bpp and --psnr");
   const size_t targets = std::max({p.rates.size(), p.bpp.size(), p.psnr.size()});
@@ -167,9 +170,10 @@ void validate(const EncodeParams& p, const Image& image_in) {
     if (i > 0 && !(p.psnr[i] > p.psnr[i - 1]))
       refuse("--psnr", "PSNR values must increase layer by layer");
   }
+}
 
-  // Multi-component transform.
-  const auto& comps = image_in.components;
+// Multi-component transform.
+void validate_mct(const EncodeParams& p, const std::vector<Component>& comps) {
   if (p.mct < -1 || p.mct > 1) refuse("--mct", "must be 0 or 1");
   if (p.mct == 1) {
     if (comps.size() < 3)
@@ -179,9 +183,10 @@ void validate(const EncodeParams& p, const Image& image_in) {
       if (comps[c].dx != comps[0].dx || comps[c].dy != comps[0].dy)
         refuse("--mct", "1 needs components 0..2 with the same subsampling (15444-1 G.2)");
   }
+}
 
-  // Tiles.
-  const uint32_t ix0 = probe.x0, iy0 = probe.y0;
+// Tiles, on the image whose origin is (ix0, iy0).
+void validate_tiles(const EncodeParams& p, const Image& image_in, uint32_t ix0, uint32_t iy0) {
   if ((p.tile_width == 0) != (p.tile_height == 0))
     refuse("--tile", "give both a tile width and a tile height");
   if (p.tile_x0 > ix0 || p.tile_y0 > iy0)
@@ -200,20 +205,23 @@ void validate(const EncodeParams& p, const Image& image_in) {
   } else if (p.tile_x0 || p.tile_y0) {
     // Without --tile the single tile covers the image from the tile origin; fine.
   }
+}
 
-  // Tile-parts: TNsot <= 255; a bound that holds for any progression order.
+// Tile-parts: TNsot <= 255; a bound that holds for any progression order.
+void validate_tile_parts(const EncodeParams& p, const Image& image_in) {
   const int layers = codec::effective_layers(p);
   if (p.tile_parts == TilePartSplit::kResolution && p.levels + 1 > 255)
     refuse("--tile-parts", "R would need more than 255 tile-parts per tile");
   if (p.tile_parts == TilePartSplit::kLayer && layers > 255)
     refuse("--tile-parts",
            "L with " + std::to_string(layers) + " layers needs more than 255 tile-parts per tile");
-  if (p.tile_parts == TilePartSplit::kComponent && comps.size() > 255)
-    refuse("--tile-parts", "C with " + std::to_string(comps.size()) +
+  if (p.tile_parts == TilePartSplit::kComponent && image_in.components.size() > 255)
+    refuse("--tile-parts", "C with " + std::to_string(image_in.components.size()) +
                                " components needs more than 255 tile-parts per tile");
+}
 
-  if (p.comment.size() > 65531) refuse("--comment", "longer than 65531 bytes");
-
+// Progression order changes (POC, A.6.6).
+void validate_progression_changes(const EncodeParams& p) {
   for (size_t i = 0; i < p.progression_changes.size(); ++i) {
     const ProgressionChange& pc = p.progression_changes[i];
     const std::string at = "progression change " + std::to_string(i) + ": ";
@@ -225,6 +233,21 @@ void validate(const EncodeParams& p, const Image& image_in) {
       refuse("--poc", at + "layer end out of 1..65535");
     if (static_cast<int>(pc.order) > 4) refuse("--poc", at + "unknown progression order");
   }
+}
+
+}  // namespace
+
+void validate(const EncodeParams& p, const Image& image_in) {
+  const uint32_t x0 = p.set_image_origin ? p.image_x0 : image_in.x0;
+  const uint32_t y0 = p.set_image_origin ? p.image_y0 : image_in.y0;
+  validate_image(p, image_in, x0, y0);
+  validate_coding(p);
+  validate_rates(p);
+  validate_mct(p, image_in.components);
+  validate_tiles(p, image_in, x0, y0);
+  validate_tile_parts(p, image_in);
+  if (p.comment.size() > 65531) refuse("--comment", "longer than 65531 bytes");
+  validate_progression_changes(p);
 }
 
 }  // namespace gj2k

@@ -1,8 +1,7 @@
 // Encoder, whole image: PCRD-opt rate allocation over every code-block (entropy/rate_control.h),
-// Tier-2 packets in progression order (B.9-B.12), tile-parts (A.4.2), pointer markers (TLM,
-// PLT; A.7) and the main header (A.5-A.6). When layers have byte targets, the codestream is
-// assembled, measured, and the thresholds refined until the final size is within 1% of the
-// target (under it when possible).
+// Tier-2 packets and tile-parts with PLT (tier2.h), TLM (A.7.1) and the main header (A.5-A.6). When
+// layers have byte targets, the codestream is assembled, measured, and the thresholds refined until
+// the final size is within 1% of the target (under it when possible).
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -10,164 +9,14 @@
 
 #include "codec/encoder_internal.h"
 #include "codec/markers/writer.h"
-#include "codec/progression.h"
+#include "codec/tier2.h"
 #include "entropy/rate_control.h"
-#include "entropy/t2_packet.h"
 #include "gj2k/error.h"
 
 namespace gj2k::codec {
 namespace {
 
 using entropy::RateAllocator;
-
-struct Packet {
-  PacketId id;
-  std::vector<uint8_t> bytes;  // SOP + header + EPH + body (body left out when measuring)
-  size_t body = 0;             // body bytes
-  size_t size() const { return measured ? bytes.size() + body : bytes.size(); }
-  bool measured = false;
-};
-
-// Bytes of block data that passes [0, passes) occupy.
-uint32_t bytes_through(const entropy::EncodedBlock& b, uint32_t passes) {
-  return passes ? b.passes[passes - 1].end : 0;
-}
-
-// All packets of one tile in progression order.
-std::vector<Packet> tile_packets(const TileCoding& tile, const EncodeSetup& setup, bool measure) {
-  const MainHeader& mh = setup.main;
-  const CodingStyle& cod = mh.cod;
-  const uint8_t style = cod.component.cblk_style;
-  const entropy::SegmentStyle seg{(style & cblk_style::kBypass) != 0,
-                                  (style & cblk_style::kTermAll) != 0};
-  const entropy::PacketFraming framing{cod.sop, cod.eph};
-  const uint32_t layers = static_cast<uint32_t>(setup.layers);
-
-  // Precinct coders, indexed [c][r][p].
-  std::vector<std::vector<std::vector<entropy::PacketEncoder>>> coders(tile.components.size());
-  std::vector<std::vector<std::vector<Precinct>>> precincts(tile.components.size());
-  TileProgression tp;
-  tp.tile = tile.rect;
-  tp.layers = layers;
-  for (size_t c = 0; c < tile.components.size(); ++c) {
-    const TileComponentCoding& tcc = tile.components[c];
-    const auto& res = tcc.layout.resolutions;
-    coders[c].resize(res.size());
-    precincts[c].resize(res.size());
-    for (size_t r = 0; r < res.size(); ++r) {
-      const uint32_t np = res[r].precinct_count();
-      precincts[c][r].reserve(np);
-      coders[c][r].reserve(np);
-      for (uint32_t p = 0; p < np; ++p) {
-        Precinct prec = res[r].precinct(p);
-        std::vector<entropy::PrecinctBandShape> shapes;
-        for (const PrecinctBand& pb : prec.bands) shapes.push_back({pb.blocks_x, pb.blocks_y});
-        entropy::PacketEncoder enc(shapes, seg);
-        for (size_t b = 0; b < prec.bands.size(); ++b) {
-          const PrecinctBand& pb = prec.bands[b];
-          const BandLayout& bl = res[r].bands[b];
-          for (uint32_t j = 0; j < pb.blocks_y; ++j)
-            for (uint32_t i = 0; i < pb.blocks_x; ++i) {
-              const BlockCoding& blk =
-                  tcc.bands[r][b].blocks[size_t{pb.cb_j0 + j} * bl.blocks_x + pb.cb_i0 + i];
-              if (!blk.layer_passes.empty() && blk.layer_passes.back() > 0)
-                enc.set_missing_msbs(b, j * pb.blocks_x + i,
-                                     static_cast<int>(blk.enc.missing_msbs));
-            }
-        }
-        coders[c][r].push_back(std::move(enc));
-        precincts[c][r].push_back(std::move(prec));
-      }
-    }
-    tp.components.push_back(
-        component_precincts(tcc.layout, mh.siz.components[c].dx, mh.siz.components[c].dy));
-  }
-
-  std::vector<PacketId> order;
-  if (mh.poc.empty()) {
-    order = packet_order(tp, static_cast<ProgressionOrder>(cod.progression));
-  } else {
-    std::vector<ProgressionChange> changes;
-    for (const PocEntry& e : mh.poc)
-      changes.push_back({static_cast<ProgressionOrder>(e.order), e.rs, e.cs, e.lye, e.re, e.ce});
-    order = packet_order(tp, changes);
-  }
-
-  std::vector<Packet> packets;
-  packets.reserve(order.size());
-  std::vector<std::vector<entropy::BlockContribution>> contrib;
-  uint32_t index = 0;
-  for (const PacketId& id : order) {
-    const TileComponentCoding& tcc = tile.components[id.component];
-    const Precinct& prec = precincts[id.component][id.resolution][id.precinct];
-    const auto& bands = tcc.layout.resolutions[id.resolution].bands;
-    contrib.assign(prec.bands.size(), {});
-    Packet pk;
-    pk.id = id;
-    pk.measured = measure;
-    for (size_t b = 0; b < prec.bands.size(); ++b) {
-      const PrecinctBand& pb = prec.bands[b];
-      contrib[b].resize(pb.block_count());
-      for (uint32_t j = 0; j < pb.blocks_y; ++j)
-        for (uint32_t i = 0; i < pb.blocks_x; ++i) {
-          const BlockCoding& blk =
-              tcc.bands[id.resolution][b]
-                  .blocks[size_t{pb.cb_j0 + j} * bands[b].blocks_x + pb.cb_i0 + i];
-          entropy::BlockContribution& bc = contrib[b][j * pb.blocks_x + i];
-          if (blk.layer_passes.empty()) continue;
-          const uint32_t prev = id.layer ? blk.layer_passes[id.layer - 1] : 0;
-          const uint32_t cur = blk.layer_passes[id.layer];
-          if (cur <= prev) continue;
-          bc.new_passes = static_cast<int>(cur - prev);
-          uint32_t first = prev;
-          for (int n : entropy::split_passes(seg, static_cast<int>(prev), bc.new_passes)) {
-            const uint32_t last = first + static_cast<uint32_t>(n);
-            bc.piece_lengths.push_back(bytes_through(blk.enc, last) -
-                                       bytes_through(blk.enc, first));
-            first = last;
-          }
-        }
-    }
-    coders[id.component][id.resolution][id.precinct].encode_packet(
-        static_cast<int>(id.layer), contrib, framing, index++, pk.bytes);
-    // Bodies in the header's order: bands, then blocks in raster order.
-    for (size_t b = 0; b < prec.bands.size(); ++b) {
-      const PrecinctBand& pb = prec.bands[b];
-      for (uint32_t j = 0; j < pb.blocks_y; ++j)
-        for (uint32_t i = 0; i < pb.blocks_x; ++i) {
-          const BlockCoding& blk =
-              tcc.bands[id.resolution][b]
-                  .blocks[size_t{pb.cb_j0 + j} * bands[b].blocks_x + pb.cb_i0 + i];
-          if (blk.layer_passes.empty()) continue;
-          const uint32_t prev = id.layer ? blk.layer_passes[id.layer - 1] : 0;
-          const uint32_t cur = blk.layer_passes[id.layer];
-          if (cur <= prev) continue;
-          const uint8_t* d = blk.enc.data.data();
-          pk.body += bytes_through(blk.enc, cur) - bytes_through(blk.enc, prev);
-          if (!measure)
-            pk.bytes.insert(pk.bytes.end(), d + bytes_through(blk.enc, prev),
-                            d + bytes_through(blk.enc, cur));
-        }
-    }
-    packets.push_back(std::move(pk));
-  }
-  return packets;
-}
-
-// The value of the tile-part split key for a packet (-1: never split).
-int64_t split_key(TilePartSplit split, const PacketId& id) {
-  switch (split) {
-    case TilePartSplit::kResolution:
-      return id.resolution;
-    case TilePartSplit::kLayer:
-      return id.layer;
-    case TilePartSplit::kComponent:
-      return id.component;
-    case TilePartSplit::kNone:
-      break;
-  }
-  return -1;
-}
 
 struct Assembled {
   std::vector<uint8_t> stream;        // empty when measuring
@@ -182,21 +31,15 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
                    const EncodeParams& params, bool measure) {
   const size_t layers = static_cast<size_t>(setup.layers);
   std::vector<uint64_t> layer_packet_bytes(layers, 0);
-  struct TilePart {
-    uint16_t tile;
-    std::vector<uint8_t> bytes;
-    size_t skipped = 0;  // body bytes not copied (measuring)
-    size_t size() const { return bytes.size() + skipped; }
-  };
-  std::vector<TilePart> parts;
+  std::vector<WrittenTilePart> parts;
   // Packets of every tile, tiles in parallel (Tier-2 state is per precinct, so per tile).
-  std::vector<std::vector<Packet>> tile_packet_lists(tiles.size());
+  std::vector<std::vector<WrittenPacket>> tile_packet_lists(tiles.size());
   std::exception_ptr failure;
 #pragma omp parallel for schedule(dynamic, 1) if (tiles.size() > 1)
   for (int64_t t = 0; t < static_cast<int64_t>(tiles.size()); ++t) {
     try {
       tile_packet_lists[static_cast<size_t>(t)] =
-          tile_packets(tiles[static_cast<size_t>(t)], setup, measure);
+          write_tile_packets(tiles[static_cast<size_t>(t)], setup.main, measure);
     } catch (...) {
 #pragma omp critical(gj2k_encode_packets)
       if (!failure) failure = std::current_exception();
@@ -204,48 +47,11 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
   }
   if (failure) std::rethrow_exception(failure);
   for (size_t ti = 0; ti < tiles.size(); ++ti) {
-    const TileCoding& tile = tiles[ti];
-    std::vector<Packet> packets = std::move(tile_packet_lists[ti]);
-    // Split into tile-parts.
-    std::vector<std::pair<size_t, size_t>> ranges;  // [begin, end) packet indices
-    size_t begin = 0;
-    for (size_t i = 1; i <= packets.size(); ++i) {
-      if (i == packets.size() || split_key(params.tile_parts, packets[i].id) !=
-                                     split_key(params.tile_parts, packets[i - 1].id)) {
-        ranges.push_back({begin, i});
-        begin = i;
-      }
-    }
-    if (ranges.empty()) ranges.push_back({0, 0});
-    if (ranges.size() > 255)
-      throw Error(ErrorCode::kInvalidArgument,
-                  "--tile-parts: tile " + std::to_string(tile.index) + " would need " +
-                      std::to_string(ranges.size()) +
-                      " tile-parts (at most 255); choose a progression order that groups them");
-    for (size_t k = 0; k < ranges.size(); ++k) {
-      ByteWriter w;
-      TilePartHeader tph;
-      tph.isot = static_cast<uint16_t>(tile.index);
-      tph.tpsot = static_cast<uint8_t>(k);
-      tph.tnsot = static_cast<uint8_t>(ranges.size());
-      // SOT, [PLT], SOD.
-      const size_t sot = write_sot(w, tph.isot, 0, tph.tpsot, tph.tnsot);
-      if (params.plt) {
-        std::vector<uint32_t> lengths;
-        for (size_t i = ranges[k].first; i < ranges[k].second; ++i)
-          lengths.push_back(static_cast<uint32_t>(packets[i].size()));
-        if (!lengths.empty()) write_plt_segments(w, lengths, 0);
-      }
-      write_sod(w);
-      size_t body_skipped = 0;
-      for (size_t i = ranges[k].first; i < ranges[k].second; ++i) {
-        w.bytes(packets[i].bytes);
-        layer_packet_bytes[packets[i].id.layer] += packets[i].size();
-        body_skipped += packets[i].size() - packets[i].bytes.size();
-      }
-      if (!measure) patch_psot(w, sot);
-      parts.push_back({tph.isot, w.release(), body_skipped});
-    }
+    const std::vector<WrittenPacket> packets = std::move(tile_packet_lists[ti]);
+    for (const WrittenPacket& p : packets) layer_packet_bytes[p.id.layer] += p.size();
+    for (WrittenTilePart& part : write_tile_parts(static_cast<uint16_t>(tiles[ti].index), packets,
+                                                  params.tile_parts, params.plt, measure))
+      parts.push_back(std::move(part));
   }
 
   // Main header, with TLM when asked (ST = 2: 16-bit tile indices, SP = 4: 32-bit lengths).
@@ -268,12 +74,12 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
   ByteWriter out;
   write_main_header(out, mh);
   size_t total = out.size() + 2;
-  for (const TilePart& p : parts) total += p.size();
+  for (const WrittenTilePart& p : parts) total += p.size();
   Assembled a;
   a.size = total;
   if (!measure) {
     out.data().reserve(total);
-    for (const TilePart& p : parts) out.bytes(p.bytes);
+    for (const WrittenTilePart& p : parts) out.bytes(p.bytes);
     write_eoc(out);
     a.stream = out.release();
     if (a.stream.size() != total)

@@ -1,6 +1,6 @@
-// Encoder, per tile: sample extraction, DC level shift + MCT (Annex G), DWT (Annex F),
-// quantization (Annex E), code-block partition (B.7) and Tier-1 coding (Annex D), OpenMP over
-// the code-blocks of the tile.
+// Encoder, per tile: the forward stage through the tile backend (tile_backend.h: DC level
+// shift + MCT, Annex G; DWT, Annex F; quantization, Annex E), then the code-block partition
+// (B.7) and Tier-1 coding (Annex D), OpenMP over the code-blocks of the tile.
 #include <omp.h>
 
 #include <algorithm>
@@ -8,7 +8,6 @@
 #include <cmath>
 #include <string>
 
-#include "codec/encoder_gpu.h"
 #include "codec/encoder_internal.h"
 #include "gj2k/error.h"
 #include "transform/dwt.h"
@@ -29,9 +28,6 @@ uint32_t magnitude_bit_count(uint32_t v) {
   }
   return n;
 }
-
-// Samples per parallel chunk of the point-wise stages (DC shift, MCT).
-constexpr size_t kChunk = size_t{1} << 16;
 
 struct BlockJob {
   uint32_t c, r, b, k;  // component, resolution, band index in the resolution, block index
@@ -61,115 +57,6 @@ std::vector<double> band_deltas(const EncodeSetup& setup, uint16_t c, uint32_t p
   return out;
 }
 
-TileCoefficients transform_tile_cpu(const Image& image, const EncodeSetup& setup, uint32_t t) {
-  const MainHeader& mh = setup.main;
-  const Siz& siz = mh.siz;
-  const ComponentCoding& cc = mh.cod.component;
-  const bool irreversible = cc.wavelet == Wavelet::k97;
-  const size_t nc = image.components.size();
-  const int levels = cc.levels;
-
-  // 1. Samples of each tile-component, on the component's grid (B-12).
-  std::vector<Rect> tcr(nc);
-  std::vector<Samples> ibuf(nc);
-  using Floats = std::vector<float, DefaultInitAllocator<float>>;  // resize does not zero
-  std::vector<Floats> fbuf(nc);
-  for (size_t c = 0; c < nc; ++c) {
-    const Component& comp = image.components[c];
-    tcr[c] = tile_component_rect(siz, t, static_cast<uint16_t>(c));
-    const Rect& r = tcr[c];
-    ibuf[c].resize(size_t{r.width()} * r.height());
-    const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
-    const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
-    int32_t* dst = ibuf[c].data();
-#pragma omp parallel for schedule(static)
-    for (int64_t yy = r.y0; yy < int64_t{r.y1}; ++yy) {
-      const uint32_t y = static_cast<uint32_t>(yy);
-      const int32_t* src = comp.samples.data() + size_t{y - cy0} * comp.width + (r.x0 - cx0);
-      std::copy(src, src + r.width(), dst + size_t{y - r.y0} * r.width());
-    }
-  }
-
-  // 2. DC level shift (G.1) and the multi-component transform (G.2 RCT, G.3 ICT).
-  std::vector<int32_t> offset(nc);
-  for (size_t c = 0; c < nc; ++c)
-    offset[c] = transform::dc_offset(static_cast<int>(image.components[c].precision),
-                                     image.components[c].is_signed);
-  const size_t first_plain = setup.mct ? 3 : 0;
-  if (setup.mct) {
-    const size_t n = ibuf[0].size();
-    const int32_t off3[3] = {offset[0], offset[1], offset[2]};
-    if (irreversible)
-      for (int c = 0; c < 3; ++c) fbuf[c].resize(n);
-    const int64_t chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
-#pragma omp parallel for schedule(static)
-    for (int64_t k = 0; k < chunks; ++k) {
-      const size_t at = static_cast<size_t>(k) * kChunk, len = std::min(kChunk, n - at);
-      if (irreversible)
-        transform::dc_shift_ict_forward(ibuf[0].data() + at, ibuf[1].data() + at,
-                                        ibuf[2].data() + at, fbuf[0].data() + at,
-                                        fbuf[1].data() + at, fbuf[2].data() + at, len, off3);
-      else
-        transform::dc_shift_rct_forward(ibuf[0].data() + at, ibuf[1].data() + at,
-                                        ibuf[2].data() + at, len, off3);
-    }
-    if (irreversible)
-      for (int c = 0; c < 3; ++c) Samples().swap(ibuf[c]);
-  }
-  for (size_t c = first_plain; c < nc; ++c) {
-    const size_t n = ibuf[c].size();
-    if (irreversible) fbuf[c].resize(n);
-    const int64_t chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
-#pragma omp parallel for schedule(static)
-    for (int64_t k = 0; k < chunks; ++k) {
-      const size_t at = static_cast<size_t>(k) * kChunk, len = std::min(kChunk, n - at);
-      if (irreversible)
-        transform::dc_shift_to_float(ibuf[c].data() + at, fbuf[c].data() + at, len, offset[c]);
-      else
-        transform::dc_shift_forward(ibuf[c].data() + at, len, offset[c]);
-    }
-    if (irreversible) Samples().swap(ibuf[c]);
-  }
-
-  // 3. DWT, 4. quantization (9/7) into int32 indices in the same Mallat arrangement.
-  const transform::DwtOps& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
-  for (size_t c = 0; c < nc; ++c) {
-    const Rect& r = tcr[c];
-    const size_t w = r.width();
-    if (r.empty()) continue;
-    if (!irreversible) {
-      ops.forward53({ibuf[c].data(), w}, r, levels);
-      continue;
-    }
-    ops.forward97({fbuf[c].data(), w}, r, levels);
-    ibuf[c].resize(fbuf[c].size());  // the subbands below cover every position
-    const std::vector<double> deltas =
-        band_deltas(setup, static_cast<uint16_t>(c), image.components[c].precision);
-    auto quantize_band = [&](int n, Band b) {
-      const transform::BandPlacement pl = transform::band_placement(r, levels, n, b);
-      if (pl.rect.empty()) return;
-      const float d =
-          static_cast<float>(deltas[static_cast<size_t>(transform::qcd_index(levels, n, b))]);
-      const float* fin = fbuf[c].data();
-      int32_t* qout = ibuf[c].data();
-      const uint32_t bw = pl.rect.width();
-#pragma omp parallel for schedule(static)
-      for (int64_t y = 0; y < int64_t{pl.rect.height()}; ++y) {
-        const size_t at = (size_t{pl.y_off} + static_cast<size_t>(y)) * w + pl.x_off;
-        transform::quantize(fin + at, qout + at, bw, d);
-      }
-    };
-    quantize_band(levels, Band::kLL);
-    for (int n = 1; n <= levels; ++n)
-      for (Band b : {Band::kHL, Band::kLH, Band::kHH}) quantize_band(n, b);
-    Floats().swap(fbuf[c]);
-  }
-  TileCoefficients out;
-  out.rects = std::move(tcr);
-  out.data = std::move(ibuf);
-  return out;
-}
-
 TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeSetup& setup,
                      const EncodeParams& params, uint32_t t) {
   const MainHeader& mh = setup.main;
@@ -179,20 +66,17 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
   const int levels = cc.levels;
   const std::vector<Rect>& tcr = coeffs.rects;
   const std::vector<Samples>& ibuf = coeffs.data;
+  TileLayout layout = make_tile_layout(mh, nullptr, t);
   TileCoding tile;
   tile.index = t;
-  tile.rect = tile_rect(mh.siz, t);
+  tile.rect = layout.rect;
   tile.components.resize(nc);
-  std::vector<PrecinctExponents> pp;
-  for (int r = 0; r <= levels; ++r) {
-    const PrecinctSize ps = cc.precinct(r);
-    pp.push_back({ps.ppx, ps.ppy});
-  }
   std::vector<BlockJob> jobs;
   for (size_t c = 0; c < nc; ++c) {
-    const Rect& r = tcr[c];
     TileComponentCoding& tcc = tile.components[c];
-    tcc.layout = make_layout(r, levels, cc.xcb, cc.ycb, pp);
+    tcc.layout = std::move(layout.components[c]);
+    if (tcc.layout.rect != tcr[c])
+      throw Error(ErrorCode::kInternal, "code_tile: coefficients of another tile-component");
     const Quantization& q = effective_quantization(mh, nullptr, static_cast<uint16_t>(c));
     std::vector<transform::QuantStep> signalled;
     for (const StepSize& s : q.steps) signalled.push_back({s.exponent, s.mantissa});
@@ -281,10 +165,13 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
   return tile;
 }
 
+const TileBackend& encode_backend(const EncodeSetup& setup) {
+  return setup.gpu ? cuda_backend() : cpu_backend();
+}
+
 TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
-                       uint32_t t, GpuLookAhead* ahead) {
-  TileCoefficients coeffs =
-      setup.gpu ? transform_tile_gpu(image, setup, t, ahead) : transform_tile_cpu(image, setup, t);
+                       uint32_t t, ForwardPipeline* pipeline) {
+  TileCoefficients coeffs = encode_backend(setup).forward(image, setup, t, pipeline);
   return code_tile(coeffs, image, setup, params, t);
 }
 

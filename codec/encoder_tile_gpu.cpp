@@ -17,6 +17,7 @@
 #include "gj2k/error.h"
 #include "transform/cuda/resource_pool.h"
 #include "transform/cuda/tile_transformer.h"
+#include "transform/dwt.h"
 #include "transform/mct.h"
 
 namespace gj2k::codec {
@@ -29,8 +30,10 @@ using transform::cuda::TileTransformer;
 
 // Process-wide pool of one-slot transformers (resource_pool.h), never destroyed.
 transform::cuda::Pool<TileTransformer>& pool() {
-  static auto* p = new transform::cuda::Pool<TileTransformer>(
-      [] { return std::make_unique<TileTransformer>(1); });
+  static auto* p = new transform::cuda::Pool<TileTransformer>([] {
+    return std::make_unique<TileTransformer>(
+        1, static_cast<transform::cuda::GpuDwtVariant>(transform::codec_gpu_dwt()));
+  });
   return *p;
 }
 
@@ -115,10 +118,9 @@ void enqueue(const Image& image, const TileSpec& spec, TileTransformer& tt) {
 }
 
 // A second transformer is made for the serial loop only when at least this many tiles remain
-// after this one: making one costs about 20 ms (a stream and its 32 MB staging ring; device
-// buffers allocate in well under 1 ms), and each later tile gains the device part of its
-// transform stage (about 50 ms for 10240 x 6400 RGB on an H200, so 12 ms a quarter of it).
-// When transformers pinned whole tiles, this was 8. A free one in the pool is always used.
+// after this one: making one (a stream and its staging ring) costs about as much as the device
+// part of a few tiles' transform stage, which each later tile gains (figures in
+// docs/PERFORMANCE.md). A free one in the pool is always used.
 constexpr uint32_t kTilesToRepayTransformer = 2;
 
 }  // namespace
@@ -144,7 +146,7 @@ TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup
     a.drop();
   }
   TileSpec spec;
-  if (!make_spec(image, setup, t, spec)) return transform_tile_cpu(image, setup, t);
+  if (!make_spec(image, setup, t, spec)) return cpu_backend().forward(image, setup, t, nullptr);
   const bool enqueued = adopted != nullptr;
   transform::cuda::Lease<TileTransformer> lease(pool(), std::move(adopted));
   TileTransformer& tt = *lease;

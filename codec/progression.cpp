@@ -129,6 +129,11 @@ void run(const TileProgression& tile, const ProgressionChange& ch, Emitter& em) 
     for (uint32_t l = 0; l < layers; ++l) em.emit(l, it.r, it.c, it.p);
 }
 
+// One progression over every packet of the tile.
+ProgressionChange whole(ProgressionOrder order) {
+  return {0, 0, UINT32_MAX, UINT32_MAX, UINT32_MAX, order};
+}
+
 }  // namespace
 
 ComponentPrecincts component_precincts(const TileComponentLayout& layout, uint32_t dx,
@@ -144,7 +149,7 @@ ComponentPrecincts component_precincts(const TileComponentLayout& layout, uint32
 }
 
 std::vector<PacketId> packet_order(const TileProgression& tile, ProgressionOrder order) {
-  const ProgressionChange all{order};
+  const ProgressionChange all = whole(order);
   return packet_order(tile, std::span<const ProgressionChange>(&all, 1));
 }
 
@@ -166,7 +171,7 @@ std::vector<PacketId> packet_order(const TileProgression& tile,
     }
     run(tile, ch, em);
   }
-  if (rest) run(tile, ProgressionChange{*rest}, em);
+  if (rest) run(tile, whole(*rest), em);
   return out;
 }
 

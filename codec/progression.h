@@ -1,6 +1,7 @@
 // Packet progression orders (ISO/IEC 15444-1 B.12): the sequence of packets (layer,
 // resolution, component, precinct) of one tile for LRCP, RLCP, RPCL, PCRL, CPRL, and for a
 // list of progression order changes (POC, B.12.2, A.6.6).
+// The order part of Tier-2 (tier2.h), which walks these sequences in both directions.
 #pragma once
 
 #include <cstdint>
@@ -9,11 +10,12 @@
 #include <vector>
 
 #include "codec/structure.h"
+#include "gj2k/encoder.h"
 
 namespace gj2k::codec {
 
-// Values as in COD SGcod and POC Ppoc (A.6.1 Table A.16).
-enum class ProgressionOrder : uint8_t { kLRCP = 0, kRLCP = 1, kRPCL = 2, kPCRL = 3, kCPRL = 4 };
+// The orders and progression changes are gj2k::ProgressionOrder (numbered as COD SGcod and POC
+// Ppoc, A.6.1 Table A.16) and gj2k::ProgressionChange (a POC entry, A.6.6).
 
 struct PacketId {
   uint32_t layer = 0;
@@ -44,18 +46,11 @@ struct TileProgression {
   std::vector<ComponentPrecincts> components;
 };
 
-// One progression (a COD default or one POC entry): resolutions [res_start, res_end),
-// components [comp_start, comp_end), layers [0, layer_end); bounds are clipped to what exists.
-struct ProgressionChange {
-  ProgressionOrder order = ProgressionOrder::kLRCP;
-  uint32_t res_start = 0, comp_start = 0;
-  uint32_t layer_end = UINT32_MAX, res_end = UINT32_MAX, comp_end = UINT32_MAX;
-};
-
 // The packets of one progression with every bound open, in `order`.
 std::vector<PacketId> packet_order(const TileProgression& tile, ProgressionOrder order);
 
-// The packets of a list of progressions (POC) in sequence; a packet already produced by an
+// The packets of a list of progressions (POC) in sequence, each one's bounds clipped to what
+// exists; a packet already produced by an
 // earlier progression is not repeated, and the layers of one precinct always come in
 // increasing order (a packet whose lower layers are missing waits for a later progression).
 // When `rest` is given, the packets no progression covers follow, in that order; otherwise

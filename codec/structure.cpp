@@ -128,4 +128,20 @@ TileComponentLayout make_layout(const Rect& tc, int levels, int xcb, int ycb,
   return out;
 }
 
+TileLayout make_tile_layout(const MainHeader& main, const TileHeader* tile_header, uint32_t t) {
+  TileLayout out;
+  out.index = t;
+  out.rect = tile_rect(main.siz, t);
+  const uint16_t nc = static_cast<uint16_t>(main.siz.components.size());
+  out.components.reserve(nc);
+  for (uint16_t c = 0; c < nc; ++c) {
+    const ComponentCoding& cc = effective_coding(main, tile_header, c);
+    std::vector<PrecinctExponents> pex;
+    for (const PrecinctSize& p : cc.precincts) pex.push_back({p.ppx, p.ppy});
+    out.components.push_back(
+        make_layout(tile_component_rect(main.siz, t, c), cc.levels, cc.xcb, cc.ycb, pex));
+  }
+  return out;
+}
+
 }  // namespace gj2k::codec

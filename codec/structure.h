@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "codec/markers/codestream.h"
 #include "transform/geometry.h"
 
 namespace gj2k::codec {
@@ -78,5 +79,16 @@ struct TileComponentLayout {
 // repeats). PPx, PPy must be 0..15 and at least 1 for r > 0. Throws Error(kInvalidArgument).
 TileComponentLayout make_layout(const Rect& tc, int levels, int xcb, int ycb,
                                 std::span<const PrecinctExponents> precincts = {});
+
+// The structure of tile t, built once from the headers and used by the encoder and the
+// decoder alike: the tile on the reference grid (B-7) and the layout of every tile-component
+// (B-12) under the coding style in force for it (COD/COC of the main header, then of
+// `tile_header`, which may be null). Throws Error(kInvalidArgument) as make_layout.
+struct TileLayout {
+  uint32_t index = 0;
+  Rect rect;
+  std::vector<TileComponentLayout> components;  // Csiz entries
+};
+TileLayout make_tile_layout(const MainHeader& main, const TileHeader* tile_header, uint32_t t);
 
 }  // namespace gj2k::codec

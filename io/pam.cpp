@@ -21,15 +21,31 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-}  // namespace
+// The value of a PAM header line `key value`: a decimal number in 1..limit.
+uint64_t header_number(const std::string& key, const std::string& value, size_t line_start,
+                       uint64_t limit, const std::string& name) {
+  if (value.empty() || value.size() > 10 ||
+      value.find_first_not_of("0123456789") != std::string::npos)
+    fail(ErrorCode::kFormat, name,
+         "PAM " + key + " '" + value + "' is not a decimal number " + at_byte(line_start));
+  const uint64_t v = std::stoull(value);
+  if (v == 0 || v > limit)
+    fail(ErrorCode::kFormat, name,
+         "PAM " + key + " " + value + " " + at_byte(line_start) + " outside 1.." +
+             std::to_string(limit));
+  return v;
+}
 
-Image read_pam(std::span<const uint8_t> data, const std::string& name) {
-  if (data.size() < 3 || data[0] != 'P' || data[1] != '7' || data[2] != '\n')
-    fail(data.size() < 3 ? ErrorCode::kTruncated : ErrorCode::kFormat, name,
-         "not a PAM file (does not start with \"P7\" and a newline)");
-  size_t pos = 3;
+struct PamHeader {
   uint64_t width = 0, height = 0, depth = 0, maxval = 0;
   std::string tupltype;
+  size_t data_at = 0;  // first byte after ENDHDR's line
+};
+
+// The header lines after "P7\n" up to ENDHDR: `KEY value`, blank lines and '#' comments.
+PamHeader read_header(std::span<const uint8_t> data, const std::string& name) {
+  PamHeader h;
+  size_t pos = 3;
   bool ended = false;
   while (!ended) {
     if (pos >= data.size()) fail(ErrorCode::kTruncated, name, "file ends before ENDHDR");
@@ -49,28 +65,19 @@ Image read_pam(std::span<const uint8_t> data, const std::string& name) {
       const size_t v = line.find_first_not_of(" \t", key_end);
       if (v != std::string::npos) value = line.substr(v, line.find_last_not_of(" \t") + 1 - v);
     }
-    auto number = [&](uint64_t limit) -> uint64_t {
-      if (value.empty() || value.size() > 10 ||
-          value.find_first_not_of("0123456789") != std::string::npos)
-        fail(ErrorCode::kFormat, name,
-             "PAM " + key + " '" + value + "' is not a decimal number " + at_byte(line_start));
-      const uint64_t v = std::stoull(value);
-      if (v == 0 || v > limit)
-        fail(ErrorCode::kFormat, name,
-             "PAM " + key + " " + value + " " + at_byte(line_start) + " outside 1.." +
-                 std::to_string(limit));
-      return v;
+    auto number = [&](uint64_t limit) {
+      return header_number(key, value, line_start, limit, name);
     };
     if (key == "WIDTH") {
-      width = number(UINT32_MAX);
+      h.width = number(UINT32_MAX);
     } else if (key == "HEIGHT") {
-      height = number(UINT32_MAX);
+      h.height = number(UINT32_MAX);
     } else if (key == "DEPTH") {
-      depth = number(kMaxDepth);
+      h.depth = number(kMaxDepth);
     } else if (key == "MAXVAL") {
-      maxval = number(65535);
+      h.maxval = number(65535);
     } else if (key == "TUPLTYPE") {
-      tupltype += (tupltype.empty() ? "" : " ") + value;
+      h.tupltype += (h.tupltype.empty() ? "" : " ") + value;
     } else if (key == "ENDHDR") {
       ended = true;
     } else {
@@ -78,6 +85,19 @@ Image read_pam(std::span<const uint8_t> data, const std::string& name) {
            "unknown PAM header line '" + key + "' " + at_byte(line_start));
     }
   }
+  h.data_at = pos;
+  return h;
+}
+
+}  // namespace
+
+Image read_pam(std::span<const uint8_t> data, const std::string& name) {
+  if (data.size() < 3 || data[0] != 'P' || data[1] != '7' || data[2] != '\n')
+    fail(data.size() < 3 ? ErrorCode::kTruncated : ErrorCode::kFormat, name,
+         "not a PAM file (does not start with \"P7\" and a newline)");
+  const PamHeader h = read_header(data, name);
+  const uint64_t width = h.width, height = h.height, depth = h.depth, maxval = h.maxval;
+  const size_t pos = h.data_at;
   if (!width || !height || !depth || !maxval)
     fail(ErrorCode::kFormat, name, "PAM header lacks WIDTH, HEIGHT, DEPTH or MAXVAL");
   const size_t bytes = maxval > 255 ? 2 : 1;
@@ -105,10 +125,10 @@ Image read_pam(std::span<const uint8_t> data, const std::string& name) {
     }
   }
   image.color_space = ColorSpace::kUnknown;
-  if (tupltype.rfind("GRAYSCALE", 0) == 0 || tupltype.rfind("BLACKANDWHITE", 0) == 0)
+  if (h.tupltype.rfind("GRAYSCALE", 0) == 0 || h.tupltype.rfind("BLACKANDWHITE", 0) == 0)
     image.color_space = ColorSpace::kGrey;
-  if (tupltype.rfind("RGB", 0) == 0) image.color_space = ColorSpace::kSRGB;
-  if (ends_with(tupltype, "_ALPHA") && depth >= 2) image.components.back().is_alpha = true;
+  if (h.tupltype.rfind("RGB", 0) == 0) image.color_space = ColorSpace::kSRGB;
+  if (ends_with(h.tupltype, "_ALPHA") && depth >= 2) image.components.back().is_alpha = true;
   return image;
 }
 

@@ -206,7 +206,11 @@ Image read_png(const std::filesystem::path& path) {
   return read_png(bytes, path.string());
 }
 
-std::vector<uint8_t> encode_png(const Image& image, const std::string& name) {
+namespace {
+
+// Throws unless every component fits one PNG: 1 to 4 unsigned components of one size and one
+// precision of 1..16 bits, every sample within it.
+void check_png_layout(const Image& image, const std::string& name) {
   const size_t nc = image.components.size();
   if (nc < 1 || nc > 4)
     fail(ErrorCode::kUnsupported, name,
@@ -231,12 +235,18 @@ std::vector<uint8_t> encode_png(const Image& image, const std::string& name) {
         fail(ErrorCode::kInvalidArgument, name,
              which + "sample " + std::to_string(v) + " outside its precision");
   }
-  // Bit depth: grey may be 1, 2, 4, 8 or 16 bits; colour and alpha 8 or 16. A precision
-  // between depths is stored scaled up to the next depth with sBIT saying the true precision.
+}
+
+// The PNG header for a checked image. Bit depth: grey may be 1, 2, 4, 8 or 16 bits; colour
+// and alpha 8 or 16. A precision between depths is stored scaled up (by `shift` bits) to the
+// next depth with sBIT saying the true precision.
+WriteSpec png_spec(const Image& image, uint32_t& shift) {
+  const size_t nc = image.components.size();
+  const Component& first = image.components[0];
   const uint32_t p = first.precision;
   int depth = p <= 8 ? 8 : 16;
   if (nc == 1 && (p == 1 || p == 2 || p == 4)) depth = static_cast<int>(p);
-  const uint32_t shift = static_cast<uint32_t>(depth) - (depth < 8 ? depth : p);
+  shift = static_cast<uint32_t>(depth) - (depth < 8 ? depth : p);
   WriteSpec w{};
   w.width = first.width;
   w.height = first.height;
@@ -251,11 +261,18 @@ std::vector<uint8_t> encode_png(const Image& image, const std::string& name) {
     w.icc = image.icc_profile.data();
     w.icc_size = static_cast<png_uint_32>(image.icc_profile.size());
   }
+  return w;
+}
 
-  // Rows: samples interleaved, big-endian when 16-bit, packed when below 8 bits.
+// Rows: samples interleaved, big-endian when 16-bit, packed when below 8 bits. Fills `pixels`
+// and returns a pointer per row into it.
+std::vector<png_bytep> pack_rows(const Image& image, const WriteSpec& w, uint32_t shift,
+                                 std::vector<uint8_t>& pixels) {
+  const size_t nc = image.components.size();
+  const int depth = w.bit_depth;
   const size_t row_bytes =
       depth < 8 ? (size_t{w.width} * depth + 7) / 8 : size_t{w.width} * nc * (depth / 8);
-  std::vector<uint8_t> pixels(row_bytes * w.height, 0);
+  pixels.assign(row_bytes * w.height, 0);
   std::vector<png_bytep> rows(w.height);
   for (uint32_t y = 0; y < w.height; ++y) {
     uint8_t* row = rows[y] = pixels.data() + y * row_bytes;
@@ -274,6 +291,17 @@ std::vector<uint8_t> encode_png(const Image& image, const std::string& name) {
         }
       }
   }
+  return rows;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_png(const Image& image, const std::string& name) {
+  check_png_layout(image, name);
+  uint32_t shift = 0;
+  const WriteSpec w = png_spec(image, shift);
+  std::vector<uint8_t> pixels;
+  std::vector<png_bytep> rows = pack_rows(image, w, shift, pixels);
 
   std::vector<uint8_t> out;
   Session s;

@@ -98,6 +98,108 @@ class Scanner {
   size_t pos_ = 0;
 };
 
+// A P1..P6 header: what the magic says and the numbers that follow it.
+struct PnmHeader {
+  bool text = false, bitmap = false;
+  uint32_t channels = 1, width = 0, height = 0, maxval = 1;
+  uint64_t samples = 0;  // width * height * channels
+};
+
+// Reads the header after the magic (P1..P6) and checks that the data can hold the samples
+// before anything is allocated for them; leaves `s` at the first sample.
+PnmHeader read_header(std::span<const uint8_t> data, const std::string& name, Scanner& s) {
+  const int kind = data[1] - '0';
+  PnmHeader h;
+  h.text = kind <= 3;
+  h.bitmap = kind == 1 || kind == 4;
+  h.channels = (kind == 3 || kind == 6) ? 3 : 1;
+  if (s.remaining() > 0 && !is_space(data[2]) && data[2] != '#')
+    fail(ErrorCode::kFormat, name, "not a PNM file (no whitespace after the magic)");
+  h.width = s.number("width", UINT32_MAX);
+  h.height = s.number("height", UINT32_MAX);
+  if (h.width == 0 || h.height == 0)
+    fail(ErrorCode::kFormat, name, "zero width or height in the header");
+  if (!h.bitmap) {
+    const size_t at = s.pos();
+    h.maxval = s.number("maxval", 65535);
+    if (h.maxval == 0)
+      fail(ErrorCode::kFormat, name, "maxval 0 " + at_byte(at) + " (must be 1..65535)");
+  }
+  h.samples = mul_sat(h.width, h.height, h.channels);
+
+  uint64_t need = 0;
+  if (h.text) {
+    s.skip_space_and_comments();
+    need = h.bitmap ? h.samples : mul_sat(h.samples, 2) - 1;  // a digit each, separators between
+  } else {
+    s.end_of_header();
+    need = h.bitmap ? mul_sat((uint64_t{h.width} + 7) / 8, h.height)
+                    : mul_sat(h.samples, h.maxval > 255 ? 2 : 1);
+  }
+  if (need > s.remaining())
+    fail(ErrorCode::kTruncated, name,
+         std::to_string(h.width) + "x" + std::to_string(h.height) + " image needs " +
+             (h.text ? "at least " : "") + std::to_string(need) + " bytes of samples after " +
+             at_byte(s.pos()) + ", the file has " + std::to_string(s.remaining()));
+  return h;
+}
+
+// Stores sample i (pixel-interleaved order) into `image`, refusing one above maxval; `where`
+// is its byte offset, for the message.
+struct SampleStore {
+  Image& image;
+  const PnmHeader& h;
+  const std::string& name;
+  void operator()(uint64_t i, uint32_t v, size_t where) const {
+    if (v > h.maxval)
+      fail(ErrorCode::kFormat, name,
+           "sample " + std::to_string(v) + " " + at_byte(where) + " exceeds maxval " +
+               std::to_string(h.maxval));
+    image.components[i % h.channels].samples[i / h.channels] = static_cast<int32_t>(v);
+  }
+};
+
+// P4: rows of packed bits, 1 is black; stored as 1-bit greyscale, 0 black.
+void read_raw_bitmap(const uint8_t* p, const PnmHeader& h, Image& image) {
+  const size_t row_bytes = (h.width + 7) / 8;
+  for (uint32_t y = 0; y < h.height; ++y, p += row_bytes)
+    for (uint32_t x = 0; x < h.width; ++x)
+      image.components[0].samples[size_t{y} * h.width + x] = 1 - ((p[x >> 3] >> (7 - (x & 7))) & 1);
+}
+
+// Binary P5/P6 from byte `base` on: pixel-interleaved, 16-bit samples big-endian.
+void read_raw_samples(std::span<const uint8_t> data, size_t base, const PnmHeader& h,
+                      const SampleStore& store, Image& image) {
+  const uint8_t* p = data.data() + base;
+  const size_t bytes = h.maxval > 255 ? 2 : 1;
+  const size_t count = size_t{h.width} * h.height;
+  const uint32_t channels = h.channels;
+  for (uint32_t c = 0; c < channels; ++c) {
+    int32_t* out = image.components[c].samples.data();
+    const uint8_t* q = p + c * bytes;
+    const size_t step = channels * bytes;
+    uint32_t worst = 0;
+    if (bytes == 2) {
+      for (size_t i = 0; i < count; ++i, q += step) {
+        const uint32_t v = (uint32_t{q[0]} << 8) | q[1];
+        worst = std::max(worst, v);
+        out[i] = static_cast<int32_t>(v);
+      }
+    } else {
+      for (size_t i = 0; i < count; ++i, q += step) {
+        worst = std::max<uint32_t>(worst, q[0]);
+        out[i] = q[0];
+      }
+    }
+    if (worst > h.maxval) {
+      // Find the first offender for the message.
+      for (size_t i = 0; i < count; ++i)
+        if (static_cast<uint32_t>(out[i]) > h.maxval)
+          store(i * channels + c, static_cast<uint32_t>(out[i]), base + (i * channels + c) * bytes);
+    }
+  }
+}
+
 }  // namespace
 
 Image read_pnm(std::span<const uint8_t> data, const std::string& name) {
@@ -105,97 +207,22 @@ Image read_pnm(std::span<const uint8_t> data, const std::string& name) {
   if (data[0] == 'P' && data[1] == '7') return read_pam(data, name);
   if (data[0] != 'P' || data[1] < '1' || data[1] > '6')
     fail(ErrorCode::kFormat, name, "not a PNM file (magic is not P1..P7)");
-  const int kind = data[1] - '0';
-  const bool text = kind <= 3;
-  const bool bitmap = kind == 1 || kind == 4;
-  const uint32_t channels = (kind == 3 || kind == 6) ? 3 : 1;
-
   Scanner s(data, name, 2);
-  if (s.remaining() > 0 && !is_space(data[2]) && data[2] != '#')
-    fail(ErrorCode::kFormat, name, "not a PNM file (no whitespace after the magic)");
-  const uint32_t width = s.number("width", UINT32_MAX);
-  const uint32_t height = s.number("height", UINT32_MAX);
-  if (width == 0 || height == 0)
-    fail(ErrorCode::kFormat, name, "zero width or height in the header");
-  uint32_t maxval = 1;
-  if (!bitmap) {
-    const size_t at = s.pos();
-    maxval = s.number("maxval", 65535);
-    if (maxval == 0)
-      fail(ErrorCode::kFormat, name, "maxval 0 " + at_byte(at) + " (must be 1..65535)");
-  }
-  const uint32_t precision = bits_for(maxval);
-  const uint64_t samples = mul_sat(width, height, channels);
-
-  // Check the data can hold the samples before allocating anything for them.
-  uint64_t need = 0;
-  if (text) {
-    s.skip_space_and_comments();
-    need = bitmap ? samples : mul_sat(samples, 2) - 1;  // a digit each, separators between
-  } else {
-    s.end_of_header();
-    need = bitmap ? mul_sat((uint64_t{width} + 7) / 8, height)
-                  : mul_sat(samples, maxval > 255 ? 2 : 1);
-  }
-  if (need > s.remaining())
-    fail(ErrorCode::kTruncated, name,
-         std::to_string(width) + "x" + std::to_string(height) + " image needs " +
-             (text ? "at least " : "") + std::to_string(need) + " bytes of samples after " +
-             at_byte(s.pos()) + ", the file has " + std::to_string(s.remaining()));
-
-  Image image = make_image(width, height, channels, precision);
-  auto store = [&](uint64_t i, uint32_t v, size_t where) {
-    if (v > maxval)
-      fail(ErrorCode::kFormat, name,
-           "sample " + std::to_string(v) + " " + at_byte(where) + " exceeds maxval " +
-               std::to_string(maxval));
-    image.components[i % channels].samples[i / channels] = static_cast<int32_t>(v);
-  };
-  if (bitmap && text) {
+  const PnmHeader h = read_header(data, name, s);
+  Image image = make_image(h.width, h.height, h.channels, bits_for(h.maxval));
+  const SampleStore store{image, h, name};
+  if (h.bitmap && h.text) {
     // P1: 1 is black; stored as 1-bit greyscale, 0 black.
-    for (uint64_t i = 0; i < samples; ++i) store(i, 1 - s.bit(), s.pos());
-  } else if (text) {
-    for (uint64_t i = 0; i < samples; ++i) {
+    for (uint64_t i = 0; i < h.samples; ++i) store(i, 1 - s.bit(), s.pos());
+  } else if (h.text) {
+    for (uint64_t i = 0; i < h.samples; ++i) {
       const size_t at = s.pos();
       store(i, s.number("sample", 65535), at);
     }
-  } else if (bitmap) {
-    const size_t row_bytes = (width + 7) / 8;
-    const uint8_t* p = data.data() + s.pos();
-    for (uint32_t y = 0; y < height; ++y, p += row_bytes)
-      for (uint32_t x = 0; x < width; ++x)
-        image.components[0].samples[size_t{y} * width + x] = 1 - ((p[x >> 3] >> (7 - (x & 7))) & 1);
+  } else if (h.bitmap) {
+    read_raw_bitmap(data.data() + s.pos(), h, image);
   } else {
-    // Binary P5/P6: pixel-interleaved, 16-bit samples big-endian.
-    const size_t base = s.pos();
-    const uint8_t* p = data.data() + base;
-    const size_t bytes = maxval > 255 ? 2 : 1;
-    const size_t count = size_t{width} * height;
-    for (uint32_t c = 0; c < channels; ++c) {
-      int32_t* out = image.components[c].samples.data();
-      const uint8_t* q = p + c * bytes;
-      const size_t step = channels * bytes;
-      uint32_t worst = 0;
-      if (bytes == 2) {
-        for (size_t i = 0; i < count; ++i, q += step) {
-          const uint32_t v = (uint32_t{q[0]} << 8) | q[1];
-          worst = std::max(worst, v);
-          out[i] = static_cast<int32_t>(v);
-        }
-      } else {
-        for (size_t i = 0; i < count; ++i, q += step) {
-          worst = std::max<uint32_t>(worst, q[0]);
-          out[i] = q[0];
-        }
-      }
-      if (worst > maxval) {
-        // Find the first offender for the message.
-        for (size_t i = 0; i < count; ++i)
-          if (static_cast<uint32_t>(out[i]) > maxval)
-            store(i * channels + c, static_cast<uint32_t>(out[i]),
-                  base + (i * channels + c) * bytes);
-      }
-    }
+    read_raw_samples(data, s.pos(), h, store, image);
   }
   return image;
 }

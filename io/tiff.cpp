@@ -200,149 +200,187 @@ uint64_t max_expansion(uint16_t compression) {
   }
 }
 
-// Decodes the first image of an open TIFF whose file holds data_size bytes.
-Image decode(TIFF* tif, Stream& stream, uint64_t data_size, const std::string& name,
-             uint64_t max_samples) {
+// The fields of a TIFF image that decoding needs, checked.
+struct TiffLayout {
   uint32_t width = 0, height = 0;
-  if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) ||
-      !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height))
-    libtiff_failed(stream, name, "missing image width or length");
-  if (width == 0 || height == 0) fail(ErrorCode::kFormat, name, "zero image width or length");
   uint16_t spp = 1, bps = 1, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG;
   uint16_t compression = COMPRESSION_NONE, photometric = 0;
-  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
-  TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
-  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
-  TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
-  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
-  if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric))
-    photometric = spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
+  bool is_signed = false;
+  uint32_t color_samples = 1;  // samples per pixel the photometric interpretation uses
+  bool palette = false;
+  uint16_t *map_r = nullptr, *map_g = nullptr, *map_b = nullptr;  // palette colour map
+};
 
-  if (spp == 0) fail(ErrorCode::kFormat, name, "zero samples per pixel");
-  if (format == SAMPLEFORMAT_IEEEFP || format == SAMPLEFORMAT_COMPLEXINT ||
-      format == SAMPLEFORMAT_COMPLEXIEEEFP)
-    fail(ErrorCode::kUnsupported, name, "floating-point or complex samples");
-  if (bps == 0 || bps > kMaxFilePrecision)
-    fail(bps == 0 ? ErrorCode::kFormat : ErrorCode::kUnsupported, name,
-         std::to_string(bps) + " bits per sample (gj2k reads 1..16)");
-  const bool is_signed = format == SAMPLEFORMAT_INT;
-  if (compression == COMPRESSION_JPEG || compression == COMPRESSION_OJPEG)
-    fail(ErrorCode::kUnsupported, name, "JPEG-compressed TIFF");
-  if (!TIFFIsCODECConfigured(compression))
-    fail(ErrorCode::kUnsupported, name,
-         "compression scheme " + std::to_string(compression) + " is not available in libtiff");
-
-  uint32_t color_samples = 1;
+// The samples per pixel that `photometric` interprets as colour; throws for what gj2k cannot
+// read (subsampled YCbCr, other interpretations).
+uint32_t colour_samples(TIFF* tif, uint16_t photometric, uint16_t spp, const std::string& name) {
   switch (photometric) {
     case PHOTOMETRIC_MINISBLACK:
     case PHOTOMETRIC_MINISWHITE:
     case PHOTOMETRIC_PALETTE:
-      color_samples = 1;
-      break;
+      return 1;
     case PHOTOMETRIC_RGB:
-      color_samples = 3;
-      break;
+      return 3;
     case PHOTOMETRIC_SEPARATED:  // inks (CMYK by default), read as they are
-      color_samples = std::min<uint32_t>(spp, 4);
-      break;
+      return std::min<uint32_t>(spp, 4);
     case PHOTOMETRIC_YCBCR: {
       uint16_t sub_h = 1, sub_v = 1;
       TIFFGetFieldDefaulted(tif, TIFFTAG_YCBCRSUBSAMPLING, &sub_h, &sub_v);
       if (sub_h != 1 || sub_v != 1)
         fail(ErrorCode::kUnsupported, name,
              "subsampled YCbCr (" + std::to_string(sub_h) + "x" + std::to_string(sub_v) + ")");
-      color_samples = 3;
-      break;
+      return 3;
     }
     default:
       fail(ErrorCode::kUnsupported, name,
            std::string("photometric interpretation ") + photometric_name(photometric) + " (" +
                std::to_string(photometric) + ")");
   }
-  if (spp < color_samples)
+}
+
+// Reads and checks the image's fields; throws for what gj2k cannot read.
+TiffLayout read_layout(TIFF* tif, Stream& stream, const std::string& name) {
+  TiffLayout l;
+  if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &l.width) ||
+      !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &l.height))
+    libtiff_failed(stream, name, "missing image width or length");
+  if (l.width == 0 || l.height == 0) fail(ErrorCode::kFormat, name, "zero image width or length");
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &l.spp);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &l.bps);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &l.format);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &l.planar);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &l.compression);
+  if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &l.photometric))
+    l.photometric = l.spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
+
+  if (l.spp == 0) fail(ErrorCode::kFormat, name, "zero samples per pixel");
+  if (l.format == SAMPLEFORMAT_IEEEFP || l.format == SAMPLEFORMAT_COMPLEXINT ||
+      l.format == SAMPLEFORMAT_COMPLEXIEEEFP)
+    fail(ErrorCode::kUnsupported, name, "floating-point or complex samples");
+  if (l.bps == 0 || l.bps > kMaxFilePrecision)
+    fail(l.bps == 0 ? ErrorCode::kFormat : ErrorCode::kUnsupported, name,
+         std::to_string(l.bps) + " bits per sample (gj2k reads 1..16)");
+  l.is_signed = l.format == SAMPLEFORMAT_INT;
+  if (l.compression == COMPRESSION_JPEG || l.compression == COMPRESSION_OJPEG)
+    fail(ErrorCode::kUnsupported, name, "JPEG-compressed TIFF");
+  if (!TIFFIsCODECConfigured(l.compression))
+    fail(ErrorCode::kUnsupported, name,
+         "compression scheme " + std::to_string(l.compression) + " is not available in libtiff");
+
+  l.color_samples = colour_samples(tif, l.photometric, l.spp, name);
+  if (l.spp < l.color_samples)
     fail(ErrorCode::kFormat, name,
-         std::to_string(spp) + " samples per pixel, photometric interpretation needs " +
-             std::to_string(color_samples));
-  const bool palette = photometric == PHOTOMETRIC_PALETTE;
-  uint16_t *map_r = nullptr, *map_g = nullptr, *map_b = nullptr;
-  if (palette) {
-    if (spp != 1)
+         std::to_string(l.spp) + " samples per pixel, photometric interpretation needs " +
+             std::to_string(l.color_samples));
+  l.palette = l.photometric == PHOTOMETRIC_PALETTE;
+  if (l.palette) {
+    if (l.spp != 1)
       fail(ErrorCode::kUnsupported, name,
-           "palette image with " + std::to_string(spp) + " samples per pixel");
-    if (!TIFFGetField(tif, TIFFTAG_COLORMAP, &map_r, &map_g, &map_b))
+           "palette image with " + std::to_string(l.spp) + " samples per pixel");
+    if (!TIFFGetField(tif, TIFFTAG_COLORMAP, &l.map_r, &l.map_g, &l.map_b))
       libtiff_failed(stream, name, "palette image without a colour map");
   }
+  return l;
+}
 
-  // Refuse sizes the data cannot justify before allocating for them: uncompressed data must be
-  // in the file, compressed data expands at most max_expansion() times; then the limit on
-  // samples.
-  const uint64_t samples = mul_sat(width, height, spp);
-  const uint64_t packed_bytes = mul_sat((mul_sat(width, spp, bps) + 7) / 8, height);
-  const uint64_t ratio = max_expansion(compression);
+// Refuses sizes the data cannot justify before allocating for them: uncompressed data must be
+// in the file, compressed data expands at most max_expansion() times; then the limit on
+// samples. Returns the expansion bound.
+uint64_t check_data_size(const TiffLayout& l, uint64_t data_size, uint64_t max_samples,
+                         const std::string& name) {
+  const uint64_t samples = mul_sat(l.width, l.height, l.spp);
+  const uint64_t packed_bytes = mul_sat((mul_sat(l.width, l.spp, l.bps) + 7) / 8, l.height);
+  const uint64_t ratio = max_expansion(l.compression);
   if (packed_bytes > mul_sat(data_size, ratio))
-    fail(compression == COMPRESSION_NONE ? ErrorCode::kTruncated : ErrorCode::kFormat, name,
-         std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(spp) +
-             " samples at " + std::to_string(bps) + " bits cannot come from " +
-             std::to_string(data_size) + " bytes (compression " + std::to_string(compression) +
+    fail(l.compression == COMPRESSION_NONE ? ErrorCode::kTruncated : ErrorCode::kFormat, name,
+         std::to_string(l.width) + "x" + std::to_string(l.height) + "x" + std::to_string(l.spp) +
+             " samples at " + std::to_string(l.bps) + " bits cannot come from " +
+             std::to_string(data_size) + " bytes (compression " + std::to_string(l.compression) +
              " expands at most " + std::to_string(ratio) + " times)");
   if (samples > max_samples)
     fail(ErrorCode::kResource, name,
-         std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(spp) +
+         std::to_string(l.width) + "x" + std::to_string(l.height) + "x" + std::to_string(l.spp) +
              " samples exceed the limit of " + std::to_string(max_samples) +
              " (io::ReadOptions::max_samples)");
+  return ratio;
+}
 
-  // Decode into planar int32 components, allocated but not filled: every sample is written by
-  // its strip or tile as it is decoded, so memory is touched only as far as the data goes.
+// Planar int32 components for the layout, allocated but not filled: every sample is written by
+// its strip or tile as it is decoded, so memory is touched only as far as the data goes.
+Image allocate_image(const TiffLayout& l) {
   Image image;
-  image.x1 = width;
-  image.y1 = height;
-  image.components.resize(spp);
+  image.x1 = l.width;
+  image.y1 = l.height;
+  image.components.resize(l.spp);
   for (Component& comp : image.components) {
-    comp.precision = bps;
-    comp.is_signed = is_signed;
-    comp.width = width;
-    comp.height = height;
-    comp.samples.resize(size_t{width} * height);
+    comp.precision = l.bps;
+    comp.is_signed = l.is_signed;
+    comp.width = l.width;
+    comp.height = l.height;
+    comp.samples.resize(size_t{l.width} * l.height);
   }
-  const bool tiled = TIFFIsTiled(tif);
-  const uint32_t planes = planar == PLANARCONFIG_SEPARATE ? spp : 1;
-  const uint32_t nsamp = planar == PLANARCONFIG_SEPARATE ? 1 : spp;
-  uint32_t chunk_w = width, chunk_h = 0;
-  if (tiled) {
-    if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &chunk_w) ||
-        !TIFFGetField(tif, TIFFTAG_TILELENGTH, &chunk_h) || chunk_w == 0 || chunk_h == 0)
+  return image;
+}
+
+// The strips or tiles of a TIFF image: their size and the bytes of one decoded row.
+struct Chunking {
+  bool tiled = false;
+  uint32_t planes = 1;  // spp planes when planar, else 1
+  uint32_t nsamp = 1;   // samples per pixel in one plane
+  uint32_t chunk_w = 0, chunk_h = 0;
+  uint64_t row_bytes = 0;
+  tmsize_t chunk_size = 0;
+};
+
+Chunking chunking(TIFF* tif, Stream& stream, const TiffLayout& l, uint64_t data_size,
+                  uint64_t ratio, const std::string& name) {
+  Chunking k;
+  k.tiled = TIFFIsTiled(tif);
+  k.planes = l.planar == PLANARCONFIG_SEPARATE ? l.spp : 1;
+  k.nsamp = l.planar == PLANARCONFIG_SEPARATE ? 1 : l.spp;
+  k.chunk_w = l.width;
+  if (k.tiled) {
+    if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &k.chunk_w) ||
+        !TIFFGetField(tif, TIFFTAG_TILELENGTH, &k.chunk_h) || k.chunk_w == 0 || k.chunk_h == 0)
       libtiff_failed(stream, name, "tiled TIFF without a valid tile size");
   } else {
-    TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &chunk_h);
-    chunk_h = std::clamp<uint32_t>(chunk_h, 1, height);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &k.chunk_h);
+    k.chunk_h = std::clamp<uint32_t>(k.chunk_h, 1, l.height);
   }
-  const uint64_t row_bytes = (uint64_t{chunk_w} * nsamp * bps + 7) / 8;
-  const tmsize_t chunk_size = tiled ? TIFFTileSize(tif) : TIFFStripSize(tif);
-  if (chunk_size <= 0) libtiff_failed(stream, name, "cannot size the strips or tiles");
-  if (static_cast<uint64_t>(chunk_size) > mul_sat(data_size, ratio))
+  k.row_bytes = (uint64_t{k.chunk_w} * k.nsamp * l.bps + 7) / 8;
+  k.chunk_size = k.tiled ? TIFFTileSize(tif) : TIFFStripSize(tif);
+  if (k.chunk_size <= 0) libtiff_failed(stream, name, "cannot size the strips or tiles");
+  if (static_cast<uint64_t>(k.chunk_size) > mul_sat(data_size, ratio))
     fail(ErrorCode::kFormat, name,
-         std::string(tiled ? "tile" : "strip") + " of " + std::to_string(chunk_size) +
+         std::string(k.tiled ? "tile" : "strip") + " of " + std::to_string(k.chunk_size) +
              " bytes cannot come from " + std::to_string(data_size) + " bytes");
-  if (static_cast<uint64_t>(chunk_size) < row_bytes * std::min(chunk_h, height))
+  if (static_cast<uint64_t>(k.chunk_size) < k.row_bytes * std::min(k.chunk_h, l.height))
     fail(ErrorCode::kFormat, name, "strip or tile size smaller than its rows");
-  std::vector<uint8_t> buffer(static_cast<size_t>(chunk_size));
-  for (uint32_t p = 0; p < planes; ++p) {
-    for (uint32_t y0 = 0; y0 < height; y0 += chunk_h) {
-      for (uint32_t x0 = 0; x0 < width; x0 += chunk_w) {
-        const uint32_t rows = std::min(chunk_h, height - y0);
-        const uint32_t cols = std::min(chunk_w, width - x0);
+  return k;
+}
+
+// Decodes every strip or tile into the components of `image`.
+void read_chunks(TIFF* tif, Stream& stream, const TiffLayout& l, const Chunking& k,
+                 const std::string& name, Image& image) {
+  const uint32_t width = l.width, height = l.height;
+  std::vector<uint8_t> buffer(static_cast<size_t>(k.chunk_size));
+  for (uint32_t p = 0; p < k.planes; ++p) {
+    for (uint32_t y0 = 0; y0 < height; y0 += k.chunk_h) {
+      for (uint32_t x0 = 0; x0 < width; x0 += k.chunk_w) {
+        const uint32_t rows = std::min(k.chunk_h, height - y0);
+        const uint32_t cols = std::min(k.chunk_w, width - x0);
         tmsize_t got;
         uint64_t expect;
         std::string what;
-        if (tiled) {
+        if (k.tiled) {
           const uint32_t tile = TIFFComputeTile(tif, x0, y0, 0, static_cast<uint16_t>(p));
-          got = TIFFReadEncodedTile(tif, tile, buffer.data(), chunk_size);
-          expect = row_bytes * chunk_h;
+          got = TIFFReadEncodedTile(tif, tile, buffer.data(), k.chunk_size);
+          expect = k.row_bytes * k.chunk_h;
           what = "tile " + std::to_string(tile);
         } else {
           const uint32_t strip = TIFFComputeStrip(tif, y0, static_cast<uint16_t>(p));
-          got = TIFFReadEncodedStrip(tif, strip, buffer.data(), chunk_size);
-          expect = row_bytes * rows;
+          got = TIFFReadEncodedStrip(tif, strip, buffer.data(), k.chunk_size);
+          expect = k.row_bytes * rows;
           what = "strip " + std::to_string(strip);
         }
         if (got < 0) libtiff_failed(stream, name, "cannot decode " + what);
@@ -351,61 +389,65 @@ Image decode(TIFF* tif, Stream& stream, uint64_t data_size, const std::string& n
                what + " decodes to " + std::to_string(got) + " bytes, expected " +
                    std::to_string(expect));
         for (uint32_t r = 0; r < rows; ++r) {
-          const uint8_t* row = buffer.data() + r * row_bytes;
-          for (uint32_t s = 0; s < nsamp; ++s) {
-            Component& comp = image.components[planes > 1 ? p : s];
+          const uint8_t* row = buffer.data() + r * k.row_bytes;
+          for (uint32_t s = 0; s < k.nsamp; ++s) {
+            Component& comp = image.components[k.planes > 1 ? p : s];
             int32_t* out = comp.samples.data() + size_t{y0 + r} * width + x0;
             for (uint32_t x = 0; x < cols; ++x) {
-              const uint32_t v = get_sample(row, row_bytes, uint64_t{x} * nsamp + s, bps);
-              out[x] = is_signed ? sign_extend(v, bps) : static_cast<int32_t>(v);
+              const uint32_t v = get_sample(row, k.row_bytes, uint64_t{x} * k.nsamp + s, l.bps);
+              out[x] = l.is_signed ? sign_extend(v, l.bps) : static_cast<int32_t>(v);
             }
           }
         }
       }
     }
   }
+}
 
-  // Extra samples: alpha where marked so.
+// Expands palette indices to RGB. The colour map holds 16-bit values; palettes of <= 8 bits
+// become 8-bit RGB (value >> 8, or the value itself where every entry is <= 255, as some
+// writers store 8-bit values), wider palettes 16-bit RGB.
+Image expand_palette(const Image& image, const TiffLayout& l, const std::string& name) {
+  if (l.is_signed) fail(ErrorCode::kFormat, name, "palette image with signed indices");
+  const size_t entries = size_t{1} << l.bps;
+  const uint32_t out_precision = l.bps <= 8 ? 8 : 16;
+  bool eight_bit_map = out_precision == 8;
+  for (size_t i = 0; i < entries && eight_bit_map; ++i)
+    eight_bit_map = l.map_r[i] <= 255 && l.map_g[i] <= 255 && l.map_b[i] <= 255;
+  const int shift = out_precision == 8 && !eight_bit_map ? 8 : 0;
+  Image rgb = make_image(l.width, l.height, 3, out_precision);
+  const Samples& index = image.components[0].samples;
+  const uint16_t* maps[3] = {l.map_r, l.map_g, l.map_b};
+  for (int c = 0; c < 3; ++c)
+    for (size_t i = 0; i < index.size(); ++i)
+      rgb.components[c].samples[i] = maps[c][index[i]] >> shift;
+  rgb.color_space = ColorSpace::kSRGB;
+  return rgb;
+}
+
+// Alpha where marked so, MinIsWhite inverted, the colour space, a palette expanded to RGB and
+// the ICC profile.
+void apply_photometric(TIFF* tif, const TiffLayout& l, const std::string& name, Image& image) {
   uint16_t extra_count = 0;
   uint16_t* extra_types = nullptr;
   if (TIFFGetField(tif, TIFFTAG_EXTRASAMPLES, &extra_count, &extra_types) && extra_types) {
-    for (uint32_t e = 0; e < extra_count && color_samples + e < spp; ++e)
-      image.components[color_samples + e].is_alpha =
+    for (uint32_t e = 0; e < extra_count && l.color_samples + e < l.spp; ++e)
+      image.components[l.color_samples + e].is_alpha =
           extra_types[e] == EXTRASAMPLE_ASSOCALPHA || extra_types[e] == EXTRASAMPLE_UNASSALPHA;
   }
 
-  if (photometric == PHOTOMETRIC_MINISWHITE) {
+  if (l.photometric == PHOTOMETRIC_MINISWHITE) {
     // Invert to MinIsBlack: v -> max - v (unsigned), v -> -1 - v (signed); extras untouched.
     Component& grey = image.components[0];
-    const int32_t top = static_cast<int32_t>(is_signed ? -1 : grey.max_value());
+    const int32_t top = static_cast<int32_t>(l.is_signed ? -1 : grey.max_value());
     for (int32_t& v : grey.samples) v = top - v;
   }
 
   image.color_space = ColorSpace::kUnknown;
-  if (photometric == PHOTOMETRIC_MINISBLACK || photometric == PHOTOMETRIC_MINISWHITE)
+  if (l.photometric == PHOTOMETRIC_MINISBLACK || l.photometric == PHOTOMETRIC_MINISWHITE)
     image.color_space = ColorSpace::kGrey;
-  if (photometric == PHOTOMETRIC_RGB) image.color_space = ColorSpace::kSRGB;
-
-  if (palette) {
-    // Expand to RGB. The colour map holds 16-bit values; palettes of <= 8 bits become 8-bit
-    // RGB (value >> 8, or the value itself where every entry is <= 255, as some writers store
-    // 8-bit values), wider palettes 16-bit RGB.
-    if (is_signed) fail(ErrorCode::kFormat, name, "palette image with signed indices");
-    const size_t entries = size_t{1} << bps;
-    const uint32_t out_precision = bps <= 8 ? 8 : 16;
-    bool eight_bit_map = out_precision == 8;
-    for (size_t i = 0; i < entries && eight_bit_map; ++i)
-      eight_bit_map = map_r[i] <= 255 && map_g[i] <= 255 && map_b[i] <= 255;
-    const int shift = out_precision == 8 && !eight_bit_map ? 8 : 0;
-    Image rgb = make_image(width, height, 3, out_precision);
-    const Samples& index = image.components[0].samples;
-    const uint16_t* maps[3] = {map_r, map_g, map_b};
-    for (int c = 0; c < 3; ++c)
-      for (size_t i = 0; i < index.size(); ++i)
-        rgb.components[c].samples[i] = maps[c][index[i]] >> shift;
-    rgb.color_space = ColorSpace::kSRGB;
-    image = std::move(rgb);
-  }
+  if (l.photometric == PHOTOMETRIC_RGB) image.color_space = ColorSpace::kSRGB;
+  if (l.palette) image = expand_palette(image, l, name);
 
   uint32_t icc_size = 0;
   void* icc = nullptr;
@@ -414,6 +456,17 @@ Image decode(TIFF* tif, Stream& stream, uint64_t data_size, const std::string& n
     image.icc_profile.assign(b, b + icc_size);
     image.color_space = ColorSpace::kICC;
   }
+}
+
+// Decodes the first image of an open TIFF whose file holds data_size bytes.
+Image decode(TIFF* tif, Stream& stream, uint64_t data_size, const std::string& name,
+             uint64_t max_samples) {
+  const TiffLayout layout = read_layout(tif, stream, name);
+  const uint64_t ratio = check_data_size(layout, data_size, max_samples, name);
+  Image image = allocate_image(layout);
+  const Chunking k = chunking(tif, stream, layout, data_size, ratio, name);
+  read_chunks(tif, stream, layout, k, name, image);
+  apply_photometric(tif, layout, name, image);
   return image;
 }
 

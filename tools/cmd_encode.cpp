@@ -213,6 +213,87 @@ bool accept_input(const std::filesystem::path& path) {
   return is_image_path(path);
 }
 
+// The (input, output) pairs to encode: from the file arguments, or one output for --synthetic.
+std::vector<Job> encode_jobs(const Options& o) {
+  std::vector<Job> jobs;
+  if (o.synthetic.empty()) return resolve_io(o.io, accept_input);
+  IoArgs only_output = o.io;
+  if (!o.io.input.empty() || !o.io.img_dir.empty())
+    bad_option("--synthetic", "give --synthetic or an input, not both");
+  if (only_output.output.empty()) std::swap(only_output.output, only_output.input_pos);
+  if (only_output.output.empty()) bad_option("output", "missing");
+  jobs.emplace_back("", only_output.output);
+  return jobs;
+}
+
+// What the input will hold, in bytes, before it is read: the file's size, or 3 bytes per pixel
+// of the --synthetic size (set in `size`); 0 when the file cannot be sized (read_image then
+// says what is wrong with it).
+uint64_t expected_input_bytes(const Options& o, const std::filesystem::path& input,
+                              std::pair<uint32_t, uint32_t>& size) {
+  if (!o.synthetic.empty()) {
+    size = parse_pair("--synthetic", o.synthetic);
+    return uint64_t{size.first} * size.second * 3;
+  }
+  std::error_code ec;
+  const uint64_t bytes = std::filesystem::file_size(input, ec);
+  return ec ? 0 : bytes;
+}
+
+// The one-line result of an encode on stdout.
+void print_result(const std::filesystem::path& output, const Image& image, const EncodeStats& stats,
+                  FileFormat format) {
+  uint64_t raw_bytes = 0;
+  for (const auto& c : image.components)
+    raw_bytes += uint64_t{c.width} * c.height * ((c.precision + 7) / 8);
+  const double pixels = double(image.width()) * image.height();
+  std::printf(
+      "%s: %s -> %zu bytes (%s), ratio %.2f:1, %.3f bpp, %.3f s, %.1f Mpixel/s, "
+      "transform on the %s\n",
+      output.c_str(), describe(image).c_str(), stats.bytes,
+      format == FileFormat::kJp2 ? "JP2" : "codestream",
+      stats.bytes ? double(raw_bytes) / stats.bytes : 0.0, stats.bytes * 8.0 / pixels,
+      stats.seconds, stats.seconds > 0 ? pixels / stats.seconds / 1e6 : 0.0,
+      stats.gpu ? "GPU" : "CPU");
+  std::fflush(stdout);
+}
+
+// Reads (or generates) one input and encodes it to `output`; returns the input's expected
+// bytes, for the batch's throughput.
+uint64_t encode_job(const Options& o, const EncodeParams& params,
+                    const io::ReadOptions& read_options, const Job& job, ProgressLine& progress) {
+  const auto& [input, output] = job;
+  // CUDA start-up overlaps reading or making the image when the encode may well run on the
+  // GPU: --device gpu, or auto with an input file of at least kGpuAutoMinSamples bytes (8-bit
+  // samples: that many samples). The encoder decides on the image it gets
+  // (transform::auto_choice).
+  std::optional<transform::GpuStartAhead> gpu_start;
+  std::pair<uint32_t, uint32_t> size{0, 0};
+  const uint64_t expected = expected_input_bytes(o, input, size);
+  if (transform::auto_choice(codec::to_transform(params.device), expected) !=
+      transform::Device::kCpu)
+    gpu_start.emplace();
+  Image image;
+  if (o.synthetic.empty()) {
+    progress.update(("reading " + input.filename().string()).c_str(), -1);
+    image = io::read_image(input, read_options);
+  } else {
+    progress.update("generating the scene", -1);
+    image = codec::synthetic_image(size.first, size.second, 3, 8, 1);
+  }
+  EncodeParams file_params = params;
+  if (!o.subsampling.empty())
+    apply_subsampling(image, parse_pair("-s/--subsampling", o.subsampling), file_params);
+  if (!o.save_input.empty()) io::write_image(image, o.save_input);
+  const FileFormat format = format_from_extension(output);
+  Encoder encoder;
+  EncodeStats stats;
+  encoder.encode_to_file(image, file_params, output, &stats);
+  progress.clear();
+  if (!o.quiet) print_result(output, image, stats, format);
+  return expected;
+}
+
 int run(const Options& o) {
   EncodeParams params = make_params(o);
   if (!o.index.empty())
@@ -220,17 +301,7 @@ int run(const Options& o) {
                  "gj2k: -x/--index: index files are not written (opj_compress 2.5 ignores -x "
                  "too); '%s' ignored\n",
                  o.index.c_str());
-  std::vector<Job> jobs;
-  if (o.synthetic.empty()) {
-    jobs = resolve_io(o.io, accept_input);
-  } else {
-    IoArgs only_output = o.io;
-    if (!o.io.input.empty() || !o.io.img_dir.empty())
-      bad_option("--synthetic", "give --synthetic or an input, not both");
-    if (only_output.output.empty()) std::swap(only_output.output, only_output.input_pos);
-    if (only_output.output.empty()) bad_option("output", "missing");
-    jobs.emplace_back("", only_output.output);
-  }
+  const std::vector<Job> jobs = encode_jobs(o);
   io::ReadOptions read_options;
   if (!o.raw.empty()) read_options.raw = parse_raw("--raw", o.raw);
   const bool batch = !o.io.img_dir.empty();
@@ -239,62 +310,11 @@ int run(const Options& o) {
   const auto batch_start = std::chrono::steady_clock::now();
   uint64_t bytes_in = 0;
   for (size_t k = 0; k < jobs.size(); ++k) {
-    const auto& [input, output] = jobs[k];
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count();
-    progress.set_prefix(batch ? batch_prefix(k + 1, jobs.size(), elapsed, bytes_in, input)
+    progress.set_prefix(batch ? batch_prefix(k + 1, jobs.size(), elapsed, bytes_in, jobs[k].first)
                               : "encode");
-    // CUDA start-up (about 0.23 s) overlaps reading or making the image when the encode may
-    // well run on the GPU: --device gpu, or auto with an input file of at least
-    // kGpuAutoMinSamples bytes (8-bit samples: that many samples). The encoder decides on the
-    // image it gets (transform::auto_choice).
-    std::optional<transform::GpuStartAhead> gpu_start;
-    uint64_t expected = 0;
-    std::pair<uint32_t, uint32_t> size{0, 0};
-    if (!o.synthetic.empty()) {
-      size = parse_pair("--synthetic", o.synthetic);
-      expected = uint64_t{size.first} * size.second * 3;
-    } else {
-      std::error_code ec;
-      expected = std::filesystem::file_size(input, ec);
-      if (ec) expected = 0;  // read_image says what is wrong with the file
-    }
-    if (transform::auto_choice(codec::to_transform(params.device), expected) !=
-        transform::Device::kCpu)
-      gpu_start.emplace();
-    Image image;
-    if (o.synthetic.empty()) {
-      progress.update(("reading " + input.filename().string()).c_str(), -1);
-      image = io::read_image(input, read_options);
-    } else {
-      progress.update("generating the scene", -1);
-      image = codec::synthetic_image(size.first, size.second, 3, 8, 1);
-    }
-    EncodeParams file_params = params;
-    if (!o.subsampling.empty())
-      apply_subsampling(image, parse_pair("-s/--subsampling", o.subsampling), file_params);
-    if (!o.save_input.empty()) io::write_image(image, o.save_input);
-    const FileFormat format = format_from_extension(output);
-    Encoder encoder;
-    EncodeStats stats;
-    encoder.encode_to_file(image, file_params, output, &stats);
-    progress.clear();
-    bytes_in += expected;
-    if (!o.quiet) {
-      uint64_t raw_bytes = 0;
-      for (const auto& c : image.components)
-        raw_bytes += uint64_t{c.width} * c.height * ((c.precision + 7) / 8);
-      const double pixels = double(image.width()) * image.height();
-      std::printf(
-          "%s: %s -> %zu bytes (%s), ratio %.2f:1, %.3f bpp, %.3f s, %.1f Mpixel/s, "
-          "transform on the %s\n",
-          output.c_str(), describe(image).c_str(), stats.bytes,
-          format == FileFormat::kJp2 ? "JP2" : "codestream",
-          stats.bytes ? double(raw_bytes) / stats.bytes : 0.0, stats.bytes * 8.0 / pixels,
-          stats.seconds, stats.seconds > 0 ? pixels / stats.seconds / 1e6 : 0.0,
-          stats.gpu ? "GPU" : "CPU");
-      std::fflush(stdout);
-    }
+    bytes_in += encode_job(o, params, read_options, jobs[k], progress);
   }
   if (batch && !o.quiet) print_batch_summary(jobs.size(), batch_start, bytes_in);
   return 0;

@@ -154,10 +154,10 @@ void print_quant(const char* indent, const Quantization& q) {
   std::printf("\n");
 }
 
-void print_pocs(const char* indent, const std::vector<PocEntry>& pocs) {
-  for (const PocEntry& e : pocs)
-    std::printf("%sPOC: res [%u,%u) comp [%u,%u) layers <%u %s\n", indent, e.rs, e.re, e.cs, e.ce,
-                e.lye, to_string(e.order));
+void print_pocs(const char* indent, const std::vector<gj2k::ProgressionChange>& pocs) {
+  for (const gj2k::ProgressionChange& e : pocs)
+    std::printf("%sPOC: res [%u,%u) comp [%u,%u) layers <%u %s\n", indent, e.res_start, e.res_end,
+                e.comp_start, e.comp_end, e.layer_end, to_string(e.order));
 }
 
 void print_header_overrides(const char* indent, const TileHeader& h) {

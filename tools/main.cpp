@@ -12,6 +12,7 @@
 #include "gj2k/gj2k.h"
 #include "tools/cli_common.h"
 #include "tools/command.h"
+#include "transform/dwt.h"
 
 namespace gj2k::cli {
 
@@ -30,6 +31,12 @@ const std::vector<Command>& commands() {
 }
 
 CLI::Option* add_device_option(CLI::App& app, std::string& device) {
+  // Benchmarking: which DWT implementation the tile stages use (transform/dwt.h select_dwt).
+  app.add_option_function<std::string>(
+         "--dwt", [](const std::string& name) { transform::select_dwt(name); },
+         "benchmarking: the DWT variant (CPU: cpu, cpu-convolve, reference; GPU: default, "
+         "block, block-wide, fused, fused-short, laan, inplace, lattice)")
+      ->type_name("VARIANT");
   return app.add_option("--device", device, "auto|cpu|gpu (default auto: the GPU when present)")
       ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
 }

@@ -1,11 +1,32 @@
-// dwt_ops: the per-variant tables of CPU DWT kernels (STYLE.md 2).
+// dwt_ops: the per-variant tables of CPU DWT kernels (docs/ARCHITECTURE.md, "Variants"); the
+// codec's selection (dwt.h select_dwt).
 #include "transform/dwt.h"
+
+#include <atomic>
+#include <string>
 
 #include "gj2k/error.h"
 #include "transform/dwt_cpu.h"
 #include "transform/dwt_ref.h"
 
+#if defined(GJ2K_HAVE_CUDA)
+#include "transform/cuda/dwt_cuda.h"
+#endif
+
 namespace gj2k::transform {
+
+void check_dwt_args(const void* data, size_t stride, const Rect& tc, int levels, const char* what) {
+  if (levels < 0 || levels > kMaxLevels)
+    throw Error(ErrorCode::kInvalidArgument,
+                std::string(what) + ": levels " + std::to_string(levels) + " outside 0..32");
+  if (tc.empty()) return;
+  if (data == nullptr)
+    throw Error(ErrorCode::kInvalidArgument, std::string(what) + ": null buffer");
+  if (stride < tc.width())
+    throw Error(ErrorCode::kInvalidArgument, std::string(what) + ": stride " +
+                                                 std::to_string(stride) + " < width " +
+                                                 std::to_string(tc.width()));
+}
 
 const DwtOps& dwt_ops(DwtVariant variant) {
   static const DwtOps kRef{"reference", ref::forward53, ref::inverse53, ref::forward97,
@@ -23,6 +44,41 @@ const DwtOps& dwt_ops(DwtVariant variant) {
       return kConv;
   }
   throw Error(ErrorCode::kInvalidArgument, "dwt_ops: unknown DWT variant");
+}
+
+namespace {
+std::atomic<DwtVariant> g_cpu_dwt{DwtVariant::kCpu};
+std::atomic<int> g_gpu_dwt{0};  // GpuDwtVariant::kDefault
+}  // namespace
+
+void select_dwt(const std::string& name) {
+  for (DwtVariant v : {DwtVariant::kCpu, DwtVariant::kCpuConvolve, DwtVariant::kReference})
+    if (name == dwt_ops(v).name) {
+      g_cpu_dwt = v;
+      return;
+    }
+#if defined(GJ2K_HAVE_CUDA)
+  try {
+    g_gpu_dwt = static_cast<int>(cuda::parse_gpu_dwt_variant(name.c_str()));
+  } catch (const Error&) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "unknown DWT variant '" + name +
+                    "' (CPU: cpu, cpu-convolve, reference; GPU: default, block, block-wide, "
+                    "fused, fused-short, laan, inplace, lattice)");
+  }
+#else
+  throw Error(ErrorCode::kDevice, "DWT variant '" + name +
+                                      "': not a CPU one (cpu, cpu-convolve, reference), and "
+                                      "gj2k was built without CUDA");
+#endif
+}
+
+DwtVariant codec_cpu_dwt() {
+  return g_cpu_dwt.load(std::memory_order_relaxed);
+}
+
+int codec_gpu_dwt() {
+  return g_gpu_dwt.load(std::memory_order_relaxed);
 }
 
 }  // namespace gj2k::transform

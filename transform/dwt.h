@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "transform/geometry.h"
 
@@ -60,7 +61,7 @@ Plane<T> subband_plane(Plane<T> p, const Rect& tc, int levels, int n, Band band)
   return {p.data + size_t{pl.y_off} * p.stride + pl.x_off, p.stride};
 }
 
-// One signature per kernel; variants fill a DwtOps table (STYLE.md 2).
+// One signature per kernel; variants fill a DwtOps table (docs/ARCHITECTURE.md, "Variants").
 using Dwt53Fn = void (*)(Plane<int32_t> p, const Rect& tc, int levels);
 using Dwt97Fn = void (*)(Plane<float> p, const Rect& tc, int levels);
 
@@ -78,7 +79,23 @@ enum class DwtVariant {
   kCpuConvolve,  // 9/7 by filter-bank convolution (Galiano et al.); 5/3 as kCpu
 };
 
+// Shared by every CPU variant, the reference included: the argument checks of the contract
+// above (levels 0..32; for a non-empty tc a buffer and stride >= width). Throws
+// Error(kInvalidArgument) naming `what`.
+void check_dwt_args(const void* data, size_t stride, const Rect& tc, int levels, const char* what);
+
 // The table for a CPU variant. GPU variants live in transform/cuda/ (device buffers, streams).
 const DwtOps& dwt_ops(DwtVariant variant);
+
+// For benchmarking: the variants the codec's tile stages use, process-wide (the CLI's --dwt).
+// The CPU stages take dwt_ops(codec_cpu_dwt()), the CUDA ones the GPU variant codec_gpu_dwt()
+// (transform/cuda/dwt_cuda.h GpuDwtVariant, as int); each is read once per tile, so a
+// selection never reaches a hot loop. Defaults: kCpu and the GPU's "default".
+// select_dwt takes a CPU name ("cpu", "cpu-convolve", "reference") or a GPU one (dwt_cuda.h
+// parse_gpu_dwt_variant); throws Error(kInvalidArgument) naming the choices otherwise, and
+// Error(kDevice) for a GPU name in a build without CUDA. Set it before coding starts.
+void select_dwt(const std::string& name);
+DwtVariant codec_cpu_dwt();
+int codec_gpu_dwt();
 
 }  // namespace gj2k::transform

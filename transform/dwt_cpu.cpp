@@ -20,19 +20,6 @@
 
 namespace gj2k::transform {
 
-void check_dwt_args(const void* data, size_t stride, const Rect& tc, int levels, const char* what) {
-  if (levels < 0 || levels > kMaxLevels)
-    throw Error(ErrorCode::kInvalidArgument,
-                std::string(what) + ": levels " + std::to_string(levels) + " outside 0..32");
-  if (tc.empty()) return;
-  if (data == nullptr)
-    throw Error(ErrorCode::kInvalidArgument, std::string(what) + ": null buffer");
-  if (stride < tc.width())
-    throw Error(ErrorCode::kInvalidArgument, std::string(what) + ": stride " +
-                                                 std::to_string(stride) + " < width " +
-                                                 std::to_string(tc.width()));
-}
-
 namespace cpu {
 namespace {
 

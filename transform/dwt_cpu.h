@@ -1,6 +1,6 @@
-// Fast CPU DWT variants (the multicore CPU methods of Galiano et al.,
-// ../shared/papers/galiano-multicore-gpu-dwt.md). Same contract as dwt.h; reached through
-// dwt_ops(DwtVariant::kCpu / kCpuConvolve).
+// Fast CPU DWT variants (the multicore CPU methods of Galiano et al., "Improving the discrete
+// wavelet transform computation from multicore to GPU-based algorithms", CMMSE 2011). Same
+// contract as dwt.h; reached through dwt_ops(DwtVariant::kCpu / kCpuConvolve).
 //
 // - cpu:: lifting on deinterleaved halves: each 2-D level runs the vertical pass on strips of
 //   kStripWidth columns (one strip per task, all rows, lanes vectorised; levels smaller than 2^15
@@ -37,8 +37,5 @@ namespace conv {
 void forward97(Plane<float> p, const Rect& tc, int levels);
 void inverse97(Plane<float> p, const Rect& tc, int levels);
 }  // namespace conv
-
-// Shared by the CPU variants: argument checks of the dwt.h contract (throws Error).
-void check_dwt_args(const void* data, size_t stride, const Rect& tc, int levels, const char* what);
 
 }  // namespace gj2k::transform

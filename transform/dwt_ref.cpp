@@ -139,19 +139,6 @@ void sr_1d_97(float* x, uint32_t i0, uint32_t i1) {
 
 namespace {
 
-void check_args(const void* data, size_t stride, const Rect& tc, int levels, const char* what) {
-  if (levels < 0 || levels > kMaxLevels)
-    throw Error(ErrorCode::kInvalidArgument,
-                std::string(what) + ": levels " + std::to_string(levels) + " outside 0..32");
-  if (tc.empty()) return;
-  if (data == nullptr)
-    throw Error(ErrorCode::kInvalidArgument, std::string(what) + ": null buffer");
-  if (stride < tc.width())
-    throw Error(ErrorCode::kInvalidArgument, std::string(what) + ": stride " +
-                                                 std::to_string(stride) + " < width " +
-                                                 std::to_string(tc.width()));
-}
-
 // Position along one axis, in the buffer after 2D_DEINTERLEAVE (F.3.5), of the sample at
 // absolute coordinate i of a resolution spanning [i0, i1): low-pass (even i) samples first, in
 // order, then the high-pass (odd i) samples.
@@ -208,7 +195,7 @@ void sr_2d(Plane<T> p, const Rect& a) {
 // FDWT (F.3.1): level n = 1..levels splits the LL of level n - 1 (resolution levels - n + 1).
 template <class T, void (*Sd)(T*, uint32_t, uint32_t)>
 void fdwt(Plane<T> p, const Rect& tc, int levels, const char* what) {
-  check_args(p.data, p.stride, tc, levels, what);
+  check_dwt_args(p.data, p.stride, tc, levels, what);
   if (tc.empty()) return;
   for (int n = 1; n <= levels; ++n) {
     const Rect a = subband_rect(tc, n - 1, Band::kLL);
@@ -220,7 +207,7 @@ void fdwt(Plane<T> p, const Rect& tc, int levels, const char* what) {
 // IDWT (F.4.1): levels down to 1, each rebuilding the LL of level n - 1.
 template <class T, void (*Sr)(T*, uint32_t, uint32_t)>
 void idwt(Plane<T> p, const Rect& tc, int levels, const char* what) {
-  check_args(p.data, p.stride, tc, levels, what);
+  check_dwt_args(p.data, p.stride, tc, levels, what);
   if (tc.empty()) return;
   for (int n = levels; n >= 1; --n) {
     const Rect a = subband_rect(tc, n - 1, Band::kLL);

@@ -98,6 +98,33 @@ void quantize(const float* in, int32_t* out, size_t n, float delta);
 // reconstruction offset in units of delta (reconstruction_offset).
 void dequantize(const int32_t* in, float* out, size_t n, float delta, float offset);
 
+// One code-block's Tier-1 output turned into the coefficients the inverse DWT takes: the
+// decoder and the encoder's distortion measurement (which must reconstruct as the decoder
+// does) both call this. The input is decode_block's (entropy/t1.h): signed magnitudes in half
+// units, 2|q| plus 1 where undecoded bit-planes remain below a significant coefficient (the
+// midpoint r = 1/2 of E-6).
+struct BlockReconstruction {
+  bool reversible = true;   // 5/3: integers; 9/7: floats scaled by delta
+  int roi_shift = 0;        // RGN SPrgn s of the max-shift method (H.1); 0: no ROI
+  float delta = 1;          // 9/7: the subband's step size Delta_b (E-3)
+  uint32_t passes = 0;      // coding passes decoded
+  uint32_t all_passes = 0;  // 3 Nb - 2, every pass of the block's Nb bit-planes (D.3)
+};
+
+// In place, `v` a w x h block with row pitch `stride` (int32 half units as above):
+// 1. H.1: a magnitude at or above 2^s (in integer units) belongs to the ROI and is shifted
+//    down by s; the others are background and stay.
+// 2. 5/3: the fractional bit is dropped toward zero (F.3: integer coefficients), in v.
+//    9/7: E-6, y = (|q| + r) Delta_b sign(q) with r = 1/2 for every nonzero coefficient: where
+//    Tier-1 already added the midpoint (undecoded planes remain) as is; where the block's last
+//    bit-plane was decoded for the coefficient, the midpoint is added here (a coefficient is
+//    known to be complete when all passes were decoded, or when the passes reach into the last
+//    plane and its magnitude is a multiple of 2 in integer units). The floats go to `dst`
+//    (pitch dst_stride); v is left with the adjusted half units.
+// Not thread-hostile: touches only the given block.
+void reconstruct_block(int32_t* v, size_t stride, uint32_t w, uint32_t h,
+                       const BlockReconstruction& q, float* dst = nullptr, size_t dst_stride = 0);
+
 // r' = r * 2^(M_b - N_b) (E-6): r the reconstruction parameter (0 <= r < 1, usually 0.5), N_b
 // the number of bit-planes actually decoded (N_b <= M_b; the undecoded low bits of q are 0).
 float reconstruction_offset(float r, int magnitude_bits, int decoded_bits);

@@ -339,30 +339,25 @@ Jp2Header make_jp2_header(const Siz& siz, uint32_t enumerated) {
   return h;
 }
 
-std::vector<uint8_t> write_jp2(const Jp2Header& h, std::span<const uint8_t> codestream) {
-  ByteWriter w;
-  auto begin_box = [&w](uint32_t type) {
-    const size_t at = w.size();
-    w.u32(0);
-    w.u32(type);
-    return at;
-  };
-  auto end_box = [&w](size_t at) {
-    const size_t len = w.size() - at;
-    if (len > 0xFFFFFFFFu) throw Error(ErrorCode::kInvalidArgument, "JP2 header box over 4 GiB");
-    w.patch_u32(at, static_cast<uint32_t>(len));
-  };
-  w.u32(12);
-  w.u32(box::kSignature);
-  w.u32(box::kSignatureContent);
-  size_t at = begin_box(box::kFtyp);
-  w.u32(h.brand);
-  w.u32(h.minor_version);
-  for (uint32_t c : h.compatibility) w.u32(c);
-  end_box(at);
+namespace {
 
-  const size_t jp2h = begin_box(box::kJp2h);
-  at = begin_box(box::kIhdr);
+// A box whose length is patched by end_box once its content is written.
+size_t begin_box(ByteWriter& w, uint32_t type) {
+  const size_t at = w.size();
+  w.u32(0);
+  w.u32(type);
+  return at;
+}
+
+void end_box(ByteWriter& w, size_t at) {
+  const size_t len = w.size() - at;
+  if (len > 0xFFFFFFFFu) throw Error(ErrorCode::kInvalidArgument, "JP2 header box over 4 GiB");
+  w.patch_u32(at, static_cast<uint32_t>(len));
+}
+
+// ihdr (I.5.3.1) and, when the components differ in depth, bpcc (I.5.3.2).
+void write_ihdr_bpcc(ByteWriter& w, const Jp2Header& h) {
+  size_t at = begin_box(w, box::kIhdr);
   w.u32(h.ihdr.height);
   w.u32(h.ihdr.width);
   w.u16(h.ihdr.components);
@@ -370,14 +365,18 @@ std::vector<uint8_t> write_jp2(const Jp2Header& h, std::span<const uint8_t> code
   w.u8(h.ihdr.compression);
   w.u8(h.ihdr.unknown_colourspace);
   w.u8(h.ihdr.ipr);
-  end_box(at);
+  end_box(w, at);
   if (!h.bpcc.empty()) {
-    at = begin_box(box::kBpcc);
+    at = begin_box(w, box::kBpcc);
     for (BitDepth d : h.bpcc) w.u8(depth_to_byte(d));
-    end_box(at);
+    end_box(w, at);
   }
+}
+
+// colr boxes (I.5.3.3), one per entry.
+void write_colr(ByteWriter& w, const Jp2Header& h) {
   for (const Colr& c : h.colr) {
-    at = begin_box(box::kColr);
+    const size_t at = begin_box(w, box::kColr);
     w.u8(c.method);
     w.u8(static_cast<uint8_t>(c.precedence));
     w.u8(c.approximation);
@@ -386,11 +385,15 @@ std::vector<uint8_t> write_jp2(const Jp2Header& h, std::span<const uint8_t> code
       for (uint32_t v : c.lab) w.u32(v);
     }
     w.bytes(c.icc);
-    end_box(at);
+    end_box(w, at);
   }
+}
+
+// pclr (I.5.3.4), cmap (I.5.3.5) and cdef (I.5.3.6), each when present.
+void write_palette_and_channels(ByteWriter& w, const Jp2Header& h) {
   if (h.pclr) {
     const Pclr& p = *h.pclr;
-    at = begin_box(box::kPclr);
+    const size_t at = begin_box(w, box::kPclr);
     w.u16(p.entries);
     w.u8(static_cast<uint8_t>(p.columns.size()));
     for (BitDepth d : p.columns) w.u8(depth_to_byte(d));
@@ -400,28 +403,47 @@ std::vector<uint8_t> write_jp2(const Jp2Header& h, std::span<const uint8_t> code
         for (int b = (p.columns[k].precision + 7) / 8 - 1; b >= 0; --b)
           w.u8(static_cast<uint8_t>(v >> (8 * b)));
       }
-    end_box(at);
+    end_box(w, at);
   }
   if (!h.cmap.empty()) {
-    at = begin_box(box::kCmap);
+    const size_t at = begin_box(w, box::kCmap);
     for (const CmapEntry& e : h.cmap) {
       w.u16(e.component);
       w.u8(e.mapping);
       w.u8(e.column);
     }
-    end_box(at);
+    end_box(w, at);
   }
   if (!h.cdef.empty()) {
-    at = begin_box(box::kCdef);
+    const size_t at = begin_box(w, box::kCdef);
     w.u16(static_cast<uint16_t>(h.cdef.size()));
     for (const CdefEntry& e : h.cdef) {
       w.u16(e.channel);
       w.u16(e.type);
       w.u16(e.association);
     }
-    end_box(at);
+    end_box(w, at);
   }
-  end_box(jp2h);
+}
+
+}  // namespace
+
+std::vector<uint8_t> write_jp2(const Jp2Header& h, std::span<const uint8_t> codestream) {
+  ByteWriter w;
+  w.u32(12);
+  w.u32(box::kSignature);
+  w.u32(box::kSignatureContent);
+  const size_t ftyp = begin_box(w, box::kFtyp);
+  w.u32(h.brand);
+  w.u32(h.minor_version);
+  for (uint32_t c : h.compatibility) w.u32(c);
+  end_box(w, ftyp);
+
+  const size_t jp2h = begin_box(w, box::kJp2h);
+  write_ihdr_bpcc(w, h);
+  write_colr(w, h);
+  write_palette_and_channels(w, h);
+  end_box(w, jp2h);
 
   const uint64_t len = uint64_t{codestream.size()} + 8;
   if (len <= 0xFFFFFFFFu) {

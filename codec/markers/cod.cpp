@@ -54,7 +54,7 @@ CodingStyle parse_cod(ByteReader& r) {
   cs.eph = (scod & 0x04) != 0;
   const uint8_t prog = r.u8();
   if (prog > 4) r.fail(ErrorCode::kFormat, "progression order " + std::to_string(prog));
-  cs.progression = static_cast<Progression>(prog);
+  cs.progression = static_cast<ProgressionOrder>(prog);
   cs.layers = r.u16();
   if (cs.layers == 0) r.fail(ErrorCode::kFormat, "0 quality layers");
   cs.mct = r.u8();

@@ -58,17 +58,17 @@ std::string marker_name(uint16_t code) {
   return buf;
 }
 
-const char* to_string(Progression p) {
+const char* to_string(ProgressionOrder p) {
   switch (p) {
-    case Progression::kLRCP:
+    case ProgressionOrder::kLRCP:
       return "LRCP";
-    case Progression::kRLCP:
+    case ProgressionOrder::kRLCP:
       return "RLCP";
-    case Progression::kRPCL:
+    case ProgressionOrder::kRPCL:
       return "RPCL";
-    case Progression::kPCRL:
+    case ProgressionOrder::kPCRL:
       return "PCRL";
-    case Progression::kCPRL:
+    case ProgressionOrder::kCPRL:
       return "CPRL";
   }
   return "?";
@@ -138,38 +138,9 @@ uint8_t effective_roi_shift(const MainHeader& main, const TileHeader* tile, uint
   return 0;
 }
 
-const std::vector<PocEntry>& effective_poc(const MainHeader& main, const TileHeader* tile) {
+const std::vector<ProgressionChange>& effective_poc(const MainHeader& main,
+                                                    const TileHeader* tile) {
   return tile && !tile->poc.empty() ? tile->poc : main.poc;
-}
-
-std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& cs, uint16_t t) {
-  const Tile& tile = cs.tiles.at(t);
-  if (cs.main.has_ppm) {
-    std::vector<uint8_t> out;
-    for (size_t k : tile.parts) {
-      if (k >= cs.main.ppm_tile_parts.size())
-        throw Error(ErrorCode::kFormat, "PPM has no packed headers for tile-part " +
-                                            std::to_string(k) + " (tile " + std::to_string(t) +
-                                            ")");
-      const auto& p = cs.main.ppm_tile_parts[k];
-      out.insert(out.end(), p.begin(), p.end());
-    }
-    return out;
-  }
-  if (!tile.header.ppt.empty()) return tile.header.ppt_data;
-  return std::nullopt;
-}
-
-std::vector<uint8_t> tile_data(std::span<const uint8_t> data, const Codestream& cs, uint16_t t) {
-  std::vector<uint8_t> out;
-  for (size_t k : cs.tiles.at(t).parts) {
-    const TilePartHeader& tp = cs.tile_parts[k];
-    if (tp.body_end > data.size() || tp.body_begin > tp.body_end)
-      throw Error(ErrorCode::kInternal, "tile_data: tile-part range outside the data");
-    out.insert(out.end(), data.begin() + static_cast<ptrdiff_t>(tp.body_begin),
-               data.begin() + static_cast<ptrdiff_t>(tp.body_end));
-  }
-  return out;
 }
 
 uint32_t num_tiles_x(const Siz& siz) {

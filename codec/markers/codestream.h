@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "entropy/t1.h"
+#include "gj2k/encoder.h"
 #include "transform/geometry.h"
 #include "transform/quant.h"
 
@@ -84,8 +85,8 @@ struct Siz {
 };
 
 // ---- COD / COC (A.6.1, A.6.2) --------------------------------------------------------------
-enum class Progression : uint8_t { kLRCP = 0, kRLCP = 1, kRPCL = 2, kPCRL = 3, kCPRL = 4 };
-const char* to_string(Progression p);  // "LRCP", ...
+// The progression order (SGcod, Ppoc) is gj2k::ProgressionOrder (gj2k/encoder.h).
+const char* to_string(ProgressionOrder p);  // "LRCP", ...
 
 // Code-block style bits of SPcod/SPcoc (Table A.19): Tier-1's, entropy/t1.h.
 namespace cblk_style = entropy::cblk_style;
@@ -123,7 +124,7 @@ struct ComponentCoding {
 struct CodingStyle {
   bool sop = false;  // Scod bit 1: SOP marker segments may precede packets
   bool eph = false;  // Scod bit 2: EPH markers follow packet headers
-  Progression progression = Progression::kLRCP;
+  ProgressionOrder progression = ProgressionOrder::kLRCP;
   uint16_t layers = 1;  // 1..65535
   uint8_t mct = 0;      // 0 none, 1 RCT/ICT on components 0..2 (by wavelet)
   ComponentCoding component;
@@ -162,16 +163,10 @@ struct Rgn {
 };
 
 // ---- POC (A.6.6) ---------------------------------------------------------------------------
-// One progression change: resolutions [rs, re), components [cs, ce), layers [0, lye).
-struct PocEntry {
-  uint8_t rs = 0;    // RSpoc 0..32
-  uint16_t cs = 0;   // CSpoc 0..16383
-  uint16_t lye = 1;  // LYEpoc 1..65535
-  uint8_t re = 1;    // REpoc rs+1..33
-  uint16_t ce = 1;   // CEpoc cs+1..16384 (coded 0 means 256 with 8-bit fields, 16384 with 16)
-  Progression order = Progression::kLRCP;
-  bool operator==(const PocEntry&) const = default;
-};
+// One progression change is gj2k::ProgressionChange (gj2k/encoder.h): RSpoc = res_start
+// (0..32), CSpoc = comp_start (0..16383), LYEpoc = layer_end (1..65535), REpoc = res_end
+// (res_start+1..33), CEpoc = comp_end (comp_start+1..16384; coded 0 means 256 with 8-bit
+// fields, 16384 with 16), Ppoc = order.
 
 // ---- pointer markers: TLM, PLM, PLT, PPM, PPT (A.7) ----------------------------------------
 struct TlmEntry {
@@ -229,7 +224,7 @@ struct MainHeader {
   Quantization qcd;
   std::map<uint16_t, Quantization> qcc;  // QCC by component (sparse)
   std::map<uint16_t, Rgn> rgn;           // RGN by component (sparse)
-  std::vector<PocEntry> poc;             // all main-header POC entries, in order
+  std::vector<ProgressionChange> poc;    // all main-header POC entries, in order
   std::vector<Tlm> tlm;
   std::vector<Plm> plm;
   // PPM: packed packet headers for every tile-part, in codestream order of the tile-parts.
@@ -253,9 +248,9 @@ struct TileHeader {
   std::optional<Quantization> qcd;
   std::map<uint16_t, Quantization> qcc;
   std::map<uint16_t, Rgn> rgn;
-  std::vector<PocEntry> poc;      // all POC entries of the tile, in order
-  std::vector<Ppx> ppt;           // PPT segments (per tile-part they restart at Zppt 0)
-  std::vector<uint8_t> ppt_data;  // Ippt concatenated: tile-parts in TPsot order, Zppt order
+  std::vector<ProgressionChange> poc;  // all POC entries of the tile, in order
+  std::vector<Ppx> ppt;                // PPT segments (per tile-part they restart at Zppt 0)
+  std::vector<uint8_t> ppt_data;       // Ippt concatenated: tile-parts in TPsot order, Zppt order
   std::vector<Plt> plt;
   std::vector<Com> com;
 };
@@ -291,12 +286,7 @@ struct Codestream {
   std::vector<std::string> warnings;
 };
 
-// The packed packet headers of tile `t` (PPM chunks of its tile-parts, or its PPT data), in
-// TPsot order; nullopt when the packet headers are in the bit stream (no PPM, no PPT).
-std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& cs, uint16_t t);
-// The data of tile `t`'s tile-parts (body_begin..body_end of each, in TPsot order),
-// concatenated. `data` is the codestream the offsets refer to.
-std::vector<uint8_t> tile_data(std::span<const uint8_t> data, const Codestream& cs, uint16_t t);
+// A tile's data and packed packet headers (PPM/PPT) are gathered by Tier-2 (codec/tier2.h).
 
 // ---- effective parameters for (tile, component) (A.6) --------------------------------------
 // `tile` may be null (main header only). Component c must be < Csiz.
@@ -306,7 +296,7 @@ const Quantization& effective_quantization(const MainHeader& main, const TileHea
                                            uint16_t c);
 uint8_t effective_roi_shift(const MainHeader& main, const TileHeader* tile, uint16_t c);
 // Progression changes for a tile: the tile's POC entries if any, else the main header's.
-const std::vector<PocEntry>& effective_poc(const MainHeader& main, const TileHeader* tile);
+const std::vector<ProgressionChange>& effective_poc(const MainHeader& main, const TileHeader* tile);
 
 // ---- tile geometry (B.3) -------------------------------------------------------------------
 uint32_t num_tiles_x(const Siz& siz);  // ceil((Xsiz - XTOsiz) / XTsiz)  (B-5)

@@ -53,7 +53,7 @@ std::pair<uint16_t, ComponentCoding> parse_coc(ByteReader& r, uint32_t csiz);
 Quantization parse_qcd(ByteReader& r);
 std::pair<uint16_t, Quantization> parse_qcc(ByteReader& r, uint32_t csiz);
 Rgn parse_rgn(ByteReader& r, uint32_t csiz);
-std::vector<PocEntry> parse_poc(ByteReader& r, uint32_t csiz);
+std::vector<ProgressionChange> parse_poc(ByteReader& r, uint32_t csiz);
 Tlm parse_tlm(ByteReader& r);
 Plm parse_plm(ByteReader& r);
 Plt parse_plt(ByteReader& r);

@@ -179,25 +179,26 @@ void write_rgn(ByteWriter& w, const Rgn& rgn, uint32_t csiz) {
   end_segment(w, at, "RGN");
 }
 
-void write_poc(ByteWriter& w, std::span<const PocEntry> entries, uint32_t csiz) {
+void write_poc(ByteWriter& w, std::span<const ProgressionChange> entries, uint32_t csiz) {
   if (entries.empty()) bad("POC", "no entries");
   const bool wide = csiz >= 257;
   const size_t at = begin_segment(w, marker::kPoc);
-  for (const PocEntry& e : entries) {
-    if (e.rs > 32 || e.re > 33 || e.re <= e.rs || e.ce <= e.cs || e.lye == 0 ||
-        e.ce > (wide ? 16384 : 256))
+  for (const ProgressionChange& e : entries) {
+    if (e.res_start > 32 || e.res_end > 33 || e.res_end <= e.res_start ||
+        e.comp_end <= e.comp_start || e.layer_end == 0 || e.layer_end > 65535 ||
+        e.comp_end > (wide ? 16384u : 256u) || static_cast<uint8_t>(e.order) > 4)
       bad("POC", "progression change out of range");
-    w.u8(e.rs);
+    w.u8(static_cast<uint8_t>(e.res_start));
     if (wide)
-      w.u16(e.cs);
+      w.u16(static_cast<uint16_t>(e.comp_start));
     else
-      w.u8(static_cast<uint8_t>(e.cs));
-    w.u16(e.lye);
-    w.u8(e.re);
+      w.u8(static_cast<uint8_t>(e.comp_start));
+    w.u16(static_cast<uint16_t>(e.layer_end));
+    w.u8(static_cast<uint8_t>(e.res_end));
     if (wide)
-      w.u16(e.ce);
+      w.u16(static_cast<uint16_t>(e.comp_end));
     else
-      w.u8(static_cast<uint8_t>(e.ce == 256 ? 0 : e.ce));
+      w.u8(static_cast<uint8_t>(e.comp_end == 256 ? 0 : e.comp_end));
     w.u8(static_cast<uint8_t>(e.order));
   }
   end_segment(w, at, "POC");

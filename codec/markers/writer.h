@@ -58,7 +58,7 @@ void write_qcd(ByteWriter& w, const Quantization& q);
 void write_qcc(ByteWriter& w, uint16_t component, const Quantization& q, uint32_t csiz);
 void write_rgn(ByteWriter& w, const Rgn& rgn, uint32_t csiz);
 // One POC segment with all `entries` (at most what fits in 65535 bytes).
-void write_poc(ByteWriter& w, std::span<const PocEntry> entries, uint32_t csiz);
+void write_poc(ByteWriter& w, std::span<const ProgressionChange> entries, uint32_t csiz);
 void write_tlm(ByteWriter& w, const Tlm& tlm);
 // Bytes a TLM segment with n entries takes (for reserving space in the main header).
 size_t tlm_segment_size(size_t n, uint8_t tile_bytes, uint8_t length_bytes);

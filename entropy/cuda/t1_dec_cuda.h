@@ -6,8 +6,8 @@
 // Mapping, chosen by measurement (bench_gpu_t1; figures in docs/PERFORMANCE.md): a thread per
 // code-block. The MQ decoder is a serial chain per code-block (each decision renormalises the
 // interval the next one reads), so the parallelism is across code-blocks: a 10240 x 6400 RGB
-// image holds about 48,000 64 x 64 blocks. One GPU thread runs that chain about ten times
-// slower than a CPU core, and the 32 lanes of a warp, each on its own block, diverge; so a
+// image holds about 48,000 64 x 64 blocks. One GPU thread runs that chain much slower than a
+// CPU core, and the 32 lanes of a warp, each on its own block, diverge; so a
 // launch lasts as long as its slowest warp. arrange_jobs() therefore starts the most expensive
 // blocks first and puts them in different warps (and SMs), and the kernel's default is the fixed
 // mapping it prepares (thread t decodes jobs t, t + threads, ...). Each thread keeps its

@@ -30,6 +30,7 @@ struct ProgressionChange {
   uint32_t res_start = 0, comp_start = 0;
   uint32_t layer_end = 1, res_end = 33, comp_end = 16384;
   ProgressionOrder order = ProgressionOrder::kLRCP;
+  bool operator==(const ProgressionChange&) const = default;
 };
 
 struct EncodeParams {

@@ -133,7 +133,7 @@ TEST(MarkersConformance, P0_01) {
   const Codestream cs = parse("p0_01.j2k");
   EXPECT_EQ(cs.main.siz.xsiz, 128u);
   EXPECT_EQ(cs.main.siz.ysiz, 128u);
-  EXPECT_EQ(cs.main.cod.progression, Progression::kRLCP);
+  EXPECT_EQ(cs.main.cod.progression, ProgressionOrder::kRLCP);
   EXPECT_EQ(cs.main.cod.layers, 1);
   EXPECT_EQ(cs.main.cod.component.levels, 3);
   EXPECT_EQ(cs.main.cod.component.wavelet, Wavelet::k53);
@@ -164,7 +164,7 @@ TEST(MarkersConformance, P0_03AndP0_15) {
   EXPECT_EQ(m.siz.ytsiz, 128u);
   EXPECT_EQ(m.siz.components[0].precision, 4);
   EXPECT_TRUE(m.siz.components[0].is_signed);
-  EXPECT_EQ(m.cod.progression, Progression::kPCRL);
+  EXPECT_EQ(m.cod.progression, ProgressionOrder::kPCRL);
   EXPECT_EQ(m.cod.layers, 8);
   EXPECT_EQ(m.cod.component.levels, 1);
   EXPECT_TRUE(m.cod.sop);
@@ -185,7 +185,7 @@ TEST(MarkersConformance, P0_03AndP0_15) {
 TEST(MarkersConformance, P0_04ToP0_09) {
   REQUIRE_INPUT("p0_09.j2k");
   const Codestream c4 = parse("p0_04.j2k");
-  EXPECT_EQ(c4.main.cod.progression, Progression::kRLCP);
+  EXPECT_EQ(c4.main.cod.progression, ProgressionOrder::kRLCP);
   EXPECT_EQ(c4.main.cod.layers, 20);
   EXPECT_EQ(c4.main.cod.component.levels, 6);
   EXPECT_EQ(c4.main.cod.mct, 1);
@@ -197,7 +197,7 @@ TEST(MarkersConformance, P0_04ToP0_09) {
   ASSERT_EQ(c5.main.siz.components.size(), 4u);
   EXPECT_EQ(c5.main.siz.components[2].dx, 2);
   EXPECT_EQ(c5.main.siz.components[3].dy, 2);
-  EXPECT_EQ(c5.main.cod.progression, Progression::kPCRL);
+  EXPECT_EQ(c5.main.cod.progression, ProgressionOrder::kPCRL);
   EXPECT_EQ(c5.main.cod.layers, 7);
   EXPECT_EQ(c5.main.cod.component.xcb, 5);
   EXPECT_EQ(effective_coding(c5.main, nullptr, 1).levels, 3);  // COC
@@ -212,7 +212,7 @@ TEST(MarkersConformance, P0_04ToP0_09) {
   EXPECT_EQ(k6[0].precision, 12);
   EXPECT_EQ((std::vector<int>{k6[1].dx, k6[1].dy, k6[2].dx, k6[2].dy, k6[3].dx, k6[3].dy}),
             (std::vector<int>{2, 1, 1, 2, 2, 2}));
-  EXPECT_EQ(c6.main.cod.progression, Progression::kRPCL);
+  EXPECT_EQ(c6.main.cod.progression, ProgressionOrder::kRPCL);
   EXPECT_EQ(c6.main.cod.layers, 4);
   EXPECT_FALSE(c6.main.rgn.empty());
   EXPECT_EQ(tile_component_rect(c6.main.siz, 0, 3), (transform::Rect{0, 0, 257, 65}));
@@ -222,7 +222,7 @@ TEST(MarkersConformance, P0_04ToP0_09) {
   EXPECT_EQ(c8.main.siz.ysiz, 3072u);
   EXPECT_TRUE(c8.main.siz.components[0].is_signed);
   EXPECT_EQ(c8.main.siz.components[0].precision, 12);
-  EXPECT_EQ(c8.main.cod.progression, Progression::kCPRL);
+  EXPECT_EQ(c8.main.cod.progression, ProgressionOrder::kCPRL);
   EXPECT_EQ(c8.main.cod.layers, 30);
   EXPECT_EQ(c8.main.cod.component.levels, 7);
   EXPECT_TRUE(c8.main.cod.sop && c8.main.cod.eph);
@@ -273,7 +273,7 @@ TEST(MarkersConformance, P0_10ToP0_16) {
   EXPECT_FALSE(c13.main.qcc.empty());
   EXPECT_FALSE(c13.main.rgn.empty());
   ASSERT_EQ(c13.main.poc.size(), 2u);
-  EXPECT_EQ(c13.main.poc[1].ce, 257);  // 16-bit component fields with Csiz = 257
+  EXPECT_EQ(c13.main.poc[1].comp_end, 257u);  // 16-bit component fields with Csiz = 257
 
   const Codestream c14 = parse("p0_14.j2k");
   EXPECT_EQ(c14.main.siz.xsiz, 49u);
@@ -281,7 +281,7 @@ TEST(MarkersConformance, P0_10ToP0_16) {
   EXPECT_EQ(c14.main.cod.mct, 1);
 
   const Codestream c16 = parse("p0_16.j2k");
-  EXPECT_EQ(c16.main.cod.progression, Progression::kRLCP);
+  EXPECT_EQ(c16.main.cod.progression, ProgressionOrder::kRLCP);
   EXPECT_EQ(c16.main.cod.layers, 3);
 }
 
@@ -298,7 +298,7 @@ TEST(MarkersConformance, Profile1) {
   EXPECT_EQ(tile_component_rect(c1.main.siz, 0, 0).height(), 99u);
 
   const Codestream c2 = parse("p1_02.j2k");
-  EXPECT_EQ(c2.main.cod.progression, Progression::kLRCP);
+  EXPECT_EQ(c2.main.cod.progression, ProgressionOrder::kLRCP);
   EXPECT_EQ(c2.main.cod.layers, 19);
   EXPECT_EQ(c2.main.cod.component.cblk_style, cblk_style::kReset | cblk_style::kVerticalCausal);
   EXPECT_TRUE(c2.main.cod.component.user_precincts());
@@ -339,7 +339,7 @@ TEST(MarkersConformance, Profile1) {
   const Codestream c7 = parse("p1_07.j2k");
   EXPECT_EQ(c7.main.siz.xosiz, 4u);
   EXPECT_EQ(c7.main.siz.components[0].dx, 4);
-  EXPECT_EQ(c7.main.cod.progression, Progression::kRPCL);
+  EXPECT_EQ(c7.main.cod.progression, ProgressionOrder::kRPCL);
   EXPECT_EQ(tile_component_rect(c7.main.siz, 0, 0), (transform::Rect{1, 0, 3, 12}));  // 2x12
   EXPECT_EQ(tile_component_rect(c7.main.siz, 0, 1).width(), 8u);                      // 8x12
 }
@@ -357,7 +357,7 @@ TEST(MarkersConformance, FurtherCodestreams) {
   EXPECT_EQ(b2.main.siz.components[0].dy, 3);
   EXPECT_EQ(parse("c1_mono.j2c").main.cod.layers, 10);
   EXPECT_EQ(parse("c2_mono.j2c").main.cod.component.cblk_style, 0x2f);
-  EXPECT_EQ(parse("d1_colr.j2c").main.cod.progression, Progression::kPCRL);
+  EXPECT_EQ(parse("d1_colr.j2c").main.cod.progression, ProgressionOrder::kPCRL);
   const Codestream d2 = parse("d2_colr.j2c");
   EXPECT_EQ(num_tiles(d2.main.siz), 8u);
   EXPECT_TRUE(any_tile_part_has(d2, marker::kCod));

@@ -7,6 +7,7 @@
 
 #include "codec/markers/reader.h"
 #include "codec/markers/writer.h"
+#include "codec/tier2.h"
 
 namespace gj2k::codec {
 namespace {
@@ -62,7 +63,7 @@ CodingStyle random_cod(Rng& rng, int max_levels) {
   CodingStyle c;
   c.sop = coin(rng);
   c.eph = coin(rng);
-  c.progression = static_cast<Progression>(uni(rng, 0, 4));
+  c.progression = static_cast<ProgressionOrder>(uni(rng, 0, 4));
   c.layers = static_cast<uint16_t>(uni(rng, 1, 65535));
   c.mct = static_cast<uint8_t>(uni(rng, 0, 1));
   c.component = random_coding(rng, max_levels);
@@ -82,16 +83,16 @@ Quantization random_quant(Rng& rng, int levels) {
   return q;
 }
 
-std::vector<PocEntry> random_poc(Rng& rng, uint32_t csiz) {
-  std::vector<PocEntry> v(uni(rng, 1, 20));
+std::vector<ProgressionChange> random_poc(Rng& rng, uint32_t csiz) {
+  std::vector<ProgressionChange> v(uni(rng, 1, 20));
   const uint32_t cmax = csiz >= 257 ? 16384 : 256;
   for (auto& e : v) {
-    e.rs = static_cast<uint8_t>(uni(rng, 0, 32));
-    e.re = static_cast<uint8_t>(uni(rng, e.rs + 1u, 33));
-    e.cs = static_cast<uint16_t>(uni(rng, 0, cmax - 1));
-    e.ce = static_cast<uint16_t>(uni(rng, e.cs + 1u, cmax));
-    e.lye = static_cast<uint16_t>(uni(rng, 1, 65535));
-    e.order = static_cast<Progression>(uni(rng, 0, 4));
+    e.res_start = uni(rng, 0, 32);
+    e.res_end = uni(rng, e.res_start + 1u, 33);
+    e.comp_start = uni(rng, 0, cmax - 1);
+    e.comp_end = uni(rng, e.comp_start + 1u, cmax);
+    e.layer_end = uni(rng, 1, 65535);
+    e.order = static_cast<ProgressionOrder>(uni(rng, 0, 4));
   }
   return v;
 }
@@ -414,8 +415,10 @@ TEST_P(MarkersRoundTrip, WholeCodestream) {
         if (use_ppm)
           ppm.insert(ppm.end(), mh.ppm_tile_parts[k].begin(), mh.ppm_tile_parts[k].end());
       }
-      EXPECT_EQ(tile_data(w.data(), cs, static_cast<uint16_t>(t)), data);
-      const auto packed = tile_packed_headers(cs, static_cast<uint16_t>(t));
+      std::vector<uint8_t> joined;
+      const std::span<const uint8_t> got = tile_data(w.data(), cs, t, joined);
+      EXPECT_EQ(std::vector<uint8_t>(got.begin(), got.end()), data);
+      const auto packed = tile_packed_headers(cs, t);
       if (use_ppm) {
         ASSERT_TRUE(packed.has_value());
         EXPECT_EQ(*packed, ppm);

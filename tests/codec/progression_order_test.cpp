@@ -199,8 +199,8 @@ TEST(ProgressionOrder, PocHandWorked) {
   t.layers = 2;
   t.components.push_back(component_precincts(make_layout(Rect{0, 0, 8, 8}, 1, 2, 2), 1, 1));
   const ProgressionChange changes[] = {
-      {ProgressionOrder::kRLCP, 1, 0, 2, 2, 1},
-      {ProgressionOrder::kLRCP, 0, 0, 2, 2, 1},
+      {1, 0, 2, 2, 1, ProgressionOrder::kRLCP},
+      {0, 0, 2, 2, 1, ProgressionOrder::kLRCP},
   };
   const std::vector<PacketId> want = {{0, 1, 0, 0}, {1, 1, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}};
   EXPECT_EQ(packet_order(t, changes), want);

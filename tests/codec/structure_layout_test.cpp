@@ -167,5 +167,74 @@ TEST(StructureLayout, RandomPartitionsTileTheBands) {
   }
 }
 
+// make_tile_layout: every tile-component under the coding style in force for it (main COD, a
+// main COC, a tile COD and a tile COC), with subsampling and odd origins, equals make_layout
+// called with that component's rectangle (B-12) and parameters.
+TEST(StructureLayout, TileLayoutFollowsCodingStyles) {
+  MainHeader main;
+  main.siz.xosiz = 3;
+  main.siz.yosiz = 5;
+  main.siz.xsiz = 203;
+  main.siz.ysiz = 151;
+  main.siz.xtsiz = 64;
+  main.siz.ytsiz = 48;
+  main.siz.xtosiz = 1;
+  main.siz.ytosiz = 2;
+  for (uint8_t d : {1, 2, 1, 3}) {
+    SizComponent sc;
+    sc.dx = d;
+    sc.dy = d == 3 ? 1 : d;
+    main.siz.components.push_back(sc);
+  }
+  main.cod.component.levels = 3;
+  ComponentCoding coc1;  // component 1: 2 levels, 16x32 blocks, user precincts
+  coc1.levels = 2;
+  coc1.xcb = 4;
+  coc1.ycb = 5;
+  coc1.precincts = {{4, 4}, {5, 5}, {6, 5}};
+  main.coc[1] = coc1;
+  TileHeader th;
+  CodingStyle tile_cod = main.cod;
+  tile_cod.component.levels = 1;
+  tile_cod.component.xcb = 3;
+  th.cod = tile_cod;
+  ComponentCoding tile_coc3;
+  tile_coc3.levels = 0;
+  th.coc[3] = tile_coc3;
+  for (uint32_t t : {0u, 4u, 7u}) {
+    for (const TileHeader* h :
+         {static_cast<const TileHeader*>(nullptr), static_cast<const TileHeader*>(&th)}) {
+      SCOPED_TRACE("tile " + std::to_string(t) + (h ? " with tile header" : ""));
+      const TileLayout got = make_tile_layout(main, h, t);
+      EXPECT_EQ(got.index, t);
+      EXPECT_EQ(got.rect, tile_rect(main.siz, t));
+      ASSERT_EQ(got.components.size(), 4u);
+      for (uint16_t c = 0; c < 4; ++c) {
+        const ComponentCoding& cc = effective_coding(main, h, c);
+        std::vector<PrecinctExponents> pex;
+        for (const PrecinctSize& p : cc.precincts) pex.push_back({p.ppx, p.ppy});
+        const TileComponentLayout want =
+            make_layout(tile_component_rect(main.siz, t, c), cc.levels, cc.xcb, cc.ycb, pex);
+        const TileComponentLayout& g = got.components[c];
+        EXPECT_EQ(g.rect, want.rect) << "component " << c;
+        EXPECT_EQ(g.levels, cc.levels) << "component " << c;
+        ASSERT_EQ(g.resolutions.size(), want.resolutions.size()) << "component " << c;
+        for (size_t r = 0; r < g.resolutions.size(); ++r) {
+          EXPECT_EQ(g.resolutions[r].rect, want.resolutions[r].rect);
+          EXPECT_EQ(g.resolutions[r].ppx, want.resolutions[r].ppx);
+          EXPECT_EQ(g.resolutions[r].precinct_count(), want.resolutions[r].precinct_count());
+          for (size_t b = 0; b < g.resolutions[r].bands.size(); ++b)
+            EXPECT_EQ(g.resolutions[r].bands[b].xcb, want.resolutions[r].bands[b].xcb);
+        }
+      }
+      // The styles really differ per component (the test would be vacuous otherwise); a tile
+      // COD overrides the main COC (A.6), a tile COC overrides both.
+      EXPECT_EQ(got.components[0].levels, h ? 1 : 3);
+      EXPECT_EQ(got.components[1].levels, h ? 1 : 2);
+      EXPECT_EQ(got.components[3].levels, h ? 0 : 3);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gj2k::codec

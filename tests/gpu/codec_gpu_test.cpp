@@ -1,6 +1,6 @@
-// The encoder's GPU transform stage (codec/encoder_gpu.h) against the CPU stage: lossless
-// codestreams byte-identical, 9/7 quantization indices within 1, OpenJPEG decoding GPU-encoded
-// lossy streams. Skips without a GPU.
+// The encoder's GPU transform stage (the CUDA backend's forward, codec/tile_backend.h) against the
+// CPU stage: lossless codestreams byte-identical, 9/7 quantization indices within 1, OpenJPEG
+// decoding GPU-encoded lossy streams. Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "codec/encode_test_util.h"
-#include "codec/encoder_gpu.h"
 #include "codec/encoder_internal.h"
 #include "codec/markers/codestream.h"
 #include "codec/synthetic.h"
@@ -133,8 +132,8 @@ TEST(GpuCodec, IrreversibleIndicesWithinOne) {
     p.levels = k.levels;
     validate(p, k.image);
     const codec::EncodeSetup setup = codec::make_setup(p, k.image);
-    const codec::TileCoefficients cpu = codec::transform_tile_cpu(k.image, setup, 0);
-    const codec::TileCoefficients gpu = codec::transform_tile_gpu(k.image, setup, 0);
+    const codec::TileCoefficients cpu = codec::cpu_backend().forward(k.image, setup, 0, nullptr);
+    const codec::TileCoefficients gpu = codec::cuda_backend().forward(k.image, setup, 0, nullptr);
     ASSERT_EQ(cpu.data.size(), gpu.data.size());
     size_t total = 0, differ = 0;
     int64_t worst = 0;
@@ -168,8 +167,8 @@ TEST(GpuCodec, TransformStageLosslessIdentical) {
   validate(p, im);
   const codec::EncodeSetup setup = codec::make_setup(p, im);
   for (uint32_t t = 0; t < codec::num_tiles(setup.main.siz); ++t) {
-    const codec::TileCoefficients cpu = codec::transform_tile_cpu(im, setup, t);
-    const codec::TileCoefficients gpu = codec::transform_tile_gpu(im, setup, t);
+    const codec::TileCoefficients cpu = codec::cpu_backend().forward(im, setup, t, nullptr);
+    const codec::TileCoefficients gpu = codec::cuda_backend().forward(im, setup, t, nullptr);
     EXPECT_EQ(cpu.rects, gpu.rects) << "tile " << t;
     EXPECT_TRUE(cpu.data == gpu.data) << "tile " << t;
   }

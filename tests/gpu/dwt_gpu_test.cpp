@@ -1,6 +1,6 @@
-// GPU DWT kernel suite (checkasm style, STYLE.md 4): every GPU variant against the Annex F
-// reference (dwt_ops(kReference)) on seeded random data and adversarial fills, sizes 1, 2, 3,
-// 63, 65, 4097 (4097 only as a thin strip), odd and even origins, 0 to beyond the maximum
+// GPU DWT kernel suite (checkasm style, docs/ARCHITECTURE.md "Testing"): every GPU variant against
+// the Annex F reference (dwt_ops(kReference)) on seeded random data and adversarial fills, sizes 1,
+// 2, 3, 63, 65, 4097 (4097 only as a thin strip), odd and even origins, 0 to beyond the maximum
 // useful number of levels, in pitched buffers with guard rows and columns.
 //   5/3: identical.   9/7: |gpu - ref| <= kTol97 * max(1, peak |sample|) per sample.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// The encoder's GPU transform stage when tiles run serially: transform_tile_gpu enqueues the
-// next tile ahead in the loop's GpuLookAhead (codec/encoder_gpu.h). Results must not depend on
+// The CUDA backend's forward stage when tiles run serially: it enqueues the next tile ahead in
+// the loop's pipeline (forward_pipeline(), codec/encoder_gpu.h). Results must not depend on
 // it: tiles in order, out of order, repeated, two loops (two images) interleaved, tiles whose
 // tile-components are empty (the CPU stage) between GPU ones, and whole serial multi-tile
 // encodes byte-identical to the CPU's.
@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "codec/encode_test_util.h"
-#include "codec/encoder_gpu.h"
 #include "codec/encoder_internal.h"
 #include "gj2k/encoder.h"
 #include "gpu/gpu_test_util.h"
@@ -30,9 +29,9 @@ Prepared prepare(Image im, const EncodeParams& p) {
 }
 
 void expect_same_as_cpu(const Prepared& k, uint32_t t, const std::string& what,
-                        codec::GpuLookAhead* ahead = nullptr) {
-  const codec::TileCoefficients cpu = codec::transform_tile_cpu(k.image, k.setup, t);
-  const codec::TileCoefficients gpu = codec::transform_tile_gpu(k.image, k.setup, t, ahead);
+                        codec::ForwardPipeline* ahead = nullptr) {
+  const codec::TileCoefficients cpu = codec::cpu_backend().forward(k.image, k.setup, t, nullptr);
+  const codec::TileCoefficients gpu = codec::cuda_backend().forward(k.image, k.setup, t, ahead);
   EXPECT_EQ(cpu.rects, gpu.rects) << what << ", tile " << t;
   EXPECT_TRUE(cpu.data == gpu.data) << what << ", tile " << t;
 }
@@ -51,14 +50,15 @@ TEST(GpuEncodeAhead, TileOrderDoesNotMatter) {
   const Prepared b = prepare(test::random_image(101, 77, 3, 8, false, seed + 1, 5, 3), p);
   const uint32_t n = codec::num_tiles(a.setup.main.siz);
   ASSERT_GE(n, 9u);
-  codec::GpuLookAhead ahead;
-  for (uint32_t t = 0; t < n; ++t) expect_same_as_cpu(a, t, "in order", &ahead);
+  const auto ahead = codec::cuda_backend().forward_pipeline();
+  for (uint32_t t = 0; t < n; ++t) expect_same_as_cpu(a, t, "in order", ahead.get());
   for (uint32_t t : {5u, 2u, 3u, 3u, 4u, 8u, 0u, 1u, 2u})
-    expect_same_as_cpu(a, t, "out of order", &ahead);
-  codec::GpuLookAhead ahead_a, ahead_b;
+    expect_same_as_cpu(a, t, "out of order", ahead.get());
+  const auto ahead_a = codec::cuda_backend().forward_pipeline();
+  const auto ahead_b = codec::cuda_backend().forward_pipeline();
   for (uint32_t t = 0; t < n; ++t) {  // interleaved: two loops, each with its look-ahead
-    expect_same_as_cpu(a, t, "image a interleaved", &ahead_a);
-    expect_same_as_cpu(b, t, "image b interleaved", &ahead_b);
+    expect_same_as_cpu(a, t, "image a interleaved", ahead_a.get());
+    expect_same_as_cpu(b, t, "image b interleaved", ahead_b.get());
   }
 }
 

@@ -107,8 +107,7 @@ Policy policy_for(GpuDwtVariant v, bool forward) {
   int dev = 0;
   GJ2K_CUDA_CHECK(cudaGetDevice(&dev));
   GJ2K_CUDA_CHECK(cudaDeviceGetAttribute(&p.max_grid_y, cudaDevAttrMaxGridDimY, dev));
-  // kDefault: the fastest correct variant measured on sm_90 (bench_gpu_dwt).
-  // (H200, bench_gpu_dwt: 16-row tiles forward, 32-row tiles inverse, by 1 to 5 %.)
+  // kDefault: the fastest correct variant on sm_90 (bench_gpu_dwt; docs/PERFORMANCE.md).
   if (v == GpuDwtVariant::kDefault)
     v = forward ? GpuDwtVariant::kFusedShort : GpuDwtVariant::kFused;
   p.fused = v == GpuDwtVariant::kFused || v == GpuDwtVariant::kFusedShort;

@@ -4,32 +4,28 @@
 // Same numerical contract as transform/dwt.h (15444-1 Annex F; Mallat arrangement of
 // geometry.h band_placement; parity from absolute coordinates; any size >= 1, any origin,
 // 0..32 levels): 5/3 results are identical to dwt_ops(kReference) (even for extreme int32
-// inputs), 9/7 results agree within float rounding (tests/gpu: <= 2e-5 of the peak magnitude;
-// 1.3e-6 observed on an H200).
+// inputs), 9/7 results agree within float rounding (tests/gpu: <= 2e-5 of the peak magnitude).
 //
 // Buffers are device pointers (d_ prefix) with a row pitch in samples. Work is enqueued on
 // `stream` and not waited for; argument errors throw Error(kInvalidArgument), CUDA failures
 // Error(kDevice) naming the call, kLaan rows wider than shared memory Error(kUnsupported).
 // Scratch memory is the caller's: query dwt_workspace_bytes() first, allocate, and pass it in.
 //
-// Device memory, as multiples of the tile-component's w x h samples N (4 bytes each),
-// measured by bench_gpu_dwt with cudaMemGetInfo (8192^2, 5 levels):
+// Device memory, as multiples of the tile-component's w x h samples N (4 bytes each; the
+// figures bench_gpu_dwt measured are in docs/PERFORMANCE.md):
 //   single-pass variants (block*, fused*), out-of-place: src N + dst N + scratch N/4 + N/16
 //     = 2.31 N. In place: the buffer is first copied into scratch (N more, one extra read and
 //     write), same 2.31 N. A single pass cannot write its subbands over its own input, since
 //     another thread block may not have read that part yet.
-//   kLaan, in place: buffer N + scratch N/2 (half the rows of level 1) = 1.5 N; about 10x
-//     slower than the fused variants (the column passes run down each slab in sequence).
+//   kLaan, in place: buffer N + scratch N/2 (half the rows of level 1) = 1.5 N. The column
+//     passes run down each slab in sequence.
 //   kInplace, in place: buffer N + the permutation seeds, fewer than (w + h) / 256 numbers per
-//     level (Ikuzawa et al., Theorem 1 with b = 128; at most 512 bytes at 8192^2). Measured
-//     (cudaMemGetInfo, 2 MiB allocation granularity): 1.12 N at 2048^2, 1.01 N at 8192^2,
-//     1.00 N at 16384^2; out of place 2 N (src + dst). Many passes per level (chunk
-//     generation, rearrangement, tail fix-up, one per lifting step), so it trades time for
-//     memory: H200, 8192^2, 5 levels: 5/3 2.6 ms, 9/7 4.0 ms (laan 2.4 / 2.6 ms forward,
-//     fused 0.23 ms).
+//     level (Ikuzawa et al., Theorem 1 with b = 128); out of place 2 N (src + dst). Many
+//     passes per level (chunk generation, rearrangement, tail fix-up, one per lifting step):
+//     it trades time for memory.
 //   kLattice: buffer N + scratch N (each 1-D pass is out of place) = 2 N in place; out of
-//     place src + dst + N = 3.00 N measured. H200, 8192^2: 5/3 0.82 ms forward, 1.27 inverse
-//     (each level moves the data twice: 4 N of traffic against the fused kernels' 2 N).
+//     place src + dst + N = 3 N. Each level moves the data twice: 4 N of traffic against the
+//     fused kernels' 2 N.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -41,8 +37,9 @@
 
 namespace gj2k::transform::cuda {
 
-// The GPU DWT methods (see DESIGN.md); every one can be forced. kDefault is the fastest correct
-// one measured on sm_90 (H200): kFusedShort forward, kFused inverse.
+// The GPU DWT methods (docs/ARCHITECTURE.md, "Variants"; the papers are named per variant);
+// every one can be forced. kDefault: kFusedShort forward, kFused inverse (the fastest correct
+// ones on sm_90, docs/PERFORMANCE.md).
 enum class GpuDwtVariant {
   kDefault,
   kBlock,       // block-based single pass per level, 64x32 tiles, lifting in shared memory

@@ -1,11 +1,9 @@
 // StagingRing: transfers between pageable host memory and the device through a few small
 // pinned chunks, so that no buffer the size of the data has to be pinned.
 //
-// Why: pinning is slow and a one-shot process pays it in full (H200 host: cudaMallocHost of
-// 786 MB 303 ms, cudaFreeHost 68 ms, about 90 ms more at process exit), while a ring of
-// 4 x 8 MB pins in 20 ms and moves 786 MB in 15.3 ms up and 15.9 ms down, as fast as a
-// transfer from one big pinned buffer (14.3 ms; pageable cudaMemcpy: 103 / 67 ms).
-// bench_gpu_dwt's staging table measures these again.
+// Why: pinning is slow and a one-shot process pays it in full, while a ring of a few small
+// chunks moves data as fast as one big pinned buffer (bench_gpu_dwt's staging table; figures
+// in docs/PERFORMANCE.md).
 //
 // Contract:
 // - upload(dst, src, bytes, s): host threads copy src into a free chunk, its DMA to dst is

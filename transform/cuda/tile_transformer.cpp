@@ -99,15 +99,6 @@ void* TileTransformer::input_raw(int slot, const TileSpec& spec, int c) {
 }
 
 void TileTransformer::encode(int slot, const TileSpec& spec) {
-  run(slot, spec, true);
-}
-void TileTransformer::decode(int slot, const TileSpec& spec) {
-  if (spec.sample_bytes != 4)
-    throw Error(ErrorCode::kInvalidArgument, "TileTransformer::decode: inputs are int32");
-  run(slot, spec, false);
-}
-
-void TileTransformer::run(int slot, const TileSpec& spec, bool encode) {
   Slot& s = *slots_.at(slot);
   check_spec(spec);
   if (s.offset.size() != spec.comps.size() + 1)
@@ -126,27 +117,23 @@ void TileTransformer::run(int slot, const TileSpec& spec, bool encode) {
   auto n_of = [&](size_t c) { return area(spec.comps[c].rect); };
   auto w_of = [&](size_t c) { return size_t{spec.comps[c].rect.width()}; };
   const size_t first_single = spec.mct ? 3 : 0;
-  Int3 off, lo, hi;
-  for (int c = 0; c < 3 && c < int(ncomp); ++c) {
-    off.v[c] = spec.comps[c].dc_offset;
-    lo.v[c] = spec.comps[c].lo;
-    hi.v[c] = spec.comps[c].hi;
-  }
+  Int3 off;
+  for (int c = 0; c < 3 && c < int(ncomp); ++c) off.v[c] = spec.comps[c].dc_offset;
   const int threads = omp_get_max_threads();
-  if (encode && spec.sample_bytes != 4) {  // narrow upload into B, widen into A
+  if (spec.sample_bytes != 4) {  // narrow upload into B, widen into A
     s.ring.upload(bi, s.in.data(), total * spec.sample_bytes, st, threads);
     widen_samples(bi, spec.sample_bytes, spec.sample_signed, ai, total, st);
   } else {
     s.ring.upload(ai, s.in.data(), total * 4, st, threads);
   }
-  if (encode && spec.reversible) {
+  if (spec.reversible) {
     if (spec.mct) dc_shift_rct_forward(A(0), A(1), A(2), n_of(0), off, st);
     for (size_t c = first_single; c < ncomp; ++c)
       dc_shift_forward(A(c), n_of(c), spec.comps[c].dc_offset, st);
     for (size_t c = 0; c < ncomp; ++c)
       dwt53_forward(variant_, {A(c), w_of(c)}, {B(c), w_of(c)}, spec.comps[c].rect, spec.levels,
                     s.ws.get(), s.ws.bytes(), st);
-  } else if (encode) {
+  } else {
     if (spec.mct) dc_shift_ict_forward(A(0), A(1), A(2), Bf(0), Bf(1), Bf(2), n_of(0), off, st);
     for (size_t c = first_single; c < ncomp; ++c)
       dc_shift_to_float(A(c), Bf(c), n_of(c), spec.comps[c].dc_offset, st);
@@ -156,29 +143,6 @@ void TileTransformer::run(int slot, const TileSpec& spec, bool encode) {
       quantize_bands(Af(c), w_of(c), B(c), w_of(c), spec.comps[c].rect, spec.levels,
                      spec.comps[c].deltas.data(), st);
     }
-  } else if (spec.reversible) {
-    for (size_t c = 0; c < ncomp; ++c)
-      dwt53_inverse(variant_, {A(c), w_of(c)}, {B(c), w_of(c)}, spec.comps[c].rect, spec.levels,
-                    s.ws.get(), s.ws.bytes(), st);
-    if (spec.mct) rct_inverse_dc_shift(B(0), B(1), B(2), n_of(0), off, lo, hi, st);
-    for (size_t c = first_single; c < ncomp; ++c)
-      dc_shift_inverse_clamp(B(c), n_of(c), spec.comps[c].dc_offset, spec.comps[c].lo,
-                             spec.comps[c].hi, st);
-  } else {
-    for (size_t c = 0; c < ncomp; ++c) {
-      const auto& comp = spec.comps[c];
-      std::vector<float> offsets = comp.offsets;
-      offsets.resize(comp.deltas.size(), 0.5f);
-      dequantize_bands(A(c), w_of(c), Bf(c), w_of(c), comp.rect, spec.levels, comp.deltas.data(),
-                       offsets.data(), st);
-      dwt97_inverse(variant_, {Bf(c), w_of(c)}, {Af(c), w_of(c)}, comp.rect, spec.levels,
-                    s.ws.get(), s.ws.bytes(), st);
-    }
-    if (spec.mct)
-      ict_inverse_dc_shift(Af(0), Af(1), Af(2), B(0), B(1), B(2), n_of(0), off, lo, hi, st);
-    for (size_t c = first_single; c < ncomp; ++c)
-      float_to_int_dc_shift(Af(c), B(c), n_of(c), spec.comps[c].dc_offset, spec.comps[c].lo,
-                            spec.comps[c].hi, st);
   }
   s.busy = true;
   s.done = true;

@@ -1,4 +1,4 @@
-// TileTransformer: the transform stage of the codec on the GPU, tile after tile, with the
+// TileTransformer: the encoder's transform stage on the GPU, tile after tile, with the
 // transfers of one tile overlapping the kernels of another (one CUDA stream, a pinned staging
 // ring and device buffers per slot; 1 or more slots).
 //
@@ -8,15 +8,13 @@
 // coefficients, or the 9/7 quantization indices (dead-zone quantizer, step per subband).
 //   5/3: DC shift (+ RCT on components 0..2) -> 5/3 DWT.
 //   9/7: DC shift (+ ICT) -> 9/7 DWT -> quantize_bands.
-// Decode reverses it: input = coefficients / indices, output = samples, clamped to [lo, hi].
-//   9/7: dequantize_bands (with reconstruction offsets) -> 9/7 IDWT -> ICT^-1 + DC shift.
+// (The inverse direction is the CUDA tile backend, codec/tile_backend.h.)
 //
 // Results equal the CPU functions of transform/ (mct.h, dwt.h, quant.h) as the GPU kernels'
 // own contracts state (5/3 path identical). Memory per slot: device 2 x 4 bytes per sample of
 // the tile plus the DWT workspace (~N/3 of the largest component); host sample_bytes per
-// sample of pageable input staging; pinned only a StagingRing of at most 32 MB (staging_ring.h:
-// pinning a buffer the size of the data cost a one-shot process more than the whole GPU transform
-// saved). Slots keep their buffers and grow them only.
+// sample of pageable input staging; pinned only a StagingRing of at most 32 MB (staging_ring.h).
+// Slots keep their buffers and grow them only.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -32,11 +30,9 @@
 namespace gj2k::transform::cuda {
 
 struct TileComponentSpec {
-  Rect rect;                   // the tile-component on its component's grid (B-12)
-  int32_t dc_offset = 0;       // transform::dc_offset(precision, signed)
-  int32_t lo = 0, hi = 0;      // decode: the component's sample range
-  std::vector<float> deltas;   // 9/7: step per subband, qcd_index order (3 levels + 1)
-  std::vector<float> offsets;  // 9/7 decode: reconstruction offset per subband (units of delta)
+  Rect rect;                  // the tile-component on its component's grid (B-12)
+  int32_t dc_offset = 0;      // transform::dc_offset(precision, signed)
+  std::vector<float> deltas;  // 9/7: step per subband, qcd_index order (3 levels + 1)
 };
 
 struct TileSpec {
@@ -66,7 +62,6 @@ class TileTransformer {
   // Upload the tile in `slot` (its inputs written; they are read whole when this returns) and
   // enqueue its transform.
   void encode(int slot, const TileSpec& spec);
-  void decode(int slot, const TileSpec& spec);
   // Waits for the slot's work and copies component c's result (packed rows) into dst; may be
   // called for each component, in any order, until the slot's next input call. Host copies
   // use omp_get_max_threads() threads.
@@ -75,7 +70,6 @@ class TileTransformer {
 
  private:
   struct Slot;
-  void run(int slot, const TileSpec& spec, bool encode);
   GpuDwtVariant variant_;
   std::vector<std::unique_ptr<Slot>> slots_;
 };

@@ -1,0 +1,456 @@
+// Tier-2 of one tile: packets in progression order, read and written (codec/tier2.h).
+#include "codec/tier2.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "codec/encoder_internal.h"
+#include "codec/markers/writer.h"
+#include "entropy/t2_packet.h"
+#include "gj2k/error.h"
+
+namespace gj2k::codec {
+namespace {
+
+// Packets a tile may describe before we refuse it (each needs at least one header byte, so a
+// real stream with this many packets would be gigabytes).
+constexpr uint64_t kMaxPackets = uint64_t{1} << 26;
+
+[[noreturn]] void fail(ErrorCode code, uint32_t t, const std::string& what) {
+  throw Error(code, "tile " + std::to_string(t) + ": " + what);
+}
+
+// ---- shared by both directions -------------------------------------------------------------
+
+// What the progression orders need of tile t, from the layout of each component.
+TileProgression tile_progression(const MainHeader& main, const TileHeader* header, uint32_t t,
+                                 std::span<const TileComponentLayout* const> layouts) {
+  TileProgression prog;
+  prog.tile = tile_rect(main.siz, t);
+  prog.layers = effective_cod(main, header).layers;
+  for (size_t c = 0; c < layouts.size(); ++c) {
+    const SizComponent& sc = main.siz.components[c];
+    prog.components.push_back(component_precincts(*layouts[c], sc.dx, sc.dy));
+  }
+  return prog;
+}
+
+// The packets of the tile in order: its POC (B.12.2) when it has one, else COD's (B.12.1).
+std::vector<PacketId> tile_order(const TileProgression& prog, const MainHeader& main,
+                                 const TileHeader* header) {
+  const auto& pocs = effective_poc(main, header);
+  if (pocs.empty()) return packet_order(prog, effective_cod(main, header).progression);
+  return packet_order(prog, pocs);
+}
+
+// The codeword segment rules of component c (the code-block style bits that shape them).
+entropy::SegmentStyle segment_style(const MainHeader& main, const TileHeader* header, uint16_t c) {
+  const uint8_t style = effective_coding(main, header, c).cblk_style;
+  return {(style & cblk_style::kBypass) != 0, (style & cblk_style::kTermAll) != 0};
+}
+
+std::vector<entropy::PrecinctBandShape> band_shapes(const Precinct& precinct) {
+  std::vector<entropy::PrecinctBandShape> shapes;
+  for (const PrecinctBand& pb : precinct.bands) shapes.push_back({pb.blocks_x, pb.blocks_y});
+  return shapes;
+}
+
+// ---- reading -------------------------------------------------------------------------------
+
+// Reads the packets of one tile one after the other, gathering the kept codeword segments.
+class TileReader {
+ public:
+  TileReader(std::span<const uint8_t> data, const std::optional<std::vector<uint8_t>>& headers,
+             const MainHeader& main, const TileHeader& header, uint32_t t,
+             const PacketReadOptions& o, std::vector<std::string>* warnings)
+      : data_(data),
+        headers_(headers ? std::span<const uint8_t>(*headers) : std::span<const uint8_t>()),
+        packed_(headers.has_value()),
+        main_(main),
+        header_(header),
+        t_(t),
+        o_(o),
+        warnings_(warnings),
+        framing_{effective_cod(main, &header).sop, effective_cod(main, &header).eph},
+        max_layers_(o.max_layers ? o.max_layers : UINT32_MAX),
+        out_(o.components.size()) {}
+
+  // Reads packet number `index` of the tile; false when reading stops (allow_partial).
+  bool read(const PacketId& id, size_t index);
+  std::vector<BlockSegmentMap> take() { return std::move(out_); }
+
+ private:
+  struct PrecinctReader {
+    Precinct precinct;
+    entropy::PacketDecoder decoder;
+  };
+  PrecinctReader& precinct(const PacketId& id);
+  bool read_header(const PacketId& id, size_t index, entropy::PacketDecoder& dec);
+  bool gather(const PacketId& id, const Precinct& precinct);
+  // Where the data of code-block (bi, bj) (band grid) of band b of the packet's resolution
+  // goes: null when it is not kept (layer, resolution or keep_block).
+  BlockSegments* kept_block(const PacketId& id, size_t b, uint32_t bi, uint32_t bj);
+  void warn(const std::string& what) {
+    if (warnings_) warnings_->push_back("tile " + std::to_string(t_) + ": " + what);
+  }
+  std::string where(const PacketId& id, size_t index) const {
+    return "packet " + std::to_string(index) + " (layer " + std::to_string(id.layer) +
+           ", resolution " + std::to_string(id.resolution) + ", component " +
+           std::to_string(id.component) + ", precinct " + std::to_string(id.precinct) + ")";
+  }
+
+  std::span<const uint8_t> data_, headers_;
+  bool packed_;
+  const MainHeader& main_;
+  const TileHeader& header_;
+  uint32_t t_;
+  const PacketReadOptions& o_;
+  std::vector<std::string>* warnings_;
+  entropy::PacketFraming framing_;
+  uint32_t max_layers_;
+  std::unordered_map<uint64_t, PrecinctReader> precincts_;
+  entropy::DecodedPacket dp_;
+  size_t pos_ = 0, hpos_ = 0;  // next byte of the data, of the packed headers
+  std::vector<BlockSegmentMap> out_;
+};
+
+TileReader::PrecinctReader& TileReader::precinct(const PacketId& id) {
+  const uint64_t key =
+      (uint64_t{id.component} << 48) | (uint64_t{id.resolution} << 40) | id.precinct;
+  auto it = precincts_.find(key);
+  if (it != precincts_.end()) return it->second;
+  const TileComponentLayout& layout = *o_.components[id.component].layout;
+  Precinct p = layout.resolutions[id.resolution].precinct(id.precinct);
+  entropy::PacketDecoder dec(band_shapes(p),
+                             segment_style(main_, &header_, static_cast<uint16_t>(id.component)));
+  return precincts_.emplace(key, PrecinctReader{std::move(p), std::move(dec)}).first->second;
+}
+
+// The packet's header into dp_, from the packed headers or the data; false on an error under
+// allow_partial.
+bool TileReader::read_header(const PacketId& id, size_t index, entropy::PacketDecoder& dec) {
+  try {
+    if (packed_) {
+      if (hpos_ >= headers_.size()) throw Error(ErrorCode::kTruncated, "packed headers end");
+      dec.decode_packet(static_cast<int>(id.layer), headers_.subspan(hpos_), framing_, false, dp_);
+      hpos_ += dp_.header_bytes;
+      if (framing_.sop && pos_ < data_.size()) pos_ += entropy::skip_sop(data_.subspan(pos_));
+    } else {
+      if (pos_ >= data_.size()) throw Error(ErrorCode::kTruncated, "tile data ends");
+      dec.decode_packet(static_cast<int>(id.layer), data_.subspan(pos_), framing_, true, dp_);
+      pos_ += dp_.header_bytes;
+    }
+  } catch (const Error& e) {
+    if (!o_.allow_partial)
+      fail(
+          e.code(), t_,
+          where(id, index) + " at byte " + std::to_string(pos_) + " of the tile data: " + e.what());
+    warn("stopped at " + where(id, index) + ": " + e.what());
+    return false;
+  }
+  return true;
+}
+
+bool TileReader::read(const PacketId& id, size_t index) {
+  PrecinctReader& pr = precinct(id);
+  if (!read_header(id, index, pr.decoder)) return false;
+  if (dp_.empty) return true;
+  if (pos_ + dp_.body_bytes > data_.size()) {
+    if (!o_.allow_partial)
+      fail(ErrorCode::kTruncated, t_,
+           where(id, index) + ": body of " + std::to_string(dp_.body_bytes) + " bytes at byte " +
+               std::to_string(pos_) + " runs past the tile data (" + std::to_string(data_.size()) +
+               " bytes)");
+    warn(where(id, index) + " is truncated");
+  }
+  return gather(id, pr.precinct);
+}
+
+BlockSegments* TileReader::kept_block(const PacketId& id, size_t b, uint32_t bi, uint32_t bj) {
+  const PacketReadComponent& comp = o_.components[id.component];
+  if (id.layer >= max_layers_ || static_cast<int>(id.resolution) > comp.max_resolution)
+    return nullptr;
+  const BandLayout& band = comp.layout->resolutions[id.resolution].bands[b];
+  if (o_.keep_block && !o_.keep_block(id.component, band, band.code_block(bi, bj))) return nullptr;
+  BlockSegments& blk = out_[id.component][block_key(id.resolution, static_cast<uint32_t>(b),
+                                                    bi + bj * band.blocks_x)];
+  return &blk;
+}
+
+// The bodies of the packet in dp_, in the header's order (bands, then code-blocks in raster
+// order in the precinct), into the kept code-blocks. allow_partial, as OpenJPEG's non-strict
+// mode: from the first codeword segment that runs past the data, the code-blocks of this
+// packet lose all their data (they decode as zero); false then, nothing more is read.
+bool TileReader::gather(const PacketId& id, const Precinct& precinct) {
+  bool cut = false;
+  for (size_t b = 0; b < dp_.blocks.size(); ++b) {
+    const PrecinctBand& pb = precinct.bands[b];
+    for (size_t k = 0; k < dp_.blocks[b].size(); ++k) {
+      const entropy::BlockPacketInfo& info = dp_.blocks[b][k];
+      if (info.new_passes == 0) continue;
+      BlockSegments* blk = kept_block(id, b, pb.cb_i0 + static_cast<uint32_t>(k % pb.blocks_x),
+                                      pb.cb_j0 + static_cast<uint32_t>(k / pb.blocks_x));
+      if (blk && info.first_inclusion) blk->missing_msbs = info.missing_msbs;
+      for (const entropy::Piece& piece : info.pieces) {
+        if (cut || piece.length > data_.size() - std::min(pos_, data_.size())) {
+          cut = true;
+          if (blk) *blk = BlockSegments{};
+          break;
+        }
+        if (blk) {
+          if (!blk->open) blk->segs.push_back({static_cast<uint32_t>(blk->bytes.size()), 0, 0});
+          BlockSegments::Seg& s = blk->segs.back();
+          blk->bytes.insert(blk->bytes.end(), data_.begin() + pos_,
+                            data_.begin() + pos_ + piece.length);
+          s.length += static_cast<uint32_t>(piece.length);
+          s.passes += static_cast<uint32_t>(piece.passes);
+          blk->open = !piece.ends_segment;
+        }
+        pos_ += piece.length;
+      }
+    }
+  }
+  return !cut;
+}
+
+// Every packet takes at least one header byte, so a tile cannot hold more packets than bytes;
+// refuses (before listing them) a count far beyond what the data could hold.
+void check_packet_count(const TileProgression& prog, uint64_t bytes, uint32_t t) {
+  uint64_t precincts = 0;
+  for (const ComponentPrecincts& comp : prog.components)
+    for (const ResolutionPrecincts& res : comp.resolutions)
+      precincts += uint64_t{res.precincts_x} * res.precincts_y;
+  const uint64_t packets = precincts * prog.layers;
+  if (packets > kMaxPackets || packets > 16 * bytes + 4096)
+    fail(ErrorCode::kTruncated, t,
+         std::to_string(packets) + " packets (layers x precincts) in " + std::to_string(bytes) +
+             " bytes of packet data");
+}
+
+// ---- writing -------------------------------------------------------------------------------
+
+// Code-block (i, j) of band b of a precinct (i, j from the precinct's first block).
+const BlockCoding& block_at(const TileComponentCoding& tcc, uint32_t r, size_t b,
+                            const PrecinctBand& pb, uint32_t i, uint32_t j) {
+  const BandLayout& bl = tcc.layout.resolutions[r].bands[b];
+  return tcc.bands[r][b].blocks[size_t{pb.cb_j0 + j} * bl.blocks_x + pb.cb_i0 + i];
+}
+
+// Bytes of block data that passes [0, passes) occupy.
+uint32_t bytes_through(const entropy::EncodedBlock& b, uint32_t passes) {
+  return passes ? b.passes[passes - 1].end : 0;
+}
+
+// The coders of every precinct of the tile, indexed [c][r][p], with the missing bit-planes of
+// every block that is ever included (the zero bit-plane tag trees need them all up front).
+struct PrecinctWriter {
+  Precinct precinct;
+  entropy::PacketEncoder encoder;
+};
+using TileWriters = std::vector<std::vector<std::vector<PrecinctWriter>>>;
+
+PrecinctWriter precinct_writer(const TileComponentCoding& tcc, uint32_t r, uint32_t p,
+                               const entropy::SegmentStyle& seg) {
+  Precinct prec = tcc.layout.resolutions[r].precinct(p);
+  entropy::PacketEncoder enc(band_shapes(prec), seg);
+  for (size_t b = 0; b < prec.bands.size(); ++b) {
+    const PrecinctBand& pb = prec.bands[b];
+    for (uint32_t j = 0; j < pb.blocks_y; ++j)
+      for (uint32_t i = 0; i < pb.blocks_x; ++i) {
+        const BlockCoding& blk = block_at(tcc, r, b, pb, i, j);
+        if (!blk.layer_passes.empty() && blk.layer_passes.back() > 0)
+          enc.set_missing_msbs(b, j * pb.blocks_x + i, static_cast<int>(blk.enc.missing_msbs));
+      }
+  }
+  return {std::move(prec), std::move(enc)};
+}
+
+TileWriters tile_writers(const TileCoding& tile, const MainHeader& main) {
+  TileWriters out(tile.components.size());
+  for (size_t c = 0; c < tile.components.size(); ++c) {
+    const TileComponentCoding& tcc = tile.components[c];
+    const entropy::SegmentStyle seg = segment_style(main, nullptr, static_cast<uint16_t>(c));
+    out[c].resize(tcc.layout.resolutions.size());
+    for (uint32_t r = 0; r < out[c].size(); ++r) {
+      const uint32_t np = tcc.layout.resolutions[r].precinct_count();
+      out[c][r].reserve(np);
+      for (uint32_t p = 0; p < np; ++p) out[c][r].push_back(precinct_writer(tcc, r, p, seg));
+    }
+  }
+  return out;
+}
+
+// Packet `id` (the next layer of its precinct): header from the blocks' contributions to the
+// layer, then their data in the header's order.
+WrittenPacket write_packet(const TileCoding& tile, const PacketId& id, PrecinctWriter& w,
+                           const entropy::PacketFraming& framing, uint32_t index, bool measure) {
+  const TileComponentCoding& tcc = tile.components[id.component];
+  const Precinct& prec = w.precinct;
+  const entropy::SegmentStyle& seg = w.encoder.style();
+  std::vector<std::vector<entropy::BlockContribution>> contrib(prec.bands.size());
+  std::vector<std::span<const uint8_t>> bodies;  // in the header's order
+  for (size_t b = 0; b < prec.bands.size(); ++b) {
+    const PrecinctBand& pb = prec.bands[b];
+    contrib[b].resize(pb.block_count());
+    for (uint32_t j = 0; j < pb.blocks_y; ++j)
+      for (uint32_t i = 0; i < pb.blocks_x; ++i) {
+        const BlockCoding& blk = block_at(tcc, id.resolution, b, pb, i, j);
+        if (blk.layer_passes.empty()) continue;
+        const uint32_t prev = id.layer ? blk.layer_passes[id.layer - 1] : 0;
+        const uint32_t cur = blk.layer_passes[id.layer];
+        if (cur <= prev) continue;
+        entropy::BlockContribution& bc = contrib[b][j * pb.blocks_x + i];
+        bc.new_passes = static_cast<int>(cur - prev);
+        uint32_t first = prev;
+        for (int n : entropy::split_passes(seg, static_cast<int>(prev), bc.new_passes)) {
+          const uint32_t last = first + static_cast<uint32_t>(n);
+          bc.piece_lengths.push_back(bytes_through(blk.enc, last) - bytes_through(blk.enc, first));
+          first = last;
+        }
+        const uint32_t from = bytes_through(blk.enc, prev);
+        bodies.push_back(std::span(blk.enc.data).subspan(from, bytes_through(blk.enc, cur) - from));
+      }
+  }
+  WrittenPacket pk;
+  pk.id = id;
+  pk.measured = measure;
+  pk.sop = framing.sop ? kSopSize : 0;
+  pk.header =
+      w.encoder.encode_packet(static_cast<int>(id.layer), contrib, framing, index, pk.bytes) -
+      pk.sop;
+  for (std::span<const uint8_t> body : bodies) {
+    pk.body += body.size();
+    if (!measure) pk.bytes.insert(pk.bytes.end(), body.begin(), body.end());
+  }
+  return pk;
+}
+
+// The value of the tile-part split key for a packet (-1: never split).
+int64_t split_key(TilePartSplit split, const PacketId& id) {
+  switch (split) {
+    case TilePartSplit::kResolution:
+      return id.resolution;
+    case TilePartSplit::kLayer:
+      return id.layer;
+    case TilePartSplit::kComponent:
+      return id.component;
+    case TilePartSplit::kNone:
+      break;
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::span<const uint8_t> tile_data(std::span<const uint8_t> codestream, const Codestream& code,
+                                   uint32_t t, std::vector<uint8_t>& joined) {
+  const Tile& tile = code.tiles.at(t);
+  auto body = [&](size_t part) {
+    const TilePartHeader& tp = code.tile_parts[part];
+    const size_t end = std::min(tp.body_end, codestream.size());
+    return tp.body_begin < end ? codestream.subspan(tp.body_begin, end - tp.body_begin)
+                               : std::span<const uint8_t>();
+  };
+  if (tile.parts.size() == 1) return body(tile.parts[0]);
+  for (size_t part : tile.parts) {
+    const auto b = body(part);
+    joined.insert(joined.end(), b.begin(), b.end());
+  }
+  return joined;
+}
+
+std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& code, uint32_t t) {
+  const Tile& tile = code.tiles.at(t);
+  if (code.main.has_ppm) {
+    std::vector<uint8_t> out;
+    for (size_t k : tile.parts)
+      if (k < code.main.ppm_tile_parts.size())
+        out.insert(out.end(), code.main.ppm_tile_parts[k].begin(),
+                   code.main.ppm_tile_parts[k].end());
+    return out;
+  }
+  if (!tile.header.ppt.empty()) return tile.header.ppt_data;
+  return std::nullopt;
+}
+
+std::vector<BlockSegmentMap> read_tile_packets(std::span<const uint8_t> codestream,
+                                               const Codestream& code, uint32_t t,
+                                               const PacketReadOptions& o,
+                                               std::vector<std::string>* warnings) {
+  if (t >= code.tiles.size()) fail(ErrorCode::kInvalidArgument, t, "no such tile");
+  const Tile& tile = code.tiles[t];
+  if (o.components.size() != code.main.siz.components.size())
+    fail(ErrorCode::kInvalidArgument, t, "read_tile_packets: one entry per component expected");
+  if (tile.parts.empty()) return std::vector<BlockSegmentMap>(o.components.size());
+  std::vector<uint8_t> joined;
+  const std::span<const uint8_t> data = tile_data(codestream, code, t, joined);
+  const std::optional<std::vector<uint8_t>> headers = tile_packed_headers(code, t);
+
+  std::vector<const TileComponentLayout*> layouts;
+  for (const PacketReadComponent& comp : o.components) layouts.push_back(comp.layout);
+  const TileProgression prog = tile_progression(code.main, &tile.header, t, layouts);
+  check_packet_count(prog, data.size() + (headers ? headers->size() : 0), t);
+  TileReader reader(data, headers, code.main, tile.header, t, o, warnings);
+  size_t index = 0;
+  for (const PacketId& id : tile_order(prog, code.main, &tile.header))
+    if (!reader.read(id, index++)) break;
+  return reader.take();
+}
+
+std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const MainHeader& main,
+                                              bool measure) {
+  std::vector<const TileComponentLayout*> layouts;
+  for (const TileComponentCoding& tcc : tile.components) layouts.push_back(&tcc.layout);
+  const TileProgression prog = tile_progression(main, nullptr, tile.index, layouts);
+  const std::vector<PacketId> order = tile_order(prog, main, nullptr);
+  TileWriters writers = tile_writers(tile, main);
+  const entropy::PacketFraming framing{main.cod.sop, main.cod.eph};
+  std::vector<WrittenPacket> packets;
+  packets.reserve(order.size());
+  uint32_t index = 0;
+  for (const PacketId& id : order)
+    packets.push_back(write_packet(tile, id, writers[id.component][id.resolution][id.precinct],
+                                   framing, index++, measure));
+  return packets;
+}
+
+std::vector<WrittenTilePart> write_tile_parts(uint16_t tile, std::span<const WrittenPacket> packets,
+                                              TilePartSplit split, bool plt, bool measure) {
+  std::vector<std::pair<size_t, size_t>> ranges;  // [begin, end) packet indices
+  size_t begin = 0;
+  for (size_t i = 1; i <= packets.size(); ++i)
+    if (i == packets.size() ||
+        split_key(split, packets[i].id) != split_key(split, packets[i - 1].id)) {
+      ranges.push_back({begin, i});
+      begin = i;
+    }
+  if (ranges.empty()) ranges.push_back({0, 0});
+  if (ranges.size() > 255)
+    throw Error(ErrorCode::kInvalidArgument,
+                "--tile-parts: tile " + std::to_string(tile) + " would need " +
+                    std::to_string(ranges.size()) +
+                    " tile-parts (at most 255); choose a progression order that groups them");
+  std::vector<WrittenTilePart> parts;
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    const auto part = packets.subspan(ranges[k].first, ranges[k].second - ranges[k].first);
+    ByteWriter w;
+    const size_t sot =
+        write_sot(w, tile, 0, static_cast<uint8_t>(k), static_cast<uint8_t>(ranges.size()));
+    if (plt && !part.empty()) {
+      std::vector<uint32_t> lengths;
+      for (const WrittenPacket& p : part) lengths.push_back(static_cast<uint32_t>(p.size()));
+      write_plt_segments(w, lengths, 0);
+    }
+    write_sod(w);
+    size_t skipped = 0;
+    for (const WrittenPacket& p : part) {
+      w.bytes(p.bytes);
+      skipped += p.size() - p.bytes.size();
+    }
+    if (!measure) patch_psot(w, sot);
+    parts.push_back({tile, w.release(), skipped});
+  }
+  return parts;
+}
+
+}  // namespace gj2k::codec

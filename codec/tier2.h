@@ -1,0 +1,131 @@
+// Tier-2 of one tile (ISO/IEC 15444-1 Annex B.9-B.12, A.4.2, A.7.4-A.7.5, A.8): the packets of
+// a tile in progression order, read into the codeword segments of each code-block, or written
+// from the coded code-blocks into packets and tile-parts. Both directions walk the same order
+// (progression.h: the COD order, B.12.1, or the tile's POC, B.12.2) over the same precinct
+// partition (structure.h); the packet headers are coded by entropy/t2_packet.h beneath.
+//
+// Packet framing: an SOP marker segment (A.8.1) may precede each packet and an EPH marker
+// (A.8.2) follow each header (COD Scod bits 1, 2). Packed headers (PPM in the main header,
+// PPT in tile-part headers, A.7.4-A.7.5) take the headers and their EPH out of the bit
+// stream; SOP stays in the bit stream, before each packet's body.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codec/markers/codestream.h"
+#include "codec/progression.h"
+#include "codec/structure.h"
+#include "gj2k/encoder.h"
+
+namespace gj2k::codec {
+
+struct TileCoding;  // encoder_internal.h
+
+// ---- reading -------------------------------------------------------------------------------
+
+// The data of tile `t` of `code` (parsed from `codestream`): the bodies of its tile-parts in
+// TPsot order, each clamped to the codestream. A span of `codestream` when the tile has one
+// tile-part, else of `joined`, which receives the bodies back to back.
+std::span<const uint8_t> tile_data(std::span<const uint8_t> codestream, const Codestream& code,
+                                   uint32_t t, std::vector<uint8_t>& joined);
+
+// The packed packet headers of tile `t` (the PPM chunks of its tile-parts, or its PPT data),
+// in TPsot order; nullopt when the packet headers are in the tile's data (no PPM, no PPT). A
+// tile-part past the PPM chunks adds none (its packets then fail to decode).
+std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& code, uint32_t t);
+
+// A code-block's codeword segments as Tier-2 delivers them, gathered over the packets.
+struct BlockSegments {
+  std::vector<uint8_t> bytes;  // the segments back to back
+  struct Seg {
+    uint32_t offset = 0, length = 0, passes = 0;  // in `bytes`
+  };
+  std::vector<Seg> segs;
+  bool open = false;  // the last segment continues in a later packet
+  int missing_msbs = 0;
+};
+
+// The key of code-block `index` (raster order over its band's code-block grid) of band `b`
+// (index in ResolutionLayout::bands) of resolution `r`, in a BlockSegmentMap.
+inline uint64_t block_key(uint32_t r, uint32_t b, uint32_t index) {
+  return (uint64_t{r} << 40) | (uint64_t{b} << 32) | index;
+}
+using BlockSegmentMap = std::unordered_map<uint64_t, BlockSegments>;
+
+// What reading needs of one component of the tile.
+struct PacketReadComponent {
+  const TileComponentLayout* layout = nullptr;  // make_layout of the tile-component
+  // The data of resolutions 0..max_resolution is kept; -1: none (the packet headers of the
+  // component are still read, as the packets that follow depend on them).
+  int max_resolution = -1;
+};
+
+struct PacketReadOptions {
+  std::vector<PacketReadComponent> components;  // one per component (Csiz entries)
+  uint32_t max_layers = 0;                      // the data of layers below it is kept; 0: all
+  // Damaged or missing packet data ends the tile's packet sequence with a warning instead of
+  // throwing; what was read is kept (OpenJPEG's non-strict mode, read_tile_packets).
+  bool allow_partial = false;
+  // When set, a code-block's data is kept only where it returns true: (component, its band,
+  // the code-block's rectangle on the band's grid). Called for code-blocks with data only.
+  std::function<bool(uint32_t component, const BandLayout& band, const Rect& block)> keep_block;
+};
+
+// Reads every packet of tile `t` of `code` (parsed from `codestream`) in progression order:
+// the bodies of its tile-parts in TPsot order, with the packet headers in them or in PPM/PPT.
+// Returns, per component, the code-blocks with kept data. Errors are Error(kTruncated,
+// kFormat, ...) whose message names the tile, the packet (index, layer, resolution,
+// component, precinct) and the byte offset in the tile's data. A tile that lists more packets
+// than its data could hold (each takes at least one header byte) is refused before reading.
+//
+// allow_partial: a packet header that cannot be decoded stops reading (a warning names it);
+// a body that runs past the data gives a warning, and from the first codeword segment that
+// runs past the data, the code-blocks of that packet lose all their data (they decode as
+// zero) and reading stops, as OpenJPEG does.
+std::vector<BlockSegmentMap> read_tile_packets(std::span<const uint8_t> codestream,
+                                               const Codestream& code, uint32_t t,
+                                               const PacketReadOptions& options,
+                                               std::vector<std::string>* warnings = nullptr);
+
+// ---- writing -------------------------------------------------------------------------------
+
+// One packet as written: [SOP] header [EPH] body.
+struct WrittenPacket {
+  PacketId id;
+  std::vector<uint8_t> bytes;  // SOP, header, EPH, then the body unless measured
+  size_t sop = 0;              // bytes of the SOP marker segment at the start (0 or 6)
+  size_t header = 0;           // bytes of the header, EPH included, after the SOP
+  size_t body = 0;             // bytes of the body
+  bool measured = false;       // the body was counted, not copied
+  size_t size() const { return sop + header + body; }
+};
+
+// The packets of one coded tile in progression order (the main header's COD order, or its
+// POC), with SOP and EPH as COD says. Every block's layer_passes must hold one entry per
+// layer (or none: never included). With `measure`, bodies are counted, not copied.
+std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const MainHeader& main,
+                                              bool measure);
+
+// One tile-part as written: SOT, PLT (when asked), SOD, then its packets.
+struct WrittenTilePart {
+  uint16_t tile = 0;
+  std::vector<uint8_t> bytes;  // packet bodies left out when measured
+  size_t skipped = 0;          // body bytes left out
+  size_t size() const { return bytes.size() + skipped; }
+};
+
+// Splits the packets of tile `tile` into tile-parts (A.4.2): a new one whenever the packet's
+// resolution, layer or component (as `split` says) changes. With `plt`, each tile-part header
+// carries the lengths of its packets (PLT, A.7.3). Psot is set unless measuring. Throws
+// Error(kInvalidArgument) for more than 255 tile-parts.
+std::vector<WrittenTilePart> write_tile_parts(uint16_t tile, std::span<const WrittenPacket> packets,
+                                              TilePartSplit split, bool plt, bool measure);
+
+}  // namespace gj2k::codec

@@ -1,0 +1,103 @@
+// The per-tile stages behind one interface, so that every direction and device runs the same
+// code: a backend is one implementation of TileBackend (docs/ARCHITECTURE.md, "Adding a
+// backend"). Not public.
+//
+// Inverse: from coefficients (Tier-1 output already turned into coefficients per code-block
+// by transform::reconstruct_block: ROI undo, E-6 reconstruction) to samples: inverse DWT
+// (15444-1 F.3.1 / F.4), inverse RCT or ICT on components 0..2 (G.2 / G.3), inverse DC level
+// shift (G.1.2), rounding of the irreversible path and clipping to each component's range.
+// The decoder (CPU or GPU), and the encoder's distortion measurement behind --psnr (which must
+// see what a decoder reconstructs), all run it.
+//
+// Forward: from one tile's samples to what Tier-1 codes: DC level shift (G.1.2), forward RCT
+// or ICT (G.2 / G.3), forward DWT (F.4), and for 9/7 the dead-zone quantization (E.1): int32
+// values in the Mallat arrangement of each tile-component (TileCoefficients,
+// encoder_internal.h). The encoder's tile loop runs it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "gj2k/image.h"
+#include "transform/geometry.h"
+
+namespace gj2k::codec {
+
+struct EncodeSetup;       // encoder_internal.h
+struct TileCoefficients;  // encoder_internal.h
+
+// The result for one tile-component.
+struct TileComponentSamples {
+  // The tile-component at the decoded resolution, on its component grid divided by 2^reduce
+  // (B-14 with r = NL - reduce); empty when not requested.
+  transform::Rect rect;
+  Samples samples;  // rect.width() * rect.height(), final clipped values
+};
+
+// One tile-component's coefficients in the Mallat arrangement (transform/dwt.h) of `levels`
+// decomposition levels over `rect`, packed rows (pitch rect.width()).
+struct CoefficientPlane {
+  transform::Rect rect;    // the tile-component at the decoded resolution (empty: nothing)
+  int levels = 0;          // inverse DWT levels (NL - reduce)
+  bool decode = false;     // has coefficients (decoded, or needed by the MCT)
+  bool wanted = false;     // its samples are returned
+  bool reversible = true;  // 5/3: `ints`; 9/7: `floats`
+  int32_t offset = 0, lo = 0, hi = 0;  // DC level shift (G.1.2) and the sample range
+  Samples ints;                        // reversible coefficients; may become the samples
+  std::vector<float, DefaultInitAllocator<float>> floats;  // irreversible coefficients
+  // Only these positions of rect (relative to rect's origin) are needed: a backend may leave
+  // the other samples unspecified and read only the coefficients that reach the window
+  // (the CPU's windowed inverse DWT, transform/dwt_cpu.h). nullopt: all of them.
+  std::optional<transform::Rect> window;
+};
+
+// The offset and range of a component of `precision` bits (1..38), signed or not.
+void set_sample_range(CoefficientPlane& plane, int precision, bool is_signed);
+
+// What a backend keeps between the forward calls of one serial tile loop (the CUDA backend
+// transforms tile t + 1 while Tier-1 codes tile t). Made by TileBackend::forward_pipeline.
+class ForwardPipeline {
+ public:
+  virtual ~ForwardPipeline() = default;
+};
+
+class TileBackend {
+ public:
+  virtual ~TileBackend() = default;
+  virtual const char* name() const = 0;
+
+  // The forward stage of tile t of `image` (origin-adjusted, validated) under `setup`. 5/3:
+  // identical values on every backend (integer DC shift, RCT and lifting); 9/7: a quantization
+  // index may differ from the CPU backend's by 1 where y / delta lies within float rounding of
+  // an integer. `pipeline`: the serial tile loop's, from forward_pipeline() (null: none, as in
+  // the parallel tile loop). Throws gj2k::Error (kDevice for device failures).
+  virtual TileCoefficients forward(const Image& image, const EncodeSetup& setup, uint32_t t,
+                                   ForwardPipeline* pipeline) const = 0;
+  // The serial tile loop's pipeline state, or null when the backend keeps none.
+  virtual std::unique_ptr<ForwardPipeline> forward_pipeline() const { return nullptr; }
+
+  // The inverse tail of one tile. mct: components 0..2 (decoded, equal rects) go through the
+  // inverse RCT when all three are reversible, else the ICT (a 5/3 one taken to float first).
+  // out (resized to the components) receives the rect and final samples of every wanted
+  // component; the others are left as they are. A plane's buffers may be consumed (moved into
+  // out) and are unspecified afterwards. `threads` bounds the host threads used (0: OpenMP's
+  // team size). Results: 5/3 identical on every backend (integer lifting F.3.8, integer RCT);
+  // 9/7 within float rounding of the CPU backend (a sample may differ by 1).
+  // Throws Error(kInternal) for inconsistent planes, Error(kDevice) for device failures.
+  virtual void inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
+                       std::vector<TileComponentSamples>& out) const = 0;
+};
+
+// The CPU backend (codec/tile_backend_cpu.cpp): OpenMP over rows and chunks.
+const TileBackend& cpu_backend();
+
+// The CUDA backend (codec/tile_backend_cuda.cpp; its forward stage in encoder_tile_gpu.cpp):
+// per-component streams, a pinned staging ring and device buffers from process-wide pools
+// (decoder_gpu.h warms the inverse one up). Built without CUDA, its stages throw
+// Error(kDevice).
+const TileBackend& cuda_backend();
+
+}  // namespace gj2k::codec

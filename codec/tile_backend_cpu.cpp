@@ -1,0 +1,282 @@
+// The CPU backend of the per-tile stages (tile_backend.h).
+#include <omp.h>
+
+#include <algorithm>
+#include <string>
+
+#include "codec/encoder_internal.h"
+#include "codec/parallel.h"
+#include "codec/tile_backend.h"
+#include "gj2k/error.h"
+#include "transform/dwt.h"
+#include "transform/dwt_cpu.h"
+#include "transform/mct.h"
+#include "transform/quant.h"
+
+namespace gj2k::codec {
+namespace {
+
+using transform::Band;
+using transform::Rect;
+using Floats = std::vector<float, DefaultInitAllocator<float>>;  // resize does not zero
+
+size_t area(const Rect& r) {
+  return size_t{r.width()} * r.height();
+}
+
+// fn(first, count) over the samples of a plane that are needed: all of them, or the rows of
+// its window, in parallel on `threads` threads.
+template <class Fn>
+void over_needed(const CoefficientPlane& p, int threads, const Fn& fn) {
+  const size_t pitch = p.rect.width();
+  if (!p.window) {
+    in_chunks(area(p.rect), fn, threads);
+    return;
+  }
+  const Rect& w = *p.window;
+  const int64_t rows = int64_t{w.y1} - w.y0;
+  const int team = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) \
+    num_threads(team) if (rows * w.width() >= (int64_t{1} << 16))
+  for (int64_t k = 0; k < rows; ++k) fn((w.y0 + static_cast<size_t>(k)) * pitch + w.x0, w.width());
+}
+
+// The inverse DWT of one plane, over its window when it has one (dwt_cpu.h).
+void inverse_dwt(CoefficientPlane& p) {
+  const Rect& rect = p.rect;
+  if (rect.empty()) return;
+  if (p.window) {
+    const Rect& w = *p.window;
+    const Rect want{rect.x0 + w.x0, rect.y0 + w.y0, rect.x0 + w.x1, rect.y0 + w.y1};
+    if (p.reversible)
+      transform::cpu::inverse53_window({p.ints.data(), rect.width()}, rect, p.levels, want);
+    else
+      transform::cpu::inverse97_window({p.floats.data(), rect.width()}, rect, p.levels, want);
+    return;
+  }
+  const auto& ops = transform::dwt_ops(transform::codec_cpu_dwt());
+  if (p.reversible)
+    ops.inverse53({p.ints.data(), rect.width()}, rect, p.levels);
+  else
+    ops.inverse97({p.floats.data(), rect.width()}, rect, p.levels);
+}
+
+// G.2 / G.3 with the DC shift and clipping of components 0..2, into out[0..2].
+void inverse_mct(std::span<CoefficientPlane> planes, int threads,
+                 std::vector<TileComponentSamples>& out) {
+  int32_t offset[3], lo[3], hi[3];
+  for (size_t c = 0; c < 3; ++c) {
+    offset[c] = planes[c].offset;
+    lo[c] = planes[c].lo;
+    hi[c] = planes[c].hi;
+  }
+  if (planes[0].reversible && planes[1].reversible && planes[2].reversible) {
+    int32_t* p[3] = {planes[0].ints.data(), planes[1].ints.data(), planes[2].ints.data()};
+    over_needed(planes[0], threads, [&](size_t i, size_t len) {
+      transform::rct_inverse_dc_shift(p[0] + i, p[1] + i, p[2] + i, len, offset, lo, hi);
+    });
+    for (size_t c = 0; c < 3; ++c) {
+      out[c].rect = planes[c].rect;
+      out[c].samples = std::move(planes[c].ints);
+    }
+    return;
+  }
+  for (size_t c = 0; c < 3; ++c)
+    if (planes[c].reversible) {  // mixed kernels: bring the integers to float
+      CoefficientPlane& m = planes[c];
+      m.floats.resize(m.ints.size());
+      over_needed(m, threads, [&](size_t i, size_t len) {
+        std::copy_n(m.ints.data() + i, len, m.floats.data() + i);
+      });
+      Samples().swap(m.ints);
+    }
+  const size_t n = area(planes[0].rect);
+  for (size_t c = 0; c < 3; ++c) {
+    out[c].rect = planes[c].rect;
+    Samples().swap(out[c].samples);
+    out[c].samples.resize(n);  // not zeroed: every needed sample is written
+  }
+  const float* f[3] = {planes[0].floats.data(), planes[1].floats.data(), planes[2].floats.data()};
+  int32_t* d[3] = {out[0].samples.data(), out[1].samples.data(), out[2].samples.data()};
+  over_needed(planes[0], threads, [&](size_t i, size_t len) {
+    transform::ict_inverse_dc_shift(f[0] + i, f[1] + i, f[2] + i, d[0] + i, d[1] + i, d[2] + i, len,
+                                    offset, lo, hi);
+  });
+}
+
+// G.1.2 and clipping of one component without MCT, into out.
+void inverse_single(CoefficientPlane& p, int threads, TileComponentSamples& out) {
+  out.rect = p.rect;
+  if (p.reversible) {
+    int32_t* s = p.ints.data();
+    over_needed(p, threads, [&](size_t i, size_t len) {
+      transform::dc_shift_inverse_clamp(s + i, len, p.offset, p.lo, p.hi);
+    });
+    out.samples = std::move(p.ints);
+    return;
+  }
+  Samples().swap(out.samples);
+  out.samples.resize(area(p.rect));
+  const float* f = p.floats.data();
+  int32_t* d = out.samples.data();
+  over_needed(p, threads, [&](size_t i, size_t len) {
+    transform::float_to_int_dc_shift(f + i, d + i, len, p.offset, p.lo, p.hi);
+  });
+}
+
+// ---- forward ------------------------------------------------------------------------------
+
+// The samples of tile-component c of tile t, on the component's grid (B-12), packed rows.
+Samples tile_component_samples(const Image& image, const Siz& siz, uint32_t t, size_t c, Rect& r) {
+  const Component& comp = image.components[c];
+  r = tile_component_rect(siz, t, static_cast<uint16_t>(c));
+  Samples out(area(r));
+  const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
+  const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+  int32_t* dst = out.data();
+#pragma omp parallel for schedule(static)
+  for (int64_t yy = r.y0; yy < int64_t{r.y1}; ++yy) {
+    const uint32_t y = static_cast<uint32_t>(yy);
+    const int32_t* src = comp.samples.data() + size_t{y - cy0} * comp.width + (r.x0 - cx0);
+    std::copy(src, src + r.width(), dst + size_t{y - r.y0} * r.width());
+  }
+  return out;
+}
+
+// G.1.2 DC level shift with G.2 (RCT) or G.3 (ICT) on components 0..2 when mct: 5/3 in place
+// in ints; 9/7 into floats (ints released).
+void forward_dc_shift_mct(const Image& image, bool mct, bool irreversible,
+                          std::vector<Samples>& ints, std::vector<Floats>& floats) {
+  const size_t nc = ints.size();
+  std::vector<int32_t> offset(nc);
+  for (size_t c = 0; c < nc; ++c)
+    offset[c] = transform::dc_offset(static_cast<int>(image.components[c].precision),
+                                     image.components[c].is_signed);
+  if (mct) {
+    const int32_t off3[3] = {offset[0], offset[1], offset[2]};
+    if (irreversible)
+      for (int c = 0; c < 3; ++c) floats[c].resize(ints[c].size());
+    in_chunks(ints[0].size(), [&](size_t at, size_t len) {
+      if (irreversible)
+        transform::dc_shift_ict_forward(ints[0].data() + at, ints[1].data() + at,
+                                        ints[2].data() + at, floats[0].data() + at,
+                                        floats[1].data() + at, floats[2].data() + at, len, off3);
+      else
+        transform::dc_shift_rct_forward(ints[0].data() + at, ints[1].data() + at,
+                                        ints[2].data() + at, len, off3);
+    });
+  }
+  for (size_t c = mct ? 3 : 0; c < nc; ++c) {
+    if (irreversible) floats[c].resize(ints[c].size());
+    in_chunks(ints[c].size(), [&](size_t at, size_t len) {
+      if (irreversible)
+        transform::dc_shift_to_float(ints[c].data() + at, floats[c].data() + at, len, offset[c]);
+      else
+        transform::dc_shift_forward(ints[c].data() + at, len, offset[c]);
+    });
+  }
+  if (irreversible)
+    for (auto& v : ints) Samples().swap(v);
+}
+
+// E.1 dead-zone quantization of every subband of a 9/7 tile-component into `q` (same
+// arrangement), with the steps the decoder derives (band_deltas).
+void quantize_bands(const Floats& y, Samples& q, const Rect& r, int levels,
+                    const std::vector<double>& deltas) {
+  const size_t w = r.width();
+  q.resize(y.size());  // the subbands below cover every position
+  auto band = [&](int n, Band b) {
+    const transform::BandPlacement pl = transform::band_placement(r, levels, n, b);
+    if (pl.rect.empty()) return;
+    const float d =
+        static_cast<float>(deltas[static_cast<size_t>(transform::qcd_index(levels, n, b))]);
+    const uint32_t bw = pl.rect.width();
+#pragma omp parallel for schedule(static)
+    for (int64_t row = 0; row < int64_t{pl.rect.height()}; ++row) {
+      const size_t at = (size_t{pl.y_off} + static_cast<size_t>(row)) * w + pl.x_off;
+      transform::quantize(y.data() + at, q.data() + at, bw, d);
+    }
+  };
+  band(levels, Band::kLL);
+  for (int n = 1; n <= levels; ++n)
+    for (Band b : {Band::kHL, Band::kLH, Band::kHH}) band(n, b);
+}
+
+class CpuBackend final : public TileBackend {
+ public:
+  const char* name() const override { return "cpu"; }
+
+  TileCoefficients forward(const Image& image, const EncodeSetup& setup, uint32_t t,
+                           ForwardPipeline*) const override {
+    const ComponentCoding& cc = setup.main.cod.component;
+    const bool irreversible = cc.wavelet == Wavelet::k97;
+    const size_t nc = image.components.size();
+    TileCoefficients out;
+    out.rects.resize(nc);
+    out.data.resize(nc);
+    for (size_t c = 0; c < nc; ++c)
+      out.data[c] = tile_component_samples(image, setup.main.siz, t, c, out.rects[c]);
+    std::vector<Floats> floats(nc);
+    forward_dc_shift_mct(image, setup.mct, irreversible, out.data, floats);
+    const transform::DwtOps& ops = transform::dwt_ops(transform::codec_cpu_dwt());
+    for (size_t c = 0; c < nc; ++c) {
+      const Rect& r = out.rects[c];
+      if (r.empty()) continue;
+      if (!irreversible) {
+        ops.forward53({out.data[c].data(), r.width()}, r, cc.levels);
+        continue;
+      }
+      ops.forward97({floats[c].data(), r.width()}, r, cc.levels);
+      quantize_bands(floats[c], out.data[c], r, cc.levels,
+                     band_deltas(setup, static_cast<uint16_t>(c), image.components[c].precision));
+      Floats().swap(floats[c]);
+    }
+    return out;
+  }
+
+  void inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
+               std::vector<TileComponentSamples>& out) const override {
+    const size_t nc = planes.size();
+    if (mct) check_mct(planes);
+    out.resize(nc);
+    for (size_t c = 0; c < nc; ++c) {
+      CoefficientPlane& p = planes[c];
+      if (!p.decode || !(p.wanted || (mct && c < 3))) continue;
+      if (area(p.rect) > (p.reversible ? p.ints.size() : p.floats.size()))
+        throw Error(ErrorCode::kInternal,
+                    "cpu backend: component " + std::to_string(c) + " has too few coefficients");
+      inverse_dwt(p);
+    }
+    if (mct && !planes[0].rect.empty()) inverse_mct(planes, threads, out);
+    for (size_t c = mct ? 3 : 0; c < nc; ++c)
+      if (planes[c].decode && planes[c].wanted) inverse_single(planes[c], threads, out[c]);
+    for (size_t c = 0; c < std::min<size_t>(nc, 3) && mct; ++c)
+      if (!planes[c].wanted) out[c] = {};  // decoded for the MCT only
+  }
+
+ private:
+  static void check_mct(std::span<const CoefficientPlane> planes) {
+    if (planes.size() < 3) throw Error(ErrorCode::kInternal, "cpu backend: MCT needs 3 planes");
+    for (size_t c = 0; c < 3; ++c)
+      if (!planes[c].decode || planes[c].rect != planes[0].rect ||
+          planes[c].window != planes[0].window)
+        throw Error(ErrorCode::kInternal,
+                    "cpu backend: MCT components 0..2 must be decoded with equal sizes");
+  }
+};
+
+}  // namespace
+
+void set_sample_range(CoefficientPlane& plane, int precision, bool is_signed) {
+  plane.offset = transform::dc_offset(precision, is_signed);
+  plane.lo = static_cast<int32_t>(is_signed ? -(int64_t{1} << (precision - 1)) : 0);
+  plane.hi = static_cast<int32_t>(is_signed ? (int64_t{1} << (precision - 1)) - 1
+                                            : (int64_t{1} << precision) - 1);
+}
+
+const TileBackend& cpu_backend() {
+  static const CpuBackend backend;
+  return backend;
+}
+
+}  // namespace gj2k::codec

@@ -1,0 +1,374 @@
+// The CUDA backend of the per-tile stages (tile_backend.h), and the decoder's GPU warm-up
+// (decoder_gpu.h). Inverse: host coefficients up, inverse DWT (15444-1 F.3.1 / F.4), inverse
+// RCT / ICT (G.2 / G.3), DC level shift (G.1.2) and clipping on the device, samples down.
+//
+// Each component goes up through a pinned StagingRing (transform/cuda/staging_ring.h) on its
+// own stream (components c % 3), its inverse DWT is enqueued at once, the MCT joins streams
+// 0..2, DC shift + clamp, and the samples come down through the ring. Tiles finished by
+// several threads at once use separate slots, so their transfers and kernels overlap.
+//
+// Memory: slots come from a process-wide pool (transform/cuda/resource_pool.h) and keep their
+// buffers, sized by the largest tile seen, until the process ends: device 8 bytes per sample
+// (coefficients + samples) plus the DWT scratch of the largest component per stream; pinned
+// host only the slot's ring (at most 32 MB, sized by the tile). The slot is taken after
+// Tier-1, so GpuDecodeWarmUp's device query, CUDA context and slot allocation overlap parsing,
+// Tier-2 and Tier-1. CUDA failures throw Error(kDevice); a slot whose work failed is dropped.
+#include "codec/decoder_gpu.h"
+#include "codec/encoder_internal.h"
+#include "codec/tile_backend.h"
+
+#include "gj2k/error.h"
+#include "transform/device.h"
+
+#if defined(GJ2K_HAVE_CUDA)
+
+#include <algorithm>
+#include <future>
+#include <optional>
+#include <string>
+
+#include "codec/encoder_gpu.h"
+#include "transform/cuda/cuda_check.h"
+#include "transform/cuda/cuda_memory.h"
+#include "transform/cuda/dwt_cuda.h"
+#include "transform/cuda/mct_cuda.h"
+#include "transform/cuda/resource_pool.h"
+#include "transform/cuda/staging_ring.h"
+#include "transform/dwt.h"
+
+namespace gj2k::codec {
+namespace {
+
+namespace cu = transform::cuda;
+using transform::Rect;
+
+constexpr int kStreams = 3;    // component c runs on stream c % kStreams
+constexpr size_t kAlign = 64;  // samples: every component starts on a 256-byte boundary
+
+// One tile's worth of resources: streams, the staging ring, device coefficients and samples
+// (same layout), DWT scratch per stream, events.
+struct Slot {
+  cu::Stream streams[kStreams];
+  cu::StagingRing ring;
+  cu::DeviceBuffer coef, samp;
+  cu::DeviceBuffer ws[kStreams];
+  std::vector<std::unique_ptr<cu::Event>> events;
+
+  Slot() = default;
+  Slot(const Slot&) = delete;
+  Slot& operator=(const Slot&) = delete;
+  ~Slot() {  // a slot dropped after a failure may still have work in flight
+    for (const cu::Stream& s : streams) cudaStreamSynchronize(s.get());
+  }
+  void reserve(size_t samples) {
+    coef.reserve(samples * 4);
+    samp.reserve(samples * 4);
+    ring.reserve(samples * 4);  // no transfer is larger than the tile
+  }
+  cudaEvent_t event(size_t i) {
+    while (events.size() <= i) events.push_back(std::make_unique<cu::Event>());
+    return events[i]->get();
+  }
+};
+
+cu::Pool<Slot>& pool() {
+  static auto* p = new cu::Pool<Slot>([] { return std::make_unique<Slot>(); });
+  return *p;
+}
+
+size_t area(const Rect& r) {
+  return size_t{r.width()} * r.height();
+}
+size_t padded(size_t n) {
+  return (n + kAlign - 1) / kAlign * kAlign;
+}
+
+class CudaBackend final : public TileBackend {
+ public:
+  const char* name() const override { return "cuda"; }
+  void inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
+               std::vector<TileComponentSamples>& out) const override;
+  TileCoefficients forward(const Image& image, const EncodeSetup& setup, uint32_t t,
+                           ForwardPipeline* pipeline) const override {
+    return transform_tile_gpu(image, setup, t, dynamic_cast<GpuLookAhead*>(pipeline));
+  }
+  std::unique_ptr<ForwardPipeline> forward_pipeline() const override {
+    return std::make_unique<GpuLookAhead>();
+  }
+};
+
+}  // namespace
+
+// One call of CudaBackend::inverse: the slot, the layout of its device buffers, and where each
+// component's data is after each stage.
+class InverseRun {
+ public:
+  InverseRun(std::span<CoefficientPlane> comps, bool mct, int threads)
+      : comps_(comps),
+        mct_(mct),
+        threads_(std::max(1, threads)),
+        variant_(static_cast<cu::GpuDwtVariant>(transform::codec_gpu_dwt())),
+        S_(comps.size(), nullptr),
+        R_(comps.size(), nullptr),
+        F_(comps.size(), nullptr) {
+    if (mct_) check_mct();
+    take_slot();
+  }
+
+  void run(std::vector<TileComponentSamples>& out) {
+    // Each component up through the ring (the host copies of one overlap the DMA and the
+    // inverse DWT of the previous), its inverse DWT enqueued at once.
+    for (size_t c = 0; c < comps_.size(); ++c)
+      if (n_of(c) && (comps_[c].wanted || (mct_ && c < 3))) upload_and_idwt(c);
+    if (mct_ && n_of(0) > 0) inverse_mct();
+    for (size_t c = mct_ ? 3 : 0; c < comps_.size(); ++c)
+      if (n_of(c) && comps_[c].wanted) inverse_single(c);
+    download(out);
+    lease_->succeeded();
+  }
+
+ private:
+  void check_mct() const {
+    if (comps_.size() < 3)
+      throw Error(ErrorCode::kInternal, "cuda backend: the MCT needs 3 components");
+    for (size_t c = 0; c < 3; ++c)
+      if (!comps_[c].decode || comps_[c].rect != comps_[0].rect)
+        throw Error(ErrorCode::kInternal,
+                    "cuda backend: MCT components 0..2 must be decoded with equal sizes");
+  }
+  size_t n_of(size_t c) const { return comps_[c].decode ? area(comps_[c].rect) : 0; }
+  cudaStream_t st(size_t c) const { return slot().streams[c % kStreams].get(); }
+  Slot& slot() const { return **lease_; }
+  int32_t* A(size_t c) const { return slot().coef.as<int32_t>() + offset_[c]; }
+  int32_t* B(size_t c) const { return slot().samp.as<int32_t>() + offset_[c]; }
+  // The buffer of c that p (one of c's) is not in.
+  int32_t* other(size_t c, const void* p) const { return p == A(c) ? B(c) : A(c); }
+
+  // Lays out the device buffers and takes a slot from the pool (it waits for the warm-up's
+  // slots, GpuDecodeWarmUp), sized for this tile.
+  void take_slot() {
+    size_t total = 0;
+    size_t ws_bytes[kStreams] = {};
+    for (size_t c = 0; c < comps_.size(); ++c) {
+      offset_.push_back(total);
+      total += padded(n_of(c));
+      const CoefficientPlane& k = comps_[c];
+      if (n_of(c) && k.levels > 0)
+        ws_bytes[c % kStreams] = std::max(
+            ws_bytes[c % kStreams], cu::dwt_workspace_bytes(variant_, k.rect, k.levels, false));
+    }
+    lease_.emplace(pool());
+    slot().reserve(total);
+    for (int i = 0; i < kStreams; ++i) slot().ws[i].reserve(ws_bytes[i]);
+    lease_->in_use();
+  }
+
+  // After the inverse DWT, S (5/3 integers) or F (9/7 floats) of c is in A or B.
+  void upload_and_idwt(size_t c) {
+    const CoefficientPlane& k = comps_[c];
+    const size_t n = n_of(c), w = k.rect.width();
+    if ((k.reversible ? k.ints.size() : k.floats.size()) < n)
+      throw Error(ErrorCode::kInternal,
+                  "cuda backend: component " + std::to_string(c) + " has too few coefficients");
+    const void* coeffs = k.reversible ? static_cast<const void*>(k.ints.data()) : k.floats.data();
+    slot().ring.upload(A(c), coeffs, n * 4, st(c), threads_);
+    cu::DeviceBuffer& ws = slot().ws[c % kStreams];
+    if (k.reversible) {
+      S_[c] = A(c);
+      if (k.levels == 0) return;
+      cu::dwt53_inverse(variant_, {A(c), w}, {B(c), w}, k.rect, k.levels, ws.get(), ws.bytes(),
+                        st(c));
+      S_[c] = B(c);
+      return;
+    }
+    float* af = reinterpret_cast<float*>(A(c));
+    float* bf = reinterpret_cast<float*>(B(c));
+    F_[c] = af;
+    if (k.levels == 0) return;
+    cu::dwt97_inverse(variant_, {af, w}, {bf, w}, k.rect, k.levels, ws.get(), ws.bytes(), st(c));
+    F_[c] = bf;
+  }
+
+  // G.2 / G.3 with DC shift and clipping on stream 0 once streams 1 and 2 have their inverse
+  // DWTs done; the final samples R of 0..2.
+  void inverse_mct() {
+    const size_t n = n_of(0);
+    cu::Int3 off, lo, hi;
+    for (size_t c = 0; c < 3; ++c) {
+      off.v[c] = comps_[c].offset;
+      lo.v[c] = comps_[c].lo;
+      hi.v[c] = comps_[c].hi;
+    }
+    for (size_t c = 1; c < 3; ++c) {
+      GJ2K_CUDA_CHECK(cudaEventRecord(slot().event(c), st(c)));
+      GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(0), slot().event(c), 0));
+    }
+    if (comps_[0].reversible && comps_[1].reversible && comps_[2].reversible) {
+      cu::rct_inverse_dc_shift(S_[0], S_[1], S_[2], n, off, lo, hi, st(0));
+      for (size_t c = 0; c < 3; ++c) R_[c] = S_[c];
+    } else {
+      for (size_t c = 0; c < 3; ++c)
+        if (comps_[c].reversible) {  // mixed kernels: the integers to float, in place
+          F_[c] = reinterpret_cast<float*>(S_[c]);
+          cu::dc_shift_to_float(S_[c], F_[c], n, 0, st(0));
+        }
+      for (size_t c = 0; c < 3; ++c) R_[c] = other(c, F_[c]);
+      cu::ict_inverse_dc_shift(F_[0], F_[1], F_[2], R_[0], R_[1], R_[2], n, off, lo, hi, st(0));
+    }
+    GJ2K_CUDA_CHECK(cudaEventRecord(slot().event(0), st(0)));
+    for (size_t c = 1; c < 3; ++c) GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(c), slot().event(0), 0));
+  }
+
+  // G.1.2 and clipping of a component without MCT; its final samples R.
+  void inverse_single(size_t c) {
+    const CoefficientPlane& k = comps_[c];
+    const size_t n = n_of(c);
+    if (k.reversible) {
+      cu::dc_shift_inverse_clamp(S_[c], n, k.offset, k.lo, k.hi, st(c));
+      R_[c] = S_[c];
+    } else {
+      R_[c] = other(c, F_[c]);
+      cu::float_to_int_dc_shift(F_[c], R_[c], n, k.offset, k.lo, k.hi, st(c));
+    }
+  }
+
+  // Samples down through the ring, a component as soon as its stream is done, into out[c].
+  void download(std::vector<TileComponentSamples>& out) {
+    out.resize(comps_.size());
+    for (size_t c = 0; c < comps_.size(); ++c) {
+      CoefficientPlane& k = comps_[c];
+      if (!k.decode || !k.wanted) continue;
+      const size_t n = n_of(c);
+      out[c].rect = k.rect;
+      if (out[c].samples.size() != n && k.reversible && k.ints.size() == n)
+        out[c].samples = std::move(k.ints);  // reused: every coefficient is up by now
+      if (out[c].samples.size() != n) {
+        Samples().swap(out[c].samples);
+        out[c].samples.resize(n);  // not zeroed: the download writes every sample
+      }
+      if (n) slot().ring.download(out[c].samples.data(), R_[c], n * 4, st(c), threads_);
+    }
+    for (const cu::Stream& stream : slot().streams) stream.synchronize();  // and any late fault
+  }
+
+  std::span<CoefficientPlane> comps_;
+  bool mct_;
+  int threads_;
+  cu::GpuDwtVariant variant_;
+  std::optional<cu::Lease<Slot>> lease_;
+  std::vector<size_t> offset_;
+  std::vector<int32_t*> S_, R_;
+  std::vector<float*> F_;
+};
+
+void CudaBackend::inverse(std::span<CoefficientPlane> comps, bool mct, int threads,
+                          std::vector<TileComponentSamples>& out) const {
+  InverseRun(comps, mct, threads).run(out);
+}
+
+struct GpuDecodeWarmUp::Impl {
+  struct Sizes {
+    size_t samples = 0;
+    int slots = 0;
+  };
+  bool required = false;
+  std::promise<bool> gpu;
+  std::shared_future<bool> present;
+  std::promise<Sizes> sizes;
+  std::future<void> done;
+  bool posted = false;
+};
+
+GpuDecodeWarmUp::GpuDecodeWarmUp(bool required) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.required = required;
+  m.present = m.gpu.get_future().share();
+  try {
+    m.done = std::async(std::launch::async, [&gpu = m.gpu, f = m.sizes.get_future()]() mutable {
+      if (!transform::open_gpu()) return gpu.set_value(false);  // the query, the context
+      const Impl::Sizes s = f.get();  // the destructor posts {0, 0} if prepare() never did
+      pool().expect(s.slots);         // before any taker can see the answer
+      gpu.set_value(true);
+      for (int i = 0; i < s.slots; ++i) {
+        std::unique_ptr<Slot> slot;
+        try {
+          slot = std::make_unique<Slot>();
+          slot->reserve(s.samples);
+        } catch (...) {
+          slot.reset();  // a taker makes its own and meets the error there
+        }
+        pool().fulfil(std::move(slot));
+      }
+    });
+  } catch (...) {  // no thread: ask here
+    m.gpu.set_value(transform::gpu_info().available);
+  }
+}
+
+void GpuDecodeWarmUp::prepare(size_t tile_samples, size_t components, int slots) {
+  Impl& m = *impl_;
+  if (!m.done.valid() || m.posted) return;
+  m.posted = true;
+  m.sizes.set_value({tile_samples + components * kAlign, std::max(0, slots)});
+}
+
+bool GpuDecodeWarmUp::use() const {
+  if (impl_->present.get()) return true;
+  if (impl_->required) transform::resolve_device(transform::Device::kGpu);  // throws why
+  return false;
+}
+
+GpuDecodeWarmUp::~GpuDecodeWarmUp() {
+  if (!impl_->done.valid()) return;
+  if (!impl_->posted) impl_->sizes.set_value({0, 0});
+  impl_->done.wait();
+}
+
+const TileBackend& cuda_backend() {
+  static const CudaBackend backend;
+  return backend;
+}
+
+}  // namespace gj2k::codec
+
+#else  // built without CUDA: the GPU is never used, the backend refuses if called
+
+namespace gj2k::codec {
+namespace {
+
+class CudaBackend final : public TileBackend {
+ public:
+  const char* name() const override { return "cuda"; }
+  void inverse(std::span<CoefficientPlane>, bool, int,
+               std::vector<TileComponentSamples>&) const override {
+    throw Error(ErrorCode::kDevice, "cuda backend: gj2k was built without CUDA");
+  }
+  TileCoefficients forward(const Image&, const EncodeSetup&, uint32_t,
+                           ForwardPipeline*) const override {
+    throw Error(ErrorCode::kDevice, "cuda backend: gj2k was built without CUDA");
+  }
+};
+
+}  // namespace
+
+struct GpuDecodeWarmUp::Impl {
+  bool required = false;
+};
+GpuDecodeWarmUp::GpuDecodeWarmUp(bool required) : impl_(std::make_unique<Impl>()) {
+  impl_->required = required;
+}
+void GpuDecodeWarmUp::prepare(size_t, size_t, int) {}
+bool GpuDecodeWarmUp::use() const {
+  if (impl_->required) transform::resolve_device(transform::Device::kGpu);  // throws why
+  return false;
+}
+GpuDecodeWarmUp::~GpuDecodeWarmUp() = default;
+
+const TileBackend& cuda_backend() {
+  static const CudaBackend backend;
+  return backend;
+}
+
+}  // namespace gj2k::codec
+
+#endif  // GJ2K_HAVE_CUDA
