@@ -67,9 +67,9 @@ void select_dwt(const std::string& name) {
                     "fused, fused-short, laan, inplace, lattice)");
   }
 #else
-  throw Error(ErrorCode::kDevice, "DWT variant '" + name +
-                                      "': not a CPU one (cpu, cpu-convolve, reference), and "
-                                      "gj2k was built without CUDA");
+  throw Error(ErrorCode::kInvalidArgument,
+              "unknown DWT variant '" + name +
+                  "' (CPU: cpu, cpu-convolve, reference; GPU variants need a build with CUDA)");
 #endif
 }
 

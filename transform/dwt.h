@@ -92,8 +92,8 @@ const DwtOps& dwt_ops(DwtVariant variant);
 // (transform/cuda/dwt_cuda.h GpuDwtVariant, as int); each is read once per tile, so a
 // selection never reaches a hot loop. Defaults: kCpu and the GPU's "default".
 // select_dwt takes a CPU name ("cpu", "cpu-convolve", "reference") or a GPU one (dwt_cuda.h
-// parse_gpu_dwt_variant); throws Error(kInvalidArgument) naming the choices otherwise, and
-// Error(kDevice) for a GPU name in a build without CUDA. Set it before coding starts.
+// parse_gpu_dwt_variant, in a build with CUDA); throws Error(kInvalidArgument) naming the
+// choices otherwise. Set it before coding starts.
 void select_dwt(const std::string& name);
 DwtVariant codec_cpu_dwt();
 int codec_gpu_dwt();
