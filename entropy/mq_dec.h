@@ -88,8 +88,6 @@ class MqDecoder {
     } while ((a_ & 0x80000000u) == 0);
     return d;
   }
-  // The same with kMqDecStates (host code).
-  GJ2K_ALWAYS_INLINE uint32_t decode(uint8_t& state) { return decode(kMqDecStates, state); }
 
  private:
   GJ2K_HD_INLINE uint32_t byte(size_t i) const { return p_ + i < end_ ? p_[i] : 0xFFu; }
