@@ -139,10 +139,6 @@ struct BlockDecoder {
     return kStripeValues ? size_t(r) : size_t(r) * vstride;
   }
 
-  // Value (one fractional bit) of a sample that becomes significant at plane p: 2 * 2^p plus
-  // the midpoint 2^p of the p planes below, when there are any.
-  GJ2K_HD_INLINE static uint32_t first_value(uint32_t p) { return p > 0 ? 3u << p : 2u; }
-
   // Sign decoding (D.3.2) of a sample of row r found significant, then its state update.
   template <bool kRaw, class Coder>
   GJ2K_HD_INLINE void decode_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
@@ -194,27 +190,6 @@ struct BlockDecoder {
     }
     *f = word;
   }
-  template <bool kRaw, class Coder>
-  GJ2K_HD void spp(Coder& coder, uint32_t p) {
-    Coder c = coder;
-    uint8_t cx[kNumContexts];
-    load_contexts(cx);
-    const uint32_t first = first_value(p);
-    for (uint32_t s = 0; s < stripes; ++s) {
-      const uint32_t nr = rows(s);
-      uint32_t* f = col(s);
-      uint32_t* v = vcol(s);
-      if (nr == 4) {
-        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
-          spp_column<kRaw, true>(c, cx, f, v, first, 4);
-      } else {
-        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
-          spp_column<kRaw, false>(c, cx, f, v, first, nr);
-      }
-    }
-    coder = c;
-    store_contexts(cx);
-  }
 
   // Magnitude refinement pass (D.3.3); raw in bypass mode. v' = v - 2^(p+1) (bit 0) or v
   // (bit 1), plus the new midpoint 2^p when p > 0.
@@ -245,28 +220,6 @@ struct BlockDecoder {
       for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), v, up, down);
     }
     *f = word;
-  }
-  template <bool kRaw, class Coder>
-  GJ2K_HD void mrp(Coder& coder, uint32_t p) {
-    Coder c = coder;
-    uint8_t cx[kNumContexts];
-    load_contexts(cx);
-    const uint32_t half = p > 0 ? 1u << p : 0u;
-    const uint32_t up = half, down = half - (2u << p);  // mod 2^32: never negative in the end
-    for (uint32_t s = 0; s < stripes; ++s) {
-      const uint32_t nr = rows(s);
-      uint32_t* f = col(s);
-      uint32_t* v = vcol(s);
-      if (nr == 4) {
-        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
-          mrp_column<kRaw, true>(c, cx, f, v, up, down, 4);
-      } else {
-        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
-          mrp_column<kRaw, false>(c, cx, f, v, up, down, nr);
-      }
-    }
-    coder = c;
-    store_contexts(cx);
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the significance-pass visit marks.
@@ -311,24 +264,46 @@ struct BlockDecoder {
     }
     *f = word & ~kVisitAll;
   }
-  GJ2K_HD void cup(uint32_t p) {
-    MqDecoder c = mq;
+  // Per-pass constants of plane p: `first`, the value of a sample found significant (2 * 2^p
+  // plus the midpoint 2^p of the p planes below, when there are any); `up` and `down`, what
+  // a refinement bit of 1 or 0 adds (mod 2^32: never negative in the end).
+  struct PlaneValues {
+    uint32_t first, up, down;
+  };
+  GJ2K_HD_INLINE static PlaneValues plane_values(uint32_t p) {
+    const uint32_t half = p > 0 ? 1u << p : 0u;
+    return {p > 0 ? 3u << p : 2u, half, half - (2u << p)};
+  }
+  template <PassKind kKind, bool kRaw, bool kFull, class Coder>
+  GJ2K_HD_INLINE void column(Coder& c, uint8_t* cx, uint32_t* f, uint32_t* v, const PlaneValues& pv,
+                             uint32_t nr) {
+    if constexpr (kKind == PassKind::kSignificance)
+      spp_column<kRaw, kFull>(c, cx, f, v, pv.first, nr);
+    else if constexpr (kKind == PassKind::kRefinement)
+      mrp_column<kRaw, kFull>(c, cx, f, v, pv.up, pv.down, nr);
+    else
+      cup_column<kFull>(c, cx, f, v, pv.first, nr);
+  }
+  // One pass of plane p over the block, stripe by stripe, column by column (see above).
+  template <PassKind kKind, bool kRaw, class Coder>
+  GJ2K_HD void pass(Coder& coder, uint32_t p) {
+    Coder c = coder;
     uint8_t cx[kNumContexts];
     load_contexts(cx);
-    const uint32_t first = first_value(p);
+    const PlaneValues pv = plane_values(p);
     for (uint32_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       uint32_t* v = vcol(s);
       if (nr == 4) {
         for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
-          cup_column<true>(c, cx, f, v, first, 4);
+          column<kKind, kRaw, true>(c, cx, f, v, pv, 4);
       } else {
         for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
-          cup_column<false>(c, cx, f, v, first, nr);
+          column<kKind, kRaw, false>(c, cx, f, v, pv, nr);
       }
     }
-    mq = c;
+    coder = c;
     store_contexts(cx);
   }
 
@@ -344,18 +319,18 @@ struct BlockDecoder {
     switch (pass_kind(i)) {
       case PassKind::kSignificance:
         if (is_raw)
-          spp<true>(raw, p);
+          pass<PassKind::kSignificance, true>(raw, p);
         else
-          spp<false>(mq, p);
+          pass<PassKind::kSignificance, false>(mq, p);
         break;
       case PassKind::kRefinement:
         if (is_raw)
-          mrp<true>(raw, p);
+          pass<PassKind::kRefinement, true>(raw, p);
         else
-          mrp<false>(mq, p);
+          pass<PassKind::kRefinement, false>(mq, p);
         break;
       case PassKind::kCleanup:
-        cup(p);
+        pass<PassKind::kCleanup, false>(mq, p);
         if (style & kSegmentationSymbols) {
           // D.5: the symbol 1010; a mismatch would flag an error for concealment, which this
           // decoder does not attempt.
