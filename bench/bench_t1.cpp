@@ -337,7 +337,7 @@ void BM_MqDecodeFast(benchmark::State& state) {
     uint8_t st[kNumContexts];
     for (int i = 0; i < kNumContexts; ++i) st[i] = static_cast<uint8_t>(2 * initial_state_index(i));
     uint32_t acc = 0;
-    for (size_t i = 0; i < v.d.size(); ++i) acc += dec.decode(st[v.cx[i]]);
+    for (size_t i = 0; i < v.d.size(); ++i) acc += dec.decode(kMqDecStates, st[v.cx[i]]);
     benchmark::DoNotOptimize(acc);
   }
   set_rate(state);

@@ -1,12 +1,15 @@
 // Fast MQ decoder (15444-1 C.3) and raw bit reader for arithmetic coding bypass (D.6).
 // Decodes exactly as MqRefDecoder (mq_ref.h). Both read 0xFF past the end of the segment
-// (C.3.4), so truncated or corrupt data decodes to something, never out of bounds.
+// (C.3.4), so truncated or corrupt data decodes to something, never out of bounds. Both are
+// host-device (entropy/hd.h): the Tier-1 decoder (t1_dec_block.h) runs them on the CPU and in
+// the CUDA kernel.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 
+#include "entropy/hd.h"
 #include "entropy/mq_tables.h"
 
 namespace gj2k::entropy {
@@ -30,10 +33,10 @@ inline constexpr std::array<MqDecState, 94> kMqDecStates = make_mq_dec_states();
 class MqDecoder {
  public:
   MqDecoder() = default;
-  MqDecoder(const uint8_t* data, size_t length) { init(data, length); }
+  GJ2K_HD MqDecoder(const uint8_t* data, size_t length) { init(data, length); }
 
   // INITDEC (C.3.5).
-  void init(const uint8_t* data, size_t length) {
+  GJ2K_HD_INLINE void init(const uint8_t* data, size_t length) {
     p_ = data;
     end_ = data + length;
     c_ = static_cast<uint32_t>(byte(0)) << 16;
@@ -43,11 +46,14 @@ class MqDecoder {
     a_ = 0x8000u << 16;
   }
 
-  // DECODE (C.3.2): the decision in the context whose state byte is `state`.
+  // DECODE (C.3.2): the decision in the context whose state byte is `state`, with the state
+  // table `states`: kMqDecStates itself (host code: indexing the array, the compiler keeps its
+  // address in a register) or a pointer to a copy of it (a kernel's, in shared memory).
   // A and Qe are held shifted left by 16, aligned with C's high half, so that C compares with
   // and subtracts Qe directly.
-  GJ2K_ALWAYS_INLINE uint32_t decode(uint8_t& state) {
-    const MqDecState& s = kMqDecStates[state];
+  template <class States>
+  GJ2K_HD_INLINE uint32_t decode(const States& states, uint8_t& state) {
+    const MqDecState& s = states[state];
     const uint32_t qe = s.qe16;
     a_ -= qe;
     uint32_t d;
@@ -84,9 +90,9 @@ class MqDecoder {
   }
 
  private:
-  GJ2K_ALWAYS_INLINE uint32_t byte(size_t i) const { return p_ + i < end_ ? p_[i] : 0xFFu; }
+  GJ2K_HD_INLINE uint32_t byte(size_t i) const { return p_ + i < end_ ? p_[i] : 0xFFu; }
   // BYTEIN (C.3.4); p_ points at the current byte B.
-  GJ2K_ALWAYS_INLINE void bytein() {
+  GJ2K_HD_INLINE void bytein() {
     if (byte(0) == 0xFF) {
       if (byte(1) > 0x8F) {
         c_ += 0xFF00;
@@ -114,14 +120,14 @@ class MqDecoder {
 class RawDecoder {
  public:
   RawDecoder() = default;
-  RawDecoder(const uint8_t* data, size_t length) { init(data, length); }
-  void init(const uint8_t* data, size_t length) {
+  GJ2K_HD RawDecoder(const uint8_t* data, size_t length) { init(data, length); }
+  GJ2K_HD_INLINE void init(const uint8_t* data, size_t length) {
     p_ = data;
     end_ = data + length;
     c_ = 0;
     ct_ = 0;
   }
-  GJ2K_ALWAYS_INLINE uint32_t bit() {
+  GJ2K_HD_INLINE uint32_t bit() {
     if (ct_ == 0) {
       if (c_ == 0xFF) {
         const uint32_t next = p_ < end_ ? *p_ : 0xFFu;

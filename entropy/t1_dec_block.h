@@ -1,8 +1,9 @@
-// The Tier-1 code-block decoder (15444-1 Annex D, C.3) written once for the CPU and the GPU:
-// every function is host-device (entropy/hd.h), takes its tables and working memory from the
-// caller and reports problems as a status instead of throwing, so that a CUDA thread can run
-// it on one code-block while the CPU build of the same source is tested bit-exactly against
-// the spec-literal decoder (t1_ref.h) in CI, where there is no GPU.
+// The Tier-1 code-block decoder (15444-1 Annex D, C.3), the one source of the CPU's
+// entropy::decode_block (t1_dec.cpp) and the CUDA kernel (cuda/t1_dec_kernels.cu): every
+// function is host-device (entropy/hd.h), takes its tables and working memory from the caller
+// and reports problems as a status instead of throwing, so that a CUDA thread can run it on
+// one code-block while the CPU build of the same source is tested bit-exactly against the
+// spec-literal decoder (t1_ref.h) in CI, where there is no GPU.
 //
 // Contract of decode_block_hd: as entropy::decode_block (t1.h): segments in order, each with
 // its passes; num_bitplanes coded magnitude planes; output w x h values with ONE fractional
@@ -39,12 +40,30 @@ inline DecodeTables host_decode_tables() {
 inline constexpr size_t kZcTableBytes = 4 * 512;
 inline constexpr size_t kScTableBytes = 2048;
 
+// How BlockDecoder reaches the tables, as members zc (the band's zero-coding table), sc and mq.
+// BandTables: pointers, for tables in a kernel's shared memory (one instantiation for all
+// bands). ConstBandTables: the constexpr tables themselves, at constant addresses, one
+// instantiation per band (the CPU's entropy::decode_block): the pass loops then hold no table
+// pointer in a register.
+struct BandTables {
+  const uint8_t* zc;
+  const uint8_t* sc;
+  const MqDecState* mq;
+};
+template <int kBand>
+struct ConstBandTables {
+  static constexpr const uint8_t* zc = kZcTable[kBand].data();
+  static constexpr const std::array<uint8_t, 2048>& sc = kScTable;
+  static constexpr const std::array<MqDecState, 94>& mq = kMqDecStates;
+};
+
 enum class BlockStatus : uint8_t {
   kOk = 0,
   kExtraPasses = 1,    // more passes than 3 * num_bitplanes - 2: the extra ones were ignored
   kSegmentPasses = 2,  // a segment holds more passes than the code-block style allows
   kTooManyPlanes = 3,  // num_bitplanes > 30
-  kBadArgument = 4,    // block size beyond the standard's limits, band out of range
+  kBadArgument = 4,    // block size beyond the standard's limits, band out of range, a segment
+                       // with bytes but no data
 };
 
 // A codeword segment as an offset into a byte buffer shared by many code-blocks.
@@ -52,143 +71,58 @@ struct SegmentRef {
   uint32_t offset, length, passes;
 };
 
+// A block's segments as the decoder reads them: data(k), length(k), passes(k).
+// SegmentRefs: offsets into one buffer (the kernel's jobs); Segments: t1.h's Segment.
+struct SegmentRefs {
+  const uint8_t* bytes;
+  const SegmentRef* refs;
+  GJ2K_HD_INLINE const uint8_t* data(size_t k) const { return bytes + refs[k].offset; }
+  GJ2K_HD_INLINE uint32_t length(size_t k) const { return refs[k].length; }
+  GJ2K_HD_INLINE uint32_t passes(size_t k) const { return refs[k].passes; }
+};
+struct Segments {
+  const Segment* segs;
+  GJ2K_HD_INLINE const uint8_t* data(size_t k) const { return segs[k].data; }
+  GJ2K_HD_INLINE uint32_t length(size_t k) const { return segs[k].length; }
+  GJ2K_HD_INLINE uint32_t passes(size_t k) const { return segs[k].passes; }
+};
+
 // Words of decoder state for a w x h block (the caller's working memory).
-GJ2K_HD_INLINE size_t state_words(uint32_t w, uint32_t h) {
+GJ2K_HD constexpr size_t state_words(uint32_t w, uint32_t h) {
   return static_cast<size_t>((h + 3) / 4 + 2) * (w + 2);
 }
-// The most state_words() of any block within the standard's limits (w, h <= 1024,
-// w * h <= 4096): 3284 words, at 819 x 5 (a clipped 1024 x 8 nominal block cannot be that wide,
-// but decode_block_hd accepts any size within the limits).
-constexpr size_t max_state_words() {
+// Words of stripe-major values (kStripeValues) for a w x h block.
+GJ2K_HD constexpr size_t value_words(uint32_t w, uint32_t h) {
+  return size_t{4} * ((h + 3) / 4) * w;
+}
+// The most words `words(w, h)` takes for any block within the standard's limits (w, h <= 1024,
+// w * h <= 4096); the widest block of each height is the largest.
+constexpr size_t most_words(size_t (*words)(uint32_t, uint32_t)) {
   size_t most = 0;
-  for (uint32_t h = 1; h <= 1024; ++h) {
-    const uint32_t w = 4096 / h < 1024 ? 4096 / h : 1024;
-    const size_t n = static_cast<size_t>((h + 3) / 4 + 2) * (w + 2);
+  for (uint32_t h = 1; h <= kMaxBlockSide; ++h) {
+    const uint32_t w = kMaxBlockArea / h < kMaxBlockSide ? kMaxBlockArea / h : kMaxBlockSide;
+    const size_t n = words(w, h);
     most = n > most ? n : most;
   }
   return most;
 }
-inline constexpr size_t kMaxStateWords = max_state_words();
-
-// MQ decoder (C.3), as MqDecoder (mq_dec.h) with the state table passed in. Reads 0xFF past
-// the end of the segment (C.3.4).
-struct MqDec {
-  const uint8_t* p;
-  const uint8_t* end;
-  uint32_t a, c;  // A << 16 and C
-  int ct;
-
-  GJ2K_HD_INLINE uint32_t byte(uint32_t i) const { return p + i < end ? p[i] : 0xFFu; }
-  GJ2K_HD_INLINE void bytein() {  // BYTEIN (C.3.4); p points at the current byte B
-    if (byte(0) == 0xFF) {
-      if (byte(1) > 0x8F) {
-        c += 0xFF00;
-        ct = 8;
-      } else {
-        ++p;
-        c += byte(0) << 9;
-        ct = 7;
-      }
-    } else {
-      ++p;
-      c += byte(0) << 8;
-      ct = 8;
-    }
-  }
-  GJ2K_HD_INLINE void init(const uint8_t* data, uint32_t length) {  // INITDEC (C.3.5)
-    p = data;
-    end = data + length;
-    c = byte(0) << 16;
-    bytein();
-    c <<= 7;
-    ct -= 7;
-    a = 0x8000u << 16;
-  }
-  // DECODE (C.3.2) in the context whose state byte is `state`.
-  GJ2K_HD_INLINE uint32_t decode(const MqDecState* states, uint8_t& state) {
-    const MqDecState s = states[state];
-    const uint32_t qe = s.qe16;
-    a -= qe;
-    uint32_t d;
-    if (c < qe) {  // LPS_EXCHANGE (Figure C.17)
-      if (a < qe) {
-        d = s.mps;
-        state = s.next_mps;
-      } else {
-        d = s.mps ^ 1;
-        state = s.next_lps;
-      }
-      a = qe;
-    } else {
-      c -= qe;
-      if (a & 0x80000000u) return s.mps;
-      if (a < qe) {  // MPS_EXCHANGE (Figure C.16)
-        d = s.mps ^ 1;
-        state = s.next_lps;
-      } else {
-        d = s.mps;
-        state = s.next_mps;
-      }
-    }
-    do {  // RENORMD (C.3.3)
-      if (ct == 0) bytein();
-      a <<= 1;
-      c <<= 1;
-      --ct;
-    } while ((a & 0x80000000u) == 0);
-    return d;
-  }
-};
-
-// Raw (bypass) bit reader (D.6), as RawDecoder (mq_dec.h).
-struct RawDec {
-  const uint8_t* p;
-  const uint8_t* end;
-  uint32_t c;
-  int ct;
-  GJ2K_HD_INLINE void init(const uint8_t* data, uint32_t length) {
-    p = data;
-    end = data + length;
-    c = 0;
-    ct = 0;
-  }
-  GJ2K_HD_INLINE uint32_t bit() {
-    if (ct == 0) {
-      if (c == 0xFF) {
-        const uint32_t next = p < end ? *p : 0xFFu;
-        if (next > 0x8F) {
-          c = 0xFF;
-          ct = 8;
-        } else {
-          c = next;
-          ++p;
-          ct = 7;
-        }
-      } else {
-        c = p < end ? *p : 0xFFu;
-        if (p < end) ++p;
-        ct = 8;
-      }
-    }
-    --ct;
-    return (c >> ct) & 1;
-  }
-};
+// 3284 state words, at 819 x 5 (a clipped 1024 x 8 nominal block cannot be that wide, but the
+// decoder accepts any size within the limits); 6552 value words, at the same size.
+inline constexpr size_t kMaxStateWords = most_words(state_words);
+inline constexpr size_t kMaxValueWords = most_words(value_words);
 
 // One code-block's decoding state. kVc: vertically causal contexts (D.7). kStripeValues: the
 // value layout (see the file comment).
-template <bool kVc, bool kStripeValues>
+template <bool kVc, bool kStripeValues, class Tables>
 struct BlockDecoder {
-  const uint8_t* zc;  // the band's zero-coding table
-  const uint8_t* sc;
-  const MqDecState* mqs;
+  Tables tab;
   uint32_t w, h, pitch, stripes;
   uint32_t* state;  // (stripes + 2) x pitch
   uint32_t* val;    // magnitudes with one fractional bit
   size_t vstride;   // row-major values: the output's row pitch
   uint8_t ctx[kNumContexts];
-  MqDec mq;
-  RawDec raw;
+  MqDecoder mq;
+  RawDecoder raw;
 
   GJ2K_HD_INLINE void reset_contexts() {
     for (int i = 0; i < kNumContexts; ++i)
@@ -205,10 +139,6 @@ struct BlockDecoder {
     return kStripeValues ? size_t(r) : size_t(r) * vstride;
   }
 
-  // Value (one fractional bit) of a sample that becomes significant at plane p: 2 * 2^p plus
-  // the midpoint 2^p of the p planes below, when there are any.
-  GJ2K_HD_INLINE static uint32_t first_value(uint32_t p) { return p > 0 ? 3u << p : 2u; }
-
   // Sign decoding (D.3.2) of a sample of row r found significant, then its state update.
   template <bool kRaw, class Coder>
   GJ2K_HD_INLINE void decode_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
@@ -217,8 +147,8 @@ struct BlockDecoder {
     if constexpr (kRaw) {
       neg = c.bit();
     } else {
-      const uint32_t s = sc[sc_index(word, f[-1], f[1], r)];
-      neg = c.decode(mqs, cx[s & 0x1F]) ^ (s >> 7);
+      const uint32_t s = tab.sc[sc_index(word, f[-1], f[1], r)];
+      neg = c.decode(tab.mq, cx[s & 0x1F]) ^ (s >> 7);
     }
     word |= set_significant<kVc>(f, pitch, r, neg);
     v[vrow(r)] = first;
@@ -234,7 +164,7 @@ struct BlockDecoder {
     if constexpr (kRaw) {
       bit = c.bit();
     } else {
-      bit = c.decode(mqs, cx[zc[n]]);
+      bit = c.decode(tab.mq, cx[tab.zc[n]]);
     }
     word |= visit_bit(r);
     if (bit) decode_sign<kRaw>(c, cx, f, word, r, v, first);
@@ -260,27 +190,6 @@ struct BlockDecoder {
     }
     *f = word;
   }
-  template <bool kRaw, class Coder>
-  GJ2K_HD void spp(Coder& coder, uint32_t p) {
-    Coder c = coder;
-    uint8_t cx[kNumContexts];
-    load_contexts(cx);
-    const uint32_t first = first_value(p);
-    for (uint32_t s = 0; s < stripes; ++s) {
-      const uint32_t nr = rows(s);
-      uint32_t* f = col(s);
-      uint32_t* v = vcol(s);
-      if (nr == 4) {
-        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
-          spp_column<kRaw, true>(c, cx, f, v, first, 4);
-      } else {
-        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
-          spp_column<kRaw, false>(c, cx, f, v, first, nr);
-      }
-    }
-    coder = c;
-    store_contexts(cx);
-  }
 
   // Magnitude refinement pass (D.3.3); raw in bypass mode. v' = v - 2^(p+1) (bit 0) or v
   // (bit 1), plus the new midpoint 2^p when p > 0.
@@ -292,7 +201,7 @@ struct BlockDecoder {
     if constexpr (kRaw) {
       bit = c.bit();
     } else {
-      bit = c.decode(mqs, cx[mr_context(word, r)]);
+      bit = c.decode(tab.mq, cx[mr_context(word, r)]);
     }
     word |= refined_bit(r);
     v[vrow(r)] += bit ? up : down;
@@ -312,45 +221,24 @@ struct BlockDecoder {
     }
     *f = word;
   }
-  template <bool kRaw, class Coder>
-  GJ2K_HD void mrp(Coder& coder, uint32_t p) {
-    Coder c = coder;
-    uint8_t cx[kNumContexts];
-    load_contexts(cx);
-    const uint32_t half = p > 0 ? 1u << p : 0u;
-    const uint32_t up = half, down = half - (2u << p);  // mod 2^32: never negative in the end
-    for (uint32_t s = 0; s < stripes; ++s) {
-      const uint32_t nr = rows(s);
-      uint32_t* f = col(s);
-      uint32_t* v = vcol(s);
-      if (nr == 4) {
-        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
-          mrp_column<kRaw, true>(c, cx, f, v, up, down, 4);
-      } else {
-        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
-          mrp_column<kRaw, false>(c, cx, f, v, up, down, nr);
-      }
-    }
-    coder = c;
-    store_contexts(cx);
-  }
 
   // Cleanup pass with run-length mode (D.3.4); clears the significance-pass visit marks.
-  GJ2K_HD_INLINE void cup_row(MqDec& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+  GJ2K_HD_INLINE void cup_row(MqDecoder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
                               uint32_t* v, uint32_t first) {
     if (word & (sig_bit(r, 0) | visit_bit(r))) return;
-    if (c.decode(mqs, cx[zc[window(word, r)]])) decode_sign<false>(c, cx, f, word, r, v, first);
+    if (c.decode(tab.mq, cx[tab.zc[window(word, r)]]))
+      decode_sign<false>(c, cx, f, word, r, v, first);
   }
   template <bool kFull>
-  GJ2K_HD_INLINE void cup_column(MqDec& c, uint8_t* cx, uint32_t* f, uint32_t* v, uint32_t first,
-                                 uint32_t nr) {
+  GJ2K_HD_INLINE void cup_column(MqDecoder& c, uint8_t* cx, uint32_t* f, uint32_t* v,
+                                 uint32_t first, uint32_t nr) {
     uint32_t word = *f;
     if constexpr (kFull) {
       if ((word & (kSigAll | kVisitAll)) == 0) {
         // Run-length mode: four insignificant samples with insignificant neighbourhoods.
-        if (!c.decode(mqs, cx[kCtxRl])) return;  // all four stay insignificant
-        uint32_t r = c.decode(mqs, cx[kCtxUni]) << 1;
-        r |= c.decode(mqs, cx[kCtxUni]);
+        if (!c.decode(tab.mq, cx[kCtxRl])) return;  // all four stay insignificant
+        uint32_t r = c.decode(tab.mq, cx[kCtxUni]) << 1;
+        r |= c.decode(tab.mq, cx[kCtxUni]);
         decode_sign<false>(c, cx, f, word, int(r), v, first);
         switch (r) {
           case 0:
@@ -376,28 +264,46 @@ struct BlockDecoder {
     }
     *f = word & ~kVisitAll;
   }
-  GJ2K_HD void cup(uint32_t p, bool segmentation_symbol) {
-    MqDec c = mq;
+  // Per-pass constants of plane p: `first`, the value of a sample found significant (2 * 2^p
+  // plus the midpoint 2^p of the p planes below, when there are any); `up` and `down`, what
+  // a refinement bit of 1 or 0 adds (mod 2^32: never negative in the end).
+  struct PlaneValues {
+    uint32_t first, up, down;
+  };
+  GJ2K_HD_INLINE static PlaneValues plane_values(uint32_t p) {
+    const uint32_t half = p > 0 ? 1u << p : 0u;
+    return {p > 0 ? 3u << p : 2u, half, half - (2u << p)};
+  }
+  template <PassKind kKind, bool kRaw, bool kFull, class Coder>
+  GJ2K_HD_INLINE void column(Coder& c, uint8_t* cx, uint32_t* f, uint32_t* v, const PlaneValues& pv,
+                             uint32_t nr) {
+    if constexpr (kKind == PassKind::kSignificance)
+      spp_column<kRaw, kFull>(c, cx, f, v, pv.first, nr);
+    else if constexpr (kKind == PassKind::kRefinement)
+      mrp_column<kRaw, kFull>(c, cx, f, v, pv.up, pv.down, nr);
+    else
+      cup_column<kFull>(c, cx, f, v, pv.first, nr);
+  }
+  // One pass of plane p over the block, stripe by stripe, column by column (see above).
+  template <PassKind kKind, bool kRaw, class Coder>
+  GJ2K_HD void pass(Coder& coder, uint32_t p) {
+    Coder c = coder;
     uint8_t cx[kNumContexts];
     load_contexts(cx);
-    const uint32_t first = first_value(p);
+    const PlaneValues pv = plane_values(p);
     for (uint32_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       uint32_t* v = vcol(s);
       if (nr == 4) {
         for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
-          cup_column<true>(c, cx, f, v, first, 4);
+          column<kKind, kRaw, true>(c, cx, f, v, pv, 4);
       } else {
         for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
-          cup_column<false>(c, cx, f, v, first, nr);
+          column<kKind, kRaw, false>(c, cx, f, v, pv, nr);
       }
     }
-    // D.5: the segmentation symbol 1010; a mismatch would flag an error for concealment, which
-    // this decoder does not attempt.
-    if (segmentation_symbol)
-      for (int b = 0; b < 4; ++b) c.decode(mqs, cx[kCtxUni]);
-    mq = c;
+    coder = c;
     store_contexts(cx);
   }
 
@@ -413,18 +319,23 @@ struct BlockDecoder {
     switch (pass_kind(i)) {
       case PassKind::kSignificance:
         if (is_raw)
-          spp<true>(raw, p);
+          pass<PassKind::kSignificance, true>(raw, p);
         else
-          spp<false>(mq, p);
+          pass<PassKind::kSignificance, false>(mq, p);
         break;
       case PassKind::kRefinement:
         if (is_raw)
-          mrp<true>(raw, p);
+          pass<PassKind::kRefinement, true>(raw, p);
         else
-          mrp<false>(mq, p);
+          pass<PassKind::kRefinement, false>(mq, p);
         break;
       case PassKind::kCleanup:
-        cup(p, (style & cblk_style::kSegmentation) != 0);
+        pass<PassKind::kCleanup, false>(mq, p);
+        if (style & cblk_style::kSegmentation) {
+          // D.5: the symbol 1010; a mismatch would flag an error for concealment, which this
+          // decoder does not attempt.
+          for (int b = 0; b < 4; ++b) mq.decode(tab.mq, ctx[kCtxUni]);
+        }
         break;
     }
     if (style & cblk_style::kReset) reset_contexts();
@@ -449,87 +360,137 @@ struct BlockDecoder {
   }
 };
 
-// The pass loop of one block, arguments checked by decode_block_hd.
-template <bool kVc, bool kStripeValues>
-GJ2K_HD BlockStatus run_block(const DecodeTables& t, const uint8_t* bytes, const SegmentRef* segs,
-                              uint32_t num_segs, uint32_t num_bitplanes, uint32_t band,
-                              uint8_t style, int32_t* out, size_t stride, uint32_t w, uint32_t h,
-                              uint32_t* state, uint32_t* values) {
-  BlockDecoder<kVc, kStripeValues> d;
-  d.zc = t.zc + 512 * band;
-  d.sc = t.sc;
-  d.mqs = t.mq;
+// Zeroes the w x h output: a block with nothing to decode.
+GJ2K_HD_INLINE void zero_output(int32_t* out, size_t stride, uint32_t w, uint32_t h) {
+  for (uint32_t y = 0; y < h; ++y)
+    for (uint32_t x = 0; x < w; ++x) out[y * stride + x] = 0;
+}
+
+// A block's arguments, checked in this order: num_bitplanes <= 30 (kTooManyPlanes), then the
+// band and the size (kBadArgument).
+GJ2K_HD_INLINE BlockStatus check_arguments(uint32_t num_bitplanes, uint32_t band, uint32_t w,
+                                           uint32_t h) {
+  if (num_bitplanes > 30) return BlockStatus::kTooManyPlanes;
+  if (band > 3 || w > kMaxBlockSide || h > kMaxBlockSide || uint64_t{w} * h > kMaxBlockArea)
+    return BlockStatus::kBadArgument;
+  return BlockStatus::kOk;
+}
+
+template <class Segs>
+GJ2K_HD_INLINE uint64_t total_passes(const Segs& segs, size_t num_segs) {
+  uint64_t total = 0;
+  for (size_t k = 0; k < num_segs; ++k) total += segs.passes(k);
+  return total;
+}
+
+// The segments run_block will read (those that start below pass max_passes(num_bitplanes)),
+// checked in order: kSegmentPasses for one holding more passes than the style allows from its
+// first pass on (Table D.9), kBadArgument for one with bytes but no data, else kOk. *bad and
+// *first_pass: the segment checked last and the index of its first pass.
+template <class Segs>
+GJ2K_HD BlockStatus check_segments(const Segs& segs, size_t num_segs, uint32_t num_bitplanes,
+                                   uint8_t style, size_t* bad, uint32_t* first_pass) {
+  const uint32_t limit = max_passes(num_bitplanes);
+  uint32_t i = 0;
+  for (size_t k = 0; k < num_segs && i < limit; ++k) {
+    const uint32_t passes = segs.passes(k);
+    if (passes == 0) continue;
+    *bad = k;
+    *first_pass = i;
+    if (passes > segment_pass_limit(style, i)) return BlockStatus::kSegmentPasses;
+    if (segs.length(k) > 0 && segs.data(k) == nullptr) return BlockStatus::kBadArgument;
+    i = passes < limit - i ? i + passes : limit;
+  }
+  return BlockStatus::kOk;
+}
+
+// Decodes one block whose arguments and segments passed check_arguments and check_segments,
+// with at least one pass to decode: passes from max_passes(num_bitplanes) on are ignored.
+// Writes every sample of the w x h output. `state`: state_words(w, h) words; `values`: with
+// kStripeValues value_words(w, h) words, else unused (the output holds them).
+template <bool kVc, bool kStripeValues, class Tables, class Segs>
+GJ2K_HD void run_block(const Tables& tables, const Segs& segs, size_t num_segs,
+                       uint32_t num_bitplanes, uint8_t style, int32_t* out, size_t stride,
+                       uint32_t w, uint32_t h, uint32_t* state, uint32_t* values) {
+  BlockDecoder<kVc, kStripeValues, Tables> d;
+  d.tab = tables;
   d.w = w;
   d.h = h;
   d.pitch = w + 2;
   d.stripes = (h + 3) / 4;
   d.state = state;
-  const size_t nstate = state_words(w, h);
-  for (size_t k = 0; k < nstate; ++k) state[k] = 0;
+  for (size_t k = 0, n = state_words(w, h); k < n; ++k) state[k] = 0;
   if constexpr (kStripeValues) {
     d.val = values;
     d.vstride = 0;
-    for (size_t k = 0, n = size_t{d.stripes} * w * 4; k < n; ++k) values[k] = 0;
+    for (size_t k = 0, n = value_words(w, h); k < n; ++k) values[k] = 0;
   } else {
     d.val = reinterpret_cast<uint32_t*>(out);
     d.vstride = stride;
-    for (uint32_t y = 0; y < h; ++y)
-      for (uint32_t x = 0; x < w; ++x) out[y * stride + x] = 0;
+    zero_output(out, stride, w, h);
   }
   d.reset_contexts();
-  d.mq.init(bytes, 0);
-  d.raw.init(bytes, 0);
 
-  BlockStatus status = BlockStatus::kOk;
   const uint32_t limit = max_passes(num_bitplanes);
   uint32_t i = 0;
-  for (uint32_t s = 0; s < num_segs && status == BlockStatus::kOk; ++s) {
-    const SegmentRef& seg = segs[s];
-    if (seg.passes == 0) continue;
-    if (seg.passes > segment_pass_limit(style, i)) {
-      status = BlockStatus::kSegmentPasses;
-      break;
-    }
+  for (size_t k = 0; k < num_segs && i < limit; ++k) {
+    const uint32_t passes = segs.passes(k);
+    if (passes == 0) continue;
     const bool is_raw = raw_pass(style, i);
     if (is_raw)
-      d.raw.init(bytes + seg.offset, seg.length);
+      d.raw.init(segs.data(k), segs.length(k));
     else
-      d.mq.init(bytes + seg.offset, seg.length);
-    for (uint32_t k = 0; k < seg.passes; ++k, ++i) {
-      if (i >= limit) {
-        status = BlockStatus::kExtraPasses;
-        break;
-      }
+      d.mq.init(segs.data(k), segs.length(k));
+    for (uint32_t n = 0; n < passes && i < limit; ++n, ++i)
       d.run_pass(i, pass_plane(i, num_bitplanes), is_raw, style);
-    }
   }
   d.write_out(out, stride);
-  return status;
+}
+// run_block in the style's context formation (D.7).
+template <bool kStripeValues, class Tables, class Segs>
+GJ2K_HD void run_block_in_mode(const Tables& tables, const Segs& segs, size_t num_segs,
+                               uint32_t num_bitplanes, uint8_t style, int32_t* out, size_t stride,
+                               uint32_t w, uint32_t h, uint32_t* state, uint32_t* values) {
+  if (style & cblk_style::kVerticalCausal)
+    run_block<true, kStripeValues>(tables, segs, num_segs, num_bitplanes, style, out, stride, w, h,
+                                   state, values);
+  else
+    run_block<false, kStripeValues>(tables, segs, num_segs, num_bitplanes, style, out, stride, w, h,
+                                    state, values);
 }
 
-// Decodes one code-block (see the file comment). `state`: state_words(w, h) words;
-// `values`: with kStripeValues 4 * ceil(h / 4) * w words, else unused (the output holds them).
+// Decodes one code-block (see the file comment) of the segments `segs` (offsets into `bytes`)
+// with the tables `t`, checking its arguments first: kTooManyPlanes and kBadArgument write
+// nothing, kSegmentPasses decodes nothing and zeroes the output. `state`: state_words(w, h) words;
+// `values`: with kStripeValues value_words(w, h) words, else unused (the output holds them).
 template <bool kStripeValues>
 GJ2K_HD BlockStatus decode_block_hd(const DecodeTables& t, const uint8_t* bytes,
                                     const SegmentRef* segs, uint32_t num_segs,
                                     uint32_t num_bitplanes, uint32_t band, uint8_t style,
                                     int32_t* out, size_t stride, uint32_t w, uint32_t h,
                                     uint32_t* state, uint32_t* values) {
-  if (band > 3 || w > kMaxBlockSide || h > kMaxBlockSide || uint64_t{w} * h > kMaxBlockArea)
-    return BlockStatus::kBadArgument;
-  uint32_t total = 0;
-  for (uint32_t s = 0; s < num_segs; ++s) total += segs[s].passes;
-  if (total == 0 || w == 0 || h == 0 || num_bitplanes == 0) {
-    for (uint32_t y = 0; y < h; ++y)
-      for (uint32_t x = 0; x < w; ++x) out[y * stride + x] = 0;
-    return total > 0 && num_bitplanes == 0 ? BlockStatus::kExtraPasses : BlockStatus::kOk;
+  const BlockStatus args = check_arguments(num_bitplanes, band, w, h);
+  if (args != BlockStatus::kOk) return args;
+  const SegmentRefs list{bytes, segs};
+  const uint32_t limit = max_passes(num_bitplanes);
+  const uint64_t total = total_passes(list, num_segs);
+  const BlockStatus extra = total > limit ? BlockStatus::kExtraPasses : BlockStatus::kOk;
+  if (total == 0 || limit == 0 || w == 0 || h == 0) {
+    zero_output(out, stride, w, h);
+    return extra;
   }
-  if (num_bitplanes > 30) return BlockStatus::kTooManyPlanes;
-  if (style & cblk_style::kVerticalCausal)
-    return run_block<true, kStripeValues>(t, bytes, segs, num_segs, num_bitplanes, band, style, out,
-                                          stride, w, h, state, values);
-  return run_block<false, kStripeValues>(t, bytes, segs, num_segs, num_bitplanes, band, style, out,
-                                         stride, w, h, state, values);
+  size_t bad = 0;
+  uint32_t first_pass = 0;
+  const BlockStatus segments =
+      check_segments(list, num_segs, num_bitplanes, style, &bad, &first_pass);
+  if (segments != BlockStatus::kOk) {
+    zero_output(out, stride, w, h);
+    return segments;
+  }
+  const BandTables tables{t.zc + 512 * band, t.sc, t.mq};
+  run_block_in_mode<kStripeValues>(tables, list, num_segs, num_bitplanes, style, out, stride, w, h,
+                                   state, values);
+  return extra;
 }
 
 }  // namespace gj2k::entropy::t1

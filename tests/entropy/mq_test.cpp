@@ -75,7 +75,7 @@ TEST_P(MqCoderRandom, FastMatchesReferenceAndRoundTrips) {
     for (int i = 0; i < kNumContexts; ++i) st[i] = 2 * initial_state_index(i);
     for (size_t i = 0; i < n; ++i) {
       ASSERT_EQ(rdec.decode(v[i].cx), v[i].d) << "seed " << seed << " i " << i;
-      ASSERT_EQ(static_cast<int>(fdec.decode(st[v[i].cx])), v[i].d)
+      ASSERT_EQ(static_cast<int>(fdec.decode(kMqDecStates, st[v[i].cx])), v[i].d)
           << "seed " << seed << " i " << i;
     }
   }
@@ -102,7 +102,7 @@ TEST(MqCoder, TruncationMarksAreSufficient) {
       uint8_t st[kNumContexts];
       for (int i = 0; i < kNumContexts; ++i) st[i] = 2 * initial_state_index(i);
       for (size_t i = 0; i <= k; ++i) {
-        ASSERT_EQ(static_cast<int>(dec.decode(st[v[i].cx])), v[i].d)
+        ASSERT_EQ(static_cast<int>(dec.decode(kMqDecStates, st[v[i].cx])), v[i].d)
             << "seed " << seed << " mark " << k << " i " << i << " len " << len;
       }
     }
@@ -120,7 +120,8 @@ TEST(MqCoder, CorruptDataNeverReadsOutOfBounds) {
     for (int i = 0; i < kNumContexts; ++i) st[i] = 2 * initial_state_index(i);
     for (int i = 0; i < 500; ++i) {
       const int cx = static_cast<int>(rng() % kNumContexts);
-      ASSERT_EQ(static_cast<int>(dec.decode(st[cx])), ref.decode(cx)) << "trial " << t;
+      ASSERT_EQ(static_cast<int>(dec.decode(kMqDecStates, st[cx])), ref.decode(cx))
+          << "trial " << t;
     }
   }
 }

@@ -13,6 +13,7 @@
 #include "entropy/t1.h"
 #include "entropy/t1_dec_block.h"
 #include "entropy/t1_ref.h"
+#include "gj2k/error.h"
 
 namespace gj2k::entropy {
 namespace {
@@ -86,6 +87,10 @@ void check(const std::vector<int32_t>& q, uint32_t w, uint32_t h, Band band, uin
     expect_shared_decode(enc.data, r, nb, band, style, w, h, want, t1::BlockStatus::kOk,
                          what + " through pass " + std::to_string(i));
     if (::testing::Test::HasFatalFailure()) return;
+    // The CPU entry point runs the same source with the constexpr tables.
+    std::vector<int32_t> cpu(q.size(), 0x5A5A5A5A);
+    ASSERT_EQ(decode_block(s.data(), s.size(), nb, band, style, cpu.data(), w, w, h), 0u) << what;
+    ASSERT_EQ(cpu, want) << what << " through pass " << i << ", entropy::decode_block";
     if (last) {
       for (size_t k = 0; k < q.size(); ++k) ASSERT_EQ(want[k], 2 * q[k]) << what;
     }
@@ -173,12 +178,76 @@ TEST(T1DecBlock, RefusesWhatTheStandardForbids) {
             t1::BlockStatus::kSegmentPasses);
 }
 
+// A segment that starts at pass 3 Nb - 2 or later is never read, so neither is its pass count
+// checked against the style: on the CPU (decode_block returns the passes ignored) as in the
+// shared decoder (kExtraPasses).
+TEST(T1DecBlock, SegmentsPastTheLastPassAreIgnoredUnchecked) {
+  std::mt19937 rng(54000);
+  const uint32_t w = 13, h = 11, nbp = 4;
+  const auto q = make_block(rng, size_t{w} * h, nbp, true);
+  const EncodedBlock enc = encode_block(q.data(), w, w, h, Band::kLH, cblk_style::kTermAll, nbp);
+  const uint32_t nb = nbp - enc.missing_msbs;
+  ASSERT_EQ(enc.passes.size(), max_passes(nb));
+  std::vector<Segment> segs;
+  std::vector<t1::SegmentRef> refs;
+  uint32_t start = 0;
+  for (const CodedPass& p : enc.passes) {  // TERMALL: one segment per pass
+    segs.push_back({enc.data.data() + start, p.end - start, 1});
+    refs.push_back({start, p.end - start, 1});
+    start = p.end;
+  }
+  segs.push_back({enc.data.data(), 4, 3});  // 3 passes where TERMALL allows 1
+  refs.push_back({0, 4, 3});
+  std::vector<int32_t> want(q.size());
+  for (size_t k = 0; k < q.size(); ++k) want[k] = 2 * q[k];
+  expect_shared_decode(enc.data, refs, nb, Band::kLH, cblk_style::kTermAll, w, h, want,
+                       t1::BlockStatus::kExtraPasses, "segment past the last pass");
+  std::vector<int32_t> out(q.size());
+  EXPECT_EQ(
+      decode_block(segs.data(), segs.size(), nb, Band::kLH, cblk_style::kTermAll, out.data(), w, w, h), 3u);
+  EXPECT_EQ(out, want);
+  // The same segment where it is read is refused: decode_block throws, the shared decoder
+  // reports it and leaves zeros.
+  segs[2].passes = 3;
+  try {
+    decode_block(segs.data(), segs.size(), nb, Band::kLH, cblk_style::kTermAll, out.data(), w, w, h);
+    ADD_FAILURE() << "3 passes in a TERMALL segment decoded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kFormat);
+  }
+  refs[2].passes = 3;
+  const std::vector<int32_t> zeros(q.size(), 0);
+  expect_shared_decode(enc.data, refs, nb, Band::kLH, cblk_style::kTermAll, w, h, zeros,
+                       t1::BlockStatus::kSegmentPasses, "segment with too many passes");
+}
+
+TEST(T1DecBlock, SegmentWithBytesButNoData) {
+  // No bytes: the MQ decoder reads 0xFF (C.3.4), as the reference does.
+  std::vector<int32_t> out(16, 7), want(16);
+  const Segment empty{nullptr, 0, 1};
+  EXPECT_EQ(decode_block(&empty, 1, 3, Band::kLL, 0, out.data(), 4, 4, 4), 0u);
+  decode_block_ref(&empty, 1, 3, Band::kLL, 0, want.data(), 4, 4, 4);
+  EXPECT_EQ(out, want);
+  const Segment missing{nullptr, 5, 1};
+  try {
+    decode_block(&missing, 1, 3, Band::kLL, 0, out.data(), 4, 4, 4);
+    ADD_FAILURE() << "a segment of 5 bytes at nullptr decoded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+  }
+}
+
 TEST(T1DecBlock, MaxStateWordsBoundsEveryAllowedSize) {
   size_t most = 0;
   for (uint32_t w = 1; w <= kMaxBlockSide; ++w)
     for (uint32_t h = 1; h <= kMaxBlockSide && w * h <= kMaxBlockArea; ++h)
       most = std::max(most, t1::state_words(w, h));
   EXPECT_EQ(most, t1::kMaxStateWords);
+  size_t most_values = 0;
+  for (uint32_t w = 1; w <= kMaxBlockSide; ++w)
+    for (uint32_t h = 1; h <= kMaxBlockSide && w * h <= kMaxBlockArea; ++h)
+      most_values = std::max(most_values, t1::value_words(w, h));
+  EXPECT_EQ(most_values, t1::kMaxValueWords);
   EXPECT_EQ(t1::state_words(819, 5), t1::kMaxStateWords);
   // The workspace the GPU needs for ordinary 64 x 64 blocks is far smaller.
   EXPECT_EQ(t1::state_words(64, 64), 1188u);
