@@ -114,14 +114,9 @@ void apply_thresholds(std::vector<TileCoding>& tiles, const RateAllocator& ra,
           }
 }
 
-}  // namespace
-
-std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeSetup& setup,
-                                         const EncodeParams& params, const Image& image,
-                                         EncodeStats* stats) {
-  const size_t layers = static_cast<size_t>(setup.layers);
-  // Register every block with passes.
-  RateAllocator ra;
+// Registers every code-block with passes with the allocator (blk.rc); returns how many
+// code-blocks the tiles have.
+uint64_t register_blocks(std::vector<TileCoding>& tiles, RateAllocator& ra) {
   std::vector<uint32_t> ends;
   std::vector<double> gains;
   uint64_t blocks = 0;
@@ -140,77 +135,85 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
             }
             blk.rc = static_cast<uint32_t>(ra.add_block(ends.data(), gains.data(), ends.size()));
           }
-  if (stats) stats->code_blocks = blocks;
+  return blocks;
+}
 
-  // Per-layer targets: bytes (ratio, bpp), distortion (PSNR), or none (lossless last layer).
-  uint64_t raw_bits = 0;
+// --psnr: the model (distortion decrease of the included passes, weighted by the synthesis
+// norms) picks thresholds; the last layer's error is then measured exactly (measure_sse, the
+// decoder's reconstruction) and the model's MSE target scaled until the measured PSNR is at or
+// above the target, within 0.1 dB.
+void psnr_thresholds(std::vector<TileCoding>& tiles, const EncodeSetup& setup,
+                     const EncodeParams& params, const Image& image, const RateAllocator& ra,
+                     std::vector<double>& lambda) {
+  const size_t layers = lambda.size(), last = layers - 1;
   double peak = 0;
   uint64_t samples = 0;
   for (const Component& c : image.components) {
-    raw_bits += uint64_t{c.width} * c.height * c.precision;
     samples += uint64_t{c.width} * c.height;
     peak = std::max(peak, double((uint64_t{1} << c.precision) - 1));
   }
+  const double energy = ra.total_gain_all();
+  std::vector<double> target_mse(layers);
+  for (size_t l = 0; l < layers; ++l)
+    target_mse[l] = peak * peak / std::pow(10.0, params.psnr[l] / 10.0);
+  auto set = [&](double scale) {
+    for (size_t l = 0; l < layers; ++l)
+      lambda[l] = ra.threshold_for_gain(energy - target_mse[l] * scale * double(samples));
+    for (size_t l = 1; l < layers; ++l) lambda[l] = std::min(lambda[l], lambda[l - 1]);
+  };
+  double scale = 1, best_scale = 1, best_mse = -1, worst_scale = -1;
+  set(scale);
+  for (int round = 0; round < 8 && samples > 0; ++round) {
+    apply_thresholds(tiles, ra, lambda, nullptr);
+    const double mse = measure_sse(tiles, setup, image, last) / double(samples);
+    report_progress(params, "rate control (PSNR)", (round + 1) / 8.0);
+    if (mse <= target_mse[last]) {
+      if (mse > best_mse) best_mse = mse, best_scale = scale;
+      if (mse >= target_mse[last] * 0.977 || lambda[last] <= 0) break;  // within 0.1 dB
+    } else if (worst_scale < 0 || scale < worst_scale) {
+      worst_scale = scale;
+    }
+    double next = scale * target_mse[last] / std::max(mse, 1e-9);
+    if (best_mse >= 0 && worst_scale >= 0 && !(next > best_scale && next < worst_scale))
+      next = (best_scale + worst_scale) / 2;
+    if (std::abs(next - scale) < 1e-6 * scale) break;
+    scale = next;
+    set(scale);
+  }
+  set(best_mse >= 0 ? best_scale : scale);
+}
+
+// Per-layer byte targets from --rate or --bpp (-1: none for that layer; container bytes
+// outside the codestream count toward them).
+std::vector<double> byte_targets(const EncodeParams& params, const Image& image, size_t layers) {
+  std::vector<double> out(layers, -1);
+  uint64_t raw_bits = 0;
+  for (const Component& c : image.components)
+    raw_bits += uint64_t{c.width} * c.height * c.precision;
   const double pixels = double(image.width()) * double(image.height());
-  std::vector<double> byte_target(layers, -1);  // -1: no byte target for that layer
-  std::vector<double> lambda(layers, RateAllocator::kAllPasses);
   if (!params.rates.empty()) {
     for (size_t l = 0; l < layers; ++l)
-      if (params.rates[l] > 1) byte_target[l] = double(raw_bits) / 8.0 / params.rates[l];
+      if (params.rates[l] > 1) out[l] = double(raw_bits) / 8.0 / params.rates[l];
   } else if (!params.bpp.empty()) {
-    for (size_t l = 0; l < layers; ++l) byte_target[l] = params.bpp[l] * pixels / 8.0;
-  } else if (!params.psnr.empty()) {
-    // The model (distortion decrease of the included passes, weighted by the synthesis norms)
-    // picks thresholds; the last layer's error is then measured exactly and the model's MSE
-    // target scaled until the measured PSNR is at or above the target, within 0.1 dB.
-    const double energy = ra.total_gain_all();
-    const size_t last = layers - 1;
-    std::vector<double> target_mse(layers);
-    for (size_t l = 0; l < layers; ++l)
-      target_mse[l] = peak * peak / std::pow(10.0, params.psnr[l] / 10.0);
-    auto set = [&](double scale) {
-      for (size_t l = 0; l < layers; ++l)
-        lambda[l] = ra.threshold_for_gain(energy - target_mse[l] * scale * double(samples));
-      for (size_t l = 1; l < layers; ++l) lambda[l] = std::min(lambda[l], lambda[l - 1]);
-    };
-    double scale = 1, best_scale = 1, best_mse = -1, worst_scale = -1;
-    set(scale);
-    for (int round = 0; round < 8 && samples > 0; ++round) {
-      apply_thresholds(tiles, ra, lambda, nullptr);
-      const double mse = measure_sse(tiles, setup, image, last) / double(samples);
-      report_progress(params, "rate control (PSNR)", (round + 1) / 8.0);
-      if (mse <= target_mse[last]) {
-        if (mse > best_mse) best_mse = mse, best_scale = scale;
-        if (mse >= target_mse[last] * 0.977 || lambda[last] <= 0) break;  // within 0.1 dB
-      } else if (worst_scale < 0 || scale < worst_scale) {
-        worst_scale = scale;
-      }
-      double next = scale * target_mse[last] / std::max(mse, 1e-9);
-      if (best_mse >= 0 && worst_scale >= 0 && !(next > best_scale && next < worst_scale))
-        next = (best_scale + worst_scale) / 2;
-      if (std::abs(next - scale) < 1e-6 * scale) break;
-      scale = next;
-      set(scale);
-    }
-    set(best_mse >= 0 ? best_scale : scale);
-  } else if (layers > 1) {
-    // Lossless with several layers: each lower layer holds about half the data of the next.
-    const double all = double(ra.total_bytes(RateAllocator::kAllPasses));
-    for (size_t l = 0; l + 1 < layers; ++l)
-      lambda[l] = ra.threshold_for_bytes(all / std::pow(2.0, double(layers - 1 - l)));
+    for (size_t l = 0; l < layers; ++l) out[l] = params.bpp[l] * pixels / 8.0;
   }
-  // Container bytes outside the codestream count toward the target too.
+  return out;
+}
+
+// Byte targets: the last layer's target sets the file size. Its data budget B is searched with
+// measured sizes (bracketing + secant) until the file is at most the target and within 0.2% of
+// it; lower layers follow a fixed-point estimate of their overhead (markers, packet headers:
+// first a guess, then measured). Without byte targets the thresholds are applied as they are.
+// Returns the final assembly.
+Assembled fit_bytes(std::vector<TileCoding>& tiles, EncodeSetup& setup, const EncodeParams& params,
+                    const RateAllocator& ra, uint64_t blocks,
+                    const std::vector<double>& byte_target, std::vector<double>& lambda) {
+  const size_t layers = lambda.size(), last = layers - 1;
   const double container = setup.container_bytes;
-  const size_t last = layers - 1;
   bool have_bytes = false;
   for (size_t l = 0; l < layers; ++l) have_bytes |= byte_target[l] >= 0;
-  // Overhead (markers, packet headers) per layer: first a guess, then measured.
   std::vector<double> overhead(layers);
   for (size_t l = 0; l < layers; ++l) overhead[l] = 200 + container + double(blocks) * (l + 1);
-
-  // The last layer's target sets the file size: search its data budget B with measured sizes
-  // (bracketing + secant) until the file is at most the target and within 0.2% of it. Lower
-  // layers follow a fixed-point estimate of their overhead.
   const double target = byte_target[last];
   double budget = target - overhead[last];
   double under_b = -1, under_size = -1, over_b = -1, over_size = -1;
@@ -258,7 +261,30 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
   }
   if (target >= 0 && under_b >= 0) budget = under_b;
   set_lambdas(budget);
-  Assembled best = assemble(tiles, setup, params, /*measure=*/false);
+  return assemble(tiles, setup, params, /*measure=*/false);
+}
+
+}  // namespace
+
+std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeSetup& setup,
+                                         const EncodeParams& params, const Image& image,
+                                         EncodeStats* stats) {
+  const size_t layers = static_cast<size_t>(setup.layers);
+  RateAllocator ra;
+  const uint64_t blocks = register_blocks(tiles, ra);
+  if (stats) stats->code_blocks = blocks;
+  // Per-layer targets: bytes (ratio, bpp), distortion (PSNR), or none (lossless last layer).
+  const std::vector<double> byte_target = byte_targets(params, image, layers);
+  std::vector<double> lambda(layers, RateAllocator::kAllPasses);
+  if (params.rates.empty() && params.bpp.empty() && !params.psnr.empty()) {
+    psnr_thresholds(tiles, setup, params, image, ra, lambda);
+  } else if (params.rates.empty() && params.bpp.empty() && layers > 1) {
+    // Lossless with several layers: each lower layer holds about half the data of the next.
+    const double all = double(ra.total_bytes(RateAllocator::kAllPasses));
+    for (size_t l = 0; l + 1 < layers; ++l)
+      lambda[l] = ra.threshold_for_bytes(all / std::pow(2.0, double(layers - 1 - l)));
+  }
+  Assembled best = fit_bytes(tiles, setup, params, ra, blocks, byte_target, lambda);
   if (stats) stats->layer_bytes = best.layer_bytes;
   return std::move(best.stream);
 }

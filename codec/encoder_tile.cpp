@@ -57,15 +57,83 @@ std::vector<double> band_deltas(const EncodeSetup& setup, uint16_t c, uint32_t p
   return out;
 }
 
-TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeSetup& setup,
-                     const EncodeParams& params, uint32_t t) {
+namespace {
+
+// The quantization of every band of tile-component c (E-2, E-3: steps as the decoder derives
+// them, M_b) and the distortion weights of rate control, with one block job per code-block.
+void plan_component(const EncodeSetup& setup, const Image& image, size_t c,
+                    TileComponentCoding& tcc, std::vector<BlockJob>& jobs) {
   const MainHeader& mh = setup.main;
   const ComponentCoding& cc = mh.cod.component;
   const bool irreversible = cc.wavelet == Wavelet::k97;
+  const Quantization& q = effective_quantization(mh, nullptr, static_cast<uint16_t>(c));
+  std::vector<transform::QuantStep> signalled;
+  for (const StepSize& s : q.steps) signalled.push_back({s.exponent, s.mantissa});
+  const auto qstyle = static_cast<transform::QuantStyle>(static_cast<int>(q.style));
+  const double mct_norm = c < 3 && setup.mct ? setup.mct_norms[c] : 1.0;
+  tcc.bands.resize(tcc.layout.resolutions.size());
+  for (size_t ri = 0; ri < tcc.layout.resolutions.size(); ++ri) {
+    const ResolutionLayout& res = tcc.layout.resolutions[ri];
+    tcc.bands[ri].resize(res.bands.size());
+    for (size_t bi = 0; bi < res.bands.size(); ++bi) {
+      const BandLayout& bl = res.bands[bi];
+      BandCoding& bc = tcc.bands[ri][bi];
+      const transform::QuantStep step =
+          transform::signalled_step(qstyle, signalled, cc.levels, bl.level, bl.band);
+      const int range =
+          transform::nominal_range(static_cast<int>(image.components[c].precision), bl.band);
+      bc.delta = irreversible ? transform::step_size(range, step) : 1.0;
+      bc.mb = static_cast<uint32_t>(transform::magnitude_bits(q.guard_bits, step));
+      const double norm = transform::subband_l2_norm(cc.wavelet, bl.level, bl.band);
+      bc.weight = bc.delta * bc.delta * norm * norm * mct_norm * mct_norm;
+      bc.blocks.resize(size_t{bl.blocks_x} * bl.blocks_y);
+      if (bl.rect.empty()) continue;
+      for (uint32_t j = 0; j < bl.blocks_y; ++j)
+        for (uint32_t i = 0; i < bl.blocks_x; ++i)
+          jobs.push_back({static_cast<uint32_t>(c), static_cast<uint32_t>(ri),
+                          static_cast<uint32_t>(bi), j * bl.blocks_x + i, bl.code_block(i, j)});
+    }
+  }
+}
+
+// Tier-1 (Annex D) of one code-block job. Returns an empty string, or what went wrong.
+std::string code_block(const TileCoefficients& coeffs, int levels, uint8_t style,
+                       const BlockJob& job, TileCoding& tile) {
+  TileComponentCoding& tcc = tile.components[job.c];
+  const BandLayout& bl = tcc.layout.resolutions[job.r].bands[job.b];
+  BandCoding& bc = tcc.bands[job.r][job.b];
+  const Rect& r = coeffs.rects[job.c];
+  const transform::BandPlacement pl = transform::band_placement(r, levels, bl.level, bl.band);
+  const size_t stride = r.width();
+  const int32_t* q = coeffs.data[job.c].data() +
+                     (size_t{pl.y_off} + (job.rect.y0 - bl.rect.y0)) * stride + pl.x_off +
+                     (job.rect.x0 - bl.rect.x0);
+  uint32_t max_mag = 0;
+  for (uint32_t y = 0; y < job.rect.height(); ++y)
+    for (uint32_t x = 0; x < job.rect.width(); ++x) {
+      const int32_t v = q[y * stride + x];
+      max_mag = std::max(max_mag, v < 0 ? 0u - static_cast<uint32_t>(v) : uint32_t(v));
+    }
+  if (magnitude_bit_count(max_mag) > bc.mb)
+    return "--guard-bits: coefficients of component " + std::to_string(job.c) + " need " +
+           std::to_string(magnitude_bit_count(max_mag)) +
+           " magnitude bit-planes but the quantization allows only " + std::to_string(bc.mb) +
+           "; use more guard bits";
+  try {
+    entropy::encode_block(q, stride, job.rect.width(), job.rect.height(), bl.band, style, bc.mb,
+                          bc.blocks[job.k].enc);
+  } catch (const std::exception& e) {
+    return std::string("tier-1: ") + e.what();
+  }
+  return {};
+}
+
+}  // namespace
+
+TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeSetup& setup,
+                     const EncodeParams& params, uint32_t t) {
+  const MainHeader& mh = setup.main;
   const size_t nc = image.components.size();
-  const int levels = cc.levels;
-  const std::vector<Rect>& tcr = coeffs.rects;
-  const std::vector<Samples>& ibuf = coeffs.data;
   TileLayout layout = make_tile_layout(mh, nullptr, t);
   TileCoding tile;
   tile.index = t;
@@ -75,83 +143,29 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
   for (size_t c = 0; c < nc; ++c) {
     TileComponentCoding& tcc = tile.components[c];
     tcc.layout = std::move(layout.components[c]);
-    if (tcc.layout.rect != tcr[c])
+    if (tcc.layout.rect != coeffs.rects[c])
       throw Error(ErrorCode::kInternal, "code_tile: coefficients of another tile-component");
-    const Quantization& q = effective_quantization(mh, nullptr, static_cast<uint16_t>(c));
-    std::vector<transform::QuantStep> signalled;
-    for (const StepSize& s : q.steps) signalled.push_back({s.exponent, s.mantissa});
-    const auto qstyle = static_cast<transform::QuantStyle>(static_cast<int>(q.style));
-    tcc.bands.resize(tcc.layout.resolutions.size());
-    for (size_t ri = 0; ri < tcc.layout.resolutions.size(); ++ri) {
-      const ResolutionLayout& res = tcc.layout.resolutions[ri];
-      tcc.bands[ri].resize(res.bands.size());
-      for (size_t bi = 0; bi < res.bands.size(); ++bi) {
-        const BandLayout& bl = res.bands[bi];
-        BandCoding& bc = tcc.bands[ri][bi];
-        const transform::QuantStep step =
-            transform::signalled_step(qstyle, signalled, levels, bl.level, bl.band);
-        const int range =
-            transform::nominal_range(static_cast<int>(image.components[c].precision), bl.band);
-        bc.delta = irreversible ? transform::step_size(range, step) : 1.0;
-        bc.mb = static_cast<uint32_t>(transform::magnitude_bits(q.guard_bits, step));
-        const double norm = transform::subband_l2_norm(cc.wavelet, bl.level, bl.band);
-        const double mct_norm = c < 3 && setup.mct ? setup.mct_norms[c] : 1.0;
-        bc.weight = bc.delta * bc.delta * norm * norm * mct_norm * mct_norm;
-        bc.blocks.resize(size_t{bl.blocks_x} * bl.blocks_y);
-        if (bl.rect.empty()) continue;
-        for (uint32_t j = 0; j < bl.blocks_y; ++j)
-          for (uint32_t i = 0; i < bl.blocks_x; ++i)
-            jobs.push_back({static_cast<uint32_t>(c), static_cast<uint32_t>(ri),
-                            static_cast<uint32_t>(bi), j * bl.blocks_x + i, bl.code_block(i, j)});
-      }
-    }
+    plan_component(setup, image, c, tcc, jobs);
   }
 
-  // 5. Tier-1 over every code-block of the tile.
+  // Tier-1 over every code-block of the tile.
   std::atomic<size_t> done{0};
   std::atomic<bool> failed{false}, cancelled{false};
   std::string failure;
-  const uint8_t style = cc.cblk_style;
+  const int levels = mh.cod.component.levels;
+  const uint8_t style = mh.cod.component.cblk_style;
   const int64_t njobs = static_cast<int64_t>(jobs.size());
 #pragma omp parallel for schedule(dynamic, 4)
   for (int64_t ji = 0; ji < njobs; ++ji) {
     if (failed.load(std::memory_order_relaxed) || cancelled.load(std::memory_order_relaxed))
       continue;
     const BlockJob& job = jobs[static_cast<size_t>(ji)];
-    TileComponentCoding& tcc = tile.components[job.c];
-    const BandLayout& bl = tcc.layout.resolutions[job.r].bands[job.b];
-    BandCoding& bc = tcc.bands[job.r][job.b];
-    BlockCoding& blk = bc.blocks[job.k];
     if (job.rect.empty()) continue;
-    const Rect& r = tcr[job.c];
-    const transform::BandPlacement pl = transform::band_placement(r, levels, bl.level, bl.band);
-    const size_t stride = r.width();
-    const int32_t* q = ibuf[job.c].data() +
-                       (size_t{pl.y_off} + (job.rect.y0 - bl.rect.y0)) * stride + pl.x_off +
-                       (job.rect.x0 - bl.rect.x0);
-    uint32_t max_mag = 0;
-    for (uint32_t y = 0; y < job.rect.height(); ++y)
-      for (uint32_t x = 0; x < job.rect.width(); ++x) {
-        const int32_t v = q[y * stride + x];
-        max_mag = std::max(max_mag, v < 0 ? 0u - static_cast<uint32_t>(v) : uint32_t(v));
-      }
-    if (magnitude_bit_count(max_mag) > bc.mb) {
+    std::string error = code_block(coeffs, levels, style, job, tile);
+    if (!error.empty()) {
       if (!failed.exchange(true)) {
 #pragma omp critical(gj2k_encode_failure)
-        failure = "--guard-bits: coefficients of component " + std::to_string(job.c) + " need " +
-                  std::to_string(magnitude_bit_count(max_mag)) +
-                  " magnitude bit-planes but the quantization allows only " +
-                  std::to_string(bc.mb) + "; use more guard bits";
-      }
-      continue;
-    }
-    try {
-      entropy::encode_block(q, stride, job.rect.width(), job.rect.height(), bl.band, style, bc.mb,
-                            blk.enc);
-    } catch (const std::exception& e) {
-      if (!failed.exchange(true)) {
-#pragma omp critical(gj2k_encode_failure)
-        failure = std::string("tier-1: ") + e.what();
+        failure = std::move(error);
       }
       continue;
     }
