@@ -6,7 +6,7 @@
 // in TileCoefficients as the coding stage reads them).
 //
 // Whole decode of the same image's codestreams (made on the CPU first): decode_memory with
-// --device cpu (all cores) and --device gpu (decoder_gpu.h), and the first GPU decode of the
+// --device cpu (all cores) and --device gpu (gpu_warm_up.h), and the first GPU decode of the
 // process on its own (cold: CUDA initialisation, pinned and device allocation included; it runs
 // before any other GPU work of this program). The peak sample difference GPU vs CPU is printed
 // (5/3 must be 0, 9/7 at most 1).

@@ -14,7 +14,7 @@
 
 #include "codec/api_guard.h"
 #include "codec/decoder_color.h"
-#include "codec/decoder_gpu.h"
+#include "codec/gpu_warm_up.h"
 #include "codec/decoder_icc.h"
 #include "codec/decoder_icc_lcms.h"
 #include "codec/decoder_tile.h"
@@ -529,7 +529,7 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   // made on a background thread while the codestream is parsed and Tier-2 reads the tiles;
   // decode_tile asks for the answer (--device gpu without a GPU throws the reason there).
   const transform::Device device = choose_device(p, main.siz);
-  std::optional<codec::GpuDecodeWarmUp> warm_up;
+  std::optional<codec::GpuWarmUp> warm_up;
   if (device != transform::Device::kCpu) warm_up.emplace(device == transform::Device::kGpu);
   codec::ReadOptions ro;
   ro.allow_truncated = p.allow_partial;

@@ -7,7 +7,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "codec/decoder_gpu.h"
+#include "codec/gpu_warm_up.h"
 #include "codec/parallel.h"
 #include "codec/structure.h"
 #include "codec/tier2.h"

@@ -17,7 +17,7 @@
 
 namespace gj2k::codec {
 
-class GpuDecodeWarmUp;
+class GpuWarmUp;
 
 struct TileDecodeOptions {
   uint32_t reduce = 0;      // resolution levels discarded (<= every decoded component's NL)
@@ -29,8 +29,8 @@ struct TileDecodeOptions {
   bool allow_partial = false;    // stop at damaged or missing data instead of throwing
   bool skip_mct = false;         // leave components 0..2 without the inverse RCT/ICT
   // Set when the GPU may be used (--device auto or gpu): decode_tile asks it, once Tier-2 has
-  // read the tile, whether the inverse DWT, MCT and DC shift run on the GPU (decoder_gpu.h).
-  const GpuDecodeWarmUp* gpu = nullptr;
+  // read the tile, whether the inverse DWT, MCT and DC shift run on the GPU (gpu_warm_up.h).
+  const GpuWarmUp* gpu = nullptr;
   int threads = 1;
 };
 

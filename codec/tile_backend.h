@@ -96,7 +96,7 @@ const TileBackend& cpu_backend();
 
 // The CUDA backend (codec/tile_backend_cuda.cpp; its forward stage in encoder_tile_gpu.cpp):
 // per-component streams, a pinned staging ring and device buffers from process-wide pools
-// (decoder_gpu.h warms the inverse one up). Built without CUDA, its stages throw
+// (gpu_warm_up.h warms the inverse one up). Built without CUDA, its stages throw
 // Error(kDevice).
 const TileBackend& cuda_backend();
 

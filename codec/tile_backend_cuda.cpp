@@ -1,5 +1,5 @@
 // The CUDA backend of the per-tile stages (tile_backend.h), and the decoder's GPU warm-up
-// (decoder_gpu.h). Inverse: host coefficients up, inverse DWT (15444-1 F.3.1 / F.4), inverse
+// (gpu_warm_up.h). Inverse: host coefficients up, inverse DWT (15444-1 F.3.1 / F.4), inverse
 // RCT / ICT (G.2 / G.3), DC level shift (G.1.2) and clipping on the device, samples down.
 //
 // Each component goes up through a pinned StagingRing (transform/cuda/staging_ring.h) on its
@@ -11,9 +11,9 @@
 // buffers, sized by the largest tile seen, until the process ends: device 8 bytes per sample
 // (coefficients + samples) plus the DWT scratch of the largest component per stream; pinned
 // host only the slot's ring (at most 32 MB, sized by the tile). The slot is taken after
-// Tier-1, so GpuDecodeWarmUp's device query, CUDA context and slot allocation overlap parsing,
+// Tier-1, so GpuWarmUp's device query, CUDA context and slot allocation overlap parsing,
 // Tier-2 and Tier-1. CUDA failures throw Error(kDevice); a slot whose work failed is dropped.
-#include "codec/decoder_gpu.h"
+#include "codec/gpu_warm_up.h"
 #include "codec/encoder_internal.h"
 #include "codec/tile_backend.h"
 
@@ -145,7 +145,7 @@ class InverseRun {
   int32_t* other(size_t c, const void* p) const { return p == A(c) ? B(c) : A(c); }
 
   // Lays out the device buffers and takes a slot from the pool (it waits for the warm-up's
-  // slots, GpuDecodeWarmUp), sized for this tile.
+  // slots, GpuWarmUp), sized for this tile.
   void take_slot() {
     size_t total = 0;
     size_t ws_bytes[kStreams] = {};
@@ -266,7 +266,7 @@ void CudaBackend::inverse(std::span<CoefficientPlane> comps, bool mct, int threa
   InverseRun(comps, mct, threads).run(out);
 }
 
-struct GpuDecodeWarmUp::Impl {
+struct GpuWarmUp::Impl {
   struct Sizes {
     size_t samples = 0;
     int slots = 0;
@@ -279,7 +279,7 @@ struct GpuDecodeWarmUp::Impl {
   bool posted = false;
 };
 
-GpuDecodeWarmUp::GpuDecodeWarmUp(bool required) : impl_(std::make_unique<Impl>()) {
+GpuWarmUp::GpuWarmUp(bool required) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.required = required;
   m.present = m.gpu.get_future().share();
@@ -305,20 +305,20 @@ GpuDecodeWarmUp::GpuDecodeWarmUp(bool required) : impl_(std::make_unique<Impl>()
   }
 }
 
-void GpuDecodeWarmUp::prepare(size_t tile_samples, size_t components, int slots) {
+void GpuWarmUp::prepare(size_t tile_samples, size_t components, int slots) {
   Impl& m = *impl_;
   if (!m.done.valid() || m.posted) return;
   m.posted = true;
   m.sizes.set_value({tile_samples + components * kAlign, std::max(0, slots)});
 }
 
-bool GpuDecodeWarmUp::use() const {
+bool GpuWarmUp::use() const {
   if (impl_->present.get()) return true;
   if (impl_->required) transform::resolve_device(transform::Device::kGpu);  // throws why
   return false;
 }
 
-GpuDecodeWarmUp::~GpuDecodeWarmUp() {
+GpuWarmUp::~GpuWarmUp() {
   if (!impl_->done.valid()) return;
   if (!impl_->posted) impl_->sizes.set_value({0, 0});
   impl_->done.wait();
@@ -351,18 +351,18 @@ class CudaBackend final : public TileBackend {
 
 }  // namespace
 
-struct GpuDecodeWarmUp::Impl {
+struct GpuWarmUp::Impl {
   bool required = false;
 };
-GpuDecodeWarmUp::GpuDecodeWarmUp(bool required) : impl_(std::make_unique<Impl>()) {
+GpuWarmUp::GpuWarmUp(bool required) : impl_(std::make_unique<Impl>()) {
   impl_->required = required;
 }
-void GpuDecodeWarmUp::prepare(size_t, size_t, int) {}
-bool GpuDecodeWarmUp::use() const {
+void GpuWarmUp::prepare(size_t, size_t, int) {}
+bool GpuWarmUp::use() const {
   if (impl_->required) transform::resolve_device(transform::Device::kGpu);  // throws why
   return false;
 }
-GpuDecodeWarmUp::~GpuDecodeWarmUp() = default;
+GpuWarmUp::~GpuWarmUp() = default;
 
 const TileBackend& cuda_backend() {
   static const CudaBackend backend;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "codec/device.h"
+#include "codec/gpu_warm_up.h"
 #include "codec/synthetic.h"
 #include "entropy/t1.h"
 #include "gj2k/encoder.h"
@@ -267,12 +268,12 @@ uint64_t encode_job(const Options& o, const EncodeParams& params,
   // GPU: --device gpu, or auto with an input file of at least kGpuAutoMinSamples bytes (8-bit
   // samples: that many samples). The encoder decides on the image it gets
   // (transform::auto_choice).
-  std::optional<transform::GpuStartAhead> gpu_start;
+  std::optional<codec::GpuWarmUp> gpu_start;
   std::pair<uint32_t, uint32_t> size{0, 0};
   const uint64_t expected = expected_input_bytes(o, input, size);
   if (transform::auto_choice(codec::to_transform(params.device), expected) !=
       transform::Device::kCpu)
-    gpu_start.emplace();
+    gpu_start.emplace(false);
   Image image;
   if (o.synthetic.empty()) {
     progress.update(("reading " + input.filename().string()).c_str(), -1);

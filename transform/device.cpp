@@ -45,17 +45,4 @@ Device auto_choice(Device requested, unsigned long long samples) {
   return samples < kGpuAutoMinSamples ? Device::kCpu : Device::kAuto;
 }
 
-GpuStartAhead::GpuStartAhead() {
-#if defined(GJ2K_HAVE_CUDA)
-  try {
-    done_ = std::async(std::launch::async, [] { open_gpu(); });
-  } catch (...) {  // no thread: the first real use starts CUDA
-  }
-#endif
-}
-
-GpuStartAhead::~GpuStartAhead() {
-  if (done_.valid()) done_.wait();
-}
-
 }  // namespace gj2k::transform

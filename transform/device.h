@@ -3,7 +3,6 @@
 // without a GPU.
 #pragma once
 
-#include <future>
 #include <string>
 
 namespace gj2k::transform {
@@ -34,26 +33,11 @@ Device resolve_device(Device requested);
 // kGpuAutoMinSamples samples (all components, at the decoded resolution) or more; below that
 // the CPU, since CUDA start-up alone costs a process more than the whole CPU transform of
 // smaller inputs (the start-up and whole-process figures behind the threshold are in
-// docs/PERFORMANCE.md). Start-up runs on a background thread where it can (GpuStartAhead, the
-// decoder's warm-up); no buffer the size of the data is pinned (cuda/staging_ring.h). kCpu and
+// docs/PERFORMANCE.md). Start-up runs on a background thread where it can (codec::GpuWarmUp,
+// codec/gpu_warm_up.h); no buffer the size of the data is pinned (cuda/staging_ring.h). kCpu and
 // kGpu are returned as they are; kAuto comes back as kCpu or kAuto (then resolve_device picks
 // the GPU when one is present).
 inline constexpr unsigned long long kGpuAutoMinSamples = 1ull << 24;  // 16 Msamples
 Device auto_choice(Device requested, unsigned long long samples);
-
-// Starts gpu_info() and the CUDA context on a background thread, so that they overlap what
-// the caller does meanwhile (the CLI: reading the input image); the encoder's or decoder's own
-// query then waits for it instead of starting again. The destructor waits for the thread.
-// Built without CUDA: answers at once.
-class GpuStartAhead {
- public:
-  GpuStartAhead();
-  ~GpuStartAhead();
-  GpuStartAhead(const GpuStartAhead&) = delete;
-  GpuStartAhead& operator=(const GpuStartAhead&) = delete;
-
- private:
-  std::future<void> done_;
-};
 
 }  // namespace gj2k::transform

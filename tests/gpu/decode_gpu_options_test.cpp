@@ -1,4 +1,4 @@
-// GPU decode (DecodeDevice::kGpu, codec/decoder_gpu.h) against CPU decode under the partial
+// GPU decode (DecodeDevice::kGpu, codec/gpu_warm_up.h) against CPU decode under the partial
 // decoding options: reduce, region, component subsets (with and without the MCT components),
 // skip_mct, max_layers, one tile, serial and parallel tile loops, MCT on and off, 4 components
 // (the 4th outside the MCT). Streams from gj2k's own encoder on the CPU, tiled with odd image
@@ -197,7 +197,7 @@ TEST(DecodeGpuOptions, ConcurrentDecodersMatchCpu) {
 }
 
 // Without a GPU: --device gpu fails with the reason (Error kDevice), auto decodes on the CPU,
-// for one tile and for the parallel tile loop (the device is decided per tile, decoder_gpu.h).
+// for one tile and for the parallel tile loop (the device is decided per tile, gpu_warm_up.h).
 TEST(DecodeGpuOptions, NoGpuAutoIsCpuAndGpuThrows) {
   const gj2k::transform::GpuInfo info = gj2k::transform::gpu_info();
   if (info.available) GTEST_SKIP() << "a GPU is present: this checks the CPU fallback";

@@ -18,13 +18,10 @@ TEST(XformDevice, AutoChoice) {
   EXPECT_EQ(auto_choice(Device::kCpu, 1ull << 40), Device::kCpu);
 }
 
-// The query is made once: a GpuStartAhead and later callers see one and the same answer.
-TEST(XformDevice, StartAheadAndQueryAgree) {
-  GpuInfo first;
-  {
-    GpuStartAhead ahead;
-    first = gpu_info();  // waits for the thread's query when it runs first
-  }
+// The query is made once: callers see one and the same answer (the warm-up of
+// codec/gpu_warm_up.h, tested in tests/codec/gpu_warm_up_test.cpp, shares it too).
+TEST(XformDevice, QueryIsMadeOnce) {
+  const GpuInfo first = gpu_info();
   const GpuInfo again = gpu_info();
   EXPECT_EQ(first.available, again.available);
   EXPECT_EQ(first.reason, again.reason);
