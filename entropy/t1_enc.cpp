@@ -281,7 +281,9 @@ struct Encoder {
   }
 };
 
-// Codes the block (arguments checked by encode_block).
+// Codes the block (arguments checked by encode_block). Hot kernel, kept as one function: the
+// pass loop, segment terminations and distortion bookkeeping share the state its inner loops
+// keep in registers.
 template <bool kVc, int kBand>
 void run_encoder(const int32_t* q, size_t stride, uint32_t w, uint32_t h, uint8_t style,
                  uint32_t mb, EncodedBlock& out) {

@@ -176,6 +176,8 @@ double block_error(const std::vector<uint32_t>& mag, const std::vector<int>& kno
 
 }  // namespace
 
+// Spec-literal reference: written to be read against Annex D line by line, so it follows the
+// standard's own flow in one function rather than being split for length.
 EncodedBlock encode_block_ref(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band band,
                               uint8_t style, uint32_t mb) {
   EncodedBlock out;
@@ -309,6 +311,7 @@ EncodedBlock encode_block_ref(const int32_t* q, size_t stride, uint32_t w, uint3
   return out;
 }
 
+// Spec-literal reference (as encode_block_ref): one function, in the order of Annex D.
 void decode_block_ref(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
                       Band band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
                       uint32_t h) {

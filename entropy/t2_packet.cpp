@@ -145,14 +145,8 @@ void PacketEncoder::set_missing_msbs(size_t band, uint32_t block, int missing_ms
   bands_[band].blocks[block].missing_msbs = missing_msbs;
 }
 
-size_t PacketEncoder::encode_packet(int layer,
-                                    std::span<const std::vector<BlockContribution>> contributions,
-                                    const PacketFraming& framing, uint32_t packet_index,
-                                    std::vector<uint8_t>& out, bool empty_as_zero_bit) {
-  if (layer != next_layer_) {
-    throw Error(ErrorCode::kInternal, "encode_packet: layer " + std::to_string(layer) +
-                                          " but the next is " + std::to_string(next_layer_));
-  }
+bool PacketEncoder::check_contributions(
+    std::span<const std::vector<BlockContribution>> contributions) const {
   if (contributions.size() != bands_.size()) {
     throw Error(ErrorCode::kInvalidArgument,
                 "encode_packet: contributions for " + std::to_string(contributions.size()) +
@@ -174,7 +168,65 @@ size_t PacketEncoder::encode_packet(int layer,
       any = any || c.new_passes > 0;
     }
   }
+  return any;
+}
 
+void PacketEncoder::encode_block_header(HeaderBitWriter& w, int layer, size_t b, uint32_t i,
+                                        const BlockContribution& c) {
+  BandState& band = bands_[b];
+  BlockState& st = band.blocks[i];
+  const bool now = c.new_passes > 0;
+  if (!st.included) {
+    band.inclusion.encode(w, i, layer + 1);
+    if (!now) return;
+    if (band.zero_planes.value(i) == TagTree::kInfinity) {
+      throw Error(ErrorCode::kInvalidArgument, "encode_packet: block " + std::to_string(i) +
+                                                   " of band " + std::to_string(b) +
+                                                   " included without set_missing_msbs");
+    }
+    band.zero_planes.encode_value(w, i);  // B.10.5
+    st.included = true;
+  } else {
+    w.put_bit(now ? 1 : 0);
+    if (!now) return;
+  }
+  put_pass_count(w, c.new_passes);  // B.10.6
+
+  // B.10.7: one Lblock increment for the block, then one length per piece.
+  const std::vector<int> pieces = split_passes(style_, st.passes, c.new_passes);
+  if (pieces.size() != c.piece_lengths.size()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "encode_packet: block " + std::to_string(i) + " of band " + std::to_string(b) +
+                    " gives " + std::to_string(c.piece_lengths.size()) +
+                    " piece lengths, its passes make " + std::to_string(pieces.size()));
+  }
+  int lblock = st.lblock;
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    const int need = std::bit_width(c.piece_lengths[k]) - floor_log2(pieces[k]);
+    lblock = std::max(lblock, need);
+  }
+  for (int k = st.lblock; k < lblock; ++k) w.put_bit(1);
+  w.put_bit(0);
+  st.lblock = lblock;
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    const int bits = lblock + floor_log2(pieces[k]);
+    if (bits > 32) {
+      throw Error(ErrorCode::kInvalidArgument, "encode_packet: length field over 32 bits");
+    }
+    w.put_bits(c.piece_lengths[k], bits);
+  }
+  st.passes += c.new_passes;
+}
+
+size_t PacketEncoder::encode_packet(int layer,
+                                    std::span<const std::vector<BlockContribution>> contributions,
+                                    const PacketFraming& framing, uint32_t packet_index,
+                                    std::vector<uint8_t>& out, bool empty_as_zero_bit) {
+  if (layer != next_layer_) {
+    throw Error(ErrorCode::kInternal, "encode_packet: layer " + std::to_string(layer) +
+                                          " but the next is " + std::to_string(next_layer_));
+  }
+  const bool any = check_contributions(contributions);
   const size_t start = out.size();
   if (framing.sop) {
     out.insert(out.end(), {0xFF, 0x91, 0x00, 0x04, static_cast<uint8_t>(packet_index >> 8),
@@ -192,54 +244,9 @@ size_t PacketEncoder::encode_packet(int layer,
   HeaderBitWriter w;
   const bool coded = any || !empty_as_zero_bit;
   w.put_bit(coded ? 1 : 0);
-  for (size_t b = 0; coded && b < bands_.size(); ++b) {
-    BandState& band = bands_[b];
-    for (uint32_t i = 0; i < band.blocks.size(); ++i) {
-      const BlockContribution& c = contributions[b][i];
-      BlockState& st = band.blocks[i];
-      const bool now = c.new_passes > 0;
-      if (!st.included) {
-        band.inclusion.encode(w, i, layer + 1);
-        if (!now) continue;
-        if (band.zero_planes.value(i) == TagTree::kInfinity) {
-          throw Error(ErrorCode::kInvalidArgument, "encode_packet: block " + std::to_string(i) +
-                                                       " of band " + std::to_string(b) +
-                                                       " included without set_missing_msbs");
-        }
-        band.zero_planes.encode_value(w, i);  // B.10.5
-        st.included = true;
-      } else {
-        w.put_bit(now ? 1 : 0);
-        if (!now) continue;
-      }
-      put_pass_count(w, c.new_passes);  // B.10.6
-
-      // B.10.7: one Lblock increment for the block, then one length per piece.
-      const std::vector<int> pieces = split_passes(style_, st.passes, c.new_passes);
-      if (pieces.size() != c.piece_lengths.size()) {
-        throw Error(ErrorCode::kInvalidArgument,
-                    "encode_packet: block " + std::to_string(i) + " of band " + std::to_string(b) +
-                        " gives " + std::to_string(c.piece_lengths.size()) +
-                        " piece lengths, its passes make " + std::to_string(pieces.size()));
-      }
-      int lblock = st.lblock;
-      for (size_t k = 0; k < pieces.size(); ++k) {
-        const int need = std::bit_width(c.piece_lengths[k]) - floor_log2(pieces[k]);
-        lblock = std::max(lblock, need);
-      }
-      for (int k = st.lblock; k < lblock; ++k) w.put_bit(1);
-      w.put_bit(0);
-      st.lblock = lblock;
-      for (size_t k = 0; k < pieces.size(); ++k) {
-        const int bits = lblock + floor_log2(pieces[k]);
-        if (bits > 32) {
-          throw Error(ErrorCode::kInvalidArgument, "encode_packet: length field over 32 bits");
-        }
-        w.put_bits(c.piece_lengths[k], bits);
-      }
-      st.passes += c.new_passes;
-    }
-  }
+  for (size_t b = 0; coded && b < bands_.size(); ++b)
+    for (uint32_t i = 0; i < bands_[b].blocks.size(); ++i)
+      encode_block_header(w, layer, b, i, contributions[b][i]);
   w.finish_into(out);
   if (framing.eph) out.insert(out.end(), {0xFF, 0x92});
   ++next_layer_;

@@ -144,6 +144,14 @@ class PacketEncoder : public PrecinctState {
   size_t encode_packet(int layer, std::span<const std::vector<BlockContribution>> contributions,
                        const PacketFraming& framing, uint32_t packet_index,
                        std::vector<uint8_t>& out, bool empty_as_zero_bit = true);
+
+ private:
+  // Throws for contributions that do not fit the precinct; returns whether any block
+  // contributes passes.
+  bool check_contributions(std::span<const std::vector<BlockContribution>> contributions) const;
+  // B.10.4 to B.10.7 for block i of band b: inclusion, zero bit-planes, passes, lengths.
+  void encode_block_header(HeaderBitWriter& w, int layer, size_t b, uint32_t i,
+                           const BlockContribution& c);
 };
 
 // Result of decoding one packet header.

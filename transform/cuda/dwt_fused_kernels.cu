@@ -69,6 +69,7 @@ __device__ __forceinline__ void hlift_shfl(typename L::T (&e)[4]) {
   }
 }
 
+// Hot kernel, one function on purpose (as fused_inv_kernel).
 template <class L, int TH>
 __global__ void __launch_bounds__(kCols) fused_fwd_kernel(const LevelFwdArgs<typename L::T> a) {
   using T = typename L::T;
@@ -153,6 +154,8 @@ __global__ void __launch_bounds__(kCols) fused_fwd_kernel(const LevelFwdArgs<typ
   }
 }
 
+// Hot kernel, one function on purpose: the column window stays in registers from the loads
+// through both lifting directions to the stores, which device-function boundaries would break.
 template <class L, int TH>
 __global__ void __launch_bounds__(kCols) fused_inv_kernel(const LevelInvArgs<typename L::T> a) {
   using T = typename L::T;
