@@ -49,10 +49,6 @@ struct ComponentState {
   bool reversible() const { return coding->wavelet == Wavelet::k53; }
 };
 
-transform::QuantStep to_quant_step(const StepSize& s) {
-  return {s.exponent, s.mantissa};
-}
-
 // Whether code-block `cb` (on the grid of a subband of level n) can influence the region: its
 // footprint at full resolution, widened by the synthesis filters' reach, meets the region.
 // kReach = 8 subband samples is more than the 9/7 synthesis support summed over levels
@@ -175,7 +171,7 @@ uint32_t decode_block_into(ComponentState& cs, const BandLayout& band, const Blo
   if (!plane.reversible) {
     const StepSize step = cs.quant->step(cs.levels, band.level, band.band);
     q.delta = static_cast<float>(transform::step_size(
-        transform::nominal_range(static_cast<int>(cs.precision), band.band), to_quant_step(step)));
+        transform::nominal_range(static_cast<int>(cs.precision), band.band), step));
   }
   float* dst = plane.reversible ? nullptr : plane.floats.data() + p.y * pitch + p.x;
   transform::reconstruct_block(out, stride, w, h, q, dst, pitch);
@@ -202,7 +198,7 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
     const BlockPlace p = place_block(cs, *job.band, job.index);
     if (p.cb.empty()) continue;
     const StepSize step = cs.quant->step(cs.levels, job.band->level, job.band->band);
-    const int mb = transform::magnitude_bits(cs.quant->guard_bits, to_quant_step(step));
+    const int mb = transform::magnitude_bits(cs.quant->guard_bits, step);
     const int planes = job.seg ? mb + cs.roi_shift - job.seg->missing_msbs : 0;
     if (!job.seg || job.seg->segs.empty() || planes <= 0) {  // no data: zero coefficients
       // (unless the windowed inverse DWT cannot read it: its reach is under 8 samples at any

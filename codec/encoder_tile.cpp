@@ -41,9 +41,8 @@ std::vector<double> band_deltas(const EncodeSetup& setup, uint16_t c, uint32_t p
   const int levels = mh.cod.component.levels;
   const bool irreversible = mh.cod.component.wavelet == Wavelet::k97;
   const Quantization& q = effective_quantization(mh, nullptr, c);
-  std::vector<transform::QuantStep> signalled;
-  for (const StepSize& s : q.steps) signalled.push_back({s.exponent, s.mantissa});
-  const auto qstyle = static_cast<transform::QuantStyle>(static_cast<int>(q.style));
+  const std::vector<transform::QuantStep>& signalled = q.steps;
+  const transform::QuantStyle qstyle = q.style;
   std::vector<double> out(3 * static_cast<size_t>(levels) + 1, 1.0);
   if (!irreversible) return out;
   auto set = [&](int n, Band b) {
@@ -67,9 +66,8 @@ void plan_component(const EncodeSetup& setup, const Image& image, size_t c,
   const ComponentCoding& cc = mh.cod.component;
   const bool irreversible = cc.wavelet == Wavelet::k97;
   const Quantization& q = effective_quantization(mh, nullptr, static_cast<uint16_t>(c));
-  std::vector<transform::QuantStep> signalled;
-  for (const StepSize& s : q.steps) signalled.push_back({s.exponent, s.mantissa});
-  const auto qstyle = static_cast<transform::QuantStyle>(static_cast<int>(q.style));
+  const std::vector<transform::QuantStep>& signalled = q.steps;
+  const transform::QuantStyle qstyle = q.style;
   const double mct_norm = c < 3 && setup.mct ? setup.mct_norms[c] : 1.0;
   tcc.bands.resize(tcc.layout.resolutions.size());
   for (size_t ri = 0; ri < tcc.layout.resolutions.size(); ++ri) {
