@@ -18,20 +18,39 @@ namespace {
 
 using dev::kThreads;
 
+// What both block kernels know of one level's resolution [x0, x1) x [y0, y1) (F.3.1, F.4:
+// low-pass samples at even positions): single-sample axes and whether such an axis sits at
+// an odd position (the 1-sample signal of F.3.7 / F.4.7), the first low and high index of each
+// axis, the low-pass sizes, this block's first column and the tile rows of the level.
+struct Geometry {
+  int64_t x0, x1, y0, y1, cx0, fx0, cy0, fy0, wl, hl, xb, ybase, ntiles_y;
+  bool x_one, y_one, x_odd, y_odd;
+};
+
+template <class Args>
+__device__ Geometry geometry(const Args& a, int tw, int th) {
+  Geometry g;
+  g.x0 = a.x0, g.x1 = a.x1, g.y0 = a.y0, g.y1 = a.y1;
+  g.x_one = g.x1 - g.x0 == 1, g.y_one = g.y1 - g.y0 == 1;
+  g.x_odd = g.x_one && (g.x0 & 1), g.y_odd = g.y_one && (g.y0 & 1);
+  g.cx0 = (g.x0 + 1) >> 1, g.fx0 = g.x0 >> 1, g.cy0 = (g.y0 + 1) >> 1, g.fy0 = g.y0 >> 1;
+  g.wl = ((g.x1 + 1) >> 1) - g.cx0, g.hl = ((g.y1 + 1) >> 1) - g.cy0;
+  g.xb = (g.x0 & ~int64_t{1}) + int64_t{blockIdx.x} * tw;
+  g.ybase = g.y0 & ~int64_t{1};
+  g.ntiles_y = (g.y1 - g.ybase + th - 1) / th;
+  return g;
+}
+
 template <class L, int TW, int TH>
 __global__ void __launch_bounds__(kThreads) block_fwd_kernel(const LevelFwdArgs<typename L::T> a) {
   using T = typename L::T;
   constexpr int H = L::kHalo, CW = TW + 2 * H, RH = TH + 2 * H, P = CW;
   __shared__ T s[RH * P];
-  const int64_t x0 = a.x0, x1 = a.x1, y0 = a.y0, y1 = a.y1;
-  const bool x_one = x1 - x0 == 1, y_one = y1 - y0 == 1;
-  const bool x_twice = x_one && (x0 & 1), y_twice = y_one && (y0 & 1);
-  const int64_t cx0 = (x0 + 1) >> 1, fx0 = x0 >> 1, cy0 = (y0 + 1) >> 1, fy0 = y0 >> 1;
-  const int64_t wl = ((x1 + 1) >> 1) - cx0, hl = ((y1 + 1) >> 1) - cy0;
-  const int64_t xb = (x0 & ~int64_t{1}) + int64_t{blockIdx.x} * TW;
-  const int64_t ybase = y0 & ~int64_t{1};
-  const int64_t ntiles_y = (y1 - ybase + TH - 1) / TH;
-  for (int64_t ty = blockIdx.y; ty < ntiles_y; ty += gridDim.y) {
+  const Geometry g = geometry(a, TW, TH);
+  const int64_t x0 = g.x0, x1 = g.x1, y0 = g.y0, y1 = g.y1, xb = g.xb, ybase = g.ybase;
+  const bool x_one = g.x_one, y_one = g.y_one, x_twice = g.x_odd, y_twice = g.y_odd;
+  const int64_t cx0 = g.cx0, fx0 = g.fx0, cy0 = g.cy0, fy0 = g.fy0, wl = g.wl, hl = g.hl;
+  for (int64_t ty = blockIdx.y; ty < g.ntiles_y; ty += gridDim.y) {
     const int64_t yb = ybase + ty * TH;
     for (int i = threadIdx.x; i < RH * CW; i += kThreads) {
       const int r = i / CW, c = i % CW;
@@ -67,15 +86,11 @@ __global__ void __launch_bounds__(kThreads) block_inv_kernel(const LevelInvArgs<
   using T = typename L::T;
   constexpr int H = L::kHalo, CW = TW + 2 * H, RH = TH + 2 * H, P = CW;
   __shared__ T s[RH * P];
-  const int64_t x0 = a.x0, x1 = a.x1, y0 = a.y0, y1 = a.y1;
-  const bool x_one = x1 - x0 == 1, y_one = y1 - y0 == 1;
-  const bool x_half = x_one && (x0 & 1), y_half = y_one && (y0 & 1);
-  const int64_t cx0 = (x0 + 1) >> 1, fx0 = x0 >> 1, cy0 = (y0 + 1) >> 1, fy0 = y0 >> 1;
-  const int64_t wl = ((x1 + 1) >> 1) - cx0, hl = ((y1 + 1) >> 1) - cy0;
-  const int64_t xb = (x0 & ~int64_t{1}) + int64_t{blockIdx.x} * TW;
-  const int64_t ybase = y0 & ~int64_t{1};
-  const int64_t ntiles_y = (y1 - ybase + TH - 1) / TH;
-  for (int64_t ty = blockIdx.y; ty < ntiles_y; ty += gridDim.y) {
+  const Geometry g = geometry(a, TW, TH);
+  const int64_t x0 = g.x0, x1 = g.x1, y0 = g.y0, y1 = g.y1, xb = g.xb, ybase = g.ybase;
+  const bool x_one = g.x_one, y_one = g.y_one, x_half = g.x_odd, y_half = g.y_odd;
+  const int64_t cx0 = g.cx0, fx0 = g.fx0, cy0 = g.cy0, fy0 = g.fy0, wl = g.wl, hl = g.hl;
+  for (int64_t ty = blockIdx.y; ty < g.ntiles_y; ty += gridDim.y) {
     const int64_t yb = ybase + ty * TH;
     // Gather lows then highs of each window row (contiguous in the subbands).
     for (int i = threadIdx.x; i < RH * CW; i += kThreads) {
