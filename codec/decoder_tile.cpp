@@ -139,8 +139,8 @@ void zero_block(CoefficientPlane& plane, const BlockPlace& p) {
 // reconstruct_block: ROI undo H.1, E-6) into the plane. Returns the passes ignored past
 // 3 Nb - 2. Tier-1 writes every sample of the block (decode_block's contract): on the 5/3 path
 // straight into the plane, on the 9/7 path into a per-thread scratch block.
-uint32_t decode_block_into(ComponentState& cs, const BandLayout& band, const BlockPlace& p,
-                           const BlockSegments& seg, uint32_t planes) {
+uint32_t decode_block_into(ComponentState& cs, const BandLayout& band, const StepSize& step,
+                           const BlockPlace& p, const BlockSegments& seg, uint32_t planes) {
   CoefficientPlane& plane = cs.plane;
   const size_t pitch = plane.rect.width();
   const uint32_t w = p.cb.width(), h = p.cb.height();
@@ -155,7 +155,8 @@ uint32_t decode_block_into(ComponentState& cs, const BandLayout& band, const Blo
     if (scratch.size() < size_t{w} * h) scratch.resize(size_t{w} * h);
     out = scratch.data();
   }
-  std::vector<entropy::Segment> segs;
+  thread_local std::vector<entropy::Segment> segs;  // reused: no allocation per block
+  segs.clear();
   static const uint8_t kNoData = 0;  // a valid pointer for segments without bytes
   const uint8_t* base = seg.bytes.empty() ? &kNoData : seg.bytes.data();
   transform::BlockReconstruction q;
@@ -169,7 +170,6 @@ uint32_t decode_block_into(ComponentState& cs, const BandLayout& band, const Blo
   q.roi_shift = cs.roi_shift;
   q.all_passes = entropy::max_passes(planes);
   if (!plane.reversible) {
-    const StepSize step = cs.quant->step(cs.levels, band.level, band.band);
     q.delta = static_cast<float>(transform::step_size(
         transform::nominal_range(static_cast<int>(cs.precision), band.band), step));
   }
@@ -208,7 +208,7 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
       continue;
     }
     try {
-      if (decode_block_into(cs, *job.band, p, *job.seg, static_cast<uint32_t>(planes)) > 0)
+      if (decode_block_into(cs, *job.band, step, p, *job.seg, static_cast<uint32_t>(planes)) > 0)
         ++over_passes;
     } catch (const Error& e) {
 #pragma omp critical(gj2k_decode_error)

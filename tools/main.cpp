@@ -34,8 +34,7 @@ CLI::Option* add_device_option(CLI::App& app, std::string& device) {
   // Benchmarking: which DWT implementation the tile stages use (transform/dwt.h select_dwt).
   app.add_option_function<std::string>(
          "--dwt", [](const std::string& name) { transform::select_dwt(name); },
-         "benchmarking: the DWT variant (CPU: cpu, cpu-convolve, reference; GPU: default, "
-         "block, block-wide, fused, fused-short, laan, inplace, lattice)")
+         "benchmarking: the DWT variant (" + transform::dwt_variant_names() + ")")
       ->type_name("VARIANT");
   return app.add_option("--device", device, "auto|cpu|gpu (default auto: the GPU when present)")
       ->check(CLI::IsMember({"auto", "cpu", "gpu"}));

@@ -51,8 +51,25 @@ std::atomic<DwtVariant> g_cpu_dwt{DwtVariant::kCpu};
 std::atomic<int> g_gpu_dwt{0};  // GpuDwtVariant::kDefault
 }  // namespace
 
+constexpr DwtVariant kCpuVariants[] = {DwtVariant::kCpu, DwtVariant::kCpuConvolve,
+                                       DwtVariant::kReference};
+
+std::string dwt_variant_names() {
+  std::string out = "CPU:";
+  for (DwtVariant v : kCpuVariants)
+    out += std::string(v == kCpuVariants[0] ? " " : ", ") + dwt_ops(v).name;
+#if defined(GJ2K_HAVE_CUDA)
+  out += "; GPU:";
+  for (cuda::GpuDwtVariant v : cuda::kAllGpuDwtVariants)
+    out += std::string(v == cuda::kAllGpuDwtVariants[0] ? " " : ", ") + cuda::to_string(v);
+#else
+  out += "; GPU variants need a build with CUDA";
+#endif
+  return out;
+}
+
 void select_dwt(const std::string& name) {
-  for (DwtVariant v : {DwtVariant::kCpu, DwtVariant::kCpuConvolve, DwtVariant::kReference})
+  for (DwtVariant v : kCpuVariants)
     if (name == dwt_ops(v).name) {
       g_cpu_dwt = v;
       return;
@@ -60,17 +77,12 @@ void select_dwt(const std::string& name) {
 #if defined(GJ2K_HAVE_CUDA)
   try {
     g_gpu_dwt = static_cast<int>(cuda::parse_gpu_dwt_variant(name.c_str()));
-  } catch (const Error&) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "unknown DWT variant '" + name +
-                    "' (CPU: cpu, cpu-convolve, reference; GPU: default, block, block-wide, "
-                    "fused, fused-short, laan, inplace, lattice)");
+    return;
+  } catch (const Error&) {  // neither a CPU nor a GPU name: say which names there are
   }
-#else
-  throw Error(ErrorCode::kInvalidArgument,
-              "unknown DWT variant '" + name +
-                  "' (CPU: cpu, cpu-convolve, reference; GPU variants need a build with CUDA)");
 #endif
+  throw Error(ErrorCode::kInvalidArgument,
+              "unknown DWT variant '" + name + "' (" + dwt_variant_names() + ")");
 }
 
 DwtVariant codec_cpu_dwt() {

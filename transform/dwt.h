@@ -95,6 +95,8 @@ const DwtOps& dwt_ops(DwtVariant variant);
 // parse_gpu_dwt_variant, in a build with CUDA); throws Error(kInvalidArgument) naming the
 // choices otherwise. Set it before coding starts.
 void select_dwt(const std::string& name);
+// The names select_dwt takes, for messages and help: "CPU: cpu, ...; GPU: default, ...".
+std::string dwt_variant_names();
 DwtVariant codec_cpu_dwt();
 int codec_gpu_dwt();
 

@@ -14,20 +14,13 @@
 #include "entropy/t1_dec_block.h"
 #include "entropy/t1_ref.h"
 #include "gj2k/error.h"
+#include "t1_test_blocks.h"
 
 namespace gj2k::entropy {
 namespace {
 
-std::vector<int32_t> make_block(std::mt19937& rng, size_t n, uint32_t nbp, bool dense) {
-  std::vector<int32_t> q(n);
-  std::geometric_distribution<int> shift(dense ? 0.9 : 0.3);
-  const uint32_t limit = (uint32_t{1} << nbp) - 1;
-  for (auto& v : q) {
-    const uint32_t m = static_cast<uint32_t>(rng()) & (limit >> std::min<int>(shift(rng), nbp));
-    v = (rng() & 1) ? -static_cast<int32_t>(m) : static_cast<int32_t>(m);
-  }
-  return q;
-}
+using test::describe;
+using test::make_block;
 
 // Decodes with both layouts of the shared decoder into an output with a guard band (stride
 // w + 3, a row above and below) and checks the guard and the values against `want`.
@@ -101,12 +94,6 @@ void check(const std::vector<int32_t>& q, uint32_t w, uint32_t h, Band band, uin
       first = i + 1;
     }
   }
-}
-
-std::string describe(uint32_t seed, uint32_t w, uint32_t h, int band, int style, uint32_t nbp) {
-  return "seed " + std::to_string(seed) + " " + std::to_string(w) + "x" + std::to_string(h) +
-         " band " + std::to_string(band) + " style " + std::to_string(style) + " nbp " +
-         std::to_string(nbp);
 }
 
 TEST(T1DecBlock, RandomBlocksEveryStyleAndBandMatchReference) {
@@ -203,14 +190,16 @@ TEST(T1DecBlock, SegmentsPastTheLastPassAreIgnoredUnchecked) {
   expect_shared_decode(enc.data, refs, nb, Band::kLH, cblk_style::kTermAll, w, h, want,
                        t1::BlockStatus::kExtraPasses, "segment past the last pass");
   std::vector<int32_t> out(q.size());
-  EXPECT_EQ(
-      decode_block(segs.data(), segs.size(), nb, Band::kLH, cblk_style::kTermAll, out.data(), w, w, h), 3u);
+  EXPECT_EQ(decode_block(segs.data(), segs.size(), nb, Band::kLH, cblk_style::kTermAll, out.data(),
+                         w, w, h),
+            3u);
   EXPECT_EQ(out, want);
   // The same segment where it is read is refused: decode_block throws, the shared decoder
   // reports it and leaves zeros.
   segs[2].passes = 3;
   try {
-    decode_block(segs.data(), segs.size(), nb, Band::kLH, cblk_style::kTermAll, out.data(), w, w, h);
+    decode_block(segs.data(), segs.size(), nb, Band::kLH, cblk_style::kTermAll, out.data(), w, w,
+                 h);
     ADD_FAILURE() << "3 passes in a TERMALL segment decoded";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kFormat);

@@ -13,22 +13,15 @@
 
 #include "entropy/t1.h"
 #include "entropy/t1_ref.h"
+#include "t1_test_blocks.h"
 
 namespace gj2k::entropy {
 namespace {
 
-// Magnitudes below 2^nbp; `dense`: most samples large (significant early), else Laplacian-like.
-std::vector<int32_t> make_block(std::mt19937& rng, size_t n, uint32_t nbp, bool dense) {
-  std::vector<int32_t> q(n);
-  std::geometric_distribution<int> shift(dense ? 0.9 : 0.3);
-  const uint32_t limit = nbp >= 32 ? 0xFFFFFFFFu : (uint32_t{1} << nbp) - 1;
-  for (auto& v : q) {
-    const uint32_t m = static_cast<uint32_t>(rng()) & (limit >> std::min<int>(shift(rng), nbp));
-    v = (rng() & 1) ? -static_cast<int32_t>(m) : static_cast<int32_t>(m);
-  }
-  return q;
-}
+using test::describe;
+using test::make_block;
 
+// Magnitudes below 2^nbp; `dense`: most samples large (significant early), else Laplacian-like.
 void compare(const std::vector<int32_t>& q, uint32_t w, uint32_t h, Band band, uint8_t style,
              uint32_t mb, const std::string& what) {
   const auto fast = encode_block(q.data(), w, w, h, band, style, mb);
@@ -66,12 +59,6 @@ void compare(const std::vector<int32_t>& q, uint32_t w, uint32_t h, Band band, u
       first = i + 1;
     }
   }
-}
-
-std::string describe(uint32_t seed, uint32_t w, uint32_t h, int band, int style, uint32_t nbp) {
-  return "seed " + std::to_string(seed) + " " + std::to_string(w) + "x" + std::to_string(h) +
-         " band " + std::to_string(band) + " style " + std::to_string(style) + " nbp " +
-         std::to_string(nbp);
 }
 
 TEST(T1Fast, DeepBitPlanesMatchReference) {
