@@ -14,14 +14,15 @@
 
 #include "codec/api_guard.h"
 #include "codec/decoder_color.h"
-#include "codec/gpu_warm_up.h"
 #include "codec/decoder_icc.h"
 #include "codec/decoder_icc_lcms.h"
 #include "codec/decoder_tile.h"
 #include "codec/device.h"
+#include "codec/gpu_warm_up.h"
 #include "codec/jp2/boxes.h"
 #include "codec/markers/reader.h"
 #include "codec/parallel.h"
+#include "codec/trace.h"
 #include "transform/device.h"
 
 namespace gj2k {
@@ -84,9 +85,9 @@ void check_ihdr(const codec::Jp2Header& jp2, const codec::Siz& siz) {
                                         std::to_string(w) + "x" + std::to_string(h));
 }
 
-// --device auto: the GPU when one is present, from transform::kGpuAutoMinSamples samples at
-// the decoded resolution up (transform::auto_choice). A region counts by its own area: on the
-// CPU only its windows are transformed.
+// --device auto: the GPU when one is present, from the samples at the decoded resolution where
+// the GPU is expected to be faster on this many threads (transform::auto_choice_decode). A
+// region counts by its own area: on the CPU only its windows are transformed.
 transform::Device choose_device(const DecodeParams& p, const codec::Siz& siz) {
   const uint32_t ax0 = p.region ? std::max(p.region->x0, siz.xosiz) : siz.xosiz;
   const uint32_t ay0 = p.region ? std::max(p.region->y0, siz.yosiz) : siz.yosiz;
@@ -98,7 +99,8 @@ transform::Device choose_device(const DecodeParams& p, const codec::Siz& siz) {
       samples +=
           (uint64_t{component_extent(ax0, ax1, sc.dx)} * component_extent(ay0, ay1, sc.dy)) >>
           (2 * std::min<uint32_t>(p.reduce, 31));
-  return transform::auto_choice(codec::to_transform(p.device), samples);
+  const int threads = p.threads ? static_cast<int>(p.threads) : omp_get_max_threads();
+  return transform::auto_choice_decode(codec::to_transform(p.device), samples, threads);
 }
 
 // The components to decode, in output order; `wanted` gets one flag per Csiz entry.
@@ -419,6 +421,7 @@ struct __attribute__((visibility("hidden"))) Decoder::Impl {
 Decoder::Decoder(const std::filesystem::path& path) {
   const std::string name = path.string();
   detail::guard(name, "reading the file", [&] {
+    codec::TraceStage trace("read file");
     impl_ = std::make_unique<Impl>();
     impl_->name = name;
     std::error_code ec;
@@ -533,7 +536,9 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   if (device != transform::Device::kCpu) warm_up.emplace(device == transform::Device::kGpu);
   codec::ReadOptions ro;
   ro.allow_truncated = p.allow_partial;
+  codec::TraceStage trace_parse("parse");
   const Codestream code = codec::read_codestream(codestream(), ro);
+  trace_parse.end();
   warnings.insert(warnings.end(), code.main.warnings.begin(), code.main.warnings.end());
   warnings.insert(warnings.end(), code.warnings.begin(), code.warnings.end());
   const codec::Siz& siz = code.main.siz;
@@ -564,7 +569,10 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
                      tile_parallel ? static_cast<int>(std::min<size_t>(tiles.size(), threads)) : 1);
   TilePlacer placer(image, order, tiles.size() == 1);
   std::vector<char> placed(tiles.size(), 0);
+  codec::TraceStage trace_tiles("tiles");
   decode_tiles(codestream(), code, p, tiles, to, tile_parallel, threads, placer, placed, warnings);
+  trace_tiles.end();
+  codec::TraceStage trace_colour("output and colour");
   std::vector<uint32_t> unwritten = sel.absent;
   for (size_t i = 0; i < tiles.size(); ++i)
     if (!placed[i]) unwritten.push_back(tiles[i]);

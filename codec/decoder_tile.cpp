@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <unordered_map>
 
@@ -11,6 +12,7 @@
 #include "codec/parallel.h"
 #include "codec/structure.h"
 #include "codec/tier2.h"
+#include "codec/trace.h"
 #include "entropy/t1.h"
 #include "gj2k/error.h"
 #include "transform/quant.h"
@@ -135,6 +137,35 @@ void zero_block(CoefficientPlane& plane, const BlockPlace& p) {
   }
 }
 
+// A block's segments as entropy::decode_block takes them (pointers into seg.bytes), and the
+// passes they hold.
+uint32_t segment_list(const BlockSegments& seg, std::vector<entropy::Segment>& segs) {
+  segs.clear();
+  static const uint8_t kNoData = 0;  // a valid pointer for segments without bytes
+  const uint8_t* base = seg.bytes.empty() ? &kNoData : seg.bytes.data();
+  uint32_t passes = 0;
+  for (const auto& s : seg.segs) {
+    segs.push_back({base + s.offset, s.length, s.passes});
+    passes += s.passes;
+  }
+  return passes;
+}
+
+// What transform::reconstruct_block does with the values of a block of `cs` in `band`.
+transform::BlockReconstruction reconstruction(const ComponentState& cs, const BandLayout& band,
+                                              const StepSize& step, uint32_t passes,
+                                              uint32_t planes) {
+  transform::BlockReconstruction q;
+  q.passes = passes;
+  q.reversible = cs.plane.reversible;
+  q.roi_shift = cs.roi_shift;
+  q.all_passes = entropy::max_passes(planes);
+  if (!q.reversible)
+    q.delta = static_cast<float>(transform::step_size(
+        transform::nominal_range(static_cast<int>(cs.precision), band.band), step));
+  return q;
+}
+
 // Tier-1 (D) of one code-block with data, then its coefficients (transform::
 // reconstruct_block: ROI undo H.1, E-6) into the plane. Returns the passes ignored past
 // 3 Nb - 2. Tier-1 writes every sample of the block (decode_block's contract): on the 5/3 path
@@ -156,26 +187,53 @@ uint32_t decode_block_into(ComponentState& cs, const BandLayout& band, const Ste
     out = scratch.data();
   }
   thread_local std::vector<entropy::Segment> segs;  // reused: no allocation per block
-  segs.clear();
-  static const uint8_t kNoData = 0;  // a valid pointer for segments without bytes
-  const uint8_t* base = seg.bytes.empty() ? &kNoData : seg.bytes.data();
-  transform::BlockReconstruction q;
-  for (const auto& s : seg.segs) {
-    segs.push_back({base + s.offset, s.length, s.passes});
-    q.passes += s.passes;
-  }
+  const uint32_t passes = segment_list(seg, segs);
   const uint32_t ignored = entropy::decode_block(segs.data(), segs.size(), planes, band.band,
                                                  cs.coding->cblk_style, out, stride, w, h);
-  q.reversible = plane.reversible;
-  q.roi_shift = cs.roi_shift;
-  q.all_passes = entropy::max_passes(planes);
-  if (!plane.reversible) {
-    q.delta = static_cast<float>(transform::step_size(
-        transform::nominal_range(static_cast<int>(cs.precision), band.band), step));
-  }
   float* dst = plane.reversible ? nullptr : plane.floats.data() + p.y * pitch + p.x;
-  transform::reconstruct_block(out, stride, w, h, q, dst, pitch);
+  transform::reconstruct_block(out, stride, w, h, reconstruction(cs, band, step, passes, planes),
+                               dst, pitch);
   return ignored;
+}
+
+// The code-block errors of one tile: the first is kept (and thrown unless allow_partial, the
+// failed blocks then reading as zero); blocks with passes past 3 Nb - 2 are counted.
+struct BlockErrors {
+  std::string error;
+  ErrorCode code = ErrorCode::kFormat;
+  uint64_t over_passes = 0;
+
+  void record(const BlockJob& job, const Error& e) {
+    if (!error.empty()) return;
+    error = "code-block (" + std::to_string(job.index % job.band->blocks_x) + "," +
+            std::to_string(job.index / job.band->blocks_x) + ") of resolution " +
+            std::to_string(job.r) + ": " + e.what();
+    code = e.code();
+  }
+  void report(const TileDecodeOptions& o, uint32_t t, std::vector<std::string>* warnings) const {
+    if (!error.empty() && !o.allow_partial) fail(code, t, error);
+    if (over_passes > 0 && warnings)
+      warnings->push_back("tile " + std::to_string(t) + ": " + std::to_string(over_passes) +
+                          " code-blocks carry more coding passes than 3 Nb - 2 for their Nb "
+                          "bit-planes; the passes past those were ignored");
+    if (!error.empty() && warnings)
+      warnings->push_back("tile " + std::to_string(t) + ": " + error + " (decoded as zero)");
+  }
+};
+
+// The coded bit-planes of a block with data (Mb + ROI shift - missing MSBs; <= 0: nothing
+// to decode) and its band's step.
+struct BlockPlanes {
+  StepSize step;
+  int planes = 0;
+};
+BlockPlanes block_planes(const BlockJob& job) {
+  const ComponentState& cs = *job.cs;
+  BlockPlanes b;
+  b.step = cs.quant->step(cs.levels, job.band->level, job.band->band);
+  const int mb = transform::magnitude_bits(cs.quant->guard_bits, b.step);
+  b.planes = job.seg ? mb + cs.roi_shift - job.seg->missing_msbs : 0;
+  return b;
 }
 
 // Tier-1 for every code-block of the kept resolutions, and their coefficients into each
@@ -187,8 +245,7 @@ uint32_t decode_block_into(ComponentState& cs, const BandLayout& band, const Ste
 void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& o, uint32_t t,
                    std::vector<std::string>* warnings) {
   const std::vector<BlockJob> jobs = list_blocks(comps);
-  std::string error;
-  ErrorCode error_code = ErrorCode::kFormat;
+  BlockErrors errors;
   uint64_t over_passes = 0;  // code-blocks with passes past 3 Nb - 2
 #pragma omp parallel for schedule(dynamic, 4) num_threads(std::max(1, o.threads)) \
     reduction(+ : over_passes)
@@ -197,10 +254,8 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
     ComponentState& cs = *job.cs;
     const BlockPlace p = place_block(cs, *job.band, job.index);
     if (p.cb.empty()) continue;
-    const StepSize step = cs.quant->step(cs.levels, job.band->level, job.band->band);
-    const int mb = transform::magnitude_bits(cs.quant->guard_bits, step);
-    const int planes = job.seg ? mb + cs.roi_shift - job.seg->missing_msbs : 0;
-    if (!job.seg || job.seg->segs.empty() || planes <= 0) {  // no data: zero coefficients
+    const BlockPlanes bp = block_planes(job);
+    if (!job.seg || job.seg->segs.empty() || bp.planes <= 0) {  // no data: zero coefficients
       // (unless the windowed inverse DWT cannot read it: its reach is under 8 samples at any
       // level, dwt_cpu.cpp kWindowMargin; 16 leaves room)
       if (!cs.plane.window || block_meets_region(p.cb, job.band->level, cs.region, 16))
@@ -208,26 +263,82 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
       continue;
     }
     try {
-      if (decode_block_into(cs, *job.band, step, p, *job.seg, static_cast<uint32_t>(planes)) > 0)
+      if (decode_block_into(cs, *job.band, bp.step, p, *job.seg, static_cast<uint32_t>(bp.planes)) >
+          0)
         ++over_passes;
     } catch (const Error& e) {
 #pragma omp critical(gj2k_decode_error)
-      if (error.empty()) {
-        error = "code-block (" + std::to_string(job.index % job.band->blocks_x) + "," +
-                std::to_string(job.index / job.band->blocks_x) + ") of resolution " +
-                std::to_string(job.r) + ": " + e.what();
-        error_code = e.code();
-      }
+      errors.record(job, e);
       zero_block(cs.plane, p);  // --allow-partial: a block that failed reads as zero
     }
   }
-  if (!error.empty() && !o.allow_partial) fail(error_code, t, error);
-  if (over_passes > 0 && warnings)
-    warnings->push_back("tile " + std::to_string(t) + ": " + std::to_string(over_passes) +
-                        " code-blocks carry more coding passes than 3 Nb - 2 for their Nb "
-                        "bit-planes; the passes past those were ignored");
-  if (!error.empty() && warnings)
-    warnings->push_back("tile " + std::to_string(t) + ": " + error + " (decoded as zero)");
+  errors.over_passes = over_passes;
+  errors.report(o, t, warnings);
+}
+
+// Tier-2's output of the kept resolutions as one table for the GPU decode (tile_backend.h):
+// every block decode_blocks would decode, checked as entropy::decode_block checks it, with the
+// same errors; blocks without data, and failed ones under allow_partial, are left out (zero).
+CodeBlockTable block_table(std::vector<ComponentState>& comps, const TileDecodeOptions& o,
+                           uint32_t t, std::vector<std::string>* warnings) {
+  const std::vector<BlockJob> jobs = list_blocks(comps);
+  CodeBlockTable table;
+  table.blocks.reserve(jobs.size());
+  // Each listed block's bytes and where they go.
+  std::vector<std::pair<const std::vector<uint8_t>*, size_t>> sources;
+  size_t bytes = 0;
+  BlockErrors errors;
+  std::vector<entropy::Segment> segs;
+  for (const BlockJob& job : jobs) {
+    ComponentState& cs = *job.cs;
+    const BlockPlace p = place_block(cs, *job.band, job.index);
+    const BlockPlanes bp = block_planes(job);
+    if (p.cb.empty() || !job.seg || job.seg->segs.empty() || bp.planes <= 0) continue;
+    const uint32_t passes = segment_list(*job.seg, segs);
+    uint64_t decoded = 0;
+    try {
+      if (entropy::check_block(segs.data(), segs.size(), static_cast<uint32_t>(bp.planes),
+                               job.band->band, cs.coding->cblk_style, p.cb.width(), p.cb.height(),
+                               &decoded) > 0)
+        ++errors.over_passes;
+    } catch (const Error& e) {
+      errors.record(job, e);
+      continue;
+    }
+    if (decoded == 0) continue;
+    if (job.seg->segs.size() > UINT16_MAX || bytes + job.seg->bytes.size() > UINT32_MAX)
+      fail(ErrorCode::kUnsupported, t,
+           "more than 65535 codeword segments in a code-block, or 4 GB of code-block data in "
+           "the tile, for the GPU decode (use --device cpu)");
+    CodeBlockTable::Block b;
+    b.component = static_cast<uint32_t>(&cs - comps.data());
+    b.x = static_cast<uint32_t>(p.x);
+    b.y = static_cast<uint32_t>(p.y);
+    b.w = static_cast<uint16_t>(p.cb.width());
+    b.h = static_cast<uint16_t>(p.cb.height());
+    b.seg_first = static_cast<uint32_t>(table.segments.size());
+    b.seg_count = static_cast<uint16_t>(job.seg->segs.size());
+    b.planes = static_cast<uint8_t>(bp.planes);
+    b.band = static_cast<uint8_t>(job.band->band);
+    b.style = cs.coding->cblk_style;
+    b.q = reconstruction(cs, *job.band, bp.step, passes, static_cast<uint32_t>(bp.planes));
+    const auto base = static_cast<uint32_t>(bytes);
+    for (const auto& sg : job.seg->segs)
+      table.segments.push_back({base + sg.offset, sg.length, sg.passes});
+    bytes += job.seg->bytes.size();
+    table.blocks.push_back(b);
+    sources.push_back({&job.seg->bytes, base});
+  }
+  errors.report(o, t, warnings);
+  // The bytes, copied in parallel.
+  table.bytes.resize(bytes);
+  const auto count = static_cast<int64_t>(sources.size());
+#pragma omp parallel for schedule(dynamic, 64) num_threads(std::max(1, o.threads))
+  for (int64_t k = 0; k < count; ++k) {
+    const std::vector<uint8_t>& src = *sources[k].first;
+    if (!src.empty()) std::memcpy(table.bytes.data() + sources[k].second, src.data(), src.size());
+  }
+  return table;
 }
 
 // Which components tile t decodes (requested, or needed by the MCT), with their coding,
@@ -318,39 +429,52 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   const bool mct = cod.mct != 0 && ncomp >= 3 && !o.skip_mct;
   std::vector<ComponentState> comps = init_components(code, t, mct, o);
 
-  read_blocks(cs_bytes, code, t, comps, o, warnings);
-  // The tail's backend (inverse DWT, MCT, DC shift, clipping): the GPU when the decode may use
-  // it (o.gpu) and one is there. Asked after Tier-1, so that the device query and CUDA
-  // start-up overlap it, except for region decodes: the CPU's windowed inverse DWT must know
-  // before Tier-1 which code-blocks it may leave unwritten, while the GPU's needs them all.
-  std::optional<bool> on_gpu;
-  if (!o.gpu)
-    on_gpu = false;
-  else if (o.region)
-    on_gpu = o.gpu->use();
+  {
+    TraceStage trace("tier-2");
+    read_blocks(cs_bytes, code, t, comps, o, warnings);
+  }
+  // The GPU, when the decode may use it (o.gpu) and one is there, decodes everything from the
+  // code-blocks on (cuda_decode_tile); asked once Tier-2 has read the tile, so that the device
+  // query and CUDA start-up overlap parsing and Tier-2.
+  TraceStage trace_wait("gpu start-up wait");
+  const bool on_gpu = o.gpu && o.gpu->use();
+  trace_wait.end();
+  // Inverse MCT (G.2 / G.3) on components 0..2 when they are decoded with equal sizes.
+  const bool tile_mct = mct && comps[0].decode && comps[0].plane.rect == comps[1].plane.rect &&
+                        comps[0].plane.rect == comps[2].plane.rect;
+  std::vector<TileComponentSamples> out(ncomp);
+  std::vector<CoefficientPlane> planes;
+  planes.reserve(ncomp);
+  if (on_gpu) {
+    TraceStage trace_table("code-block table");
+    const CodeBlockTable table = block_table(comps, o, t, warnings);
+    for (auto& cs : comps) {
+      BlockSegmentMap().swap(cs.blocks);
+      planes.push_back(std::move(cs.plane));
+    }
+    trace_table.end();
+    TraceStage trace("gpu tile decode");
+    cuda_decode_tile(planes, table, tile_mct, o.threads, out);
+    return out;
+  }
   for (auto& cs : comps) {
     if (!cs.decode) continue;
-    if (cs.has_region && on_gpu == false) cs.plane.window = plane_window(cs);
+    if (cs.has_region) cs.plane.window = plane_window(cs);
     const size_t n = size_t{cs.plane.rect.width()} * cs.plane.rect.height();
     if (cs.reversible())  // no zero fill: decode_blocks writes every sample
       cs.plane.ints.resize(n);
     else
       cs.plane.floats.resize(n);
   }
+  TraceStage trace_t1("tier-1");
   decode_blocks(comps, o, t, warnings);
-  for (auto& cs : comps)
-    for (auto& [k, b] : cs.blocks) std::vector<uint8_t>().swap(b.bytes);
-  if (!on_gpu) on_gpu = o.gpu->use();
-
-  // Inverse MCT (G.2 / G.3) on components 0..2 when they were decoded with equal sizes.
-  const bool tile_mct = mct && comps[0].decode && comps[0].plane.rect == comps[1].plane.rect &&
-                        comps[0].plane.rect == comps[2].plane.rect;
-  std::vector<CoefficientPlane> planes;
-  planes.reserve(ncomp);
-  for (auto& cs : comps) planes.push_back(std::move(cs.plane));
-  std::vector<TileComponentSamples> out(ncomp);
-  const TileBackend& backend = *on_gpu ? cuda_backend() : cpu_backend();
-  backend.inverse(planes, tile_mct, o.threads, out);
+  for (auto& cs : comps) {
+    BlockSegmentMap().swap(cs.blocks);
+    planes.push_back(std::move(cs.plane));
+  }
+  trace_t1.end();
+  TraceStage trace("inverse transforms");
+  cpu_backend().inverse(planes, tile_mct, o.threads, out);
   return out;
 }
 

@@ -29,7 +29,8 @@ struct TileDecodeOptions {
   bool allow_partial = false;    // stop at damaged or missing data instead of throwing
   bool skip_mct = false;         // leave components 0..2 without the inverse RCT/ICT
   // Set when the GPU may be used (--device auto or gpu): decode_tile asks it, once Tier-2 has
-  // read the tile, whether the inverse DWT, MCT and DC shift run on the GPU (gpu_warm_up.h).
+  // read the tile, whether the rest (Tier-1, reconstruction, inverse DWT, MCT, DC shift) runs
+  // on the GPU (cuda_decode_tile, tile_backend.h; gpu_warm_up.h).
   const GpuWarmUp* gpu = nullptr;
   int threads = 1;
 };

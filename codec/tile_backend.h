@@ -21,8 +21,10 @@
 #include <span>
 #include <vector>
 
+#include "entropy/t1_dec_block.h"
 #include "gj2k/image.h"
 #include "transform/geometry.h"
+#include "transform/quant_block.h"
 
 namespace gj2k::codec {
 
@@ -56,6 +58,28 @@ struct CoefficientPlane {
 
 // The offset and range of a component of `precision` bits (1..38), signed or not.
 void set_sample_range(CoefficientPlane& plane, int precision, bool is_signed);
+
+// One tile's Tier-1 work as Tier-2 delivers it (the GPU decode's one upload per tile): every
+// code-block with passes to decode, its codeword segments' bytes back to back in one buffer.
+// The builder (the decoder) checks each block as entropy::decode_block would
+// (t1::check_arguments, t1::check_segments) and lists only those that pass, with at least
+// one pass; code-blocks not listed have zero coefficients.
+struct CodeBlockTable {
+  struct Block {
+    uint32_t component = 0;  // index of its plane
+    uint32_t x = 0, y = 0;   // its first sample in the plane (Mallat arrangement)
+    uint16_t w = 0, h = 0;
+    uint32_t seg_first = 0;  // its segments: segments[seg_first, seg_first + seg_count)
+    uint16_t seg_count = 0;
+    uint8_t planes = 0;  // coded magnitude bit-planes (Mb + ROI shift - missing MSBs), 1..30
+    uint8_t band = 0;    // core::Band
+    uint8_t style = 0;   // entropy::cblk_style bits
+    transform::BlockReconstruction q;  // what reconstruct_block does with its values
+  };
+  std::vector<uint8_t> bytes;
+  std::vector<entropy::t1::SegmentRef> segments;  // offsets into bytes
+  std::vector<Block> blocks;
+};
 
 // What a backend keeps between the forward calls of one serial tile loop (the CUDA backend
 // transforms tile t + 1 while Tier-1 codes tile t). Made by TileBackend::forward_pipeline.
@@ -93,6 +117,17 @@ class TileBackend {
 
 // The CPU backend (codec/tile_backend_cpu.cpp): OpenMP over rows and chunks.
 const TileBackend& cpu_backend();
+
+// The whole decode of one tile on the GPU, from Tier-2's output to samples: the table up (one
+// upload), Tier-1 of every block (entropy/cuda/t1_dec_cuda.h) into the device coefficient
+// planes, transform::cuda::reconstruct_blocks (reconstruct_block's values), then the inverse
+// tail of cuda_backend(), one download of the final samples. `planes` give geometry, wanted
+// components and sample ranges (their coefficient buffers are not read). Results as
+// TileBackend::inverse on coefficients that CPU Tier-1 and reconstruct_block produce: 5/3
+// identical, 9/7 within float rounding. Throws Error(kDevice) for device failures (and when
+// built without CUDA).
+void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& table, bool mct,
+                      int threads, std::vector<TileComponentSamples>& out);
 
 // The CUDA backend (codec/tile_backend_cuda.cpp; its forward stage in encoder_tile_gpu.cpp):
 // per-component streams, a pinned staging ring and device buffers from process-wide pools

@@ -13,8 +13,8 @@
 // host only the slot's ring (at most 32 MB, sized by the tile). The slot is taken after
 // Tier-1, so GpuWarmUp's device query, CUDA context and slot allocation overlap parsing,
 // Tier-2 and Tier-1. CUDA failures throw Error(kDevice); a slot whose work failed is dropped.
-#include "codec/gpu_warm_up.h"
 #include "codec/encoder_internal.h"
+#include "codec/gpu_warm_up.h"
 #include "codec/tile_backend.h"
 
 #include "gj2k/error.h"
@@ -28,10 +28,12 @@
 #include <string>
 
 #include "codec/encoder_gpu.h"
+#include "entropy/cuda/t1_dec_cuda.h"
 #include "transform/cuda/cuda_check.h"
 #include "transform/cuda/cuda_memory.h"
 #include "transform/cuda/dwt_cuda.h"
 #include "transform/cuda/mct_cuda.h"
+#include "transform/cuda/quant_cuda.h"
 #include "transform/cuda/resource_pool.h"
 #include "transform/cuda/staging_ring.h"
 #include "transform/dwt.h"
@@ -46,12 +48,14 @@ constexpr int kStreams = 3;    // component c runs on stream c % kStreams
 constexpr size_t kAlign = 64;  // samples: every component starts on a 256-byte boundary
 
 // One tile's worth of resources: streams, the staging ring, device coefficients and samples
-// (same layout), DWT scratch per stream, events.
+// (same layout), DWT scratch per stream, events; for a decode from code-blocks
+// (cuda_decode_tile) the Tier-1 table, its jobs and the decoders' state.
 struct Slot {
   cu::Stream streams[kStreams];
   cu::StagingRing ring;
   cu::DeviceBuffer coef, samp;
   cu::DeviceBuffer ws[kStreams];
+  cu::DeviceBuffer t1_bytes, t1_segs, t1_jobs, t1_recon, t1_state, t1_status, t1_counter;
   std::vector<std::unique_ptr<cu::Event>> events;
 
   Slot() = default;
@@ -115,11 +119,31 @@ class InverseRun {
     take_slot();
   }
 
+  // From host coefficients (TileBackend::inverse).
   void run(std::vector<TileComponentSamples>& out) {
     // Each component up through the ring (the host copies of one overlap the DMA and the
     // inverse DWT of the previous), its inverse DWT enqueued at once.
     for (size_t c = 0; c < comps_.size(); ++c)
-      if (n_of(c) && (comps_[c].wanted || (mct_ && c < 3))) upload_and_idwt(c);
+      if (needed(c)) {
+        upload(c);
+        idwt(c);
+      }
+    finish(out);
+  }
+
+  // From code-blocks (cuda_decode_tile).
+  void run(const CodeBlockTable& table, std::vector<TileComponentSamples>& out) {
+    decode_blocks(table);
+    for (size_t c = 0; c < comps_.size(); ++c)
+      if (needed(c)) idwt(c);
+    finish(out);
+  }
+
+ private:
+  bool needed(size_t c) const { return n_of(c) && (comps_[c].wanted || (mct_ && c < 3)); }
+
+  // MCT or DC shift and clipping, then the samples down.
+  void finish(std::vector<TileComponentSamples>& out) {
     if (mct_ && n_of(0) > 0) inverse_mct();
     for (size_t c = mct_ ? 3 : 0; c < comps_.size(); ++c)
       if (n_of(c) && comps_[c].wanted) inverse_single(c);
@@ -127,7 +151,6 @@ class InverseRun {
     lease_->succeeded();
   }
 
- private:
   void check_mct() const {
     if (comps_.size() < 3)
       throw Error(ErrorCode::kInternal, "cuda backend: the MCT needs 3 components");
@@ -163,15 +186,22 @@ class InverseRun {
     lease_->in_use();
   }
 
-  // After the inverse DWT, S (5/3 integers) or F (9/7 floats) of c is in A or B.
-  void upload_and_idwt(size_t c) {
+  // Coefficients of c up into A.
+  void upload(size_t c) {
     const CoefficientPlane& k = comps_[c];
-    const size_t n = n_of(c), w = k.rect.width();
+    const size_t n = n_of(c);
     if ((k.reversible ? k.ints.size() : k.floats.size()) < n)
       throw Error(ErrorCode::kInternal,
                   "cuda backend: component " + std::to_string(c) + " has too few coefficients");
     const void* coeffs = k.reversible ? static_cast<const void*>(k.ints.data()) : k.floats.data();
     slot().ring.upload(A(c), coeffs, n * 4, st(c), threads_);
+  }
+
+  // From the coefficients in A: after the inverse DWT, S (5/3 integers) or F (9/7 floats) of c
+  // is in A or B.
+  void idwt(size_t c) {
+    const CoefficientPlane& k = comps_[c];
+    const size_t w = k.rect.width();
     cu::DeviceBuffer& ws = slot().ws[c % kStreams];
     if (k.reversible) {
       S_[c] = A(c);
@@ -187,6 +217,59 @@ class InverseRun {
     if (k.levels == 0) return;
     cu::dwt97_inverse(variant_, {af, w}, {bf, w}, k.rect, k.levels, ws.get(), ws.bytes(), st(c));
     F_[c] = bf;
+  }
+
+  // Tier-1 and reconstruct_blocks of the table into A on stream 0 (A zeroed first: blocks
+  // without data), then streams 1.. wait for it.
+  void decode_blocks(const CodeBlockTable& t) {
+    namespace ecu = entropy::cuda;
+    cudaStream_t s0 = st(0);
+    for (size_t c = 0; c < comps_.size(); ++c)
+      if (n_of(c)) GJ2K_CUDA_CHECK(cudaMemsetAsync(A(c), 0, n_of(c) * 4, s0));
+    std::vector<ecu::BlockJob> jobs;
+    std::vector<cu::ReconstructJob> recon;
+    jobs.reserve(t.blocks.size());
+    recon.reserve(t.blocks.size());
+    size_t state_words = 0;
+    for (const CodeBlockTable::Block& b : t.blocks) {
+      if (b.component >= comps_.size() || !n_of(b.component))
+        throw Error(ErrorCode::kInternal, "cuda backend: a code-block of an undecoded component");
+      const CoefficientPlane& k = comps_[b.component];
+      const uint64_t at = offset_[b.component] + uint64_t{b.y} * k.rect.width() + b.x;
+      jobs.push_back(
+          {at, k.rect.width(), b.seg_first, b.seg_count, b.w, b.h, b.planes, b.band, b.style});
+      recon.push_back({at, k.rect.width(), b.w, b.h, b.q});
+      state_words = std::max(state_words, entropy::t1::state_words(b.w, b.h));
+    }
+    if (jobs.empty()) return join_stream0();
+    const int sms = std::max(1, transform::gpu_info().multiprocessors);
+    const size_t threads = ecu::decode_threads(static_cast<uint32_t>(jobs.size()), sms);
+    ecu::arrange_jobs(jobs, t.segments, threads);  // the heaviest blocks first, spread over warps
+    Slot& sl = slot();
+    auto put = [&](cu::DeviceBuffer& d, const void* src, size_t bytes) {
+      d.reserve(std::max<size_t>(bytes, 4));
+      if (bytes) sl.ring.upload(d.get(), src, bytes, s0, threads_);
+    };
+    put(sl.t1_bytes, t.bytes.data(), t.bytes.size());
+    put(sl.t1_segs, t.segments.data(), t.segments.size() * sizeof(t.segments[0]));
+    put(sl.t1_jobs, jobs.data(), jobs.size() * sizeof(jobs[0]));
+    put(sl.t1_recon, recon.data(), recon.size() * sizeof(recon[0]));
+    sl.t1_state.reserve(threads * state_words * 4);
+    sl.t1_status.reserve(jobs.size());
+    sl.t1_counter.reserve(4);
+    ecu::decode_blocks(sl.t1_jobs.as<ecu::BlockJob>(), static_cast<uint32_t>(jobs.size()),
+                       sl.t1_segs.as<entropy::t1::SegmentRef>(), sl.t1_bytes.as<uint8_t>(),
+                       sl.coef.as<int32_t>(), sl.t1_status.as<uint8_t>(),
+                       sl.t1_state.as<uint32_t>(), sl.t1_state.bytes() / 4, state_words,
+                       sl.t1_counter.as<uint32_t>(), sms, s0);
+    cu::reconstruct_blocks(sl.t1_recon.as<cu::ReconstructJob>(),
+                           static_cast<uint32_t>(recon.size()), sl.coef.as<int32_t>(), s0);
+    join_stream0();
+  }
+  void join_stream0() {
+    GJ2K_CUDA_CHECK(cudaEventRecord(slot().event(0), st(0)));
+    for (size_t c = 1; c < kStreams; ++c)
+      GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(c), slot().event(0), 0));
   }
 
   // G.2 / G.3 with DC shift and clipping on stream 0 once streams 1 and 2 have their inverse
@@ -264,6 +347,11 @@ class InverseRun {
 void CudaBackend::inverse(std::span<CoefficientPlane> comps, bool mct, int threads,
                           std::vector<TileComponentSamples>& out) const {
   InverseRun(comps, mct, threads).run(out);
+}
+
+void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& table, bool mct,
+                      int threads, std::vector<TileComponentSamples>& out) {
+  InverseRun(planes, mct, threads).run(table, out);
 }
 
 struct GpuWarmUp::Impl {
@@ -367,6 +455,11 @@ GpuWarmUp::~GpuWarmUp() = default;
 const TileBackend& cuda_backend() {
   static const CudaBackend backend;
   return backend;
+}
+
+void cuda_decode_tile(std::span<CoefficientPlane>, const CodeBlockTable&, bool, int,
+                      std::vector<TileComponentSamples>&) {
+  throw Error(ErrorCode::kDevice, "cuda backend: gj2k was built without CUDA");
 }
 
 }  // namespace gj2k::codec

@@ -1,7 +1,7 @@
 // Fast MQ decoder (15444-1 C.3) and raw bit reader for arithmetic coding bypass (D.6).
 // Decodes exactly as MqRefDecoder (mq_ref.h). Both read 0xFF past the end of the segment
 // (C.3.4), so truncated or corrupt data decodes to something, never out of bounds. Both are
-// host-device (entropy/hd.h): the Tier-1 decoder (t1_dec_block.h) runs them on the CPU and in
+// host-device (core/hd.h): the Tier-1 decoder (t1_dec_block.h) runs them on the CPU and in
 // the CUDA kernel.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "entropy/hd.h"
+#include "core/hd.h"
 #include "entropy/mq_tables.h"
 
 namespace gj2k::entropy {

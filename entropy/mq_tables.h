@@ -6,8 +6,8 @@
 #include <cstdint>
 
 // The coders' per-decision functions must inline into the Tier-1 pass loops so that their
-// registers (A, C, CT) stay in machine registers (GJ2K_ALWAYS_INLINE, entropy/hd.h).
-#include "entropy/hd.h"
+// registers (A, C, CT) stay in machine registers (GJ2K_ALWAYS_INLINE, core/hd.h).
+#include "core/hd.h"
 
 namespace gj2k::entropy {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/band.h"
-#include "entropy/hd.h"
+#include "core/hd.h"
 
 namespace gj2k::entropy {
 
@@ -81,6 +81,11 @@ struct Segment {
 uint32_t decode_block(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
                       Band band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
                       uint32_t h);
+// decode_block's checks without decoding (for the GPU decode's table, which lists only blocks
+// that pass): throws what decode_block throws, returns the passes it would ignore, and sets
+// *decoded to the passes it would decode (0: it would only write zeros).
+uint32_t check_block(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
+                     Band band, uint8_t style, uint32_t w, uint32_t h, uint64_t* decoded);
 
 // ---- Segment rules for Tier-2 (15444-1 D.4, D.6, Table D.9) --------------------------------
 // Passes are indexed from 0 (the cleanup pass of the most significant coded bit-plane), then

@@ -10,9 +10,8 @@
 
 namespace gj2k::entropy {
 
-uint32_t decode_block(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
-                      Band band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
-                      uint32_t h) {
+uint32_t check_block(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
+                     Band band, uint8_t style, uint32_t w, uint32_t h, uint64_t* decoded) {
   switch (t1::check_arguments(num_bitplanes, static_cast<uint32_t>(band), w, h)) {
     case t1::BlockStatus::kOk:
       break;
@@ -30,12 +29,9 @@ uint32_t decode_block(const Segment* segments, size_t num_segments, uint32_t num
   }
   const t1::Segments list{segments};
   const uint64_t total = t1::total_passes(list, num_segments);
-  const uint64_t decoded = std::min<uint64_t>(total, max_passes(num_bitplanes));
-  const auto ignored = static_cast<uint32_t>(std::min<uint64_t>(total - decoded, UINT32_MAX));
-  if (decoded == 0 || w == 0 || h == 0) {
-    t1::zero_output(out, stride, w, h);
-    return ignored;
-  }
+  *decoded = std::min<uint64_t>(total, max_passes(num_bitplanes));
+  const auto ignored = static_cast<uint32_t>(std::min<uint64_t>(total - *decoded, UINT32_MAX));
+  if (*decoded == 0 || w == 0 || h == 0) return ignored;
   size_t bad = 0;
   uint32_t first_pass = 0;
   switch (t1::check_segments(list, num_segments, num_bitplanes, style, &bad, &first_pass)) {
@@ -49,7 +45,20 @@ uint32_t decode_block(const Segment* segments, size_t num_segments, uint32_t num
     default:
       throw Error(ErrorCode::kInvalidArgument, "Tier-1 decode: segment without data");
   }
+  return ignored;
+}
 
+uint32_t decode_block(const Segment* segments, size_t num_segments, uint32_t num_bitplanes,
+                      Band band, uint8_t style, int32_t* out, size_t stride, uint32_t w,
+                      uint32_t h) {
+  uint64_t decoded = 0;
+  const uint32_t ignored =
+      check_block(segments, num_segments, num_bitplanes, band, style, w, h, &decoded);
+  if (decoded == 0 || w == 0 || h == 0) {
+    t1::zero_output(out, stride, w, h);
+    return ignored;
+  }
+  const t1::Segments list{segments};
   // Working memory for the largest block the standard allows; one instantiation per
   // orientation, whose zero-coding table is then a constant address.
   uint32_t state[t1::kMaxStateWords];

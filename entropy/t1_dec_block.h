@@ -1,6 +1,6 @@
 // The Tier-1 code-block decoder (15444-1 Annex D, C.3), the one source of the CPU's
 // entropy::decode_block (t1_dec.cpp) and the CUDA kernel (cuda/t1_dec_kernels.cu): every
-// function is host-device (entropy/hd.h), takes its tables and working memory from the caller
+// function is host-device (core/hd.h), takes its tables and working memory from the caller
 // and reports problems as a status instead of throwing, so that a CUDA thread can run it on
 // one code-block while the CPU build of the same source is tested bit-exactly against the
 // spec-literal decoder (t1_ref.h) in CI, where there is no GPU.
@@ -20,7 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "entropy/hd.h"
+#include "core/hd.h"
 #include "entropy/mq_dec.h"
 #include "entropy/t1.h"
 #include "entropy/t1_context.h"

@@ -10,6 +10,7 @@
 
 #include "codec/api_guard.h"
 #include "codec/file_output.h"
+#include "codec/trace.h"
 #include "io/io_util.h"
 
 namespace gj2k::io {
@@ -96,6 +97,7 @@ Image read_image(const std::filesystem::path& path, const ReadOptions& options) 
 void write_image(const Image& image, const std::filesystem::path& path,
                  const WriteOptions& options) {
   check_output(path);
+  codec::TraceStage trace("write image");
   gj2k::detail::guard(path.string(), "writing", [&] { write_any(image, path, options); });
 }
 

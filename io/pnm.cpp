@@ -284,20 +284,45 @@ std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap, const std::stri
     return out;
   }
   const size_t bytes = maxval > 255 ? 2 : 1;
-  size_t at = out.size();
+  const size_t at = out.size();
   out.resize(at + count * n * bytes);
-  for (size_t c = 0; c < n; ++c) {
-    const Component& comp = image.components[c];
-    for (int32_t v : comp.samples)
-      if (v < 0 || static_cast<uint32_t>(v) > maxval) value(c, &v - comp.samples.data());
-  }
-  for (size_t i = 0; i < count; ++i) {
-    for (size_t c = 0; c < n; ++c) {
-      const uint32_t v = static_cast<uint32_t>(image.components[c].samples[i]);
-      if (bytes == 2) out[at++] = static_cast<uint8_t>(v >> 8);
-      out[at++] = static_cast<uint8_t>(v);
+  // Interleaved in one pass over rows (in parallel), flagging samples outside the precision;
+  // a flagged image is checked again serially to name its first bad sample.
+  bool outside = false;
+  const int64_t rows = height;
+#pragma omp parallel for schedule(static) reduction(|| : outside)
+  for (int64_t y = 0; y < rows; ++y) {
+    const size_t first = static_cast<size_t>(y) * width;
+    uint8_t* o = out.data() + at + first * n * bytes;
+    uint32_t seen = 0;  // OR of the row's samples: above maxval or negative shows here
+    if (n == 3 && bytes == 1) {
+      const int32_t* r = image.components[0].samples.data() + first;
+      const int32_t* g = image.components[1].samples.data() + first;
+      const int32_t* b = image.components[2].samples.data() + first;
+      for (uint32_t x = 0; x < width; ++x) {
+        seen |=
+            static_cast<uint32_t>(r[x]) | static_cast<uint32_t>(g[x]) | static_cast<uint32_t>(b[x]);
+        o[3 * x] = static_cast<uint8_t>(r[x]);
+        o[3 * x + 1] = static_cast<uint8_t>(g[x]);
+        o[3 * x + 2] = static_cast<uint8_t>(b[x]);
+      }
+    } else {
+      for (uint32_t x = 0; x < width; ++x)
+        for (size_t c = 0; c < n; ++c) {
+          const auto v = static_cast<uint32_t>(image.components[c].samples[first + x]);
+          seen |= v;
+          if (bytes == 2) *o++ = static_cast<uint8_t>(v >> 8);
+          *o++ = static_cast<uint8_t>(v);
+        }
     }
+    if (seen > maxval) outside = true;  // maxval + 1 is a power of two
   }
+  if (outside)
+    for (size_t c = 0; c < n; ++c) {
+      const Component& comp = image.components[c];
+      for (const int32_t& v : comp.samples)
+        if (v < 0 || static_cast<uint32_t>(v) > maxval) value(c, &v - comp.samples.data());
+    }
   return out;
 }
 

@@ -9,7 +9,7 @@
 #                                     bench_gpu_codec and gj2k from dir instead
 # Last, whole `gj2k encode/decode` processes with --device cpu, gpu and auto on two images
 # (GJ2K_WHOLE_SIZES, default "10240x6400 4096x3072"), next to opj_compress/opj_decompress
-# when on PATH.
+# and Grok's grk_compress/grk_decompress when on PATH, all on every core.
 #
 # Environment: BUILD_DIR (default build-gpu), JOBS, GJ2K_BENCH_SIZES (e.g. 2048,8192,16384),
 # GJ2K_BENCH_CODEC_SIZE (e.g. 10240x6400), GJ2K_BENCH_ITERS,
@@ -90,35 +90,43 @@ if [ -n "$gj2k_bin" ]; then
     m=$(printf "%s\n" "$@" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
     printf "%d.%02d" $((m / 1000)) $((m % 1000 / 10))
   }
-  have_opj=0
+  have_opj=0 have_grk=0
   command -v opj_compress >/dev/null 2>&1 && command -v opj_decompress >/dev/null 2>&1 && have_opj=1
-  row() {  # label, gj2k args (before --device), opj command or ""; the median of $reps rounds,
-    # each running cpu, gpu, auto and OpenJPEG once in turn (so drift hits all alike)
-    local label=$1 args=$2 opj=$3 c=() g=() a=() o=() o_med="-"
+  command -v grk_compress >/dev/null 2>&1 && command -v grk_decompress >/dev/null 2>&1 && have_grk=1
+  row() {  # label, gj2k args (before --device), opj command, grok command; the median of
+    # $reps rounds, each running cpu, gpu, auto, OpenJPEG and Grok once in turn (so drift hits
+    # all alike)
+    local label=$1 args=$2 opj=$3 grk=$4 c=() g=() a=() o=() k=() o_med="-" k_med="-"
     for _ in $(seq "$reps"); do
       c+=("$(secs "$gj2k_bin" $args --device cpu)")
       g+=("$(secs "$gj2k_bin" $args --device gpu)")
       a+=("$(secs "$gj2k_bin" $args)")
-      [ "$have_opj" = 1 ] && [ -n "$opj" ] && o+=("$(secs $opj)")
+      [ "$have_opj" = 1 ] && o+=("$(secs $opj)")
+      [ "$have_grk" = 1 ] && k+=("$(secs $grk)")
     done
     [ ${#o[@]} -gt 0 ] && o_med=$(median "${o[@]}")
-    printf "%-36s %9s %9s %9s %9s\n" "$label" "$(median "${c[@]}")" "$(median "${g[@]}")" \
-      "$(median "${a[@]}")" "$o_med" | tee -a "$whole_log"
+    [ ${#k[@]} -gt 0 ] && k_med=$(median "${k[@]}")
+    printf "%-36s %9s %9s %9s %9s %9s\n" "$label" "$(median "${c[@]}")" "$(median "${g[@]}")" \
+      "$(median "${a[@]}")" "$o_med" "$k_med" | tee -a "$whole_log"
   }
   for size in ${GJ2K_WHOLE_SIZES:-10240x6400 4096x3072}; do
     "$gj2k_bin" encode --synthetic "$size" --save-input "$work/in.ppm" -o "$work/l.j2k" --quiet \
       --device cpu
     "$gj2k_bin" encode -i "$work/in.ppm" -o "$work/i.j2k" --irreversible --rate 20 --quiet --device cpu
-    printf "%-36s %9s %9s %9s %9s\n" "$size RGB 8-bit, s (median of $reps)" "gj2k cpu" \
-      "gj2k gpu" "gj2k auto" "OpenJPEG" | tee -a "$whole_log"
+    printf "%-36s %9s %9s %9s %9s %9s\n" "$size RGB 8-bit, s (median of $reps)" "gj2k cpu" \
+      "gj2k gpu" "gj2k auto" "OpenJPEG" "Grok" | tee -a "$whole_log"
     row "encode lossless" "encode -i $work/in.ppm -o $work/o.j2k --quiet" \
-      "opj_compress -i $work/in.ppm -o $work/o2.j2k -threads $threads"
+      "opj_compress -i $work/in.ppm -o $work/o2.j2k -threads $threads" \
+      "grk_compress -i $work/in.ppm -o $work/o3.j2k -H $threads"
     row "encode 9/7 rate 20" "encode -i $work/in.ppm -o $work/o.j2k --quiet --irreversible --rate 20" \
-      "opj_compress -i $work/in.ppm -o $work/o2.j2k -I -r 20 -threads $threads"
+      "opj_compress -i $work/in.ppm -o $work/o2.j2k -I -r 20 -threads $threads" \
+      "grk_compress -i $work/in.ppm -o $work/o3.j2k -I -r 20 -H $threads"
     row "decode lossless" "decode -i $work/l.j2k -o $work/o.ppm" \
-      "opj_decompress -i $work/l.j2k -o $work/o2.ppm -threads $threads"
+      "opj_decompress -i $work/l.j2k -o $work/o2.ppm -threads $threads" \
+      "grk_decompress -i $work/l.j2k -o $work/o3.ppm -H $threads"
     row "decode 9/7" "decode -i $work/i.j2k -o $work/o.ppm" \
-      "opj_decompress -i $work/i.j2k -o $work/o2.ppm -threads $threads"
+      "opj_decompress -i $work/i.j2k -o $work/o2.ppm -threads $threads" \
+      "grk_decompress -i $work/i.j2k -o $work/o3.ppm -H $threads"
     # What auto chose (the encoder says where its transform ran), and a lossless GPU decode
     # against the input.
     "$gj2k_bin" encode -i "$work/in.ppm" -o "$work/o.j2k" | sed 's/^.*, transform/auto: transform/' |

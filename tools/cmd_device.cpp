@@ -1,6 +1,9 @@
 // `gj2k device`: what the transform stages would run on here.
 #include <CLI/CLI.hpp>
 
+#include <omp.h>
+
+#include <cmath>
 #include <cstdio>
 
 #include "tools/command.h"
@@ -8,18 +11,37 @@
 
 namespace {
 const bool registered = gj2k::cli::register_command(
-    {"device", "Show whether a CUDA GPU is usable for the transform stages",
+    {"device", "Show whether a CUDA GPU is usable, and the figures --device auto weighs",
      [](CLI::App&) -> gj2k::cli::RunFn {
        return [] {
          auto info = gj2k::transform::gpu_info();
-         if (info.available)
-           std::printf(
-               "gpu: %s (sm_%d%d, %d SMs, %.1f GiB)\n"
-               "--device auto: the GPU for images of %llu samples or more, else the CPU\n",
-               info.name.c_str(), info.sm_major, info.sm_minor, info.multiprocessors,
-               info.global_memory / double(1u << 30), gj2k::transform::kGpuAutoMinSamples);
-         else
+         namespace tf = gj2k::transform;
+         if (!info.available) {
            std::printf("gpu: none (%s); the CPU path will be used\n", info.reason.c_str());
+           return 0;
+         }
+         std::printf("gpu: %s (sm_%d%d, %d SMs, %.1f GiB)\n", info.name.c_str(), info.sm_major,
+                     info.sm_minor, info.multiprocessors, info.global_memory / double(1u << 30));
+         const tf::DecodeCosts& k = tf::kDecodeCosts;
+         const int threads = omp_get_max_threads();
+         std::printf(
+             "decode, --device auto weighs (per decoded sample): CPU %.1f ns on one thread "
+             "(%.2f ns on %d threads), GPU %.2f ns, plus %.0f ms of CUDA start-up for a "
+             "process's first GPU decode\n",
+             k.cpu_ns_per_sample_thread, k.cpu_ns_per_sample_thread / threads, threads,
+             k.gpu_ns_per_sample, k.gpu_start_ms);
+         const unsigned long long even = tf::decode_break_even(threads, false);
+         if (even == ~0ull)
+           std::printf("  so decodes stay on the CPU on %d threads\n", threads);
+         else
+           std::printf(
+               "  so the GPU from %.1f Msamples on (e.g. %.0f x %.0f RGB) on %d threads; in a "
+               "batch, once CUDA is up, from the first sample\n",
+               even / 1e6, std::sqrt(even / 3.0 * 1.6), std::sqrt(even / 3.0 / 1.6), threads);
+         std::printf(
+             "encode, --device auto: the GPU transform stage for images of %llu samples "
+             "or more, else the CPU\n",
+             tf::kGpuAutoMinSamples);
          return 0;
        };
      }});

@@ -1,5 +1,8 @@
 #include "transform/device.h"
 
+#include <algorithm>
+#include <atomic>
+
 #include "gj2k/error.h"
 
 #if defined(GJ2K_HAVE_CUDA)
@@ -23,13 +26,35 @@ GpuInfo gpu_info() {
   return info;
 }
 
+namespace {
+std::atomic<bool> g_opened{false};
+}
+
 bool open_gpu() {
   if (!gpu_info().available) return false;
 #if defined(GJ2K_HAVE_CUDA)
   cudaFree(nullptr);  // creates the context; an error shows again at the first real call
   cudaGetLastError();
 #endif
+  g_opened = true;
   return true;
+}
+
+bool gpu_opened() {
+  return g_opened;
+}
+
+unsigned long long decode_break_even(int threads, bool started) {
+  const DecodeCosts& k = kDecodeCosts;
+  const double cpu = k.cpu_ns_per_sample_thread / std::max(1, threads);
+  if (cpu <= k.gpu_ns_per_sample) return ~0ull;  // the CPU is never slower
+  if (started) return 0;
+  return static_cast<unsigned long long>(k.gpu_start_ms * 1e6 / (cpu - k.gpu_ns_per_sample));
+}
+
+Device auto_choice_decode(Device requested, unsigned long long samples, int threads) {
+  if (requested != Device::kAuto) return requested;
+  return samples < decode_break_even(threads, gpu_opened()) ? Device::kCpu : Device::kAuto;
 }
 
 Device resolve_device(Device requested) {

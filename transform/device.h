@@ -40,4 +40,30 @@ Device resolve_device(Device requested);
 inline constexpr unsigned long long kGpuAutoMinSamples = 1ull << 24;  // 16 Msamples
 Device auto_choice(Device requested, unsigned long long samples);
 
+// What --device auto weighs for a decode, where the GPU runs everything from the code-blocks
+// on (Tier-1, reconstruction, inverse transforms): per decoded sample, the CPU path's time on
+// one thread and the GPU path's time (code-block table, transfers, kernels), and the CUDA
+// start-up that a process's first GPU decode waits for once its overlap with reading,
+// parsing and Tier-2 is spent. Measured on the GPU machine (docs/PERFORMANCE.md,
+// "--device auto"); `gj2k device` prints them.
+struct DecodeCosts {
+  double cpu_ns_per_sample_thread;
+  double gpu_ns_per_sample;
+  double gpu_start_ms;
+};
+inline constexpr DecodeCosts kDecodeCosts{86.0, 1.0, 250.0};
+
+// The decoded samples from which the GPU is expected to be faster than `threads` CPU threads
+// (kDecodeCosts), with or without the start-up still to pay.
+unsigned long long decode_break_even(int threads, bool started);
+
+// --device auto for a decode of `samples` samples on `threads` CPU threads: kCpu below
+// decode_break_even(threads, gpu_opened()), else kAuto (the GPU when one is present). kCpu and
+// kGpu are returned as they are.
+Device auto_choice_decode(Device requested, unsigned long long samples, int threads);
+
+// Whether this process holds a CUDA context already (open_gpu succeeded): a later GPU decode
+// pays no start-up.
+bool gpu_opened();
+
 }  // namespace gj2k::transform

@@ -207,42 +207,24 @@ void dequantize(const int32_t* __restrict in, float* __restrict out, size_t n, f
 
 void reconstruct_block(int32_t* v, size_t stride, uint32_t w, uint32_t h,
                        const BlockReconstruction& q, float* dst, size_t dst_stride) {
-  if (q.roi_shift > 0) {  // H.1: magnitudes at or above 2^s belong to the ROI
-    const int s = q.roi_shift;
-    const int64_t threshold = int64_t{1} << (s + 1);  // half units
-    for (uint32_t y = 0; y < h; ++y)
-      for (uint32_t x = 0; x < w; ++x) {
-        int32_t& c = v[y * stride + x];
-        const int64_t m = c < 0 ? -int64_t{c} : c;
-        if (m >= threshold) c = static_cast<int32_t>(c < 0 ? -(m >> s) : (m >> s));
-      }
-  }
-  if (q.reversible) {  // half units to integers, toward zero
+  if (q.reversible) {
     for (uint32_t y = 0; y < h; ++y) {
       int32_t* row = v + y * stride;
-      for (uint32_t x = 0; x < w; ++x) row[x] = row[x] < 0 ? -((-row[x]) >> 1) : (row[x] >> 1);
+      if (q.roi_shift > 0)
+        for (uint32_t x = 0; x < w; ++x) row[x] = reconstruct_integer(row[x], q.roi_shift);
+      else  // the common case without ROI, in its own loop
+        for (uint32_t x = 0; x < w; ++x) row[x] = reconstruct_integer(row[x], 0);
     }
     return;
   }
-  // The passes reach into the last bit-plane (its significance pass or later): a coefficient
-  // whose magnitude is a multiple of 2 (4 in half units) had that plane decoded, one with
-  // p >= 1 undecoded planes is odd at plane p. With every pass decoded, every one was.
-  const uint32_t all = q.all_passes;
-  if (q.passes >= all - std::min<uint32_t>(all, 2)) {
-    const bool complete = q.passes >= all;
-    for (uint32_t y = 0; y < h; ++y)
-      for (uint32_t x = 0; x < w; ++x) {
-        int32_t& c = v[y * stride + x];
-        if (c == 0) continue;
-        const uint32_t m = c < 0 ? 0u - static_cast<uint32_t>(c) : static_cast<uint32_t>(c);
-        if (complete || (m & 3) == 0) c += c < 0 ? -1 : 1;
-      }
-  }
-  const float scale = q.delta * 0.5f;
+  const IrreversibleRule rule = irreversible_rule(q);
   for (uint32_t y = 0; y < h; ++y) {
-    const int32_t* src = v + y * stride;
+    int32_t* src = v + y * stride;
     float* out = dst + y * dst_stride;
-    for (uint32_t x = 0; x < w; ++x) out[x] = static_cast<float>(src[x]) * scale;
+    for (uint32_t x = 0; x < w; ++x) {
+      src[x] = irreversible_half_units(src[x], rule);
+      out[x] = static_cast<float>(src[x]) * rule.scale;
+    }
   }
 }
 

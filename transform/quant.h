@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "transform/geometry.h"
+#include "transform/quant_block.h"
 
 namespace gj2k::transform {
 
@@ -102,14 +103,7 @@ void dequantize(const int32_t* in, float* out, size_t n, float delta, float offs
 // decoder and the encoder's distortion measurement (which must reconstruct as the decoder
 // does) both call this. The input is decode_block's (entropy/t1.h): signed magnitudes in half
 // units, 2|q| plus 1 where undecoded bit-planes remain below a significant coefficient (the
-// midpoint r = 1/2 of E-6).
-struct BlockReconstruction {
-  bool reversible = true;   // 5/3: integers; 9/7: floats scaled by delta
-  int roi_shift = 0;        // RGN SPrgn s of the max-shift method (H.1); 0: no ROI
-  float delta = 1;          // 9/7: the subband's step size Delta_b (E-3)
-  uint32_t passes = 0;      // coding passes decoded
-  uint32_t all_passes = 0;  // 3 Nb - 2, every pass of the block's Nb bit-planes (D.3)
-};
+// midpoint r = 1/2 of E-6). BlockReconstruction and the per-coefficient rules: quant_block.h.
 
 // In place, `v` a w x h block with row pitch `stride` (int32 half units as above):
 // 1. H.1: a magnitude at or above 2^s (in integer units) belongs to the ROI and is shifted

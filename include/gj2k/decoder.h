@@ -85,10 +85,12 @@ struct DecodeParams {
   bool allow_partial = false;
   // Worker threads for decoding (0 = all hardware threads).
   uint32_t threads = 0;
-  // Where the inverse transforms run (DWT, RCT/ICT, DC shift, clipping; Tier-1 and Tier-2
-  // stay on the CPU). kAuto: the GPU when one is present, for outputs of 16 Msamples (all
-  // components at the decoded resolution; a region by its own area) or more, else the CPU
-  // (transform/device.h). kGpu without a GPU throws Error(kDevice).
+  // Where Tier-1 and the inverse transforms run (code-block decoding, dequantization, DWT,
+  // RCT/ICT, DC shift, clipping; parsing and Tier-2 stay on the CPU). kAuto: the GPU when one
+  // is present and the output (all components at the decoded resolution; a region by its own
+  // area) is large enough for the GPU to be faster than `threads` CPU threads, counting CUDA
+  // start-up for a process's first GPU decode (`gj2k device` prints the figures and the
+  // break-even sizes); else the CPU. kGpu without a GPU throws Error(kDevice).
   DecodeDevice device = DecodeDevice::kAuto;
   // Refuse (Error kResource) a decode whose output, or one tile's coefficients, would hold
   // more samples than this (all components together): a guard against headers that describe

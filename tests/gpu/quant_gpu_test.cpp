@@ -1,9 +1,12 @@
 // GPU quantization (transform/cuda/quant_cuda.h) against transform/quant.h: the 1-D mirrors and
 // the whole-Mallat-arrangement entry points, which must apply each subband's own step (found
-// here independently through band_placement and qcd_index). Results identical.
+// here independently through band_placement and qcd_index), and the per-code-block
+// reconstruction of the GPU decode against transform::reconstruct_block. Results identical.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -107,6 +110,64 @@ TEST(GpuQuant, PerSubbandStepsIdentical) {
       ASSERT_EQ(download<float>(db, pitch * h), back);
     }
   }
+}
+
+// reconstruct_blocks against reconstruct_block on random Tier-1 outputs: blocks of odd sizes
+// at odd places of one plane, 5/3 and 9/7, with and without ROI shifts, with all, some or
+// the last plane's passes decoded.
+TEST(GpuQuant, ReconstructBlocksIdentical) {
+  GJ2K_REQUIRE_GPU();
+  const uint32_t seed = 77;
+  std::mt19937 rng(seed);
+  const size_t pitch = 301, rows = 257;
+  std::vector<int32_t> plane(pitch * rows);
+  for (auto& v : plane) v = int32_t(rng() % 4001) - 2000;
+  for (int k = 0; k < 40; ++k) plane[rng() % plane.size()] = (k % 2 ? -1 : 1) * int32_t(rng() >> 2);
+  std::vector<gc::ReconstructJob> jobs;
+  std::vector<uint32_t> ws = {1, 3, 17, 32, 64, 65}, hs = {1, 2, 5, 31, 64};
+  uint32_t x = 0, y = 0, row_h = 0;
+  for (int k = 0; y < rows; ++k) {
+    const uint32_t w = ws[rng() % ws.size()], h = hs[rng() % hs.size()];
+    if (x + w > pitch) {
+      x = 0;
+      y += row_h + 1;  // a gap row: untouched samples between blocks
+      row_h = 0;
+      continue;
+    }
+    if (y + h > rows) break;
+    gc::ReconstructJob j{};
+    j.offset = uint64_t{y} * pitch + x;
+    j.stride = pitch;
+    j.w = uint16_t(w);
+    j.h = uint16_t(h);
+    j.q.reversible = k % 2 == 0;
+    j.q.roi_shift = k % 3 == 0 ? int(rng() % 12) : 0;
+    j.q.delta = 0.125f + float(rng() % 1000) / 97.0f;
+    j.q.all_passes = 3 * (1 + rng() % 20) - 2;
+    const uint32_t choice = rng() % 3;
+    j.q.passes = choice == 0   ? j.q.all_passes
+                 : choice == 1 ? j.q.all_passes - std::min<uint32_t>(j.q.all_passes, 1 + rng() % 2)
+                               : rng() % (j.q.all_passes + 1);
+    jobs.push_back(j);
+    x += w + 1;
+    row_h = std::max(row_h, h);
+  }
+  ASSERT_GT(jobs.size(), 20u);
+  std::vector<int32_t> want = plane;
+  for (const auto& j : jobs) {
+    std::vector<float> f(size_t{j.w} * j.h);
+    transform::reconstruct_block(want.data() + j.offset, j.stride, j.w, j.h, j.q, f.data(), j.w);
+    if (!j.q.reversible)
+      for (uint32_t yy = 0; yy < j.h; ++yy)
+        for (uint32_t xx = 0; xx < j.w; ++xx)
+          std::memcpy(&want[j.offset + size_t{yy} * j.stride + xx], &f[size_t{yy} * j.w + xx], 4);
+  }
+  gc::DeviceBuffer dp = upload(plane), dj = upload(jobs);
+  gc::reconstruct_blocks(dj.as<gc::ReconstructJob>(), uint32_t(jobs.size()), dp.as<int32_t>(),
+                         nullptr);
+  const std::vector<int32_t> got = download<int32_t>(dp, plane.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(got[i], want[i]) << "sample " << i % pitch << "," << i / pitch << " seed " << seed;
 }
 
 #else

@@ -1,6 +1,8 @@
 // transform/device.h: device resolution without a GPU, and the size floor of --device auto.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "gj2k/error.h"
 #include "transform/device.h"
 
@@ -16,6 +18,34 @@ TEST(XformDevice, AutoChoice) {
   EXPECT_EQ(auto_choice(Device::kAuto, 1ull << 40), Device::kAuto);
   EXPECT_EQ(auto_choice(Device::kGpu, 1), Device::kGpu);
   EXPECT_EQ(auto_choice(Device::kCpu, 1ull << 40), Device::kCpu);
+}
+
+// --device auto for decoding (device.h): the break-even sample count follows the cost model
+// (CPU time per sample over the threads against the GPU's per-sample time plus start-up);
+// below it the CPU, from it the GPU; no start-up to pay (a CUDA context already open) means
+// the GPU from the first sample whenever it is faster per sample.
+TEST(XformDevice, AutoChoiceDecode) {
+  const DecodeCosts& k = kDecodeCosts;
+  for (int threads : {1, 2, 16, 64}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    const double cpu = k.cpu_ns_per_sample_thread / threads;
+    const unsigned long long cold = decode_break_even(threads, false);
+    ASSERT_GT(cpu, k.gpu_ns_per_sample);  // the figures make the GPU faster per sample here
+    const double cold_expected = k.gpu_start_ms * 1e6 / (cpu - k.gpu_ns_per_sample);
+    EXPECT_NEAR(double(cold), cold_expected, 1.0);
+    EXPECT_EQ(decode_break_even(threads, true), 0u);
+    if (!gpu_opened()) {
+      EXPECT_EQ(auto_choice_decode(Device::kAuto, cold - 1, threads), Device::kCpu);
+      EXPECT_EQ(auto_choice_decode(Device::kAuto, cold, threads), Device::kAuto);
+    }
+    EXPECT_EQ(auto_choice_decode(Device::kCpu, 1ull << 40, threads), Device::kCpu);
+    EXPECT_EQ(auto_choice_decode(Device::kGpu, 1, threads), Device::kGpu);
+  }
+  // More threads make the CPU faster: the break-even grows.
+  EXPECT_LT(decode_break_even(2, false), decode_break_even(16, false));
+  // With as many threads as make the CPU as fast per sample as the GPU, never the GPU.
+  const int even = static_cast<int>(k.cpu_ns_per_sample_thread / k.gpu_ns_per_sample) + 1;
+  EXPECT_EQ(decode_break_even(even, false), ~0ull);
 }
 
 // The query is made once: callers see one and the same answer (the warm-up of

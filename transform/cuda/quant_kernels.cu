@@ -70,6 +70,30 @@ dim3 grid_2d(uint32_t w, uint32_t h) {
   return dim3((w + kThreads - 1) / kThreads, std::min<uint32_t>(h, 65535));
 }
 
+// One CUDA block per code-block, lanes along rows (coalesced), warps down the rows.
+__global__ void reconstruct_blocks_kernel(const ReconstructJob* jobs, uint32_t count,
+                                          int32_t* base) {
+  for (uint32_t k = blockIdx.x; k < count; k += gridDim.x) {
+    const ReconstructJob j = jobs[k];
+    int32_t* v = base + j.offset;
+    if (j.q.reversible) {
+      for (uint32_t y = threadIdx.y; y < j.h; y += blockDim.y)
+        for (uint32_t x = threadIdx.x; x < j.w; x += blockDim.x) {
+          int32_t& c = v[size_t{y} * j.stride + x];
+          c = reconstruct_integer(c, j.q.roi_shift);
+        }
+      continue;
+    }
+    const IrreversibleRule rule = irreversible_rule(j.q);
+    for (uint32_t y = threadIdx.y; y < j.h; y += blockDim.y)
+      for (uint32_t x = threadIdx.x; x < j.w; x += blockDim.x) {
+        int32_t& c = v[size_t{y} * j.stride + x];
+        c = __float_as_int(
+            __fmul_rn(static_cast<float>(irreversible_half_units(c, rule)), rule.scale));
+      }
+  }
+}
+
 }  // namespace
 
 void quantize(const float* d_in, int32_t* d_out, size_t n, float delta, cudaStream_t s) {
@@ -94,6 +118,14 @@ void launch_dequantize_bands(const int32_t* d_in, size_t ip, float* d_out, size_
   if (w == 0 || h == 0) return;
   dequantize_bands_kernel<<<grid_2d(w, h), kThreads, 0, s>>>(d_in, ip, d_out, op, w, h, m);
   GJ2K_CUDA_CHECK_LAUNCH("dequantize_bands_kernel launch");
+}
+
+void reconstruct_blocks(const ReconstructJob* d_jobs, uint32_t count, int32_t* d_base,
+                        cudaStream_t stream) {
+  if (count == 0) return;
+  const unsigned grid = static_cast<unsigned>(std::min<uint32_t>(count, 1u << 20));
+  reconstruct_blocks_kernel<<<grid, dim3(32, 8), 0, stream>>>(d_jobs, count, d_base);
+  GJ2K_CUDA_CHECK_LAUNCH("reconstruct_blocks_kernel launch");
 }
 
 }  // namespace gj2k::transform::cuda
