@@ -433,29 +433,31 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
     TraceStage trace("tier-2");
     read_blocks(cs_bytes, code, t, comps, o, warnings);
   }
-  // The GPU, when the decode may use it (o.gpu) and one is there, decodes everything from the
-  // code-blocks on (cuda_decode_tile); asked once Tier-2 has read the tile, so that the device
-  // query and CUDA start-up overlap parsing and Tier-2.
-  TraceStage trace_wait("gpu start-up wait");
-  const bool on_gpu = o.gpu && o.gpu->use();
-  trace_wait.end();
   // Inverse MCT (G.2 / G.3) on components 0..2 when they are decoded with equal sizes.
   const bool tile_mct = mct && comps[0].decode && comps[0].plane.rect == comps[1].plane.rect &&
                         comps[0].plane.rect == comps[2].plane.rect;
   std::vector<TileComponentSamples> out(ncomp);
   std::vector<CoefficientPlane> planes;
   planes.reserve(ncomp);
-  if (on_gpu) {
+  // The GPU, when the decode may use it (o.gpu) and one is there, decodes everything from the
+  // code-blocks on (cuda_decode_tile). Its table is built before the answer is awaited, so
+  // that the device query and CUDA start-up overlap reading, parsing, Tier-2 and the table.
+  if (o.gpu && o.gpu->may_use()) {
     TraceStage trace_table("code-block table");
     const CodeBlockTable table = block_table(comps, o, t, warnings);
-    for (auto& cs : comps) {
-      BlockSegmentMap().swap(cs.blocks);
-      planes.push_back(std::move(cs.plane));
-    }
     trace_table.end();
-    TraceStage trace("gpu tile decode");
-    cuda_decode_tile(planes, table, tile_mct, o.threads, out);
-    return out;
+    TraceStage trace_wait("gpu start-up wait");
+    const bool on_gpu = o.gpu->use();
+    trace_wait.end();
+    if (on_gpu) {
+      for (auto& cs : comps) {
+        BlockSegmentMap().swap(cs.blocks);
+        planes.push_back(std::move(cs.plane));
+      }
+      TraceStage trace("gpu tile decode");
+      cuda_decode_tile(planes, table, tile_mct, o.threads, out);
+      return out;
+    }
   }
   for (auto& cs : comps) {
     if (!cs.decode) continue;

@@ -30,6 +30,9 @@ class GpuWarmUp {
   // usable GPU (or built without CUDA): false, or Error(kDevice) with the reason when
   // required. Thread-safe.
   bool use() const;
+  // False once the query has found no usable GPU; true while it runs or when it found one.
+  // Does not wait.
+  bool may_use() const;
 
  private:
   struct Impl;

@@ -23,6 +23,7 @@
 #if defined(GJ2K_HAVE_CUDA)
 
 #include <algorithm>
+#include <chrono>
 #include <future>
 #include <optional>
 #include <string>
@@ -406,6 +407,11 @@ bool GpuWarmUp::use() const {
   return false;
 }
 
+bool GpuWarmUp::may_use() const {
+  const auto& f = impl_->present;
+  return f.wait_for(std::chrono::seconds(0)) != std::future_status::ready || f.get();
+}
+
 GpuWarmUp::~GpuWarmUp() {
   if (!impl_->done.valid()) return;
   if (!impl_->posted) impl_->sizes.set_value({0, 0});
@@ -449,6 +455,9 @@ void GpuWarmUp::prepare(size_t, size_t, int) {}
 bool GpuWarmUp::use() const {
   if (impl_->required) transform::resolve_device(transform::Device::kGpu);  // throws why
   return false;
+}
+bool GpuWarmUp::may_use() const {
+  return impl_->required;
 }
 GpuWarmUp::~GpuWarmUp() = default;
 

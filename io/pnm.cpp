@@ -1,9 +1,13 @@
 // PNM (netpbm P1..P6) reader and P4/P5/P6 writer (io/image_io.h).
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 
+#include "codec/file_output.h"
 #include "io/image_io.h"
 #include "io/io_util.h"
 
@@ -232,7 +236,18 @@ Image read_pnm(const std::filesystem::path& path) {
   return read_pnm(bytes, path.string());
 }
 
-std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap, const std::string& name) {
+namespace {
+
+// A PNM output checked against what the format holds: its header and sample layout.
+struct PnmLayout {
+  std::string header;
+  size_t components = 0, bytes = 1;  // bytes per sample: 1, or 2 big-endian
+  uint32_t width = 0, height = 0, maxval = 0;
+  bool bitmap = false;
+  size_t row_bytes() const { return bitmap ? (width + 7) / 8 : width * components * bytes; }
+};
+
+PnmLayout pnm_layout(const Image& image, bool bitmap, const std::string& name) {
   const size_t n = image.components.size();
   if (n != 1 && n != 3)
     fail(ErrorCode::kUnsupported, name,
@@ -256,46 +271,55 @@ std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap, const std::stri
   }
   if (bitmap && (n != 1 || c0.precision != 1))
     fail(ErrorCode::kUnsupported, name, "a PBM bitmap needs one component of precision 1");
-  const uint32_t maxval = (uint32_t{1} << c0.precision) - 1;
-  const uint32_t width = c0.width, height = c0.height;
-  std::string header = std::string("P") +
-                       (bitmap   ? "4"
-                        : n == 1 ? "5"
-                                 : "6") +
-                       "\n" + std::to_string(width) + " " + std::to_string(height) + "\n";
-  if (!bitmap) header += std::to_string(maxval) + "\n";
-  std::vector<uint8_t> out(header.begin(), header.end());
-  const size_t count = size_t{width} * height;
-  auto value = [&](size_t c, size_t i) {
-    const int32_t v = image.components[c].samples[i];
-    if (v < 0 || static_cast<uint32_t>(v) > maxval)
-      fail(ErrorCode::kInvalidArgument, name,
-           "component " + std::to_string(c) + ": sample " + std::to_string(v) +
-               " outside its precision");
-    return static_cast<uint32_t>(v);
-  };
-  if (bitmap) {
-    const size_t row_bytes = (width + 7) / 8;
-    out.resize(out.size() + row_bytes * height, 0);
-    uint8_t* p = out.data() + header.size();
-    for (uint32_t y = 0; y < height; ++y, p += row_bytes)
-      for (uint32_t x = 0; x < width; ++x)
-        if (value(0, size_t{y} * width + x) == 0) p[x >> 3] |= uint8_t(0x80 >> (x & 7));
-    return out;
+  PnmLayout l;
+  l.bitmap = bitmap;
+  l.components = n;
+  l.maxval = (uint32_t{1} << c0.precision) - 1;
+  l.bytes = l.maxval > 255 ? 2 : 1;
+  l.width = c0.width;
+  l.height = c0.height;
+  l.header = std::string("P") +
+             (bitmap   ? "4"
+              : n == 1 ? "5"
+                       : "6") +
+             "\n" + std::to_string(l.width) + " " + std::to_string(l.height) + "\n";
+  if (!bitmap) l.header += std::to_string(l.maxval) + "\n";
+  return l;
+}
+
+// Throws naming the first sample outside the precision, if there is one.
+void check_samples(const Image& image, const PnmLayout& l, const std::string& name) {
+  for (size_t c = 0; c < l.components; ++c) {
+    const Component& comp = image.components[c];
+    for (size_t i = 0; i < comp.samples.size(); ++i) {
+      const int32_t v = comp.samples[i];
+      if (v < 0 || static_cast<uint32_t>(v) > l.maxval)
+        fail(ErrorCode::kInvalidArgument, name,
+             "component " + std::to_string(c) + ": sample " + std::to_string(v) +
+                 " outside its precision");
+    }
   }
-  const size_t bytes = maxval > 255 ? 2 : 1;
-  const size_t at = out.size();
-  out.resize(at + count * n * bytes);
-  // Interleaved in one pass over rows (in parallel), flagging samples outside the precision;
-  // a flagged image is checked again serially to name its first bad sample.
+}
+
+// Rows [y0, y1) as the file holds them, into dst (row_bytes() each), rows in parallel.
+// Returns false when a sample lies outside the precision (check_samples names it).
+bool pnm_rows(const Image& image, const PnmLayout& l, uint32_t y0, uint32_t y1, uint8_t* dst) {
   bool outside = false;
-  const int64_t rows = height;
+  const uint32_t width = l.width, maxval = l.maxval;
+  const size_t n = l.components, row_bytes = l.row_bytes();
 #pragma omp parallel for schedule(static) reduction(|| : outside)
-  for (int64_t y = 0; y < rows; ++y) {
+  for (int64_t y = y0; y < int64_t{y1}; ++y) {
     const size_t first = static_cast<size_t>(y) * width;
-    uint8_t* o = out.data() + at + first * n * bytes;
+    uint8_t* o = dst + static_cast<size_t>(y - y0) * row_bytes;
     uint32_t seen = 0;  // OR of the row's samples: above maxval or negative shows here
-    if (n == 3 && bytes == 1) {
+    if (l.bitmap) {
+      std::memset(o, 0, row_bytes);
+      const int32_t* v = image.components[0].samples.data() + first;
+      for (uint32_t x = 0; x < width; ++x) {
+        seen |= static_cast<uint32_t>(v[x]);
+        if (v[x] == 0) o[x >> 3] |= uint8_t(0x80 >> (x & 7));
+      }
+    } else if (n == 3 && l.bytes == 1) {
       const int32_t* r = image.components[0].samples.data() + first;
       const int32_t* g = image.components[1].samples.data() + first;
       const int32_t* b = image.components[2].samples.data() + first;
@@ -311,26 +335,55 @@ std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap, const std::stri
         for (size_t c = 0; c < n; ++c) {
           const auto v = static_cast<uint32_t>(image.components[c].samples[first + x]);
           seen |= v;
-          if (bytes == 2) *o++ = static_cast<uint8_t>(v >> 8);
+          if (l.bytes == 2) *o++ = static_cast<uint8_t>(v >> 8);
           *o++ = static_cast<uint8_t>(v);
         }
     }
     if (seen > maxval) outside = true;  // maxval + 1 is a power of two
   }
-  if (outside)
-    for (size_t c = 0; c < n; ++c) {
-      const Component& comp = image.components[c];
-      for (const int32_t& v : comp.samples)
-        if (v < 0 || static_cast<uint32_t>(v) > maxval) value(c, &v - comp.samples.data());
-    }
+  return !outside;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap, const std::string& name) {
+  const PnmLayout l = pnm_layout(image, bitmap, name);
+  std::vector<uint8_t> out(l.header.size() + l.row_bytes() * l.height);
+  std::memcpy(out.data(), l.header.data(), l.header.size());
+  if (!pnm_rows(image, l, 0, l.height, out.data() + l.header.size())) check_samples(image, l, name);
   return out;
 }
 
+// PNM goes to the file in slices of rows converted in parallel, without an image-sized
+// buffer; PAM through encode_pam.
 void write_pnm(const Image& image, const std::filesystem::path& path) {
   std::string ext = path.extension().string();
   for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  write_file(path, ext == ".pam" ? encode_pam(image, path.string())
-                                 : encode_pnm(image, ext == ".pbm", path.string()));
+  const std::string name = path.string();
+  if (ext == ".pam") return write_file(path, encode_pam(image, name));
+  const PnmLayout l = pnm_layout(image, ext == ".pbm", name);
+  const uint32_t slice = static_cast<uint32_t>(
+      std::clamp<size_t>((size_t{8} << 20) / std::max<size_t>(1, l.row_bytes()), 1, 4096));
+  gj2k::detail::write_through_temporary(path, [&](const std::filesystem::path& tmp) {
+    struct Closer {
+      void operator()(std::FILE* f) const { std::fclose(f); }
+    };
+    std::unique_ptr<std::FILE, Closer> f(std::fopen(tmp.c_str(), "wb"));
+    if (!f) fail(ErrorCode::kIo, name, std::string("cannot create: ") + std::strerror(errno));
+    auto put = [&](const uint8_t* p, size_t size) {
+      if (size && std::fwrite(p, 1, size, f.get()) != size)
+        fail(ErrorCode::kIo, name, std::string("write failed: ") + std::strerror(errno));
+    };
+    put(reinterpret_cast<const uint8_t*>(l.header.data()), l.header.size());
+    std::vector<uint8_t> buffer(l.row_bytes() * std::min(slice, l.height));
+    for (uint32_t y = 0; y < l.height; y += slice) {
+      const uint32_t y1 = std::min(l.height, y + slice);
+      if (!pnm_rows(image, l, y, y1, buffer.data())) check_samples(image, l, name);
+      put(buffer.data(), l.row_bytes() * (y1 - y));
+    }
+    if (std::fclose(f.release()) != 0)
+      fail(ErrorCode::kIo, name, std::string("close failed: ") + std::strerror(errno));
+  });
 }
 
 }  // namespace gj2k::io

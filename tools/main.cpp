@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "codec/trace.h"
 #include "gj2k/gj2k.h"
 #include "tools/cli_common.h"
 #include "tools/command.h"
@@ -41,6 +43,19 @@ CLI::Option* add_device_option(CLI::App& app, std::string& device) {
 }
 
 }  // namespace gj2k::cli
+
+// A finished command leaves at once: outputs are closed and renamed, stdio is flushed here, and
+// what static destructors and the CUDA runtime's exit handlers would release (the process-wide
+// GPU pools, the CUDA context) the operating system releases faster with the process.
+// Sanitizer builds exit normally, so that their leak and race reports run.
+static void quick_exit_after_success(int rc) {
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  std::fflush(nullptr);
+  std::_Exit(rc);
+#else
+  (void)rc;
+#endif
+}
 
 int main(int argc, char** argv) {
   CLI::App app{"gj2k: JPEG 2000 (ISO/IEC 15444-1) encoder, decoder and image converter"};
@@ -76,8 +91,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    gj2k::codec::TraceStage trace("command");  // GJ2K_TRACE: the command, without exit
     for (auto& [sub, run] : runs)
-      if (sub->parsed()) return run();
+      if (sub->parsed()) {
+        const int rc = run();
+        trace.end();
+        quick_exit_after_success(rc);
+        return rc;
+      }
   } catch (const gj2k::Error& e) {
     std::fprintf(stderr, "gj2k: %s\n", e.what());
     return 1;
