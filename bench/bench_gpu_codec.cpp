@@ -1,11 +1,11 @@
-// Whole-codec benchmark, CPU against GPU: Encoder::encode of a photo-like
-// RGB 8-bit image (codec/synthetic.h at a quarter size, mirrored 4 x 4; one tile, 5 levels,
-// 64x64 code-blocks), lossless (5/3)
+// Whole-codec benchmark, CPU against GPU: Encoder::encode of a real-photograph mosaic RGB
+// 8-bit (bench_images.h photo_mosaic; one tile, 5 levels, 64x64 code-blocks), lossless (5/3)
 // and irreversible (9/7), with --device cpu and --device gpu; and the transform stage alone
 // (cpu_backend() / cuda_backend() forward of the whole image, host memory in and out, results
 // in TileCoefficients as the coding stage reads them).
 //
-// Whole decode of the same image's codestreams (made on the CPU first): decode_memory with
+// Whole decode of the same image's codestreams (made on the CPU first, lossless and 9/7 at rate
+// 20): decode_memory with
 // --device cpu (all cores) and --device gpu (gpu_warm_up.h), and the first GPU decode of the
 // process on its own (cold: CUDA initialisation, pinned and device allocation included; it runs
 // before any other GPU work of this program). The peak sample difference GPU vs CPU is printed
@@ -27,8 +27,8 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_images.h"
 #include "codec/encoder_internal.h"
-#include "codec/synthetic.h"
 #include "gj2k/decoder.h"
 #include "gj2k/encoder.h"
 #include "transform/device.h"
@@ -71,33 +71,6 @@ double time_ms(int iters, F&& f) {
   return median(t);
 }
 
-// The photo-like synthetic image at a quarter of each size, mirrored 4 x 4 times (no seams) to
-// w x h: the generator is single-threaded and takes about half a microsecond per pixel.
-gj2k::Image mirrored_synthetic(uint32_t w, uint32_t h) {
-  const uint32_t bw = (w + 3) / 4, bh = (h + 3) / 4;
-  const gj2k::Image base = gj2k::codec::synthetic_image(bw, bh, 3, 8, 1);
-  gj2k::Image im = base;
-  im.x1 = w;
-  im.y1 = h;
-  auto fold = [](uint32_t v, uint32_t n) {
-    const uint32_t m = v % (2 * n);
-    return m < n ? m : 2 * n - 1 - m;
-  };
-  for (size_t c = 0; c < im.components.size(); ++c) {
-    gj2k::Component& comp = im.components[c];
-    comp.width = w;
-    comp.height = h;
-    comp.samples.assign(size_t{w} * h, 0);
-    const gj2k::Component& src = base.components[c];
-#pragma omp parallel for schedule(static)
-    for (int64_t y = 0; y < int64_t{h}; ++y)
-      for (uint32_t x = 0; x < w; ++x)
-        comp.samples[static_cast<size_t>(y) * w + x] =
-            src.at(fold(x, bw), fold(static_cast<uint32_t>(y), bh));
-  }
-  return im;
-}
-
 // Largest |a - b| over the samples of two decodes of the same stream; -1 if shapes differ.
 int64_t peak_difference(const gj2k::Image& a, const gj2k::Image& b) {
   if (a.components.size() != b.components.size()) return -1;
@@ -130,9 +103,9 @@ int main(int argc, char** argv) {
     std::printf("no GPU (%s): CPU rows only\n", info.reason.c_str());
 
   const double t0 = now_ms();
-  const gj2k::Image image = mirrored_synthetic(w, h);
-  std::printf("image %ux%u RGB 8-bit generated in %.0f ms; %u threads, %d iterations\n", w, h,
-              now_ms() - t0, std::thread::hardware_concurrency(), iters);
+  const gj2k::Image image = gj2k::bench::photo_mosaic(w, h);
+  std::printf("image %ux%u RGB 8-bit photo mosaic made in %.0f ms; %u threads, %d iterations\n", w,
+              h, now_ms() - t0, std::thread::hardware_concurrency(), iters);
 
   // Whole decode: streams made on the CPU, then the first GPU call of the process (cold).
   std::vector<Row> decode_rows;
@@ -140,6 +113,7 @@ int main(int argc, char** argv) {
   for (bool irreversible : {false, true}) {
     EncodeParams p;
     p.irreversible = irreversible;
+    if (irreversible) p.rates = {20};  // 9/7 at rate 20, as the Tier-1 benchmark
     p.device = EncodeParams::Device::kCpu;
     streams.push_back(gj2k::Encoder().encode(image, p));
     if (const char* dir = std::getenv("GJ2K_BENCH_WRITE_DIR")) {

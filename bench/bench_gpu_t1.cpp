@@ -23,13 +23,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_images.h"
 #include "codec/encoder_internal.h"
 #include "codec/synthetic.h"
 #include "entropy/t1.h"
 #include "entropy/t1_dec_block.h"
 #include "gj2k/encoder.h"
 #include "gj2k/error.h"
-#include "io/image_io.h"
 #include "transform/device.h"
 #include "transform/geometry.h"
 
@@ -51,37 +51,7 @@ double now_ms() {
       .count();
 }
 
-// The photos tiled over width x height, every other tile mirrored so that edges meet.
-Image mosaic(uint32_t width, uint32_t height) {
-  const char* env = std::getenv("GJ2K_SHARED");
-  const std::string shared = env ? env : "../shared";
-  std::vector<Image> photos;
-  for (const char* name : {"Bretagne1.ppm", "Cevennes2.ppm"}) {
-    try {
-      photos.push_back(io::read_image(shared + "/images/" + name));
-    } catch (const Error&) {
-    }
-  }
-  if (photos.empty()) {
-    std::printf("(shared photos absent: the synthetic scene instead)\n");
-    return codec::synthetic_image(width, height);
-  }
-  Image out = make_image(width, height, 3, 8);
-  const uint32_t pw = photos[0].width(), ph = photos[0].height();
-#pragma omp parallel for schedule(static)
-  for (int64_t y = 0; y < int64_t{height}; ++y) {
-    const uint32_t ty = uint32_t(y) / ph, iy = uint32_t(y) % ph;
-    for (uint32_t x = 0; x < width; ++x) {
-      const uint32_t tx = x / pw, ix = x % pw;
-      const Image& p = photos[(tx + ty) % photos.size()];
-      const uint32_t sx = std::min(tx % 2 ? pw - 1 - ix : ix, p.width() - 1);
-      const uint32_t sy = std::min(ty % 2 ? ph - 1 - iy : iy, p.height() - 1);
-      for (int c = 0; c < 3; ++c)
-        out.components[c].samples[size_t(y) * width + x] = p.components[c].at(sx, sy);
-    }
-  }
-  return out;
-}
+using bench::photo_mosaic;
 
 struct Job {
   uint64_t out_offset;
@@ -360,7 +330,7 @@ int main() {
   uint32_t w = 10240, h = 6400;
   if (size_env) std::sscanf(size_env, "%ux%u", &w, &h);
   const double t0 = now_ms();
-  const Image image = mosaic(w, h);
+  const Image image = photo_mosaic(w, h);
   std::printf(
       "Tier-1 decode benchmark: %ux%u RGB 8-bit photo mosaic (%.0f ms to build), %d "
       "CPU threads\n",

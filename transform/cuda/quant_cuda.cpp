@@ -12,7 +12,7 @@ namespace {
 
 static_assert(kQuantMaxLevels == kMaxLevels);
 
-BandMap band_map(const Rect& tc, int levels, const float* deltas, const float* offsets) {
+BandMap band_map(const Rect& tc, int levels, const float* deltas) {
   if (levels < 0 || levels > kMaxLevels)
     throw Error(ErrorCode::kInvalidArgument,
                 "quantize_bands: levels " + std::to_string(levels) + " outside 0..32");
@@ -25,7 +25,6 @@ BandMap band_map(const Rect& tc, int levels, const float* deltas, const float* o
   }
   for (int i = 0; i < 3 * levels + 1; ++i) {
     m.delta[i] = deltas[i];
-    m.offset[i] = offsets ? offsets[i] : 0.0f;
   }
   return m;
 }
@@ -34,14 +33,8 @@ BandMap band_map(const Rect& tc, int levels, const float* deltas, const float* o
 
 void quantize_bands(const float* d_in, size_t in_pitch, int32_t* d_out, size_t out_pitch,
                     const Rect& tc, int levels, const float* deltas, cudaStream_t s) {
-  const BandMap m = band_map(tc, levels, deltas, nullptr);
+  const BandMap m = band_map(tc, levels, deltas);
   launch_quantize_bands(d_in, in_pitch, d_out, out_pitch, tc.width(), tc.height(), m, s);
-}
-void dequantize_bands(const int32_t* d_in, size_t in_pitch, float* d_out, size_t out_pitch,
-                      const Rect& tc, int levels, const float* deltas, const float* offsets,
-                      cudaStream_t s) {
-  const BandMap m = band_map(tc, levels, deltas, offsets);
-  launch_dequantize_bands(d_in, in_pitch, d_out, out_pitch, tc.width(), tc.height(), m, s);
 }
 
 }  // namespace gj2k::transform::cuda

@@ -1,7 +1,7 @@
-// GPU dead-zone scalar quantization and dequantization (15444-1 Annex E): device mirrors of
-// quantize / dequantize in transform/quant.h (identical results: IEEE division and the same
-// operation order), plus whole-tile-component entry points that treat every subband of the
-// Mallat arrangement (dwt.h) in one launch. Work is enqueued on `stream`.
+// GPU dead-zone scalar quantization (15444-1 Annex E): the device mirror of quantize in
+// transform/quant.h (identical results: IEEE division), a whole-tile-component entry point
+// that treats every subband of the Mallat arrangement (dwt.h) in one launch, and the decoder's
+// per-code-block reconstruction (transform/quant_block.h). Work is enqueued on `stream`.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,19 +19,12 @@ namespace gj2k::transform::cuda {
 
 // q = sign(y) floor(|y| / delta), saturated to int32 (as transform::quantize).
 void quantize(const float* d_in, int32_t* d_out, size_t n, float delta, cudaStream_t stream);
-// y = (q + sign(q) offset) delta (E-6; as transform::dequantize).
-void dequantize(const int32_t* d_in, float* d_out, size_t n, float delta, float offset,
-                cudaStream_t stream);
 
 // The whole Mallat arrangement of tile-component `tc` after `levels` decompositions: the sample
-// of subband (n, band) uses deltas[qcd_index(levels, n, band)] (and offsets[...] when
-// dequantizing); 3 levels + 1 entries, read on the host. In and out may be the same buffer
-// only if they have the same pitch and element size (never for these float/int pairs).
+// of subband (n, band) uses deltas[qcd_index(levels, n, band)]; 3 levels + 1 entries, read on
+// the host. In and out are different buffers.
 void quantize_bands(const float* d_in, size_t in_pitch, int32_t* d_out, size_t out_pitch,
                     const Rect& tc, int levels, const float* deltas, cudaStream_t stream);
-void dequantize_bands(const int32_t* d_in, size_t in_pitch, float* d_out, size_t out_pitch,
-                      const Rect& tc, int levels, const float* deltas, const float* offsets,
-                      cudaStream_t stream);
 
 // One code-block of reconstruct_blocks: where its w x h values start in the buffer (elements),
 // their row pitch, and the block's reconstruction (quant_block.h).

@@ -18,21 +18,11 @@ __device__ __forceinline__ int32_t quantize_one(float y, float delta) {
   const int32_t q = static_cast<int32_t>(m);
   return y < 0 ? -q : q;
 }
-__device__ __forceinline__ float dequantize_one(int32_t q, float delta, float offset) {
-  const float r = q > 0 ? offset : (q < 0 ? -offset : 0.0f);
-  return __fmul_rn(__fadd_rn(static_cast<float>(q), r), delta);
-}
 
 __global__ void quantize_kernel(const float* in, int32_t* out, size_t n, float delta) {
   for (size_t i = size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n;
        i += size_t{gridDim.x} * blockDim.x)
     out[i] = quantize_one(in[i], delta);
-}
-__global__ void dequantize_kernel(const int32_t* in, float* out, size_t n, float delta,
-                                  float offset) {
-  for (size_t i = size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n;
-       i += size_t{gridDim.x} * blockDim.x)
-    out[i] = dequantize_one(in[i], delta, offset);
 }
 
 __device__ __forceinline__ int band_index(const BandMap& m, uint32_t x, uint32_t y) {
@@ -49,15 +39,6 @@ __global__ void quantize_bands_kernel(const float* in, size_t ip, int32_t* out, 
   if (x >= w) return;
   for (uint32_t y = blockIdx.y; y < h; y += gridDim.y) {
     out[size_t{y} * op + x] = quantize_one(in[size_t{y} * ip + x], m.delta[band_index(m, x, y)]);
-  }
-}
-__global__ void dequantize_bands_kernel(const int32_t* in, size_t ip, float* out, size_t op,
-                                        uint32_t w, uint32_t h, const BandMap m) {
-  const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
-  if (x >= w) return;
-  for (uint32_t y = blockIdx.y; y < h; y += gridDim.y) {
-    const int b = band_index(m, x, y);
-    out[size_t{y} * op + x] = dequantize_one(in[size_t{y} * ip + x], m.delta[b], m.offset[b]);
   }
 }
 
@@ -101,23 +82,11 @@ void quantize(const float* d_in, int32_t* d_out, size_t n, float delta, cudaStre
   quantize_kernel<<<grid_1d(n), kThreads, 0, s>>>(d_in, d_out, n, delta);
   GJ2K_CUDA_CHECK_LAUNCH("quantize_kernel launch");
 }
-void dequantize(const int32_t* d_in, float* d_out, size_t n, float delta, float offset,
-                cudaStream_t s) {
-  if (n == 0) return;
-  dequantize_kernel<<<grid_1d(n), kThreads, 0, s>>>(d_in, d_out, n, delta, offset);
-  GJ2K_CUDA_CHECK_LAUNCH("dequantize_kernel launch");
-}
 void launch_quantize_bands(const float* d_in, size_t ip, int32_t* d_out, size_t op, uint32_t w,
                            uint32_t h, const BandMap& m, cudaStream_t s) {
   if (w == 0 || h == 0) return;
   quantize_bands_kernel<<<grid_2d(w, h), kThreads, 0, s>>>(d_in, ip, d_out, op, w, h, m);
   GJ2K_CUDA_CHECK_LAUNCH("quantize_bands_kernel launch");
-}
-void launch_dequantize_bands(const int32_t* d_in, size_t ip, float* d_out, size_t op, uint32_t w,
-                             uint32_t h, const BandMap& m, cudaStream_t s) {
-  if (w == 0 || h == 0) return;
-  dequantize_bands_kernel<<<grid_2d(w, h), kThreads, 0, s>>>(d_in, ip, d_out, op, w, h, m);
-  GJ2K_CUDA_CHECK_LAUNCH("dequantize_bands_kernel launch");
 }
 
 void reconstruct_blocks(const ReconstructJob* d_jobs, uint32_t count, int32_t* d_base,

@@ -16,13 +16,11 @@ inline constexpr int kQuantMaxBands = 3 * kQuantMaxLevels + 1;
 // tile-component); a sample lies in level n's bands when it is inside LL(n-1) but not LL(n).
 struct BandMap {
   uint32_t w[kQuantMaxLevels + 1], h[kQuantMaxLevels + 1];
-  float delta[kQuantMaxBands], offset[kQuantMaxBands];
+  float delta[kQuantMaxBands];
   int levels;
 };
 
 void launch_quantize_bands(const float* d_in, size_t ip, int32_t* d_out, size_t op, uint32_t w,
                            uint32_t h, const BandMap& m, cudaStream_t stream);
-void launch_dequantize_bands(const int32_t* d_in, size_t ip, float* d_out, size_t op, uint32_t w,
-                             uint32_t h, const BandMap& m, cudaStream_t stream);
 
 }  // namespace gj2k::transform::cuda
