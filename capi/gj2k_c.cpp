@@ -3,6 +3,7 @@
 #include "gj2k.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -449,15 +450,31 @@ void gj2k_free(void* p) {
   std::free(p);
 }
 
+// Live contexts: the last one destroyed frees the GPU pools.
+static std::atomic<int64_t> g_live_contexts{0};
+
 gj2k_context* gj2k_context_create(void) {
   begin(nullptr);
   gj2k_context* ctx = new (std::nothrow) gj2k_context;
-  if (!ctx) fail(nullptr, GJ2K_ERR_OUT_OF_MEMORY, "out of memory");
+  if (!ctx)
+    fail(nullptr, GJ2K_ERR_OUT_OF_MEMORY, "out of memory");
+  else
+    g_live_contexts.fetch_add(1);
   return ctx;
 }
 
 void gj2k_context_destroy(gj2k_context* ctx) {
+  if (!ctx) return;
   delete ctx;
+  if (g_live_contexts.fetch_sub(1) == 1) gj2k_release_gpu_resources();
+}
+
+size_t gj2k_release_gpu_resources(void) {
+  try {
+    return gj2k::release_gpu_resources();
+  } catch (...) {  // nothing crosses the C boundary
+    return 0;
+  }
 }
 
 gj2k_status gj2k_context_set_threads(gj2k_context* ctx, uint32_t threads) {

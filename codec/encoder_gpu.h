@@ -48,6 +48,9 @@ class GpuLookAhead final : public ForwardPipeline {
 // (null: none, as in the parallel tile loop).
 TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup, uint32_t t,
                                     GpuLookAhead* ahead = nullptr);
+
+// Destroys the idle transformers of the forward stage's process-wide pool; returns how many.
+size_t release_encoder_gpu_pool();
 #endif
 
 }  // namespace gj2k::codec

@@ -187,6 +187,10 @@ TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup
   return out;
 }
 
+size_t release_encoder_gpu_pool() {
+  return pool().clear();
+}
+
 }  // namespace gj2k::codec
 
 #endif  // GJ2K_HAVE_CUDA

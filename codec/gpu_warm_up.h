@@ -16,8 +16,8 @@ namespace gj2k::codec {
 // context and, for a decoder, once prepare() says what the tiles need,
 // announces and allocates `slots` slots for tiles of up to `tile_samples` decoded samples in
 // `components` components (slot takers wait for them). So the query, the context and the
-// slot allocation overlap parsing, Tier-2 and Tier-1 (decode_tile asks use() after Tier-1,
-// except for region decodes). The destructor waits for the thread.
+// slot allocation overlap reading, parsing, Tier-2 and the code-block table (decode_tile asks
+// use() once the table is built). The destructor waits for the thread.
 class GpuWarmUp {
  public:
   // required: --device gpu (use() throws when there is none), else auto.

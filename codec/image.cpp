@@ -6,6 +6,7 @@
 #include <string>
 
 #include "codec/api_guard.h"
+#include "codec/tile_backend.h"
 #include "gj2k/error.h"
 #include "gj2k/gj2k.h"
 
@@ -13,6 +14,10 @@ namespace gj2k {
 
 const char* version() {
   return GJ2K_VERSION;
+}
+
+size_t release_gpu_resources() {
+  return codec::release_gpu_pools();
 }
 
 const char* to_string(ErrorCode code) {

@@ -129,6 +129,11 @@ const TileBackend& cpu_backend();
 void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& table, bool mct,
                       int threads, std::vector<TileComponentSamples>& out);
 
+// Destroys the idle objects of the process-wide GPU pools (the decoder's tile slots with their
+// device buffers, pinned rings and streams; the encoder's transformers): what
+// gj2k::release_gpu_resources does. Returns how many; 0 when built without CUDA.
+size_t release_gpu_pools();
+
 // The CUDA backend (codec/tile_backend_cuda.cpp; its forward stage in encoder_tile_gpu.cpp):
 // per-component streams, a pinned staging ring and device buffers from process-wide pools
 // (gpu_warm_up.h warms the inverse one up). Built without CUDA, its stages throw

@@ -1,18 +1,25 @@
-// The CUDA backend of the per-tile stages (tile_backend.h), and the decoder's GPU warm-up
-// (gpu_warm_up.h). Inverse: host coefficients up, inverse DWT (15444-1 F.3.1 / F.4), inverse
-// RCT / ICT (G.2 / G.3), DC level shift (G.1.2) and clipping on the device, samples down.
+// The CUDA backend of the per-tile stages (tile_backend.h), the GPU decode of a tile from its
+// code-blocks (cuda_decode_tile), and the decoder's GPU warm-up (gpu_warm_up.h).
+// Inverse: host coefficients up, inverse DWT (15444-1 F.3.1 / F.4), inverse RCT / ICT
+// (G.2 / G.3), DC level shift (G.1.2) and clipping on the device, samples down.
+// From code-blocks: the CodeBlockTable up, Tier-1 (entropy/cuda/t1_dec_cuda.h) into the zeroed
+// coefficient planes, reconstruct_blocks (transform/quant_block.h) in place, then the same
+// inverse tail without the coefficient upload.
 //
 // Each component goes up through a pinned StagingRing (transform/cuda/staging_ring.h) on its
 // own stream (components c % 3), its inverse DWT is enqueued at once, the MCT joins streams
-// 0..2, DC shift + clamp, and the samples come down through the ring. Tiles finished by
-// several threads at once use separate slots, so their transfers and kernels overlap.
+// 0..2, DC shift + clamp, and the samples come down through the ring. From code-blocks, the
+// table and Tier-1 run on stream 0 and the others wait for it. Tiles finished by several
+// threads at once use separate slots, so their transfers and kernels overlap.
 //
 // Memory: slots come from a process-wide pool (transform/cuda/resource_pool.h) and keep their
 // buffers, sized by the largest tile seen, until the process ends: device 8 bytes per sample
-// (coefficients + samples) plus the DWT scratch of the largest component per stream; pinned
-// host only the slot's ring (at most 32 MB, sized by the tile). The slot is taken after
-// Tier-1, so GpuWarmUp's device query, CUDA context and slot allocation overlap parsing,
-// Tier-2 and Tier-1. CUDA failures throw Error(kDevice); a slot whose work failed is dropped.
+// (coefficients + samples) plus the DWT scratch of the largest component per stream, and for
+// decodes from code-blocks the table (code-block bytes, segments, jobs) and the Tier-1
+// decoders' state; pinned host only the slot's ring (at most 32 MB, sized by the tile). The
+// slot is taken once Tier-2 is done, so GpuWarmUp's device query, CUDA context and slot
+// allocation overlap reading, parsing and Tier-2. CUDA failures throw Error(kDevice); a slot
+// whose work failed is dropped.
 #include "codec/encoder_internal.h"
 #include "codec/gpu_warm_up.h"
 #include "codec/tile_backend.h"
@@ -355,6 +362,10 @@ void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& 
   InverseRun(planes, mct, threads).run(table, out);
 }
 
+size_t release_gpu_pools() {
+  return pool().clear() + release_encoder_gpu_pool();
+}
+
 struct GpuWarmUp::Impl {
   struct Sizes {
     size_t samples = 0;
@@ -469,6 +480,10 @@ const TileBackend& cuda_backend() {
 void cuda_decode_tile(std::span<CoefficientPlane>, const CodeBlockTable&, bool, int,
                       std::vector<TileComponentSamples>&) {
   throw Error(ErrorCode::kDevice, "cuda backend: gj2k was built without CUDA");
+}
+
+size_t release_gpu_pools() {
+  return 0;
 }
 
 }  // namespace gj2k::codec

@@ -84,10 +84,15 @@ typedef void (*gj2k_log_fn)(void* user, int level, const char* message);
  * (gj2k_last_error says so). */
 GJ2K_API gj2k_context* gj2k_context_create(void);
 /* Destroys a context and what it owns: its settings, callbacks and error message. Decoders made
- * from it must be destroyed first. NULL: no-op. The worker threads (the OpenMP runtime's pool)
- * and the GPU's buffers and streams are not yet per context: they are process-wide and kept
- * for reuse until the process ends. */
+ * from it must be destroyed first. NULL: no-op. The GPU's buffers, pinned staging memory and
+ * streams are pooled for reuse across contexts: destroying the last live context frees them
+ * (gj2k_release_gpu_resources). The worker threads are the OpenMP runtime's pool, which
+ * stays. */
 GJ2K_API void gj2k_context_destroy(gj2k_context* ctx);
+/* Frees the GPU's pooled buffers, pinned memory and streams now (a later GPU decode or encode
+ * makes them again); those in use by a running call are kept. Returns how many pooled objects
+ * were freed. Thread-safe. */
+GJ2K_API size_t gj2k_release_gpu_resources(void);
 /* Worker threads of every decode and encode through this context (0 = all hardware threads). */
 GJ2K_API gj2k_status gj2k_context_set_threads(gj2k_context* ctx, uint32_t threads);
 GJ2K_API gj2k_status gj2k_context_set_device(gj2k_context* ctx, gj2k_device device);

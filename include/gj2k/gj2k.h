@@ -1,6 +1,8 @@
 // gj2k: the whole public API.
 #pragma once
 
+#include <cstddef>
+
 #include "gj2k/decoder.h"
 #include "gj2k/encoder.h"
 #include "gj2k/error.h"
@@ -10,4 +12,12 @@
 namespace gj2k {
 // The library's version, "MAJOR.MINOR.PATCH" (GJ2K_VERSION is the headers' version).
 GJ2K_API const char* version();
+
+// Frees what the library keeps between calls to make the next one fast: the GPU's device
+// buffers, pinned staging memory and streams (a later call that uses the GPU makes them
+// again, sized for its work). Objects in use by a call still running are kept and come back
+// to the pools when it ends. Thread-safe. Returns how many pooled objects were freed. The C
+// API calls it when the last gj2k_context is destroyed. OpenMP's worker threads are the
+// runtime's and stay; the CUDA context stays for the process.
+GJ2K_API size_t release_gpu_resources();
 }  // namespace gj2k

@@ -134,6 +134,38 @@ TEST(CApi, ContextSettingsAndErrors) {
   gj2k_free(nullptr);
 }
 
+// Contexts come and go; the last one destroyed frees the GPU pools (gj2k_release_gpu_resources),
+// so nothing is left to free afterwards, and decoding after a release gives the same samples.
+TEST(CApi, ContextsReleaseGpuResources) {
+  std::vector<uint8_t> stream;
+  {
+    Ctx ctx;
+    stream = encode(ctx, desc(61, 37, 3, 8, false),
+                    make_samples(61, 37, 3, 8, false, GJ2K_SAMPLE_8, GJ2K_INTERLEAVED),
+                    GJ2K_SAMPLE_8, GJ2K_INTERLEAVED);
+  }
+  std::vector<uint8_t> first, again;
+  for (std::vector<uint8_t>* out : {&first, &again}) {
+    Ctx a, b;
+    ASSERT_NE(a.ctx, nullptr);
+    ASSERT_NE(b.ctx, nullptr);
+    gj2k_decoder* dec = gj2k_decoder_create_memory(a, stream.data(), stream.size());
+    ASSERT_NE(dec, nullptr) << gj2k_last_error();
+    gj2k_decode_params dp;
+    gj2k_decode_params_init(&dp);
+    ASSERT_EQ(gj2k_decoder_decode(dec, &dp), GJ2K_OK) << gj2k_context_error(a);
+    size_t size = 0;
+    ASSERT_EQ(gj2k_decoder_output_size(dec, GJ2K_SAMPLE_8, GJ2K_INTERLEAVED, &size), GJ2K_OK);
+    out->resize(size);
+    const gj2k_buffer buf = {out->data(), size, GJ2K_SAMPLE_8, GJ2K_INTERLEAVED, 0, 0};
+    ASSERT_EQ(gj2k_decoder_copy(dec, &buf), GJ2K_OK) << gj2k_context_error(a);
+    gj2k_decoder_destroy(dec);
+  }  // both contexts destroyed: the pools were released in between
+  EXPECT_FALSE(first.empty());
+  EXPECT_EQ(first, again);
+  EXPECT_EQ(gj2k_release_gpu_resources(), 0u);  // the last context took them already
+}
+
 TEST(CApi, HeaderInfoWithoutDecoding) {
   Ctx ctx;
   const gj2k_image_desc d = desc(100, 60, 3, 8, false);

@@ -24,6 +24,7 @@
 #include "common/shared_data.h"
 #include "gj2k/decoder.h"
 #include "gj2k/encoder.h"
+#include "gj2k/gj2k.h"
 #include "gpu/gpu_test_util.h"
 
 #ifdef GJ2K_HAVE_OPENJPEG
@@ -155,6 +156,24 @@ TEST(DecodeGpu, ConformanceStreamsMatchCpu) {
     ++checked;
   }
   EXPECT_GT(checked, 40);
+}
+
+// release_gpu_resources frees the pooled tile slots a GPU decode left (at least one), the next
+// GPU decode makes them again and decodes the same samples; nothing is left to free after a
+// second release but what that decode pooled.
+TEST(DecodeGpu, ReleaseGpuResourcesAndDecodeAgain) {
+  GJ2K_REQUIRE_GPU();
+  const Image src = gj2k::codec::synthetic_image(301, 199);
+  gj2k::EncodeParams ep;
+  ep.device = gj2k::EncodeParams::Device::kCpu;
+  const std::vector<uint8_t> bytes = gj2k::Encoder().encode(src, ep);
+  const Image first = decode_on(bytes, DecodeDevice::kGpu, 0);
+  EXPECT_GE(gj2k::release_gpu_resources(), 1u);
+  EXPECT_EQ(gj2k::release_gpu_resources(), 0u);
+  const Image again = decode_on(bytes, DecodeDevice::kGpu, 0);
+  EXPECT_EQ(peak_difference(src, first), 0);
+  EXPECT_EQ(peak_difference(first, again), 0);
+  EXPECT_GE(gj2k::release_gpu_resources(), 1u);
 }
 
 // Damaged streams of every code-block style (gj2k's encoder, 5/3 and 9/7, several layers):

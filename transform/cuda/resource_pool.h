@@ -7,7 +7,8 @@
 // - Lease<T> holds one object for its lifetime and returns it only after succeeded() was
 //   called: an object whose work failed is destroyed, since its stream may hold a sticky error.
 // - A process-wide pool is made with `new` and never destroyed (static Pool<T>* p = new ...):
-//   CUDA frees at static destruction may run after the CUDA runtime has shut down.
+//   CUDA frees at static destruction may run after the CUDA runtime has shut down. Its free
+//   objects are released on request (clear(); gj2k::release_gpu_resources).
 // Thread-safe; the factory runs outside the lock.
 #pragma once
 
@@ -57,6 +58,17 @@ class Pool {
       free_.push_back(std::move(t));
     }
     cv_.notify_all();
+  }
+
+  // Destroys the free objects (those taken stay with their takers and come back as usual);
+  // returns how many. The next take() makes new ones.
+  size_t clear() {
+    std::vector<std::unique_ptr<T>> dropped;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      dropped.swap(free_);
+    }
+    return dropped.size();  // destroyed here, outside the lock
   }
 
   // Announces n objects that another thread is preparing; each must be settled by fulfil()
