@@ -65,7 +65,9 @@ dec_gj2k_gpu() { q "$gj2k" decode --img-dir "$1" --out-for ppm -o "$2" --device 
 dec_gj2k_cpu() { q "$gj2k" decode --img-dir "$1" --out-for ppm -o "$2" --device cpu --quiet; }
 dec_grk_loop() {
   local f
-  for f in "$1"/*.j2k; do q grk_decompress -i "$f" -o "$2/$(basename "$f" .j2k).ppm" -H "$cores" || return 1; done
+  for f in "$1"/*.j2k; do
+    q grk_decompress -i "$f" -o "$2/$(basename "$f" .j2k).ppm" -H "$cores" || return 1
+  done
 }
 dec_grk_dir() { q grk_decompress -y "$1" -a "$2" -O ppm -H "$cores"; }
 dec_opj_loop() {
@@ -77,28 +79,30 @@ dec_opj_loop() {
 copy_set() { cp "$1"/* "$2/"; }  # opj -ImgDir writes next to its inputs
 dec_opj_dir() { q opj_decompress -ImgDir "$2" -OutFor ppm -threads "$cores"; }
 
-enc_opts=()  # empty: lossless; or the 9/7 options, set per table below
+enc_opts=()  # gj2k encode options: empty for lossless, the 9/7 ones set per table below
+ref_opts=()  # the same for grk_compress and opj_compress
 enc_gj2k_gpu() {
   q "$gj2k" encode --img-dir "$1" --out-for j2k -o "$2" --device gpu --quiet "${enc_opts[@]}"
 }
 enc_gj2k_cpu() {
   q "$gj2k" encode --img-dir "$1" --out-for j2k -o "$2" --device cpu --quiet "${enc_opts[@]}"
 }
-grk_opts() { ((${#enc_opts[@]})) && echo "-I -r 20" || true; }
 enc_grk_loop() {
   local f
   for f in "$1"/*.ppm; do
-    q grk_compress -i "$f" -o "$2/$(basename "$f" .ppm).j2k" -H "$cores" $(grk_opts) || return 1
+    q grk_compress -i "$f" -o "$2/$(basename "$f" .ppm).j2k" -H "$cores" "${ref_opts[@]}" ||
+      return 1
   done
 }
-enc_grk_dir() { q grk_compress -y "$1" -a "$2" -O j2k -H "$cores" $(grk_opts); }
+enc_grk_dir() { q grk_compress -y "$1" -a "$2" -O j2k -H "$cores" "${ref_opts[@]}"; }
 enc_opj_loop() {
   local f
   for f in "$1"/*.ppm; do
-    q opj_compress -i "$f" -o "$2/$(basename "$f" .ppm).j2k" -threads "$cores" $(grk_opts) || return 1
+    q opj_compress -i "$f" -o "$2/$(basename "$f" .ppm).j2k" -threads "$cores" "${ref_opts[@]}" ||
+      return 1
   done
 }
-enc_opj_dir() { q opj_compress -ImgDir "$2" -OutFor j2k -threads "$cores" $(grk_opts); }
+enc_opj_dir() { q opj_compress -ImgDir "$2" -OutFor j2k -threads "$cores" "${ref_opts[@]}"; }
 
 # ---- checks (run on a row's outputs after its last repetition) -------------------------------
 
@@ -211,20 +215,24 @@ encode_table() {  # TITLE CHECK
 cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sed -n 1p || true)
 version() {
-  { "$@" -h 2>&1 || true; } | awk '/compiled against/ && !v {v = $NF; sub(/\.$/, "", v)} END {print v}'
+  { "$@" -h 2>&1 || true; } |
+    awk '/compiled against/ && !v {v = $NF; sub(/\.$/, "", v)} END {print v}'
 }
 grk=$(version grk_compress)
 opj=$(version opj_compress)
 echo "Batch benchmark: $n photos ${geometry} RGB 8-bit from $photos, $(date -u '+%F %H:%M UTC')"
 echo "host: $cores threads, ${cpu:-unknown CPU}; GPU: ${gpu:-none}"
 echo "gj2k: $("$gj2k" --version 2>&1) ($gj2k); Grok ${grk:-?}; OpenJPEG ${opj:-?}"
-echo "sets: lossless $(du -sm "$work/ll" | cut -f1) MB, 9/7 rate 20 $(du -sm "$work/i97" | cut -f1) MB" \
-  "(gj2k encode, CPU); PPM $(du -sm "$work/ppm" | cut -f1) MB; best of REPS=$reps; wall clock"
+mb() { du -sm "$1" | cut -f1; }
+echo "sets: lossless $(mb "$work/ll") MB, 9/7 rate 20 $(mb "$work/i97") MB (gj2k encode, CPU);" \
+  "PPM $(mb "$work/ppm") MB; best of REPS=$reps; wall clock"
 decode_table "decode, lossless (5/3) set -> PPM" "$work/ll" check_identical
 decode_table "decode, 9/7 rate-20 set -> PPM" "$work/i97" min_psnr
 enc_opts=()
+ref_opts=()
 encode_table "encode PPM -> j2k, lossless (5/3)" check_lossless_encode
 enc_opts=(--irreversible --rate 20)
+ref_opts=(-I -r 20)
 encode_table "encode PPM -> j2k, 9/7 rate 20 (Grok, OpenJPEG: -I -r 20)" check_psnr_encode
 echo
 echo "gj2k --device gpu against the Grok loop (images/s ratio; the issues ask for at least 5x):"

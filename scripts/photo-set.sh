@@ -95,9 +95,9 @@ if [[ -n ${KEEP_DEBS:-} ]]; then
 else
   trap 'rm -rf "$work"' EXIT
 fi
-packages=$(cut -d'|' -f1 <<<"$list" | sort -u)
-echo "photo-set.sh: apt-get download $(echo $packages)" >&2
-(cd "$work" && apt-get download $packages >/dev/null)
+mapfile -t packages < <(cut -d'|' -f1 <<<"$list" | sort -u)
+echo "photo-set.sh: apt-get download ${packages[*]}" >&2
+(cd "$work" && apt-get download "${packages[@]}" >/dev/null)
 for deb in "$work"/*.deb; do
   pkg=$(dpkg-deb -f "$deb" Package)
   ver=$(dpkg-deb -f "$deb" Version)
@@ -171,9 +171,9 @@ with open(os.path.join(out, "MANIFEST.txt"), "w") as f:
             % (quality, sources))
     f.write("# packages, made by scripts/photo-set.sh; %d bytes in all. %d sources smaller than\n"
             % (total, upscaled))
-    f.write("# 2560x1600 were scaled up (Lanczos) to cover it first. Views: centre = native centre\n")
-    f.write("# crop; tl/tr/bl/br, left/right, top/bottom = native crops at those edges; cover = the\n")
-    f.write("# whole picture scaled to cover 2560x1600, centre crop.\n")
+    f.write("# 2560x1600 were scaled up (Lanczos) to cover it first. Views: centre = native\n")
+    f.write("# centre crop; tl/tr/bl/br, left/right, top/bottom = native crops at those edges;\n")
+    f.write("# cover = the whole picture scaled to cover 2560x1600, centre crop.\n")
     f.write("# output | package | version | source file | source size | view | note | sha256\n")
     for r in rows:
         f.write(" | ".join(r) + "\n")
