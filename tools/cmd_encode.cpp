@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "codec/batch.h"
 #include "codec/device.h"
 #include "codec/gpu_warm_up.h"
 #include "codec/synthetic.h"
@@ -21,6 +23,7 @@
 #include "gj2k/encoder.h"
 #include "gj2k/error.h"
 #include "io/image_io.h"
+#include "tools/batch_pipeline.h"
 #include "tools/cli_common.h"
 #include "tools/command.h"
 #include "transform/device.h"
@@ -219,7 +222,7 @@ std::vector<Job> encode_jobs(const Options& o) {
   std::vector<Job> jobs;
   if (o.synthetic.empty()) return resolve_io(o.io, accept_input);
   IoArgs only_output = o.io;
-  if (!o.io.input.empty() || !o.io.img_dir.empty())
+  if (!o.io.inputs.empty() || !o.io.img_dir.empty())
     bad_option("--synthetic", "give --synthetic or an input, not both");
   if (only_output.output.empty()) std::swap(only_output.output, only_output.input_pos);
   if (only_output.output.empty()) bad_option("output", "missing");
@@ -259,10 +262,9 @@ void print_result(const std::filesystem::path& output, const Image& image, const
   std::fflush(stdout);
 }
 
-// Reads (or generates) one input and encodes it to `output`; returns the input's expected
-// bytes, for the batch's throughput.
-uint64_t encode_job(const Options& o, const EncodeParams& params,
-                    const io::ReadOptions& read_options, const Job& job, ProgressLine& progress) {
+// Reads (or generates) one input and encodes it to `output`.
+void encode_job(const Options& o, const EncodeParams& params, const io::ReadOptions& read_options,
+                const Job& job, ProgressLine& progress) {
   const auto& [input, output] = job;
   // CUDA start-up overlaps reading or making the image when the encode may well run on the
   // GPU: --device gpu, or auto with an input file of at least kGpuAutoMinSamples bytes (8-bit
@@ -292,7 +294,83 @@ uint64_t encode_job(const Options& o, const EncodeParams& params,
   encoder.encode_to_file(image, file_params, output, &stats);
   progress.clear();
   if (!o.quiet) print_result(output, image, stats, format);
-  return expected;
+}
+
+// A batch: images read ahead, several small ones encoded at once, outputs written behind
+// (tools/batch_pipeline.h). A file that fails is reported and the rest go on; the status is 1
+// when any failed.
+int run_batch_jobs(const Options& o, const EncodeParams& params,
+                   const io::ReadOptions& read_options, const std::vector<Job>& jobs) {
+  for (const Job& job : jobs) format_from_extension(job.second);  // bad names cost nothing
+  // CUDA starts once for the batch, while the first image is read, when the encodes may well
+  // run on the GPU (as encode_job decides for one file).
+  std::optional<codec::GpuWarmUp> gpu_start;
+  std::pair<uint32_t, uint32_t> unused{0, 0};
+  if (transform::auto_choice(codec::to_transform(params.device),
+                             expected_input_bytes(o, jobs.front().first, unused)) !=
+      transform::Device::kCpu)
+    gpu_start.emplace(false);
+  ProgressLine progress(o.quiet);
+  const auto batch_start = std::chrono::steady_clock::now();
+  const int threads = codec::batch_threads(o.threads);
+  const int coders = codec::batch_workers(threads, jobs.size());
+  codec::ThreadBudget budget(threads);
+  std::atomic<uint64_t> bytes_in{0};
+  std::atomic<size_t> started{0};
+  struct Encoded {
+    Image image;  // the input's geometry, for the summary line (samples dropped)
+    std::vector<uint8_t> bytes;
+    EncodeStats stats;
+    uint64_t input_bytes = 0;
+  };
+  BatchStages<Image, Encoded> stages;
+  stages.read = [&](size_t k) { return io::read_image(jobs[k].first, read_options); };
+  stages.code = [&](size_t k, Image image) {
+    const auto& [input, output] = jobs[k];
+    const std::string prefix = batch_prefix(
+        ++started, jobs.size(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count(),
+        bytes_in, input);
+    progress.update_as(prefix, ("reading " + input.filename().string()).c_str(), -1);
+    Encoded out;
+    std::pair<uint32_t, uint32_t> size{0, 0};
+    out.input_bytes = expected_input_bytes(o, input, size);
+    EncodeParams p = params;
+    if (!o.subsampling.empty())
+      apply_subsampling(image, parse_pair("-s/--subsampling", o.subsampling), p);
+    if (!o.save_input.empty()) io::write_image(image, o.save_input);
+    uint64_t samples = 0;
+    for (const Component& c : image.components) samples += uint64_t{c.width} * c.height;
+    p.threads = codec::batch_image_threads(threads, coders, samples,
+                                           p.device != EncodeParams::Device::kGpu);
+    p.progress = [&progress, &prefix](const char* stage, double f) {
+      return progress.update_as(prefix, stage, f);
+    };
+    const codec::ThreadBudget::Lease lease(budget, p.threads);
+    out.bytes = Encoder().encode(image, p, format_from_extension(output), &out.stats);
+    for (Component& c : image.components) Samples().swap(c.samples);
+    out.image = std::move(image);
+    return out;
+  };
+  stages.write = [&](size_t k, Encoded out) {
+    io::write_file(jobs[k].second, out.bytes);
+    bytes_in += out.input_bytes;
+    if (o.quiet) return;
+    progress.clear();
+    print_result(jobs[k].second, out.image, out.stats, format_from_extension(jobs[k].second));
+  };
+  stages.failed = [&](size_t k, const std::exception& e) {
+    progress.clear();
+    std::string what = e.what();
+    const std::string name = jobs[k].first.string();
+    if (what.find(name) == std::string::npos) what = name + ": " + what;
+    std::fprintf(stderr, "gj2k: %s\n", what.c_str());
+  };
+  const size_t failed = run_batch(jobs.size(), coders, stages);
+  progress.clear();
+  if (!o.quiet) print_batch_summary(jobs.size() - failed, batch_start, bytes_in);
+  if (failed) std::fprintf(stderr, "gj2k: %zu of %zu files failed\n", failed, jobs.size());
+  return failed ? 1 : 0;
 }
 
 int run(const Options& o) {
@@ -305,19 +383,11 @@ int run(const Options& o) {
   const std::vector<Job> jobs = encode_jobs(o);
   io::ReadOptions read_options;
   if (!o.raw.empty()) read_options.raw = parse_raw("--raw", o.raw);
-  const bool batch = !o.io.img_dir.empty();
+  if (o.synthetic.empty() && is_batch(o.io)) return run_batch_jobs(o, params, read_options, jobs);
   ProgressLine progress(o.quiet);
   params.progress = [&progress](const char* stage, double f) { return progress.update(stage, f); };
-  const auto batch_start = std::chrono::steady_clock::now();
-  uint64_t bytes_in = 0;
-  for (size_t k = 0; k < jobs.size(); ++k) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count();
-    progress.set_prefix(batch ? batch_prefix(k + 1, jobs.size(), elapsed, bytes_in, jobs[k].first)
-                              : "encode");
-    bytes_in += encode_job(o, params, read_options, jobs[k], progress);
-  }
-  if (batch && !o.quiet) print_batch_summary(jobs.size(), batch_start, bytes_in);
+  progress.set_prefix("encode");
+  encode_job(o, params, read_options, jobs.front(), progress);
   return 0;
 }
 
