@@ -52,6 +52,11 @@ void ThreadBudget::release(int n) {
   changed_.notify_all();
 }
 
+size_t ThreadBudget::waiting() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<size_t>(next_ticket_ - serving_);
+}
+
 namespace {
 
 // Calls item(k, workers, budget) for k in [0, n): batch_workers(threads, n) workers (the

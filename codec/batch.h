@@ -33,6 +33,8 @@ class ThreadBudget {
   explicit ThreadBudget(int threads) : free_(threads), total_(threads) {}
   void acquire(int n);
   void release(int n);
+  // Callers waiting in acquire().
+  size_t waiting() const;
 
   // acquire on construction, release on destruction.
   class Lease {
@@ -48,7 +50,7 @@ class ThreadBudget {
   };
 
  private:
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable changed_;
   int free_, total_;
   uint64_t next_ticket_ = 0, serving_ = 0;

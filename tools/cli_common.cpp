@@ -171,8 +171,13 @@ std::vector<Job> resolve_io(const IoArgs& io, bool (*accept)(const fs::path&)) {
   IoArgs given = io;
   given.inputs = inputs;
   if (is_batch(given)) {
-    if (io.out_for.empty())
-      bad_option("--format", "a batch (several -i, or a folder) needs the output format");
+    if (io.out_for.empty()) {
+      for (const std::string& in : inputs)
+        if (is_folder(in))
+          bad_option("-i", in + " is a directory: a batch of its files needs --format EXT (and "
+                                "-o OUTDIR)");
+      bad_option("--format", "a batch (several -i) needs the output format");
+    }
     if (output.empty())
       bad_option("-o", "a batch (several -i, or a folder) needs the output folder");
     if (fs::exists(output) && !is_folder(output))
