@@ -11,7 +11,6 @@
 #include <exception>
 #include <functional>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -35,7 +34,7 @@ size_t run_batch(size_t n, int coders, const BatchStages<In, Out>& stages) {
   constexpr size_t kWriteQueue = 2;  // outputs waiting for the writer before coders wait
   std::mutex mutex, failed_mutex;
   std::condition_variable changed;
-  std::vector<std::optional<In>> inputs(n);
+  std::vector<In> inputs(n);  // In is default-constructible and movable
   std::vector<std::exception_ptr> read_errors(n);
   std::vector<char> read_done(n, 0);
   size_t claimed = 0, coders_left = static_cast<size_t>(coders), failures = 0;
@@ -58,10 +57,10 @@ size_t run_batch(size_t n, int coders, const BatchStages<In, Out>& stages) {
         std::unique_lock lock(mutex);
         changed.wait(lock, [&] { return k < claimed + kReadAhead + 1; });
       }
-      std::optional<In> input;
+      In input{};
       std::exception_ptr error;
       try {
-        input.emplace(stages.read(k));
+        input = stages.read(k);
       } catch (...) {
         error = std::current_exception();
       }
@@ -95,8 +94,8 @@ size_t run_batch(size_t n, int coders, const BatchStages<In, Out>& stages) {
       const size_t k = claimed++;
       changed.notify_all();
       changed.wait(lock, [&] { return read_done[k] != 0; });
-      std::optional<In> input = std::move(inputs[k]);
-      inputs[k].reset();
+      In input = std::move(inputs[k]);
+      inputs[k] = In{};
       const std::exception_ptr read_error = read_errors[k];
       lock.unlock();
       if (read_error) {
@@ -104,8 +103,7 @@ size_t run_batch(size_t n, int coders, const BatchStages<In, Out>& stages) {
         continue;
       }
       try {
-        Out output = stages.code(k, std::move(*input));
-        input.reset();
+        Out output = stages.code(k, std::move(input));
         lock.lock();
         changed.wait(lock, [&] { return outputs.size() < kWriteQueue; });
         outputs.emplace_back(k, std::move(output));
