@@ -55,7 +55,7 @@ size_t run_batch(size_t n, int coders, const BatchStages<In, Out>& stages) {
     for (size_t k = 0; k < n; ++k) {
       {
         std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return k < claimed + kReadAhead + 1; });
+        changed.wait(lock, [&] { return k < claimed + kReadAhead; });
       }
       In input{};
       std::exception_ptr error;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -315,12 +316,44 @@ void ProgressLine::clear() {
   percent_ = -2;
 }
 
+void ProgressLine::print(std::FILE* stream, const std::string& text) {
+  std::lock_guard lock(mutex_);
+  if (shown_) {
+    std::fprintf(stderr, "\r\x1b[K");
+    std::fflush(stderr);
+    shown_ = false;
+    stage_.clear();
+    percent_ = -2;
+  }
+  std::fprintf(stream, "%s\n", text.c_str());
+  std::fflush(stream);
+}
+
 std::string batch_prefix(size_t index, size_t count, double seconds, uint64_t bytes_done,
                          const fs::path& name) {
   char head[96];
   std::snprintf(head, sizeof head, "[%zu/%zu, %.1f s, %.1f MB/s] ", index, count, seconds,
                 seconds > 0 ? bytes_done / seconds / 1e6 : 0.0);
   return head + name.filename().string();
+}
+
+std::string format(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  va_list copy;
+  va_copy(copy, args);
+  const int n = std::vsnprintf(nullptr, 0, fmt, copy);
+  va_end(copy);
+  std::string out(n > 0 ? static_cast<size_t>(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, args);
+  va_end(args);
+  return out;
+}
+
+std::string batch_failure(const fs::path& input, const std::exception& error) {
+  std::string what = error.what();
+  if (what.find(input.string()) == std::string::npos) what = input.string() + ": " + what;
+  return "gj2k: " + what;
 }
 
 void print_batch_summary(size_t files, std::chrono::steady_clock::time_point start,

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <mutex>
 #include <string>
@@ -96,6 +98,9 @@ class ProgressLine {
   bool update_as(const std::string& prefix, const char* stage, double fraction);
   // Erases the line.
   void clear();
+  // Erases the line and prints `text` and a newline on `stream` (stdout or stderr), so that
+  // no other thread's update lands in the middle.
+  void print(std::FILE* stream, const std::string& text);
 
  private:
   bool update_locked(const char* stage, double fraction);
@@ -110,6 +115,13 @@ class ProgressLine {
 // throughput so far.
 std::string batch_prefix(size_t index, size_t count, double seconds, uint64_t bytes_done,
                          const std::filesystem::path& name);
+
+// printf into a string.
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// The line a batch prints for a file that failed: "gj2k: <input>: <what>", the input named
+// once (messages from file readers name it already).
+std::string batch_failure(const std::filesystem::path& input, const std::exception& error);
 
 // The closing line of a batch on stdout: "N files in S s, X MB/s of input", timed from `start`.
 void print_batch_summary(size_t files, std::chrono::steady_clock::time_point start,

@@ -86,10 +86,9 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void print_result(const gj2k::cli::Job& job, const gj2k::Image& image, double seconds) {
-  std::printf("%s -> %s: %s, decoded in %.3f s\n", job.first.c_str(), job.second.c_str(),
-              gj2k::describe(image).c_str(), seconds);
-  std::fflush(stdout);
+std::string result_line(const gj2k::cli::Job& job, const gj2k::Image& image, double seconds) {
+  return gj2k::cli::format("%s -> %s: %s, decoded in %.3f s", job.first.c_str(), job.second.c_str(),
+                           gj2k::describe(image).c_str(), seconds);
 }
 
 int run_one(const Options& o, gj2k::DecodeParams p, const gj2k::cli::Job& job) {
@@ -106,7 +105,10 @@ int run_one(const Options& o, gj2k::DecodeParams p, const gj2k::cli::Job& job) {
   progress.update(("writing " + output.filename().string()).c_str(), -1);
   gj2k::io::write_image(image, output);
   progress.clear();
-  if (!o.quiet) print_result(job, image, seconds);
+  if (!o.quiet) {
+    std::printf("%s\n", result_line(job, image, seconds).c_str());
+    std::fflush(stdout);
+  }
   return 0;
 }
 
@@ -133,7 +135,6 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
   stages.code = [&](size_t k, std::vector<uint8_t> bytes) {
     const std::string prefix = gj2k::cli::batch_prefix(
         ++started, jobs.size(), seconds_since(batch_start), bytes_in, jobs[k].first);
-    const auto start = std::chrono::steady_clock::now();
     Decoded out;
     out.bytes = bytes.size();
     gj2k::Decoder decoder(std::move(bytes));
@@ -149,6 +150,7 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     };
     progress.update_as(prefix, "decode", 0.0);
     const gj2k::codec::ThreadBudget::Lease lease(budget, static_cast<int>(p.threads));
+    const auto start = std::chrono::steady_clock::now();  // the decode, not the wait
     out.image = decoder.decode(p);
     out.seconds = seconds_since(start);
     return out;
@@ -156,16 +158,10 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
   stages.write = [&](size_t k, Decoded out) {
     gj2k::io::write_image(out.image, jobs[k].second);
     bytes_in += out.bytes;
-    if (o.quiet) return;
-    progress.clear();
-    print_result(jobs[k], out.image, out.seconds);
+    if (!o.quiet) progress.print(stdout, result_line(jobs[k], out.image, out.seconds));
   };
   stages.failed = [&](size_t k, const std::exception& e) {
-    progress.clear();
-    std::string what = e.what();
-    const std::string name = jobs[k].first.string();
-    if (what.find(name) == std::string::npos) what = name + ": " + what;
-    std::fprintf(stderr, "gj2k: %s\n", what.c_str());
+    progress.print(stderr, gj2k::cli::batch_failure(jobs[k].first, e));
   };
   const size_t failed = gj2k::cli::run_batch(jobs.size(), coders, stages);
   progress.clear();

@@ -244,22 +244,21 @@ uint64_t expected_input_bytes(const Options& o, const std::filesystem::path& inp
   return ec ? 0 : bytes;
 }
 
-// The one-line result of an encode on stdout.
-void print_result(const std::filesystem::path& output, const Image& image, const EncodeStats& stats,
-                  FileFormat format) {
+// The one-line result of an encode.
+std::string result_line(const std::filesystem::path& output, const Image& image,
+                        const EncodeStats& stats, FileFormat format) {
   uint64_t raw_bytes = 0;
   for (const auto& c : image.components)
     raw_bytes += uint64_t{c.width} * c.height * ((c.precision + 7) / 8);
   const double pixels = double(image.width()) * image.height();
-  std::printf(
+  return cli::format(
       "%s: %s -> %zu bytes (%s), ratio %.2f:1, %.3f bpp, %.3f s, %.1f Mpixel/s, "
-      "transform on the %s\n",
+      "transform on the %s",
       output.c_str(), describe(image).c_str(), stats.bytes,
       format == FileFormat::kJp2 ? "JP2" : "codestream",
       stats.bytes ? double(raw_bytes) / stats.bytes : 0.0, stats.bytes * 8.0 / pixels,
       stats.seconds, stats.seconds > 0 ? pixels / stats.seconds / 1e6 : 0.0,
       stats.gpu ? "GPU" : "CPU");
-  std::fflush(stdout);
 }
 
 // Reads (or generates) one input and encodes it to `output`.
@@ -293,7 +292,10 @@ void encode_job(const Options& o, const EncodeParams& params, const io::ReadOpti
   EncodeStats stats;
   encoder.encode_to_file(image, file_params, output, &stats);
   progress.clear();
-  if (!o.quiet) print_result(output, image, stats, format);
+  if (!o.quiet) {
+    std::printf("%s\n", result_line(output, image, stats, format).c_str());
+    std::fflush(stdout);
+  }
 }
 
 // A batch: images read ahead, several small ones encoded at once, outputs written behind
@@ -355,16 +357,12 @@ int run_batch_jobs(const Options& o, const EncodeParams& params,
   stages.write = [&](size_t k, Encoded out) {
     io::write_file(jobs[k].second, out.bytes);
     bytes_in += out.input_bytes;
-    if (o.quiet) return;
-    progress.clear();
-    print_result(jobs[k].second, out.image, out.stats, format_from_extension(jobs[k].second));
+    if (!o.quiet)
+      progress.print(stdout, result_line(jobs[k].second, out.image, out.stats,
+                                         format_from_extension(jobs[k].second)));
   };
   stages.failed = [&](size_t k, const std::exception& e) {
-    progress.clear();
-    std::string what = e.what();
-    const std::string name = jobs[k].first.string();
-    if (what.find(name) == std::string::npos) what = name + ": " + what;
-    std::fprintf(stderr, "gj2k: %s\n", what.c_str());
+    progress.print(stderr, batch_failure(jobs[k].first, e));
   };
   const size_t failed = run_batch(jobs.size(), coders, stages);
   progress.clear();
