@@ -1,6 +1,7 @@
 // `gj2k decode IN OUT`: decode a codestream or JP2 file to PNG, TIFF, PNM, PGX or raw (by the
 // output extension; PGX writes one file per component, name_k.pgx). The options are
-// opj_decompress's (-r -l -d -t -c -ImgDir -OutFor -threads), plus long names.
+// opj_decompress's (-r -l -d -t -c -ImgDir -OutFor -threads), plus long names. Several inputs
+// (-i repeated, a folder, --img-dir) decode as one batch (run_batch).
 #include <CLI/CLI.hpp>
 
 #include <atomic>

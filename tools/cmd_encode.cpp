@@ -1,7 +1,8 @@
 // `gj2k encode IN OUT [options]`: an image file (or a generated scene) to .j2k/.j2c/.jp2.
 // The options are opj_compress's, with its one-letter names and value syntax (-r 20,10,1,
 // -b 32,32, -c [256,256],[128,128], -p RPCL, -M 5, -TP R ...), plus long names; the
-// multi-letter opj names are translated in tools/cli_common.cpp.
+// multi-letter opj names are translated in tools/cli_common.cpp. Several inputs (-i repeated,
+// a folder, --img-dir) encode as one batch (run_batch_jobs).
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
