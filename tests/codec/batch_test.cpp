@@ -5,6 +5,7 @@
 // codec/batch.h.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
