@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "codec/api_guard.h"
+#include "codec/device.h"
 #include "gj2k/decoder.h"
 #include "gj2k/encoder.h"
 
@@ -31,6 +32,10 @@ int batch_image_threads(int threads, int workers, uint64_t samples, bool cpu_onl
   threads = std::max(threads, 1);
   if (workers <= 1 || !cpu_only || samples >= kBatchConcurrentMaxSamples) return threads;
   return std::max(1, threads / workers);
+}
+
+bool batch_on_cpu(transform::Device requested, uint64_t samples) {
+  return transform::auto_choice(requested, samples) == transform::Device::kCpu;
 }
 
 void ThreadBudget::acquire(int n) {
@@ -139,7 +144,8 @@ std::vector<BatchResult<Image>> decode_batch(std::span<const std::span<const uin
               samples += uint64_t{c.width} * c.height;
             DecodeParams p = params;
             p.threads = static_cast<uint32_t>(codec::batch_image_threads(
-                threads, workers, samples, params.device != DecodeDevice::kGpu));
+                threads, workers, samples,
+                codec::batch_on_cpu(codec::to_transform(params.device), samples)));
             p.progress = callbacks.progress();
             p.on_warning = callbacks.on_warning(name);
             const codec::ThreadBudget::Lease lease(budget, static_cast<int>(p.threads));
@@ -166,9 +172,10 @@ std::vector<BatchResult<std::vector<uint8_t>>> encode_batch(std::span<const Imag
             if (callbacks.cancelled())
               throw Error(ErrorCode::kCancelled, "cancelled before it started");
             EncodeParams p = params;
-            p.threads =
-                codec::batch_image_threads(threads, workers, codec::image_samples(images[k]),
-                                           params.device != EncodeParams::Device::kGpu);
+            const uint64_t samples = codec::image_samples(images[k]);
+            p.threads = codec::batch_image_threads(
+                threads, workers, samples,
+                codec::batch_on_cpu(codec::to_transform(params.device), samples));
             p.progress = callbacks.progress();
             const codec::ThreadBudget::Lease lease(budget, p.threads);
             results[k].value = Encoder().encode(images[k], p, format);

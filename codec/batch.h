@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <mutex>
 
+#include "transform/device.h"
+
 namespace gj2k::codec {
 
 // Images of fewer samples than this (all components) are coded several at once in a batch,
@@ -24,6 +26,10 @@ int batch_workers(int threads, size_t items);
 // The threads one image of `samples` samples is coded with: threads / workers when it is
 // small and runs on the CPU (`cpu_only`), else all of them (then it runs alone).
 int batch_image_threads(int threads, int workers, uint64_t samples, bool cpu_only);
+
+// Whether an image of `samples` samples is coded on the CPU under `requested`
+// (transform::auto_choice): the `cpu_only` of batch_image_threads.
+bool batch_on_cpu(transform::Device requested, uint64_t samples);
 
 // A count of threads handed out in arrival order: acquire(n) waits until every earlier caller
 // has been served and n threads are free, so an image that needs all of them waits for the

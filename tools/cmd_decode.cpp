@@ -12,6 +12,7 @@
 #include <string>
 
 #include "codec/batch.h"
+#include "codec/device.h"
 #include "gj2k/decoder.h"
 #include "io/image_io.h"
 #include "tools/batch_pipeline.h"
@@ -144,7 +145,8 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
       samples += uint64_t{c.width} * c.height;
     gj2k::DecodeParams p = params;
     p.threads = static_cast<uint32_t>(gj2k::codec::batch_image_threads(
-        threads, coders, samples, p.device != gj2k::DecodeDevice::kGpu));
+        threads, coders, samples,
+        gj2k::codec::batch_on_cpu(gj2k::codec::to_transform(p.device), samples)));
     p.render = render_for(jobs[k].second);
     p.progress = [&progress, &prefix](const char* stage, double f) {
       return progress.update_as(prefix, stage, f);

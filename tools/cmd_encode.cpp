@@ -344,8 +344,8 @@ int run_batch_jobs(const Options& o, const EncodeParams& params,
     if (!o.save_input.empty()) io::write_image(image, o.save_input);
     uint64_t samples = 0;
     for (const Component& c : image.components) samples += uint64_t{c.width} * c.height;
-    p.threads = codec::batch_image_threads(threads, coders, samples,
-                                           p.device != EncodeParams::Device::kGpu);
+    p.threads = codec::batch_image_threads(
+        threads, coders, samples, codec::batch_on_cpu(codec::to_transform(p.device), samples));
     p.progress = [&progress, &prefix](const char* stage, double f) {
       return progress.update_as(prefix, stage, f);
     };

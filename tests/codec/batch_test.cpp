@@ -173,6 +173,12 @@ TEST(BatchThreads, SmallImagesShareTheThreadsLargeOnesTakeThemAll) {
   EXPECT_EQ(batch_image_threads(16, 3, large, true), 16);
   EXPECT_EQ(batch_image_threads(16, 3, small, false), 16) << "GPU work runs alone";
   EXPECT_EQ(batch_image_threads(8, 1, small, true), 8);
+  // Under auto, images below the threshold stay on the CPU; kGpu never shares.
+  using transform::Device;
+  EXPECT_TRUE(codec::batch_on_cpu(Device::kAuto, small));
+  EXPECT_FALSE(codec::batch_on_cpu(Device::kAuto, large));
+  EXPECT_TRUE(codec::batch_on_cpu(Device::kCpu, large));
+  EXPECT_FALSE(codec::batch_on_cpu(Device::kGpu, 1));
 }
 
 TEST(BatchThreads, BudgetServesInArrivalOrder) {
