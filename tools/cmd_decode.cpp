@@ -1,16 +1,21 @@
 // `gj2k decode IN OUT`: decode a codestream or JP2 file to PNG, TIFF, PNM, PGX or raw (by the
 // output extension; PGX writes one file per component, name_k.pgx). The options are
-// opj_decompress's (-r -l -d -t -c -ImgDir -OutFor -threads), plus long names.
+// opj_decompress's (-r -l -d -t -c -ImgDir -OutFor -threads), plus long names. Several inputs
+// (-i repeated, a folder, --img-dir) decode as one batch (run_batch).
 #include <CLI/CLI.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <sstream>
 #include <string>
 
+#include "codec/batch.h"
+#include "codec/device.h"
 #include "gj2k/decoder.h"
 #include "io/image_io.h"
+#include "tools/batch_pipeline.h"
 #include "tools/cli_common.h"
 #include "tools/command.h"
 
@@ -44,7 +49,7 @@ std::vector<uint32_t> parse_list(const std::string& text, const char* option) {
   return out;
 }
 
-int run(const Options& o) {
+gj2k::DecodeParams make_params(const Options& o) {
   gj2k::DecodeParams p;
   p.reduce = o.reduce;
   p.max_layers = o.layers;
@@ -66,46 +71,113 @@ int run(const Options& o) {
                         "--region: expected x0,y0,x1,y1 with x1 > x0 and y1 > y0");
     p.region = gj2k::Region{v[0], v[1], v[2], v[3]};
   }
-  const auto jobs = gj2k::cli::resolve_io(o.io, gj2k::cli::is_jpeg2000_path);
-  const bool batch = !o.io.img_dir.empty();
+  return p;
+}
+
+// Colour rendered as opj_decompress writes each format (PGX, raw: components as they are).
+gj2k::DecodeParams::Render render_for(const std::filesystem::path& output) {
+  const auto format = gj2k::io::format_from_extension(output);
+  return !format                              ? gj2k::DecodeParams::Render::kNone
+         : *format == gj2k::io::Format::kTiff ? gj2k::DecodeParams::Render::kRgbKeepCmyk
+         : *format == gj2k::io::Format::kPnm || *format == gj2k::io::Format::kPng
+             ? gj2k::DecodeParams::Render::kRgb
+             : gj2k::DecodeParams::Render::kNone;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string result_line(const gj2k::cli::Job& job, const gj2k::Image& image, double seconds) {
+  return gj2k::cli::format("%s -> %s: %s, decoded in %.3f s", job.first.c_str(), job.second.c_str(),
+                           gj2k::describe(image).c_str(), seconds);
+}
+
+int run_one(const Options& o, gj2k::DecodeParams p, const gj2k::cli::Job& job) {
+  const auto& [input, output] = job;
+  gj2k::io::check_output(output);  // a bad name costs nothing
   gj2k::cli::ProgressLine progress(o.quiet);
   p.progress = [&progress](const char* stage, double f) { return progress.update(stage, f); };
-  const auto batch_start = std::chrono::steady_clock::now();
-  uint64_t bytes_in = 0;
-  for (const auto& job : jobs) gj2k::io::check_output(job.second);  // bad names cost nothing
-  for (size_t k = 0; k < jobs.size(); ++k) {
-    const auto& [input, output] = jobs[k];
-    const auto start = std::chrono::steady_clock::now();
-    progress.set_prefix(
-        batch ? gj2k::cli::batch_prefix(k + 1, jobs.size(),
-                                        std::chrono::duration<double>(start - batch_start).count(),
-                                        bytes_in, input)
-              : "decode");
-    progress.update("decode", 0.0);  // then once per tile (DecodeParams::progress)
-    // Colour rendered as opj_decompress writes each format (PGX, raw: components as they are).
-    const auto format = gj2k::io::format_from_extension(output);
-    p.render = !format                              ? gj2k::DecodeParams::Render::kNone
-               : *format == gj2k::io::Format::kTiff ? gj2k::DecodeParams::Render::kRgbKeepCmyk
-               : *format == gj2k::io::Format::kPnm || *format == gj2k::io::Format::kPng
-                   ? gj2k::DecodeParams::Render::kRgb
-                   : gj2k::DecodeParams::Render::kNone;
-    gj2k::Image image = gj2k::decode_file(input, p);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    progress.update(("writing " + output.filename().string()).c_str(), -1);
-    gj2k::io::write_image(image, output);
-    progress.clear();
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(input, ec);
-    bytes_in += ec ? 0 : size;
-    if (!o.quiet) {
-      std::printf("%s -> %s: %s, decoded in %.3f s\n", input.c_str(), output.c_str(),
-                  gj2k::describe(image).c_str(), seconds);
-      std::fflush(stdout);
-    }
+  const auto start = std::chrono::steady_clock::now();
+  progress.set_prefix("decode");
+  progress.update("decode", 0.0);  // then once per tile (DecodeParams::progress)
+  p.render = render_for(output);
+  gj2k::Image image = gj2k::decode_file(input, p);
+  const double seconds = seconds_since(start);
+  progress.update(("writing " + output.filename().string()).c_str(), -1);
+  gj2k::io::write_image(image, output);
+  progress.clear();
+  if (!o.quiet) {
+    std::printf("%s\n", result_line(job, image, seconds).c_str());
+    std::fflush(stdout);
   }
-  if (batch && !o.quiet) gj2k::cli::print_batch_summary(jobs.size(), batch_start, bytes_in);
   return 0;
+}
+
+// A batch: files read ahead, several small ones decoded at once, outputs written behind
+// (tools/batch_pipeline.h). A file that fails is reported and the rest go on; the status is 1
+// when any failed.
+int run_batch(const Options& o, const gj2k::DecodeParams& params,
+              const std::vector<gj2k::cli::Job>& jobs) {
+  for (const auto& job : jobs) gj2k::io::check_output(job.second);  // bad names cost nothing
+  gj2k::cli::ProgressLine progress(o.quiet);
+  const auto batch_start = std::chrono::steady_clock::now();
+  const int threads = gj2k::codec::batch_threads(static_cast<int>(o.threads));
+  const int coders = gj2k::codec::batch_workers(threads, jobs.size());
+  gj2k::codec::ThreadBudget budget(threads);
+  std::atomic<uint64_t> bytes_in{0};
+  std::atomic<size_t> started{0};
+  struct Decoded {
+    gj2k::Image image;
+    double seconds = 0;
+    uint64_t bytes = 0;
+  };
+  gj2k::cli::BatchStages<std::vector<uint8_t>, Decoded> stages;
+  stages.read = [&](size_t k) { return gj2k::io::read_file(jobs[k].first); };
+  stages.code = [&](size_t k, std::vector<uint8_t> bytes) {
+    const std::string prefix = gj2k::cli::batch_prefix(
+        ++started, jobs.size(), seconds_since(batch_start), bytes_in, jobs[k].first);
+    Decoded out;
+    out.bytes = bytes.size();
+    gj2k::Decoder decoder(std::move(bytes));
+    uint64_t samples = 0;
+    for (const gj2k::ComponentInfo& c : decoder.read_header().components)
+      samples += uint64_t{c.width} * c.height;
+    gj2k::DecodeParams p = params;
+    p.threads = static_cast<uint32_t>(gj2k::codec::batch_image_threads(
+        threads, coders, samples,
+        gj2k::codec::batch_on_cpu(gj2k::codec::to_transform(p.device), samples)));
+    p.render = render_for(jobs[k].second);
+    p.progress = [&progress, &prefix](const char* stage, double f) {
+      return progress.update_as(prefix, stage, f);
+    };
+    progress.update_as(prefix, "decode", 0.0);
+    const gj2k::codec::ThreadBudget::Lease lease(budget, static_cast<int>(p.threads));
+    const auto start = std::chrono::steady_clock::now();  // the decode, not the wait
+    out.image = decoder.decode(p);
+    out.seconds = seconds_since(start);
+    return out;
+  };
+  stages.write = [&](size_t k, Decoded out) {
+    gj2k::io::write_image(out.image, jobs[k].second);
+    bytes_in += out.bytes;
+    if (!o.quiet) progress.print(stdout, result_line(jobs[k], out.image, out.seconds));
+  };
+  stages.failed = [&](size_t k, const std::exception& e) {
+    progress.print(stderr, gj2k::cli::batch_failure(jobs[k].first, e));
+  };
+  const size_t failed = gj2k::cli::run_batch(jobs.size(), coders, stages);
+  progress.clear();
+  if (!o.quiet) gj2k::cli::print_batch_summary(jobs.size() - failed, batch_start, bytes_in);
+  if (failed) std::fprintf(stderr, "gj2k: %zu of %zu files failed\n", failed, jobs.size());
+  return failed ? 1 : 0;
+}
+
+int run(const Options& o) {
+  const gj2k::DecodeParams p = make_params(o);
+  const auto jobs = gj2k::cli::resolve_io(o.io, gj2k::cli::is_jpeg2000_path);
+  if (!gj2k::cli::is_batch(o.io)) return run_one(o, p, jobs.front());
+  return run_batch(o, p, jobs);
 }
 
 const bool registered = gj2k::cli::register_command(

@@ -1,10 +1,12 @@
 // `gj2k encode IN OUT [options]`: an image file (or a generated scene) to .j2k/.j2c/.jp2.
 // The options are opj_compress's, with its one-letter names and value syntax (-r 20,10,1,
 // -b 32,32, -c [256,256],[128,128], -p RPCL, -M 5, -TP R ...), plus long names; the
-// multi-letter opj names are translated in tools/cli_common.cpp.
+// multi-letter opj names are translated in tools/cli_common.cpp. Several inputs (-i repeated,
+// a folder, --img-dir) encode as one batch (run_batch_jobs).
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "codec/batch.h"
 #include "codec/device.h"
 #include "codec/gpu_warm_up.h"
 #include "codec/synthetic.h"
@@ -21,6 +24,7 @@
 #include "gj2k/encoder.h"
 #include "gj2k/error.h"
 #include "io/image_io.h"
+#include "tools/batch_pipeline.h"
 #include "tools/cli_common.h"
 #include "tools/command.h"
 #include "transform/device.h"
@@ -219,7 +223,7 @@ std::vector<Job> encode_jobs(const Options& o) {
   std::vector<Job> jobs;
   if (o.synthetic.empty()) return resolve_io(o.io, accept_input);
   IoArgs only_output = o.io;
-  if (!o.io.input.empty() || !o.io.img_dir.empty())
+  if (!o.io.inputs.empty() || !o.io.img_dir.empty())
     bad_option("--synthetic", "give --synthetic or an input, not both");
   if (only_output.output.empty()) std::swap(only_output.output, only_output.input_pos);
   if (only_output.output.empty()) bad_option("output", "missing");
@@ -241,28 +245,26 @@ uint64_t expected_input_bytes(const Options& o, const std::filesystem::path& inp
   return ec ? 0 : bytes;
 }
 
-// The one-line result of an encode on stdout.
-void print_result(const std::filesystem::path& output, const Image& image, const EncodeStats& stats,
-                  FileFormat format) {
+// The one-line result of an encode.
+std::string result_line(const std::filesystem::path& output, const Image& image,
+                        const EncodeStats& stats, FileFormat format) {
   uint64_t raw_bytes = 0;
   for (const auto& c : image.components)
     raw_bytes += uint64_t{c.width} * c.height * ((c.precision + 7) / 8);
   const double pixels = double(image.width()) * image.height();
-  std::printf(
+  return cli::format(
       "%s: %s -> %zu bytes (%s), ratio %.2f:1, %.3f bpp, %.3f s, %.1f Mpixel/s, "
-      "transform on the %s\n",
+      "transform on the %s",
       output.c_str(), describe(image).c_str(), stats.bytes,
       format == FileFormat::kJp2 ? "JP2" : "codestream",
       stats.bytes ? double(raw_bytes) / stats.bytes : 0.0, stats.bytes * 8.0 / pixels,
       stats.seconds, stats.seconds > 0 ? pixels / stats.seconds / 1e6 : 0.0,
       stats.gpu ? "GPU" : "CPU");
-  std::fflush(stdout);
 }
 
-// Reads (or generates) one input and encodes it to `output`; returns the input's expected
-// bytes, for the batch's throughput.
-uint64_t encode_job(const Options& o, const EncodeParams& params,
-                    const io::ReadOptions& read_options, const Job& job, ProgressLine& progress) {
+// Reads (or generates) one input and encodes it to `output`.
+void encode_job(const Options& o, const EncodeParams& params, const io::ReadOptions& read_options,
+                const Job& job, ProgressLine& progress) {
   const auto& [input, output] = job;
   // CUDA start-up overlaps reading or making the image when the encode may well run on the
   // GPU: --device gpu, or auto with an input file of at least kGpuAutoMinSamples bytes (8-bit
@@ -291,8 +293,83 @@ uint64_t encode_job(const Options& o, const EncodeParams& params,
   EncodeStats stats;
   encoder.encode_to_file(image, file_params, output, &stats);
   progress.clear();
-  if (!o.quiet) print_result(output, image, stats, format);
-  return expected;
+  if (!o.quiet) {
+    std::printf("%s\n", result_line(output, image, stats, format).c_str());
+    std::fflush(stdout);
+  }
+}
+
+// A batch: images read ahead, several small ones encoded at once, outputs written behind
+// (tools/batch_pipeline.h). A file that fails is reported and the rest go on; the status is 1
+// when any failed.
+int run_batch_jobs(const Options& o, const EncodeParams& params,
+                   const io::ReadOptions& read_options, const std::vector<Job>& jobs) {
+  for (const Job& job : jobs) format_from_extension(job.second);  // bad names cost nothing
+  // CUDA starts once for the batch, while the first image is read, when the encodes may well
+  // run on the GPU (as encode_job decides for one file).
+  std::optional<codec::GpuWarmUp> gpu_start;
+  std::pair<uint32_t, uint32_t> unused{0, 0};
+  if (transform::auto_choice(codec::to_transform(params.device),
+                             expected_input_bytes(o, jobs.front().first, unused)) !=
+      transform::Device::kCpu)
+    gpu_start.emplace(false);
+  ProgressLine progress(o.quiet);
+  const auto batch_start = std::chrono::steady_clock::now();
+  const int threads = codec::batch_threads(o.threads);
+  const int coders = codec::batch_workers(threads, jobs.size());
+  codec::ThreadBudget budget(threads);
+  std::atomic<uint64_t> bytes_in{0};
+  std::atomic<size_t> started{0};
+  struct Encoded {
+    Image image;  // the input's geometry, for the summary line (samples dropped)
+    std::vector<uint8_t> bytes;
+    EncodeStats stats;
+    uint64_t input_bytes = 0;
+  };
+  BatchStages<Image, Encoded> stages;
+  stages.read = [&](size_t k) { return io::read_image(jobs[k].first, read_options); };
+  stages.code = [&](size_t k, Image image) {
+    const auto& [input, output] = jobs[k];
+    const std::string prefix = batch_prefix(
+        ++started, jobs.size(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count(),
+        bytes_in, input);
+    progress.update_as(prefix, ("reading " + input.filename().string()).c_str(), -1);
+    Encoded out;
+    std::pair<uint32_t, uint32_t> size{0, 0};
+    out.input_bytes = expected_input_bytes(o, input, size);
+    EncodeParams p = params;
+    if (!o.subsampling.empty())
+      apply_subsampling(image, parse_pair("-s/--subsampling", o.subsampling), p);
+    if (!o.save_input.empty()) io::write_image(image, o.save_input);
+    uint64_t samples = 0;
+    for (const Component& c : image.components) samples += uint64_t{c.width} * c.height;
+    p.threads = codec::batch_image_threads(
+        threads, coders, samples, codec::batch_on_cpu(codec::to_transform(p.device), samples));
+    p.progress = [&progress, &prefix](const char* stage, double f) {
+      return progress.update_as(prefix, stage, f);
+    };
+    const codec::ThreadBudget::Lease lease(budget, p.threads);
+    out.bytes = Encoder().encode(image, p, format_from_extension(output), &out.stats);
+    for (Component& c : image.components) Samples().swap(c.samples);
+    out.image = std::move(image);
+    return out;
+  };
+  stages.write = [&](size_t k, Encoded out) {
+    io::write_file(jobs[k].second, out.bytes);
+    bytes_in += out.input_bytes;
+    if (!o.quiet)
+      progress.print(stdout, result_line(jobs[k].second, out.image, out.stats,
+                                         format_from_extension(jobs[k].second)));
+  };
+  stages.failed = [&](size_t k, const std::exception& e) {
+    progress.print(stderr, batch_failure(jobs[k].first, e));
+  };
+  const size_t failed = run_batch(jobs.size(), coders, stages);
+  progress.clear();
+  if (!o.quiet) print_batch_summary(jobs.size() - failed, batch_start, bytes_in);
+  if (failed) std::fprintf(stderr, "gj2k: %zu of %zu files failed\n", failed, jobs.size());
+  return failed ? 1 : 0;
 }
 
 int run(const Options& o) {
@@ -305,19 +382,11 @@ int run(const Options& o) {
   const std::vector<Job> jobs = encode_jobs(o);
   io::ReadOptions read_options;
   if (!o.raw.empty()) read_options.raw = parse_raw("--raw", o.raw);
-  const bool batch = !o.io.img_dir.empty();
+  if (o.synthetic.empty() && is_batch(o.io)) return run_batch_jobs(o, params, read_options, jobs);
   ProgressLine progress(o.quiet);
   params.progress = [&progress](const char* stage, double f) { return progress.update(stage, f); };
-  const auto batch_start = std::chrono::steady_clock::now();
-  uint64_t bytes_in = 0;
-  for (size_t k = 0; k < jobs.size(); ++k) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count();
-    progress.set_prefix(batch ? batch_prefix(k + 1, jobs.size(), elapsed, bytes_in, jobs[k].first)
-                              : "encode");
-    bytes_in += encode_job(o, params, read_options, jobs[k], progress);
-  }
-  if (batch && !o.quiet) print_batch_summary(jobs.size(), batch_start, bytes_in);
+  progress.set_prefix("encode");
+  encode_job(o, params, read_options, jobs.front(), progress);
   return 0;
 }
 

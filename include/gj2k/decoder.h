@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "gj2k/batch.h"
 #include "gj2k/error.h"
 #include "gj2k/export.h"
 #include "gj2k/image.h"
@@ -161,5 +162,23 @@ class GJ2K_API Decoder {
 // Convenience: decode a file or a buffer in one call.
 GJ2K_API Image decode_file(const std::filesystem::path& path, const DecodeParams& params = {});
 GJ2K_API Image decode_memory(std::span<const uint8_t> bytes, const DecodeParams& params = {});
+
+// Decodes many codestreams or JP2 files in memory with the same parameters; result k is
+// stream k's image, or its error (whose message starts with "stream k: "), and one bad stream
+// never loses the others. Equal to decode_memory of each stream, sample for sample.
+// Threads (params.threads, 0 = all hardware threads): streams of fewer than 2^24 samples (all
+// components at full resolution) decode several at once, min(threads, streams) of them, each
+// on threads / that many; a larger stream, or any under DecodeDevice::kGpu, waits for those in
+// flight and decodes alone on all the threads (as the streams in flight are small, auto never
+// sends them to the GPU). Why: a decode has serial parts (parsing, Tier-2, the output and its
+// colour) that leave threads idle; streams side by side fill them, and each decode's own
+// team synchronises less. Measured on two cores with 2560x1600 RGB photos, two at a time on
+// one thread each was never slower than one after the other on both, and faster for 9/7.
+// Memory: the streams in flight each hold their decode's working set.
+// params.progress and params.on_warning are called from the worker threads, one call at a
+// time; warnings are prefixed with "stream k: ". When progress returns false, every stream not
+// yet decoded ends with Error(kCancelled).
+GJ2K_API std::vector<BatchResult<Image>> decode_batch(
+    std::span<const std::span<const uint8_t>> streams, const DecodeParams& params = {});
 
 }  // namespace gj2k

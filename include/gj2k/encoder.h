@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "gj2k/batch.h"
 #include "gj2k/export.h"
 #include "gj2k/image.h"
 
@@ -127,5 +129,16 @@ class GJ2K_API Encoder {
   void encode_to_file(const Image& image, const EncodeParams& params,
                       const std::filesystem::path& path, EncodeStats* stats = nullptr) const;
 };
+
+// Encodes many images with the same parameters; result k is image k's codestream (or JP2
+// file), byte for byte what Encoder::encode writes, or its error (whose message starts with
+// "image k: "); one bad image never loses the others. Threads are shared as decode_batch
+// shares them (gj2k/decoder.h): images of fewer than 2^24 samples encode several at once,
+// each on threads / min(threads, images) threads; larger ones, or any under Device::kGpu,
+// alone on all. params.progress is called from the worker threads, one call at a time; when it
+// returns false, every image not yet encoded ends with Error(kCancelled).
+GJ2K_API std::vector<BatchResult<std::vector<uint8_t>>> encode_batch(
+    std::span<const Image> images, const EncodeParams& params,
+    FileFormat format = FileFormat::kJ2k);
 
 }  // namespace gj2k

@@ -1,0 +1,191 @@
+// Batches of codestreams and images in memory (decode_batch, encode_batch) and the thread
+// sharing they and the CLI's batches use (codec/batch.h).
+#include "codec/batch.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "codec/api_guard.h"
+#include "codec/device.h"
+#include "gj2k/decoder.h"
+#include "gj2k/encoder.h"
+
+namespace gj2k {
+namespace codec {
+
+int batch_threads(int requested) {
+  return requested > 0 ? requested : omp_get_max_threads();
+}
+
+int batch_workers(int threads, size_t items) {
+  return static_cast<int>(std::max<size_t>(1, std::min<size_t>(std::max(threads, 1), items)));
+}
+
+int batch_image_threads(int threads, int workers, uint64_t samples, bool cpu_only) {
+  threads = std::max(threads, 1);
+  if (workers <= 1 || !cpu_only || samples >= kBatchConcurrentMaxSamples) return threads;
+  return std::max(1, threads / workers);
+}
+
+bool batch_on_cpu(transform::Device requested, uint64_t samples) {
+  return transform::auto_choice(requested, samples) == transform::Device::kCpu;
+}
+
+void ThreadBudget::acquire(int n) {
+  n = std::clamp(n, 1, total_);
+  std::unique_lock lock(mutex_);
+  const uint64_t ticket = next_ticket_++;
+  changed_.wait(lock, [&] { return serving_ == ticket && free_ >= n; });
+  free_ -= n;
+  ++serving_;
+  changed_.notify_all();
+}
+
+void ThreadBudget::release(int n) {
+  n = std::clamp(n, 1, total_);
+  {
+    std::lock_guard lock(mutex_);
+    free_ += n;
+  }
+  changed_.notify_all();
+}
+
+size_t ThreadBudget::waiting() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<size_t>(next_ticket_ - serving_);
+}
+
+namespace {
+
+// Calls item(k, workers, budget) for k in [0, n): batch_workers(threads, n) workers (the
+// calling thread one of them) take the indices in order; each item leases its threads from
+// `budget` (batch_image_threads).
+void for_each_in_batch(size_t n, int threads,
+                       const std::function<void(size_t, int, ThreadBudget&)>& item) {
+  const int workers = batch_workers(threads, n);
+  ThreadBudget budget(threads);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t k = next++; k < n; k = next++) item(k, workers, budget);
+  };
+  std::vector<std::jthread> pool;
+  for (int w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+}
+
+// The callbacks of a batch: called one at a time from the workers; warnings are prefixed with
+// the input's index; once progress returns false, every later call returns false too.
+class SharedCallbacks {
+ public:
+  SharedCallbacks(const std::function<bool(const char*, double)>& progress,
+                  const std::function<void(const std::string&)>& on_warning)
+      : progress_(progress), on_warning_(on_warning) {}
+
+  bool cancelled() const { return cancelled_; }
+  std::function<bool(const char*, double)> progress() {
+    if (!progress_) return {};
+    return [this](const char* stage, double fraction) {
+      if (cancelled_) return false;
+      std::lock_guard lock(mutex_);
+      if (!cancelled_ && !progress_(stage, fraction)) cancelled_ = true;
+      return !cancelled_;
+    };
+  }
+  std::function<void(const std::string&)> on_warning(const std::string& name) {
+    if (!on_warning_) return {};
+    return [this, name](const std::string& w) {
+      std::lock_guard lock(mutex_);
+      on_warning_(name + ": " + w);
+    };
+  }
+
+ private:
+  std::function<bool(const char*, double)> progress_;
+  std::function<void(const std::string&)> on_warning_;
+  std::mutex mutex_;
+  std::atomic<bool> cancelled_{false};
+};
+
+std::string input_name(const char* what, size_t k) {
+  return std::string(what) + " " + std::to_string(k);
+}
+
+uint64_t image_samples(const Image& image) {
+  uint64_t samples = 0;
+  for (const Component& c : image.components) samples += uint64_t{c.width} * c.height;
+  return samples;
+}
+
+}  // namespace
+}  // namespace codec
+
+std::vector<BatchResult<Image>> decode_batch(std::span<const std::span<const uint8_t>> streams,
+                                             const DecodeParams& params) {
+  std::vector<BatchResult<Image>> results(streams.size());
+  const int threads = codec::batch_threads(static_cast<int>(params.threads));
+  codec::SharedCallbacks callbacks(params.progress, params.on_warning);
+  codec::for_each_in_batch(
+      streams.size(), threads, [&](size_t k, int workers, codec::ThreadBudget& budget) {
+        const std::string name = codec::input_name("stream", k);
+        try {
+          detail::guard(name, "decoding", [&] {
+            if (callbacks.cancelled())
+              throw Error(ErrorCode::kCancelled, "cancelled before it started");
+            Decoder decoder(streams[k]);
+            uint64_t samples = 0;
+            for (const ComponentInfo& c : decoder.read_header().components)
+              samples += uint64_t{c.width} * c.height;
+            DecodeParams p = params;
+            p.threads = static_cast<uint32_t>(codec::batch_image_threads(
+                threads, workers, samples,
+                codec::batch_on_cpu(codec::to_transform(params.device), samples)));
+            p.progress = callbacks.progress();
+            p.on_warning = callbacks.on_warning(name);
+            const codec::ThreadBudget::Lease lease(budget, static_cast<int>(p.threads));
+            results[k].value = decoder.decode(p);
+          });
+        } catch (const Error& e) {
+          results[k].value = Image{};
+          results[k].error = e;
+        }
+      });
+  return results;
+}
+
+std::vector<BatchResult<std::vector<uint8_t>>> encode_batch(std::span<const Image> images,
+                                                            const EncodeParams& params,
+                                                            FileFormat format) {
+  std::vector<BatchResult<std::vector<uint8_t>>> results(images.size());
+  const int threads = codec::batch_threads(params.threads);
+  codec::SharedCallbacks callbacks(params.progress, nullptr);
+  codec::for_each_in_batch(
+      images.size(), threads, [&](size_t k, int workers, codec::ThreadBudget& budget) {
+        try {
+          detail::guard(codec::input_name("image", k), "encoding", [&] {
+            if (callbacks.cancelled())
+              throw Error(ErrorCode::kCancelled, "cancelled before it started");
+            EncodeParams p = params;
+            const uint64_t samples = codec::image_samples(images[k]);
+            p.threads = codec::batch_image_threads(
+                threads, workers, samples,
+                codec::batch_on_cpu(codec::to_transform(params.device), samples));
+            p.progress = callbacks.progress();
+            const codec::ThreadBudget::Lease lease(budget, p.threads);
+            results[k].value = Encoder().encode(images[k], p, format);
+          });
+        } catch (const Error& e) {
+          results[k].value.clear();
+          results[k].error = e;
+        }
+      });
+  return results;
+}
+
+}  // namespace gj2k

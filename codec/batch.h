@@ -1,0 +1,65 @@
+// How a batch of images shares the threads (decode_batch, encode_batch and the CLI's batches).
+// Not public.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+#include "transform/device.h"
+
+namespace gj2k::codec {
+
+// Images of fewer samples than this (all components) are coded several at once in a batch,
+// each on a share of the threads; larger ones one at a time on all of them. It is also
+// transform::kGpuAutoMinSamples, so images coded side by side never compete for the GPU under
+// --device auto: below it, auto chooses the CPU.
+inline constexpr uint64_t kBatchConcurrentMaxSamples = uint64_t{1} << 24;
+
+// The threads of a batch: `requested`, or (<= 0) as many as OpenMP uses.
+int batch_threads(int requested);
+
+// How many images of a batch of `items` are coded at once on `threads` threads (>= 1).
+int batch_workers(int threads, size_t items);
+
+// The threads one image of `samples` samples is coded with: threads / workers when it is
+// small and runs on the CPU (`cpu_only`), else all of them (then it runs alone).
+int batch_image_threads(int threads, int workers, uint64_t samples, bool cpu_only);
+
+// Whether an image of `samples` samples is coded on the CPU under `requested`
+// (transform::auto_choice): the `cpu_only` of batch_image_threads.
+bool batch_on_cpu(transform::Device requested, uint64_t samples);
+
+// A count of threads handed out in arrival order: acquire(n) waits until every earlier caller
+// has been served and n threads are free, so an image that needs all of them waits for the
+// ones in flight, and later small images wait behind it.
+class ThreadBudget {
+ public:
+  explicit ThreadBudget(int threads) : free_(threads), total_(threads) {}
+  void acquire(int n);
+  void release(int n);
+  // Callers waiting in acquire().
+  size_t waiting() const;
+
+  // acquire on construction, release on destruction.
+  class Lease {
+   public:
+    Lease(ThreadBudget& budget, int n) : budget_(budget), n_(n) { budget_.acquire(n_); }
+    ~Lease() { budget_.release(n_); }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+
+   private:
+    ThreadBudget& budget_;
+    int n_;
+  };
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  int free_, total_;
+  uint64_t next_ticket_ = 0, serving_ = 0;
+};
+
+}  // namespace gj2k::codec

@@ -1,0 +1,218 @@
+// decode_batch and encode_batch (gj2k/decoder.h, gj2k/encoder.h): the results of a batch equal
+// those of one-by-one calls, sample for sample and byte for byte, for a mix of streams
+// (lossless and 9/7, J2K and JP2, sizes, component counts, tiles); a damaged input in the
+// middle reports its error while the others still decode; the thread-sharing rule of
+// codec/batch.h.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "codec/batch.h"
+#include "codec/synthetic.h"
+#include "gj2k/gj2k.h"
+
+namespace gj2k {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+// A grey image with an alpha channel: two components of different content.
+Image grey_alpha(uint32_t w, uint32_t h) {
+  Image image = codec::synthetic_image(w, h, 1, 8, 5);
+  Component alpha = codec::synthetic_image(w, h, 1, 8, 6).components[0];
+  alpha.is_alpha = true;
+  image.components.push_back(alpha);
+  return image;
+}
+
+struct Case {
+  Image image;
+  EncodeParams params;
+  FileFormat format;
+};
+
+// Lossless and 9/7, J2K and JP2, odd sizes, 1, 2 and 3 components, 8 and 12 bits, tiles.
+std::vector<Case> mixed_cases() {
+  std::vector<Case> cases;
+  EncodeParams lossless;
+  EncodeParams lossy;
+  lossy.irreversible = true;
+  lossy.rates = {12};
+  EncodeParams tiled = lossless;
+  tiled.tile_width = 64;
+  tiled.tile_height = 48;
+  cases.push_back({codec::synthetic_image(97, 61, 3, 8, 1), lossless, FileFormat::kJ2k});
+  cases.push_back({codec::synthetic_image(130, 77, 3, 8, 2), lossy, FileFormat::kJp2});
+  cases.push_back({codec::synthetic_image(45, 120, 1, 12, 3), lossless, FileFormat::kJp2});
+  cases.push_back({grey_alpha(80, 50), lossy, FileFormat::kJ2k});
+  cases.push_back({codec::synthetic_image(150, 100, 3, 8, 4), tiled, FileFormat::kJ2k});
+  return cases;
+}
+
+std::vector<Bytes> encode_each(const std::vector<Case>& cases) {
+  std::vector<Bytes> streams;
+  for (const Case& c : cases) streams.push_back(Encoder().encode(c.image, c.params, c.format));
+  return streams;
+}
+
+TEST(DecodeBatch, EqualsOneByOneDecodesAndKeepsGoingPastADamagedStream) {
+  std::vector<Bytes> streams = encode_each(mixed_cases());
+  // A stream cut inside its main header, in the middle of the batch.
+  Bytes damaged(streams[0].begin(), streams[0].begin() + 30);
+  streams.insert(streams.begin() + 2, damaged);
+  const std::vector<std::span<const uint8_t>> spans(streams.begin(), streams.end());
+  for (uint32_t threads : {1u, 2u, 3u}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    DecodeParams params;
+    params.threads = threads;
+    const std::vector<BatchResult<Image>> results = decode_batch(spans, params);
+    ASSERT_EQ(results.size(), streams.size());
+    for (size_t k = 0; k < streams.size(); ++k) {
+      SCOPED_TRACE("stream " + std::to_string(k));
+      if (k == 2) {
+        ASSERT_FALSE(results[k].ok());
+        EXPECT_EQ(results[k].error->code(), ErrorCode::kTruncated) << results[k].error->what();
+        EXPECT_EQ(std::string(results[k].error->what()).rfind("stream 2: ", 0), 0u)
+            << results[k].error->what();
+        EXPECT_THROW(decode_memory(spans[k]), Error);
+        continue;
+      }
+      ASSERT_TRUE(results[k].ok()) << results[k].error->what();
+      const Image one = decode_memory(spans[k]);
+      const auto diff = compare(results[k].value, one);
+      EXPECT_FALSE(diff) << *diff;
+      EXPECT_EQ(results[k].value.color_space, one.color_space);
+    }
+  }
+}
+
+TEST(DecodeBatch, PassesTheParametersToEveryStream) {
+  std::vector<Bytes> streams = encode_each(mixed_cases());
+  const std::vector<std::span<const uint8_t>> spans(streams.begin(), streams.end());
+  DecodeParams params;
+  params.reduce = 1;
+  params.threads = 2;
+  const auto results = decode_batch(spans, params);
+  for (size_t k = 0; k < spans.size(); ++k) {
+    ASSERT_TRUE(results[k].ok()) << results[k].error->what();
+    const auto diff = compare(results[k].value, decode_memory(spans[k], params));
+    EXPECT_FALSE(diff) << "stream " << k << ": " << *diff;
+  }
+  EXPECT_EQ(results[0].value.width(), (97u + 1) / 2);
+  EXPECT_TRUE(decode_batch({}, params).empty());
+}
+
+TEST(DecodeBatch, CancelledByProgressEndsEveryUnfinishedStream) {
+  std::vector<Bytes> streams = encode_each(mixed_cases());
+  const std::vector<std::span<const uint8_t>> spans(streams.begin(), streams.end());
+  DecodeParams params;
+  params.threads = 2;
+  std::atomic<int> calls{0};
+  params.progress = [&](const char*, double) { return ++calls < 2; };
+  const auto results = decode_batch(spans, params);
+  size_t cancelled = 0;
+  for (const auto& r : results)
+    if (!r.ok() && r.error->code() == ErrorCode::kCancelled) ++cancelled;
+  EXPECT_GE(cancelled, spans.size() - 2) << "at most the streams in flight may finish";
+  EXPECT_EQ(cancelled +
+                std::count_if(results.begin(), results.end(), [](const auto& r) { return r.ok(); }),
+            results.size());
+}
+
+TEST(EncodeBatch, EqualsOneByOneEncodesAndKeepsGoingPastABadImage) {
+  std::vector<Case> cases = mixed_cases();
+  std::vector<Image> images;
+  for (const Case& c : cases) images.push_back(c.image);
+  Image bad = images[1];
+  bad.components[0].samples.resize(7);  // fewer samples than its size
+  images.insert(images.begin() + 2, bad);
+  for (const FileFormat format : {FileFormat::kJ2k, FileFormat::kJp2}) {
+    for (const bool lossy : {false, true}) {
+      EncodeParams params;
+      params.irreversible = lossy;
+      if (lossy) params.rates = {20, 5};
+      params.threads = 2;
+      SCOPED_TRACE(std::string(lossy ? "9/7" : "5/3") +
+                   (format == FileFormat::kJp2 ? " JP2" : " J2K"));
+      const auto results = encode_batch(images, params, format);
+      ASSERT_EQ(results.size(), images.size());
+      for (size_t k = 0; k < images.size(); ++k) {
+        if (k == 2) {
+          ASSERT_FALSE(results[k].ok());
+          EXPECT_EQ(results[k].error->code(), ErrorCode::kInvalidArgument);
+          EXPECT_EQ(std::string(results[k].error->what()).rfind("image 2: ", 0), 0u)
+              << results[k].error->what();
+          continue;
+        }
+        ASSERT_TRUE(results[k].ok()) << k << ": " << results[k].error->what();
+        EXPECT_EQ(results[k].value, Encoder().encode(images[k], params, format)) << "image " << k;
+      }
+    }
+  }
+}
+
+TEST(BatchThreads, SmallImagesShareTheThreadsLargeOnesTakeThemAll) {
+  using codec::batch_image_threads;
+  using codec::batch_workers;
+  EXPECT_EQ(batch_workers(2, 5), 2);
+  EXPECT_EQ(batch_workers(16, 3), 3);
+  EXPECT_EQ(batch_workers(8, 1), 1);
+  EXPECT_EQ(batch_workers(0, 4), 1);
+  EXPECT_EQ(batch_workers(4, 0), 1);
+  const uint64_t small = codec::kBatchConcurrentMaxSamples - 1;
+  const uint64_t large = codec::kBatchConcurrentMaxSamples;
+  EXPECT_EQ(batch_image_threads(2, 2, small, true), 1);
+  EXPECT_EQ(batch_image_threads(16, 3, small, true), 5);
+  EXPECT_EQ(batch_image_threads(16, 3, large, true), 16);
+  EXPECT_EQ(batch_image_threads(16, 3, small, false), 16) << "GPU work runs alone";
+  EXPECT_EQ(batch_image_threads(8, 1, small, true), 8);
+  // Under auto, images below the threshold stay on the CPU; kGpu never shares.
+  using transform::Device;
+  EXPECT_TRUE(codec::batch_on_cpu(Device::kAuto, small));
+  EXPECT_FALSE(codec::batch_on_cpu(Device::kAuto, large));
+  EXPECT_TRUE(codec::batch_on_cpu(Device::kCpu, large));
+  EXPECT_FALSE(codec::batch_on_cpu(Device::kGpu, 1));
+}
+
+TEST(BatchThreads, BudgetServesInArrivalOrder) {
+  // Two threads: a small lease is held; a request for both waits for it; a small request that
+  // comes after the large one waits behind it even though a thread is free.
+  codec::ThreadBudget budget(2);
+  budget.acquire(1);
+  std::atomic<int> step{0};
+  std::atomic<int> large_at{-1}, small_at{-1};
+  auto wait_for_waiting = [&](size_t n) {
+    while (budget.waiting() < n) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  std::thread large([&] {
+    budget.acquire(2);
+    large_at = step++;
+    budget.release(2);
+  });
+  wait_for_waiting(1);
+  std::thread small([&] {
+    budget.acquire(1);
+    small_at = step++;
+    budget.release(1);
+  });
+  wait_for_waiting(2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(large_at.load(), -1) << "the large lease must wait for the one held";
+  EXPECT_EQ(small_at.load(), -1) << "the later small lease must wait behind the large one";
+  budget.release(1);
+  large.join();
+  small.join();
+  EXPECT_EQ(large_at.load(), 0);
+  EXPECT_EQ(small_at.load(), 1);
+  EXPECT_EQ(budget.waiting(), 0u);
+}
+
+}  // namespace
+}  // namespace gj2k
