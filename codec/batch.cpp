@@ -38,6 +38,10 @@ bool batch_on_cpu(transform::Device requested, uint64_t samples) {
   return transform::auto_choice(requested, samples) == transform::Device::kCpu;
 }
 
+bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int threads) {
+  return transform::auto_choice_decode(requested, samples, threads) == transform::Device::kCpu;
+}
+
 void ThreadBudget::acquire(int n) {
   n = std::clamp(n, 1, total_);
   std::unique_lock lock(mutex_);
@@ -145,7 +149,8 @@ std::vector<BatchResult<Image>> decode_batch(std::span<const std::span<const uin
             DecodeParams p = params;
             p.threads = static_cast<uint32_t>(codec::batch_image_threads(
                 threads, workers, samples,
-                codec::batch_on_cpu(codec::to_transform(params.device), samples)));
+                codec::batch_decode_on_cpu(codec::to_transform(params.device), samples,
+                                           std::max(1, threads / workers))));
             p.progress = callbacks.progress();
             p.on_warning = callbacks.on_warning(name);
             const codec::ThreadBudget::Lease lease(budget, static_cast<int>(p.threads));

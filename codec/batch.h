@@ -27,9 +27,13 @@ int batch_workers(int threads, size_t items);
 // small and runs on the CPU (`cpu_only`), else all of them (then it runs alone).
 int batch_image_threads(int threads, int workers, uint64_t samples, bool cpu_only);
 
-// Whether an image of `samples` samples is coded on the CPU under `requested`
+// Whether an image of `samples` samples is encoded on the CPU under `requested`
 // (transform::auto_choice): the `cpu_only` of batch_image_threads.
 bool batch_on_cpu(transform::Device requested, uint64_t samples);
+// Whether a decode of `samples` samples on `threads` threads runs on the CPU under `requested`
+// (transform::auto_choice_decode): the `cpu_only` of batch_image_threads for decodes, asked
+// with the share of the threads it would get.
+bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int threads);
 
 // A count of threads handed out in arrival order: acquire(n) waits until every earlier caller
 // has been served and n threads are free, so an image that needs all of them waits for the

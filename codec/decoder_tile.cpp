@@ -442,6 +442,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   // The GPU, when the decode may use it (o.gpu) and one is there, decodes everything from the
   // code-blocks on (cuda_decode_tile). Its table is built before the answer is awaited, so
   // that the device query and CUDA start-up overlap reading, parsing, Tier-2 and the table.
+  if (o.gpu && !o.gpu->may_use()) o.gpu->use();  // no GPU: under --device gpu, throws why
   if (o.gpu && o.gpu->may_use()) {
     TraceStage trace_table("code-block table");
     const CodeBlockTable table = block_table(comps, o, t, warnings);

@@ -146,7 +146,8 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     gj2k::DecodeParams p = params;
     p.threads = static_cast<uint32_t>(gj2k::codec::batch_image_threads(
         threads, coders, samples,
-        gj2k::codec::batch_on_cpu(gj2k::codec::to_transform(p.device), samples)));
+        gj2k::codec::batch_decode_on_cpu(gj2k::codec::to_transform(p.device), samples,
+                                         std::max(1, threads / coders))));
     p.render = render_for(jobs[k].second);
     p.progress = [&progress, &prefix](const char* stage, double f) {
       return progress.update_as(prefix, stage, f);

@@ -179,6 +179,13 @@ TEST(BatchThreads, SmallImagesShareTheThreadsLargeOnesTakeThemAll) {
   EXPECT_FALSE(codec::batch_on_cpu(Device::kAuto, large));
   EXPECT_TRUE(codec::batch_on_cpu(Device::kCpu, large));
   EXPECT_FALSE(codec::batch_on_cpu(Device::kGpu, 1));
+  // Decodes follow the decode cost model (transform::auto_choice_decode) for their share of
+  // the threads: below its break-even the CPU, from it (and under kGpu) the GPU.
+  const uint64_t even = transform::decode_break_even(2, transform::gpu_opened());
+  if (even > 0) EXPECT_TRUE(codec::batch_decode_on_cpu(Device::kAuto, even - 1, 2));
+  if (even != ~0ull) EXPECT_FALSE(codec::batch_decode_on_cpu(Device::kAuto, even, 2));
+  EXPECT_TRUE(codec::batch_decode_on_cpu(Device::kCpu, large, 2));
+  EXPECT_FALSE(codec::batch_decode_on_cpu(Device::kGpu, 1, 2));
 }
 
 TEST(BatchThreads, BudgetServesInArrivalOrder) {
