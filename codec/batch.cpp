@@ -8,6 +8,7 @@
 #include <atomic>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +41,21 @@ bool batch_on_cpu(transform::Device requested, uint64_t samples) {
 
 bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int threads) {
   return transform::auto_choice_decode(requested, samples, threads) == transform::Device::kCpu;
+}
+
+DecodeShare batch_decode_share(transform::Device requested, uint64_t samples, int threads,
+                               int workers) {
+  threads = std::max(threads, 1);
+  DecodeShare s;
+  if (workers <= 1 || samples >= kBatchConcurrentMaxSamples) {
+    s.threads = threads;
+    s.gpu = !batch_decode_on_cpu(requested, samples, threads);
+    return s;
+  }
+  s.threads = std::max(1, threads / workers);
+  s.gpu = !batch_decode_on_cpu(requested, samples, s.threads);
+  if (s.gpu) s.threads = std::max(1, threads / std::min(workers, kBatchGpuInFlight));
+  return s;
 }
 
 void ThreadBudget::acquire(int n) {
@@ -135,6 +151,7 @@ std::vector<BatchResult<Image>> decode_batch(std::span<const std::span<const uin
   std::vector<BatchResult<Image>> results(streams.size());
   const int threads = codec::batch_threads(static_cast<int>(params.threads));
   codec::SharedCallbacks callbacks(params.progress, params.on_warning);
+  codec::ThreadBudget gpu_places(codec::kBatchGpuInFlight);
   codec::for_each_in_batch(
       streams.size(), threads, [&](size_t k, int workers, codec::ThreadBudget& budget) {
         const std::string name = codec::input_name("stream", k);
@@ -147,10 +164,11 @@ std::vector<BatchResult<Image>> decode_batch(std::span<const std::span<const uin
             for (const ComponentInfo& c : decoder.read_header().components)
               samples += uint64_t{c.width} * c.height;
             DecodeParams p = params;
-            p.threads = static_cast<uint32_t>(codec::batch_image_threads(
-                threads, workers, samples,
-                codec::batch_decode_on_cpu(codec::to_transform(params.device), samples,
-                                           std::max(1, threads / workers))));
+            const codec::DecodeShare share = codec::batch_decode_share(
+                codec::to_transform(params.device), samples, threads, workers);
+            p.threads = static_cast<uint32_t>(share.threads);
+            std::optional<codec::ThreadBudget::Lease> gpu_place;
+            if (share.gpu) gpu_place.emplace(gpu_places, 1);
             p.progress = callbacks.progress();
             p.on_warning = callbacks.on_warning(name);
             const codec::ThreadBudget::Lease lease(budget, static_cast<int>(p.threads));

@@ -31,9 +31,27 @@ int batch_image_threads(int threads, int workers, uint64_t samples, bool cpu_onl
 // (transform::auto_choice): the `cpu_only` of batch_image_threads.
 bool batch_on_cpu(transform::Device requested, uint64_t samples);
 // Whether a decode of `samples` samples on `threads` threads runs on the CPU under `requested`
-// (transform::auto_choice_decode): the `cpu_only` of batch_image_threads for decodes, asked
-// with the share of the threads it would get.
+// (transform::auto_choice_decode), asked with the share of the threads it would get.
 bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int threads);
+
+// GPU decodes of a batch in flight at once. A small image's GPU decode is short kernels (its
+// Tier-1 launch lasts as long as its slowest code-block) between serial CPU parts (Tier-2, the
+// code-block table, the copies); several in flight on their own streams and tile slots
+// overlap those. Each holds a slot (device memory about 8 bytes per sample plus the Tier-1
+// state) and a pinned ring.
+inline constexpr int kBatchGpuInFlight = 8;
+
+// How one decode of a batch runs: on how many threads, and whether on the GPU (then it also
+// takes one of the kBatchGpuInFlight places). Below kBatchConcurrentMaxSamples a decode goes
+// to the device batch_decode_on_cpu picks for threads / workers, and gets that share on the
+// CPU, or threads / min(workers, kBatchGpuInFlight) on the GPU (as many are in flight there);
+// from it, all the threads (it runs alone).
+struct DecodeShare {
+  int threads = 1;
+  bool gpu = false;
+};
+DecodeShare batch_decode_share(transform::Device requested, uint64_t samples, int threads,
+                               int workers);
 
 // A count of threads handed out in arrival order: acquire(n) waits until every earlier caller
 // has been served and n threads are free, so an image that needs all of them waits for the

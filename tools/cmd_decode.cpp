@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -125,6 +126,7 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
   const int threads = gj2k::codec::batch_threads(static_cast<int>(o.threads));
   const int coders = gj2k::codec::batch_workers(threads, jobs.size());
   gj2k::codec::ThreadBudget budget(threads);
+  gj2k::codec::ThreadBudget gpu_places(gj2k::codec::kBatchGpuInFlight);
   std::atomic<uint64_t> bytes_in{0};
   std::atomic<size_t> started{0};
   struct Decoded {
@@ -144,10 +146,11 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     for (const gj2k::ComponentInfo& c : decoder.read_header().components)
       samples += uint64_t{c.width} * c.height;
     gj2k::DecodeParams p = params;
-    p.threads = static_cast<uint32_t>(gj2k::codec::batch_image_threads(
-        threads, coders, samples,
-        gj2k::codec::batch_decode_on_cpu(gj2k::codec::to_transform(p.device), samples,
-                                         std::max(1, threads / coders))));
+    const gj2k::codec::DecodeShare share = gj2k::codec::batch_decode_share(
+        gj2k::codec::to_transform(p.device), samples, threads, coders);
+    p.threads = static_cast<uint32_t>(share.threads);
+    std::optional<gj2k::codec::ThreadBudget::Lease> gpu_place;
+    if (share.gpu) gpu_place.emplace(gpu_places, 1);
     p.render = render_for(jobs[k].second);
     p.progress = [&progress, &prefix](const char* stage, double f) {
       return progress.update_as(prefix, stage, f);

@@ -168,16 +168,16 @@ GJ2K_API Image decode_memory(std::span<const uint8_t> bytes, const DecodeParams&
 // never loses the others. Equal to decode_memory of each stream, sample for sample.
 // Threads (params.threads, 0 = all hardware threads): streams of fewer than 2^24 samples (all
 // components at full resolution) decode several at once, min(threads, streams) of them, each
-// on threads / that many, when they decode on the CPU (kCpu, or kAuto where the cost model of
-// DecodeParams::device picks the CPU for that share of the threads); a larger stream, or one
-// for the GPU, waits for those in flight and decodes alone on all the threads. Why: a decode has
-// serial parts (parsing, Tier-2, the output and its colour) that leave threads idle; streams side
-// by side fill them, and each decode's own team synchronises less. Measured on two cores with
-// 2560x1600 RGB photos, two at a time on one thread each was never slower than one after the other
-// on both, and faster for 9/7. Memory: the streams in flight each hold their decode's working set.
-// params.progress and params.on_warning are called from the worker threads, one call at a
-// time; warnings are prefixed with "stream k: ". When progress returns false, every stream not
-// yet decoded ends with Error(kCancelled).
+// on threads / that many, on the device the cost model of DecodeParams::device picks for that
+// share (at most 8 on the GPU at once, each on threads / 8: their serial CPU parts and short
+// kernels overlap); a larger stream waits for those in flight and decodes alone on all the threads.
+// Why: a decode has serial parts (parsing, Tier-2, the output and its colour) that leave threads
+// idle; streams side by side fill them, and each decode's own team synchronises less. Measured on
+// two cores with 2560x1600 RGB photos, two at a time on one thread each was never slower than one
+// after the other on both, and faster for 9/7. Memory: the streams in flight each hold their
+// decode's working set. params.progress and params.on_warning are called from the worker threads,
+// one call at a time; warnings are prefixed with "stream k: ". When progress returns false, every
+// stream not yet decoded ends with Error(kCancelled).
 GJ2K_API std::vector<BatchResult<Image>> decode_batch(
     std::span<const std::span<const uint8_t>> streams, const DecodeParams& params = {});
 

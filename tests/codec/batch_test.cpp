@@ -186,6 +186,19 @@ TEST(BatchThreads, SmallImagesShareTheThreadsLargeOnesTakeThemAll) {
   if (even != ~0ull) EXPECT_FALSE(codec::batch_decode_on_cpu(Device::kAuto, even, 2));
   EXPECT_TRUE(codec::batch_decode_on_cpu(Device::kCpu, large, 2));
   EXPECT_FALSE(codec::batch_decode_on_cpu(Device::kGpu, 1, 2));
+  // A decode's share: small ones split the threads (on the GPU too), large ones run alone.
+  const codec::DecodeShare gpu_small = codec::batch_decode_share(Device::kGpu, small, 16, 4);
+  EXPECT_EQ(gpu_small.threads, 4);
+  EXPECT_TRUE(gpu_small.gpu);
+  const codec::DecodeShare gpu_many = codec::batch_decode_share(Device::kGpu, small, 16, 16);
+  EXPECT_EQ(gpu_many.threads, 16 / codec::kBatchGpuInFlight);  // as many as are in flight
+  EXPECT_TRUE(gpu_many.gpu);
+  const codec::DecodeShare cpu_small = codec::batch_decode_share(Device::kCpu, small, 16, 3);
+  EXPECT_EQ(cpu_small.threads, 5);
+  EXPECT_FALSE(cpu_small.gpu);
+  EXPECT_EQ(codec::batch_decode_share(Device::kCpu, large, 16, 3).threads, 16);
+  EXPECT_EQ(codec::batch_decode_share(Device::kGpu, large, 16, 3).threads, 16);
+  EXPECT_EQ(codec::batch_decode_share(Device::kCpu, small, 16, 1).threads, 16);
 }
 
 TEST(BatchThreads, BudgetServesInArrivalOrder) {
