@@ -39,21 +39,23 @@ bool batch_on_cpu(transform::Device requested, uint64_t samples) {
   return transform::auto_choice(requested, samples) == transform::Device::kCpu;
 }
 
-bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int threads) {
-  return transform::auto_choice_decode(requested, samples, threads) == transform::Device::kCpu;
+bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int threads,
+                         uint64_t tiles) {
+  return transform::auto_choice_decode(requested, samples, threads, tiles) ==
+         transform::Device::kCpu;
 }
 
 DecodeShare batch_decode_share(transform::Device requested, uint64_t samples, int threads,
-                               int workers) {
+                               int workers, uint64_t tiles) {
   threads = std::max(threads, 1);
   DecodeShare s;
   if (workers <= 1 || samples >= kBatchConcurrentMaxSamples) {
     s.threads = threads;
-    s.gpu = !batch_decode_on_cpu(requested, samples, threads);
+    s.gpu = !batch_decode_on_cpu(requested, samples, threads, tiles);
     return s;
   }
   s.threads = std::max(1, threads / workers);
-  s.gpu = !batch_decode_on_cpu(requested, samples, s.threads);
+  s.gpu = !batch_decode_on_cpu(requested, samples, s.threads, tiles);
   if (s.gpu) s.threads = std::max(1, threads / std::min(workers, kBatchGpuInFlight));
   return s;
 }
@@ -161,11 +163,13 @@ std::vector<BatchResult<Image>> decode_batch(std::span<const std::span<const uin
               throw Error(ErrorCode::kCancelled, "cancelled before it started");
             Decoder decoder(streams[k]);
             uint64_t samples = 0;
-            for (const ComponentInfo& c : decoder.read_header().components)
+            const HeaderInfo header = decoder.read_header();
+            for (const ComponentInfo& c : header.components)
               samples += uint64_t{c.width} * c.height;
+            const uint64_t tiles = uint64_t{header.num_tiles_x} * header.num_tiles_y;
             DecodeParams p = params;
             const codec::DecodeShare share = codec::batch_decode_share(
-                codec::to_transform(params.device), samples, threads, workers);
+                codec::to_transform(params.device), samples, threads, workers, tiles);
             p.threads = static_cast<uint32_t>(share.threads);
             std::optional<codec::ThreadBudget::Lease> gpu_place;
             if (share.gpu) gpu_place.emplace(gpu_places, 1);

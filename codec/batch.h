@@ -30,9 +30,11 @@ int batch_image_threads(int threads, int workers, uint64_t samples, bool cpu_onl
 // Whether an image of `samples` samples is encoded on the CPU under `requested`
 // (transform::auto_choice): the `cpu_only` of batch_image_threads.
 bool batch_on_cpu(transform::Device requested, uint64_t samples);
-// Whether a decode of `samples` samples on `threads` threads runs on the CPU under `requested`
-// (transform::auto_choice_decode), asked with the share of the threads it would get.
-bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int threads);
+// Whether a decode of `samples` samples in `tiles` tiles on `threads` threads runs on the CPU
+// under `requested` (transform::auto_choice_decode), asked with the share of the threads it
+// would get.
+bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int threads,
+                         uint64_t tiles = 1);
 
 // GPU decodes of a batch in flight at once. A small image's GPU decode is short kernels (its
 // Tier-1 launch lasts as long as its slowest code-block) between serial CPU parts (Tier-2, the
@@ -45,13 +47,14 @@ inline constexpr int kBatchGpuInFlight = 8;
 // takes one of the kBatchGpuInFlight places). Below kBatchConcurrentMaxSamples a decode goes
 // to the device batch_decode_on_cpu picks for threads / workers, and gets that share on the
 // CPU, or threads / min(workers, kBatchGpuInFlight) on the GPU (as many are in flight there);
-// from it, all the threads (it runs alone).
+// from it, all the threads (it runs alone). `tiles`: the image's tiles (the cost model's
+// per-tile term).
 struct DecodeShare {
   int threads = 1;
   bool gpu = false;
 };
 DecodeShare batch_decode_share(transform::Device requested, uint64_t samples, int threads,
-                               int workers);
+                               int workers, uint64_t tiles = 1);
 
 // A count of threads handed out in arrival order: acquire(n) waits until every earlier caller
 // has been served and n threads are free, so an image that needs all of them waits for the

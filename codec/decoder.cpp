@@ -86,8 +86,9 @@ void check_ihdr(const codec::Jp2Header& jp2, const codec::Siz& siz) {
 }
 
 // --device auto: the GPU when one is present, from the samples at the decoded resolution where
-// the GPU is expected to be faster on this many threads (transform::auto_choice_decode). A
-// region counts by its own area: on the CPU only its windows are transformed.
+// the GPU is expected to be faster on this many threads for this many tiles
+// (transform::auto_choice_decode). A region counts by its own area and the tiles it meets: on
+// the CPU only its windows are transformed.
 transform::Device choose_device(const DecodeParams& p, const codec::Siz& siz) {
   const uint32_t ax0 = p.region ? std::max(p.region->x0, siz.xosiz) : siz.xosiz;
   const uint32_t ay0 = p.region ? std::max(p.region->y0, siz.yosiz) : siz.yosiz;
@@ -99,8 +100,17 @@ transform::Device choose_device(const DecodeParams& p, const codec::Siz& siz) {
       samples +=
           (uint64_t{component_extent(ax0, ax1, sc.dx)} * component_extent(ay0, ay1, sc.dy)) >>
           (2 * std::min<uint32_t>(p.reduce, 31));
+  // The tiles that meet the area (B.3), or the one asked for.
+  uint64_t tiles = 1;
+  if (!p.tile && ax0 < ax1 && ay0 < ay1 && siz.xtsiz > 0 && siz.ytsiz > 0) {
+    const uint64_t tx0 = (ax0 - std::min(ax0, siz.xtosiz)) / siz.xtsiz;
+    const uint64_t tx1 = (ax1 - 1 - std::min(ax1 - 1, siz.xtosiz)) / siz.xtsiz + 1;
+    const uint64_t ty0 = (ay0 - std::min(ay0, siz.ytosiz)) / siz.ytsiz;
+    const uint64_t ty1 = (ay1 - 1 - std::min(ay1 - 1, siz.ytosiz)) / siz.ytsiz + 1;
+    tiles = (tx1 - tx0) * (ty1 - ty0);
+  }
   const int threads = p.threads ? static_cast<int>(p.threads) : omp_get_max_threads();
-  return transform::auto_choice_decode(codec::to_transform(p.device), samples, threads);
+  return transform::auto_choice_decode(codec::to_transform(p.device), samples, threads, tiles);
 }
 
 // The components to decode, in output order; `wanted` gets one flag per Csiz entry.

@@ -143,11 +143,12 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     out.bytes = bytes.size();
     gj2k::Decoder decoder(std::move(bytes));
     uint64_t samples = 0;
-    for (const gj2k::ComponentInfo& c : decoder.read_header().components)
-      samples += uint64_t{c.width} * c.height;
+    const gj2k::HeaderInfo header = decoder.read_header();
+    for (const gj2k::ComponentInfo& c : header.components) samples += uint64_t{c.width} * c.height;
+    const uint64_t tiles = uint64_t{header.num_tiles_x} * header.num_tiles_y;
     gj2k::DecodeParams p = params;
     const gj2k::codec::DecodeShare share = gj2k::codec::batch_decode_share(
-        gj2k::codec::to_transform(p.device), samples, threads, coders);
+        gj2k::codec::to_transform(p.device), samples, threads, coders, tiles);
     p.threads = static_cast<uint32_t>(share.threads);
     std::optional<gj2k::codec::ThreadBudget::Lease> gpu_place;
     if (share.gpu) gpu_place.emplace(gpu_places, 1);

@@ -27,16 +27,16 @@ const bool registered = gj2k::cli::register_command(
          std::printf(
              "decode, --device auto weighs (per decoded sample): CPU %.1f ns on one thread "
              "(%.2f ns on %d threads), GPU %.2f ns, plus %.0f ms of CUDA start-up for a "
-             "process's first GPU decode\n",
+             "process's first GPU decode and %.0f ms for each tile after the first\n",
              k.cpu_ns_per_sample_thread, k.cpu_ns_per_sample_thread / threads, threads,
-             k.gpu_ns_per_sample, k.gpu_start_ms);
+             k.gpu_ns_per_sample, k.gpu_start_ms, k.gpu_tile_ms);
          const unsigned long long even = tf::decode_break_even(threads, false);
          if (even == ~0ull)
            std::printf("  so decodes stay on the CPU on %d threads\n", threads);
          else
            std::printf(
-               "  so the GPU from %.1f Msamples on (e.g. %.0f x %.0f RGB) on %d threads; in a "
-               "batch, once CUDA is up, from the first sample\n",
+               "  so for a one-tile image the GPU from %.1f Msamples on (e.g. %.0f x %.0f RGB) on "
+               "%d threads; in a batch, once CUDA is up, from the first sample\n",
                even / 1e6, std::sqrt(even / 3.0 * 1.6), std::sqrt(even / 3.0 / 1.6), threads);
          std::printf(
              "encode, --device auto: the GPU transform stage for images of %llu samples "

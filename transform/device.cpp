@@ -44,17 +44,20 @@ bool gpu_opened() {
   return g_opened;
 }
 
-unsigned long long decode_break_even(int threads, bool started) {
+unsigned long long decode_break_even(int threads, bool started, unsigned long long tiles) {
   const DecodeCosts& k = kDecodeCosts;
   const double cpu = k.cpu_ns_per_sample_thread / std::max(1, threads);
   if (cpu <= k.gpu_ns_per_sample) return ~0ull;  // the CPU is never slower
-  if (started) return 0;
-  return static_cast<unsigned long long>(k.gpu_start_ms * 1e6 / (cpu - k.gpu_ns_per_sample));
+  const double fixed_ms = (started ? 0.0 : k.gpu_start_ms) +
+                          k.gpu_tile_ms * static_cast<double>(tiles > 1 ? tiles - 1 : 0);
+  const double even = fixed_ms * 1e6 / (cpu - k.gpu_ns_per_sample);
+  return even >= 1.8e19 ? ~0ull : static_cast<unsigned long long>(even);
 }
 
-Device auto_choice_decode(Device requested, unsigned long long samples, int threads) {
+Device auto_choice_decode(Device requested, unsigned long long samples, int threads,
+                          unsigned long long tiles) {
   if (requested != Device::kAuto) return requested;
-  return samples < decode_break_even(threads, gpu_opened()) ? Device::kCpu : Device::kAuto;
+  return samples < decode_break_even(threads, gpu_opened(), tiles) ? Device::kCpu : Device::kAuto;
 }
 
 Device resolve_device(Device requested) {

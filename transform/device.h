@@ -44,23 +44,27 @@ Device auto_choice(Device requested, unsigned long long samples);
 // on (Tier-1, reconstruction, inverse transforms): per decoded sample, the CPU path's time on
 // one thread and the GPU path's time (code-block table, transfers, kernels), and the CUDA
 // start-up that a process's first GPU decode waits for once its overlap with reading,
-// parsing and Tier-2 is spent. Measured on the GPU machine (docs/PERFORMANCE.md,
-// "--device auto"); `gj2k device` prints them.
+// parsing and Tier-2 is spent, and what each tile after the first adds on the GPU (each tile
+// is its own Tier-1 launch, which lasts as long as its slowest code-block, and its own
+// transfers). Measured on the GPU machine (docs/PERFORMANCE.md, "GPU decode from the
+// code-blocks"); `gj2k device` prints them.
 struct DecodeCosts {
   double cpu_ns_per_sample_thread;
   double gpu_ns_per_sample;
   double gpu_start_ms;
+  double gpu_tile_ms;
 };
-inline constexpr DecodeCosts kDecodeCosts{86.0, 1.0, 250.0};
+inline constexpr DecodeCosts kDecodeCosts{86.0, 1.0, 250.0, 50.0};
 
 // The decoded samples from which the GPU is expected to be faster than `threads` CPU threads
-// (kDecodeCosts), with or without the start-up still to pay.
-unsigned long long decode_break_even(int threads, bool started);
+// (kDecodeCosts) for a decode of `tiles` tiles, with or without the start-up still to pay.
+unsigned long long decode_break_even(int threads, bool started, unsigned long long tiles = 1);
 
-// --device auto for a decode of `samples` samples on `threads` CPU threads: kCpu below
-// decode_break_even(threads, gpu_opened()), else kAuto (the GPU when one is present). kCpu and
-// kGpu are returned as they are.
-Device auto_choice_decode(Device requested, unsigned long long samples, int threads);
+// --device auto for a decode of `samples` samples in `tiles` tiles on `threads` CPU threads:
+// kCpu below decode_break_even(threads, gpu_opened(), tiles), else kAuto (the GPU when one is
+// present). kCpu and kGpu are returned as they are.
+Device auto_choice_decode(Device requested, unsigned long long samples, int threads,
+                          unsigned long long tiles = 1);
 
 // Whether this process holds a CUDA context already (open_gpu succeeded): a later GPU decode
 // pays no start-up.

@@ -41,6 +41,13 @@ TEST(XformDevice, AutoChoiceDecode) {
     EXPECT_EQ(auto_choice_decode(Device::kCpu, 1ull << 40, threads), Device::kCpu);
     EXPECT_EQ(auto_choice_decode(Device::kGpu, 1, threads), Device::kGpu);
   }
+  // Each tile after the first adds its fixed cost: the break-even grows with the tiles, and
+  // streams of many tiles stay on the CPU.
+  EXPECT_NEAR(double(decode_break_even(16, true, 5)),
+              4 * k.gpu_tile_ms * 1e6 / (k.cpu_ns_per_sample_thread / 16 - k.gpu_ns_per_sample),
+              1.0);
+  EXPECT_LT(decode_break_even(16, false, 1), decode_break_even(16, false, 15));
+  EXPECT_EQ(auto_choice_decode(Device::kAuto, 10240ull * 6400 * 3, 16, 250), Device::kCpu);
   // More threads make the CPU faster: the break-even grows.
   EXPECT_LT(decode_break_even(2, false), decode_break_even(16, false));
   // With as many threads as make the CPU as fast per sample as the GPU, never the GPU.
