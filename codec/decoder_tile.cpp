@@ -196,15 +196,18 @@ uint32_t decode_block_into(ComponentState& cs, const BandLayout& band, const Ste
   return ignored;
 }
 
-// The code-block errors of one tile: the first is kept (and thrown unless allow_partial, the
-// failed blocks then reading as zero); blocks with passes past 3 Nb - 2 are counted.
+// The code-block errors of one tile: the first in block order is kept, whichever thread met
+// it (and thrown unless allow_partial, the failed blocks then reading as zero), so that the
+// CPU and GPU paths report the same one; blocks with passes past 3 Nb - 2 are counted.
 struct BlockErrors {
   std::string error;
+  size_t first = SIZE_MAX;  // its index in list_blocks' order
   ErrorCode code = ErrorCode::kFormat;
   uint64_t over_passes = 0;
 
-  void record(const BlockJob& job, const Error& e) {
-    if (!error.empty()) return;
+  void record(size_t j, const BlockJob& job, const Error& e) {
+    if (j >= first) return;
+    first = j;
     error = "code-block (" + std::to_string(job.index % job.band->blocks_x) + "," +
             std::to_string(job.index / job.band->blocks_x) + ") of resolution " +
             std::to_string(job.r) + ": " + e.what();
@@ -268,7 +271,7 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
         ++over_passes;
     } catch (const Error& e) {
 #pragma omp critical(gj2k_decode_error)
-      errors.record(job, e);
+      errors.record(j, job, e);
       zero_block(cs.plane, p);  // --allow-partial: a block that failed reads as zero
     }
   }
@@ -289,7 +292,8 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, const TileDecodeO
   size_t bytes = 0;
   BlockErrors errors;
   std::vector<entropy::Segment> segs;
-  for (const BlockJob& job : jobs) {
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const BlockJob& job = jobs[j];
     ComponentState& cs = *job.cs;
     const BlockPlace p = place_block(cs, *job.band, job.index);
     const BlockPlanes bp = block_planes(job);
@@ -302,7 +306,7 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, const TileDecodeO
                                &decoded) > 0)
         ++errors.over_passes;
     } catch (const Error& e) {
-      errors.record(job, e);
+      errors.record(j, job, e);
       continue;
     }
     if (decoded == 0) continue;
