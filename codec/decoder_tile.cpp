@@ -225,10 +225,12 @@ struct BlockErrors {
 };
 
 // The coded bit-planes of a block with data (Mb + ROI shift - missing MSBs; <= 0: nothing
-// to decode) and its band's step.
+// to decode), its band's step, and whether Tier-1 has anything to decode (else the block's
+// coefficients are zero).
 struct BlockPlanes {
   StepSize step;
   int planes = 0;
+  bool coded = false;
 };
 BlockPlanes block_planes(const BlockJob& job) {
   const ComponentState& cs = *job.cs;
@@ -236,6 +238,7 @@ BlockPlanes block_planes(const BlockJob& job) {
   b.step = cs.quant->step(cs.levels, job.band->level, job.band->band);
   const int mb = transform::magnitude_bits(cs.quant->guard_bits, b.step);
   b.planes = job.seg ? mb + cs.roi_shift - job.seg->missing_msbs : 0;
+  b.coded = job.seg && !job.seg->segs.empty() && b.planes > 0;
   return b;
 }
 
@@ -258,7 +261,7 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
     const BlockPlace p = place_block(cs, *job.band, job.index);
     if (p.cb.empty()) continue;
     const BlockPlanes bp = block_planes(job);
-    if (!job.seg || job.seg->segs.empty() || bp.planes <= 0) {  // no data: zero coefficients
+    if (!bp.coded) {  // no data: zero coefficients
       // (unless the windowed inverse DWT cannot read it: its reach is under 8 samples at any
       // level, dwt_cpu.cpp kWindowMargin; 16 leaves room)
       if (!cs.plane.window || block_meets_region(p.cb, job.band->level, cs.region, 16))
@@ -297,7 +300,7 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, const TileDecodeO
     ComponentState& cs = *job.cs;
     const BlockPlace p = place_block(cs, *job.band, job.index);
     const BlockPlanes bp = block_planes(job);
-    if (p.cb.empty() || !job.seg || job.seg->segs.empty() || bp.planes <= 0) continue;
+    if (p.cb.empty() || !bp.coded) continue;
     const uint32_t passes = segment_list(*job.seg, segs);
     uint64_t decoded = 0;
     try {
@@ -446,7 +449,6 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   // The GPU, when the decode may use it (o.gpu) and one is there, decodes everything from the
   // code-blocks on (cuda_decode_tile). Its table is built before the answer is awaited, so
   // that the device query and CUDA start-up overlap reading, parsing, Tier-2 and the table.
-  if (o.gpu && !o.gpu->may_use()) o.gpu->use();  // no GPU: under --device gpu, throws why
   if (o.gpu && o.gpu->may_use()) {
     TraceStage trace_table("code-block table");
     const CodeBlockTable table = block_table(comps, o, t, warnings);

@@ -47,7 +47,8 @@ void write_through_temporary(const std::filesystem::path& path,
   }
 }
 
-void write_bytes_replacing(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+void write_stream_replacing(const std::filesystem::path& path,
+                            const std::function<void(const ByteSink& put)>& produce) {
   write_through_temporary(path, [&](const std::filesystem::path& tmp) {
     struct Closer {
       void operator()(std::FILE* f) const { std::fclose(f); }
@@ -55,11 +56,17 @@ void write_bytes_replacing(const std::filesystem::path& path, std::span<const ui
     std::unique_ptr<std::FILE, Closer> f(std::fopen(tmp.c_str(), "wb"));
     const std::string name = path.string();
     if (!f) throw Error(ErrorCode::kIo, name + ": cannot create: " + std::strerror(errno));
-    if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())
-      throw Error(ErrorCode::kIo, name + ": write failed: " + std::strerror(errno));
+    produce([&](std::span<const uint8_t> bytes) {
+      if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())
+        throw Error(ErrorCode::kIo, name + ": write failed: " + std::strerror(errno));
+    });
     if (std::fclose(f.release()) != 0)
       throw Error(ErrorCode::kIo, name + ": close failed: " + std::strerror(errno));
   });
+}
+
+void write_bytes_replacing(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+  write_stream_replacing(path, [&](const ByteSink& put) { put(bytes); });
 }
 
 }  // namespace gj2k::detail

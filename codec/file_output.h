@@ -20,6 +20,13 @@ void check_output_folder(const std::filesystem::path& path);
 void write_through_temporary(const std::filesystem::path& path,
                              const std::function<void(const std::filesystem::path& tmp)>& write);
 
+// write_through_temporary for bytes produced in pieces: produce(put) calls put with each
+// piece in order; they are written as they come (no buffer the size of the file). Write and
+// close failures throw Error(kIo) naming `path`.
+using ByteSink = std::function<void(std::span<const uint8_t>)>;
+void write_stream_replacing(const std::filesystem::path& path,
+                            const std::function<void(const ByteSink& put)>& produce);
+
 // write_through_temporary for bytes in memory.
 void write_bytes_replacing(const std::filesystem::path& path, std::span<const uint8_t> bytes);
 

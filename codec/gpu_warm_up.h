@@ -30,8 +30,8 @@ class GpuWarmUp {
   // usable GPU (or built without CUDA): false, or Error(kDevice) with the reason when
   // required. Thread-safe.
   bool use() const;
-  // False once the query has found no usable GPU; true while it runs or when it found one.
-  // Does not wait.
+  // Whether use() may still say yes, or must be asked (--device gpu, which throws without a
+  // GPU): false only once the query has found no usable GPU under auto. Does not wait.
   bool may_use() const;
 
  private:

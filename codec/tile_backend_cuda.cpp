@@ -420,7 +420,8 @@ bool GpuWarmUp::use() const {
 
 bool GpuWarmUp::may_use() const {
   const auto& f = impl_->present;
-  return f.wait_for(std::chrono::seconds(0)) != std::future_status::ready || f.get();
+  return impl_->required || f.wait_for(std::chrono::seconds(0)) != std::future_status::ready ||
+         f.get();
 }
 
 GpuWarmUp::~GpuWarmUp() {

@@ -1,10 +1,7 @@
 // PNM (netpbm P1..P6) reader and P4/P5/P6 writer (io/image_io.h).
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 #include <string>
 
 #include "codec/file_output.h"
@@ -364,25 +361,14 @@ void write_pnm(const Image& image, const std::filesystem::path& path) {
   const PnmLayout l = pnm_layout(image, ext == ".pbm", name);
   const uint32_t slice = static_cast<uint32_t>(
       std::clamp<size_t>((size_t{8} << 20) / std::max<size_t>(1, l.row_bytes()), 1, 4096));
-  gj2k::detail::write_through_temporary(path, [&](const std::filesystem::path& tmp) {
-    struct Closer {
-      void operator()(std::FILE* f) const { std::fclose(f); }
-    };
-    std::unique_ptr<std::FILE, Closer> f(std::fopen(tmp.c_str(), "wb"));
-    if (!f) fail(ErrorCode::kIo, name, std::string("cannot create: ") + std::strerror(errno));
-    auto put = [&](const uint8_t* p, size_t size) {
-      if (size && std::fwrite(p, 1, size, f.get()) != size)
-        fail(ErrorCode::kIo, name, std::string("write failed: ") + std::strerror(errno));
-    };
-    put(reinterpret_cast<const uint8_t*>(l.header.data()), l.header.size());
+  gj2k::detail::write_stream_replacing(path, [&](const gj2k::detail::ByteSink& put) {
+    put({reinterpret_cast<const uint8_t*>(l.header.data()), l.header.size()});
     std::vector<uint8_t> buffer(l.row_bytes() * std::min(slice, l.height));
     for (uint32_t y = 0; y < l.height; y += slice) {
       const uint32_t y1 = std::min(l.height, y + slice);
       if (!pnm_rows(image, l, y, y1, buffer.data())) check_samples(image, l, name);
-      put(buffer.data(), l.row_bytes() * (y1 - y));
+      put({buffer.data(), l.row_bytes() * (y1 - y)});
     }
-    if (std::fclose(f.release()) != 0)
-      fail(ErrorCode::kIo, name, std::string("close failed: ") + std::strerror(errno));
   });
 }
 
