@@ -87,12 +87,13 @@ struct EncodeResult {
 inline constexpr uint32_t kMaxPasses = 3 * 31 - 2;
 
 // The default byte budget of a w x h block with Mb = mb: an eighth of a byte per sample and
-// coded bit-plane, plus a quarter for the MQ coder's overhead on incompressible data
-// (uniformly random samples code to about 1.02 bits per sample and plane), plus the
-// terminations (at most 5 bytes per pass with TERMALL) and a margin. Real images code far below
-// it; what exceeds it comes back as kOverflow.
+// bit-plane, counting one plane more for the signs, plus a quarter for the MQ coder's overhead
+// on incompressible data (uniformly random samples of any depth code to at most about 0.85 of
+// the budget, T1EncBlock.BudgetHoldsRandomSamples), plus the terminations (at most 5 bytes a
+// pass with TERMALL) and a margin. Real coefficients code far below it; what exceeds it comes
+// back as kOverflow.
 GJ2K_HD_INLINE uint32_t encode_budget(uint32_t w, uint32_t h, uint32_t mb) {
-  const uint64_t bits = uint64_t{w} * h * (mb == 0 ? 1 : mb);
+  const uint64_t bits = uint64_t{w} * h * (mb + 1);
   return static_cast<uint32_t>(bits / 8 + bits / 32 + 5 * uint64_t{max_passes(mb)} + 64);
 }
 
