@@ -36,7 +36,7 @@
 #include "entropy/t1.h"
 #include "entropy/t1_context.h"
 
-#if !defined(__CUDA_ARCH__)
+#if __cplusplus >= 202002L
 #include <bit>
 #endif
 
@@ -136,6 +136,27 @@ struct Plane {
 GJ2K_HD_INLINE uint32_t sign_magnitude(int32_t v) {
   const uint32_t u = static_cast<uint32_t>(v);
   return v < 0 ? (0u - u) | 0x80000000u : u;
+}
+
+// Index of the lowest set bit of x != 0, and the bits x needs (0 for 0), on either side (nvcc
+// compiles its host code as C++17).
+GJ2K_HD_INLINE int lowest_bit(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+  return __ffs(x) - 1;
+#elif __cplusplus >= 202002L
+  return std::countr_zero(x);
+#else
+  return __builtin_ctz(x);
+#endif
+}
+GJ2K_HD_INLINE uint32_t bit_width(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+  return 32 - __clz(x);
+#elif __cplusplus >= 202002L
+  return static_cast<uint32_t>(std::bit_width(x));
+#else
+  return x == 0 ? 0 : 32 - __builtin_clz(x);
+#endif
 }
 
 // One code-block's coding state. kVc: vertically causal contexts (D.7). kStripeValues: the
@@ -277,11 +298,7 @@ struct BlockEncoder {
             (((sample(v, 2) & pl.bit) != 0) << 2) | (((sample(v, 3) & pl.bit) != 0) << 3);
         c.encode(tab.mq, cx[kCtxRl], bits != 0);
         if (bits == 0) return;  // all four stay insignificant, no visit mark to clear
-#if defined(__CUDA_ARCH__)
-        const int r = __ffs(bits) - 1;
-#else
-        const int r = std::countr_zero(bits);
-#endif
+        const int r = lowest_bit(bits);
         c.encode(tab.mq, cx[kCtxUni], uint32_t(r) >> 1);
         c.encode(tab.mq, cx[kCtxUni], uint32_t(r) & 1);
         d += code_sign<false>(c, cx, f, word, r, sample(v, r), pl);
@@ -476,11 +493,7 @@ GJ2K_HD_INLINE uint32_t scan_planes(const int32_t* q, size_t stride, uint32_t w,
         values[(y >> 2) * size_t{w} * 4 + size_t{x} * 4 + (y & 3)] = a | (v < 0 ? 0x80000000u : 0u);
     }
   }
-#if defined(__CUDA_ARCH__)
-  return 32 - __clz(all);
-#else
-  return static_cast<uint32_t>(std::bit_width(all));
-#endif
+  return bit_width(all);
 }
 
 // Codes one code-block whose arguments passed check_encode_arguments, with the tables `tables`
