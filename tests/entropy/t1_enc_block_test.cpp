@@ -107,7 +107,9 @@ void check(const std::vector<int32_t>& block, uint32_t w, uint32_t h, Band band,
     ASSERT_NEAR(ref.passes[i].distortion, want.passes[i].distortion,
                 1e-12 * (1.0 + want.passes[i].distortion))
         << what << " pass " << i;
-    if (want.passes[i].terminated) ASSERT_EQ(ref.passes[i].end, want.passes[i].end) << what;
+    if (want.passes[i].terminated) {
+      ASSERT_EQ(ref.passes[i].end, want.passes[i].end) << what;
+    }
   }
   if (nb > 30) return;  // decode_block's output has room for 30 planes
   // Round trip: every pass's end decodes as the reference decodes that many passes; all of
@@ -122,8 +124,9 @@ void check(const std::vector<int32_t>& block, uint32_t w, uint32_t h, Band band,
     decode_block(s.data(), s.size(), nb, band, style, got.data(), w, w, h);
     decode_block_ref(s.data(), s.size(), nb, band, style, expect.data(), w, w, h);
     ASSERT_EQ(got, expect) << what << " decoded through pass " << i;
-    if (i + 1 == want.passes.size())
+    if (i + 1 == want.passes.size()) {
       for (size_t k = 0; k < block.size(); ++k) ASSERT_EQ(got[k], 2 * block[k]) << what;
+    }
     if (want.passes[i].terminated) {
       segs.push_back(s.back());
       start = want.passes[i].end;
