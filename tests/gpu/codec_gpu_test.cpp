@@ -1,6 +1,7 @@
 // The encoder's GPU transform stage (the CUDA backend's forward, codec/tile_backend.h) against the
 // CPU stage: lossless and 9/7 codestreams byte-identical (the default GPU DWT computes the 9/7 as
-// the CPU does, transform/cuda/dwt_lift.cuh), OpenJPEG decoding GPU-encoded lossy streams. Skips without a GPU.
+// the CPU does, transform/cuda/dwt_lift.cuh), OpenJPEG decoding GPU-encoded lossy streams. Skips
+// without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -147,8 +148,9 @@ TEST(GpuCodec, IrreversibleIndicesIdentical) {
       }
       total += cpu.data[c].size();
     }
-    std::printf("[ info ] 9/7 indices, %zu components, %d levels: %zu of %zu differ, max |diff| %lld\n",
-                cpu.data.size(), k.levels, differ, total, static_cast<long long>(worst));
+    std::printf(
+        "[ info ] 9/7 indices, %zu components, %d levels: %zu of %zu differ, max |diff| %lld\n",
+        cpu.data.size(), k.levels, differ, total, static_cast<long long>(worst));
     EXPECT_EQ(differ, 0u);
   }
 }
