@@ -3,10 +3,9 @@
 // transform_tile_gpu is the CUDA backend's TileBackend::forward (tile_backend.h), with the
 // CPU backend's contract: the same rectangles and the same Mallat arrangement of int32 values. 5/3:
 // identical values (integer DC shift, RCT and lifting on the device). 9/7: the float DC shift +
-// ICT, DWT and quantization run on the device; the DWT agrees with the CPU's within float rounding
-// (dwt_cuda.h), so a quantization index may differ by 1 where y / delta lies within that
-// rounding of an integer (|q_gpu - q_cpu| <= 1; tests/gpu/codec_gpu_test.cpp measures how
-// often).
+// ICT, DWT and quantization run on the device with the CPU's float operations in the CPU's order
+// (the default GPU DWT variant, dwt_cuda.h), so the indices are identical too
+// (tests/gpu/codec_gpu_test.cpp).
 //
 // Execution: a process-wide pool of transform::cuda::TileTransformer objects (each one CUDA
 // stream, a pinned staging ring, pageable input staging and device buffers;

@@ -95,6 +95,25 @@ struct TileCoefficients {
 // as the decoder derives it from the main header; all 1 for 5/3.
 std::vector<double> band_deltas(const EncodeSetup& setup, uint16_t c, uint32_t precision);
 
+// One code-block of a tile's Tier-1 work (plan_tile).
+struct CodeBlockJob {
+  uint32_t c, r, b, k;   // component, resolution, band index in the resolution, block index
+  transform::Rect rect;  // on the band grid (an empty one codes nothing)
+};
+
+// The coding plan of tile t: layouts, per band the quantization (M_b, E-2), step and
+// distortion weight with one empty BlockCoding per code-block, and `jobs` (cleared first): one
+// per code-block of the non-empty bands, in component, resolution, band, raster order.
+TileCoding plan_tile(const Image& image, const EncodeSetup& setup, uint32_t t,
+                     std::vector<CodeBlockJob>& jobs);
+
+// Where job's first coefficient lies in its tile-component's values (TileCoefficients: the
+// Mallat arrangement of `levels` levels, packed rows of the tile-component's width).
+size_t job_offset(const TileCoding& tile, int levels, const CodeBlockJob& job);
+
+// The error of a code-block whose coefficients need more magnitude bit-planes than M_b.
+std::string guard_bits_message(uint32_t c, uint32_t needed, uint32_t mb);
+
 // Coding stage of tile t: code-block partition, distortion weights and Tier-1 (OpenMP over
 // the tile's code-blocks). Reads `coeffs`.
 TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeSetup& setup,

@@ -29,11 +29,6 @@ uint32_t magnitude_bit_count(uint32_t v) {
   return n;
 }
 
-struct BlockJob {
-  uint32_t c, r, b, k;  // component, resolution, band index in the resolution, block index
-  Rect rect;            // on the band grid
-};
-
 }  // namespace
 
 std::vector<double> band_deltas(const EncodeSetup& setup, uint16_t c, uint32_t precision) {
@@ -61,7 +56,7 @@ namespace {
 // The quantization of every band of tile-component c (E-2, E-3: steps as the decoder derives
 // them, M_b) and the distortion weights of rate control, with one block job per code-block.
 void plan_component(const EncodeSetup& setup, const Image& image, size_t c,
-                    TileComponentCoding& tcc, std::vector<BlockJob>& jobs) {
+                    TileComponentCoding& tcc, std::vector<CodeBlockJob>& jobs) {
   const MainHeader& mh = setup.main;
   const ComponentCoding& cc = mh.cod.component;
   const bool irreversible = cc.wavelet == Wavelet::k97;
@@ -96,16 +91,13 @@ void plan_component(const EncodeSetup& setup, const Image& image, size_t c,
 
 // Tier-1 (Annex D) of one code-block job. Returns an empty string, or what went wrong.
 std::string code_block(const TileCoefficients& coeffs, int levels, uint8_t style,
-                       const BlockJob& job, TileCoding& tile) {
+                       const CodeBlockJob& job, TileCoding& tile) {
   TileComponentCoding& tcc = tile.components[job.c];
   const BandLayout& bl = tcc.layout.resolutions[job.r].bands[job.b];
   BandCoding& bc = tcc.bands[job.r][job.b];
   const Rect& r = coeffs.rects[job.c];
-  const transform::BandPlacement pl = transform::band_placement(r, levels, bl.level, bl.band);
   const size_t stride = r.width();
-  const int32_t* q = coeffs.data[job.c].data() +
-                     (size_t{pl.y_off} + (job.rect.y0 - bl.rect.y0)) * stride + pl.x_off +
-                     (job.rect.x0 - bl.rect.x0);
+  const int32_t* q = coeffs.data[job.c].data() + job_offset(tile, levels, job);
   uint32_t max_mag = 0;
   for (uint32_t y = 0; y < job.rect.height(); ++y)
     for (uint32_t x = 0; x < job.rect.width(); ++x) {
@@ -113,10 +105,7 @@ std::string code_block(const TileCoefficients& coeffs, int levels, uint8_t style
       max_mag = std::max(max_mag, v < 0 ? 0u - static_cast<uint32_t>(v) : uint32_t(v));
     }
   if (magnitude_bit_count(max_mag) > bc.mb)
-    return "--guard-bits: coefficients of component " + std::to_string(job.c) + " need " +
-           std::to_string(magnitude_bit_count(max_mag)) +
-           " magnitude bit-planes but the quantization allows only " + std::to_string(bc.mb) +
-           "; use more guard bits";
+    return guard_bits_message(job.c, magnitude_bit_count(max_mag), bc.mb);
   try {
     entropy::encode_block(q, stride, job.rect.width(), job.rect.height(), bl.band, style, bc.mb,
                           bc.blocks[job.k].enc);
@@ -128,23 +117,47 @@ std::string code_block(const TileCoefficients& coeffs, int levels, uint8_t style
 
 }  // namespace
 
-TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeSetup& setup,
-                     const EncodeParams& params, uint32_t t) {
-  const MainHeader& mh = setup.main;
+std::string guard_bits_message(uint32_t c, uint32_t needed, uint32_t mb) {
+  return "--guard-bits: coefficients of component " + std::to_string(c) + " need " +
+         std::to_string(needed) + " magnitude bit-planes but the quantization allows only " +
+         std::to_string(mb) + "; use more guard bits";
+}
+
+size_t job_offset(const TileCoding& tile, int levels, const CodeBlockJob& job) {
+  const TileComponentCoding& tcc = tile.components[job.c];
+  const BandLayout& bl = tcc.layout.resolutions[job.r].bands[job.b];
+  const Rect& r = tcc.layout.rect;
+  const transform::BandPlacement pl = transform::band_placement(r, levels, bl.level, bl.band);
+  return (size_t{pl.y_off} + (job.rect.y0 - bl.rect.y0)) * r.width() + pl.x_off +
+         (job.rect.x0 - bl.rect.x0);
+}
+
+TileCoding plan_tile(const Image& image, const EncodeSetup& setup, uint32_t t,
+                     std::vector<CodeBlockJob>& jobs) {
   const size_t nc = image.components.size();
-  TileLayout layout = make_tile_layout(mh, nullptr, t);
+  TileLayout layout = make_tile_layout(setup.main, nullptr, t);
   TileCoding tile;
   tile.index = t;
   tile.rect = layout.rect;
   tile.components.resize(nc);
-  std::vector<BlockJob> jobs;
+  jobs.clear();
   for (size_t c = 0; c < nc; ++c) {
     TileComponentCoding& tcc = tile.components[c];
     tcc.layout = std::move(layout.components[c]);
-    if (tcc.layout.rect != coeffs.rects[c])
-      throw Error(ErrorCode::kInternal, "code_tile: coefficients of another tile-component");
     plan_component(setup, image, c, tcc, jobs);
   }
+  return tile;
+}
+
+TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeSetup& setup,
+                     const EncodeParams& params, uint32_t t) {
+  const MainHeader& mh = setup.main;
+  const size_t nc = image.components.size();
+  std::vector<CodeBlockJob> jobs;
+  TileCoding tile = plan_tile(image, setup, t, jobs);
+  for (size_t c = 0; c < nc; ++c)
+    if (tile.components[c].layout.rect != coeffs.rects[c])
+      throw Error(ErrorCode::kInternal, "code_tile: coefficients of another tile-component");
 
   // Tier-1 over every code-block of the tile.
   std::atomic<size_t> done{0};
@@ -157,7 +170,7 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
   for (int64_t ji = 0; ji < njobs; ++ji) {
     if (failed.load(std::memory_order_relaxed) || cancelled.load(std::memory_order_relaxed))
       continue;
-    const BlockJob& job = jobs[static_cast<size_t>(ji)];
+    const CodeBlockJob& job = jobs[static_cast<size_t>(ji)];
     if (job.rect.empty()) continue;
     std::string error = code_block(coeffs, levels, style, job, tile);
     if (!error.empty()) {

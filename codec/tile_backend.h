@@ -94,9 +94,9 @@ class TileBackend {
   virtual const char* name() const = 0;
 
   // The forward stage of tile t of `image` (origin-adjusted, validated) under `setup`. 5/3:
-  // identical values on every backend (integer DC shift, RCT and lifting); 9/7: a quantization
-  // index may differ from the CPU backend's by 1 where y / delta lies within float rounding of
-  // an integer. `pipeline`: the serial tile loop's, from forward_pipeline() (null: none, as in
+  // identical values on every backend (integer DC shift, RCT and lifting); 9/7: identical with the
+  // default GPU DWT variant (the CPU's float operations in its order), within float rounding
+  // (an index off by 1) with the others. `pipeline`: the serial tile loop's, from forward_pipeline() (null: none, as in
   // the parallel tile loop). Throws gj2k::Error (kDevice for device failures).
   virtual TileCoefficients forward(const Image& image, const EncodeSetup& setup, uint32_t t,
                                    ForwardPipeline* pipeline) const = 0;
@@ -109,7 +109,7 @@ class TileBackend {
   // component; the others are left as they are. A plane's buffers may be consumed (moved into
   // out) and are unspecified afterwards. `threads` bounds the host threads used (0: OpenMP's
   // team size). Results: 5/3 identical on every backend (integer lifting F.3.8, integer RCT);
-  // 9/7 within float rounding of the CPU backend (a sample may differ by 1).
+  // 9/7 identical with the default GPU DWT variant, within 1 with the others.
   // Throws Error(kInternal) for inconsistent planes, Error(kDevice) for device failures.
   virtual void inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
                        std::vector<TileComponentSamples>& out) const = 0;
@@ -124,7 +124,7 @@ const TileBackend& cpu_backend();
 // tail of cuda_backend(), one download of the final samples. `planes` give geometry, wanted
 // components and sample ranges (their coefficient buffers are not read). Results as
 // TileBackend::inverse on coefficients that CPU Tier-1 and reconstruct_block produce: 5/3
-// identical, 9/7 within float rounding. Throws Error(kDevice) for device failures (and when
+// and 9/7 identical (with the default GPU DWT variant). Throws Error(kDevice) for device failures (and when
 // built without CUDA).
 void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& table, bool mct,
                       int threads, std::vector<TileComponentSamples>& out);

@@ -4,7 +4,8 @@
 # "sha256  file  options". A refactor that must not change the decoder's samples is checked by
 # diffing this output before and after:
 #   scripts/decode-hashes.sh build/bin/gj2k > before.txt   (then after the change: diff)
-# Environment: GJ2K_SHARED (default ../shared beside the checkout).
+# Environment: GJ2K_SHARED (default ../shared beside the checkout); GJ2K_HASH_DEVICE (default
+# cpu): the --device to decode on (the GPU path must print the same lines).
 set -euo pipefail
 gj2k=${1:?usage: scripts/decode-hashes.sh path/to/gj2k}
 shared=${GJ2K_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/shared}
@@ -29,7 +30,7 @@ for f in "${streams[@]}"; do
   for opt in "" "-r 1" "-l 1"; do
     rm -f "$work"/out*
     # shellcheck disable=SC2086
-    if "$gj2k" decode -i "$f" -o "$work/out.pgx" $opt --device cpu --quiet >/dev/null 2>"$work/err"; then
+    if "$gj2k" decode -i "$f" -o "$work/out.pgx" $opt --device "${GJ2K_HASH_DEVICE:-cpu}" --quiet >/dev/null 2>"$work/err"; then
       printf "%s  %s  %s\n" "$(cat "$work"/out*.pgx | sha256sum | cut -c1-16)" "$(basename "$f")" "${opt:-(full)}"
     else
       printf "%-16s  %s  %s  (%s)\n" "refused" "$(basename "$f")" "${opt:-(full)}" "$(head -c 80 "$work/err")"

@@ -3,7 +3,8 @@
 # prints one line per case, "sha256  image  options". A refactor that must not change the
 # encoder's bytes is checked by diffing this output before and after:
 #   scripts/encode-hashes.sh build/bin/gj2k > before.txt   (then after the change: diff)
-# Environment: GJ2K_SHARED (default ../shared beside the checkout).
+# Environment: GJ2K_SHARED (default ../shared beside the checkout); GJ2K_HASH_DEVICE (default
+# cpu): the --device to encode on (the GPU path must print the same lines).
 set -euo pipefail
 gj2k=${1:?usage: scripts/encode-hashes.sh path/to/gj2k}
 shared=${GJ2K_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/shared}
@@ -33,7 +34,7 @@ for img in "${images[@]}"; do
   for c in "${cases[@]}"; do
     out="$work/o.j2k"
     # shellcheck disable=SC2086
-    if "$gj2k" encode -i "$shared/images/$img" -o "$out" $c --device cpu --threads 2 \
+    if "$gj2k" encode -i "$shared/images/$img" -o "$out" $c --device "${GJ2K_HASH_DEVICE:-cpu}" --threads 2 \
          >/dev/null 2>"$work/err"; then
       printf "%s  %s  %s\n" "$(sha256sum <"$out" | cut -c1-16)" "$img" "${c:-(defaults)}"
     else

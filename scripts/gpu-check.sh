@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gj2k GPU check: on a machine with an NVIDIA GPU and CUDA, build the GPU tests and benchmark
-# (if needed), run every GPU test (ctest label gpu), the GPU DWT benchmark, the Tier-1 decoding
+# (if needed), run every GPU test (ctest label gpu), the encode/decode hash matrices on both
+# devices (the GPU's lines must equal the CPU's), the GPU DWT benchmark, the Tier-1 decoding
 # benchmark (bench_gpu_t1: GPU kernel against the CPU on all cores) and the whole-encoder
 # benchmark (CPU against GPU transform stage), and print a short summary table last.
 #
@@ -47,6 +48,24 @@ t0=$(date +%s)
   grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|Failure|error|info" | head -200
 test_rc=${PIPESTATUS[0]}
 t1=$(date +%s)
+
+# The option matrices of scripts/encode-hashes.sh and decode-hashes.sh on both devices: the
+# GPU path must print the CPU path's lines (bytes and samples identical, errors alike).
+hash_rc=0
+if [ -x "$bin/gj2k" ] && [ -d "${GJ2K_SHARED:-$root/../shared}/images" ]; then
+  for kind in encode decode; do
+    echo "== $kind-hashes: --device gpu against --device cpu"
+    GJ2K_HASH_DEVICE=cpu bash "$here/$kind-hashes.sh" "$bin/gj2k" >"$log/$kind-hashes-cpu.txt"
+    GJ2K_HASH_DEVICE=gpu bash "$here/$kind-hashes.sh" "$bin/gj2k" >"$log/$kind-hashes-gpu.txt"
+    if diff "$log/$kind-hashes-cpu.txt" "$log/$kind-hashes-gpu.txt" >"$log/$kind-hashes.diff"; then
+      echo "   $(wc -l <"$log/$kind-hashes-cpu.txt") cases, identical"
+    else
+      hash_rc=1
+      echo "   DIFFERENT ($(grep -c '^<' "$log/$kind-hashes.diff") cases):"
+      head -20 "$log/$kind-hashes.diff"
+    fi
+  done
+fi
 
 echo "== GPU DWT benchmark ($bin/bench_gpu_dwt)"
 "$bin/bench_gpu_dwt" 2>&1 | tee "$log/gpu-bench.log" | grep -vE "^(gpu_dwt/|-----|Benchmark)"
@@ -158,12 +177,19 @@ skipped=$(grep -c "^\[  SKIPPED \] [A-Za-z]" "$log/gpu-tests.log")
 printf "tests: %s passed, %s failed, %s skipped (exit %s, %ss)\n" "$passed" "$failed" \
   "$skipped" "$test_rc" "$((t1 - t0))"
 grep "^\[  FAILED  \] [A-Za-z]" "$log/gpu-tests.log" | sort -u | head -20
+printf "hash matrices (GPU against CPU): exit %s\n" "$hash_rc"
+for kind in encode decode; do
+  [ -f "$log/$kind-hashes.diff" ] && printf "  %s: %s cases, %s differ\n" "$kind" \
+    "$(wc -l <"$log/$kind-hashes-cpu.txt")" "$(grep -c '^<' "$log/$kind-hashes.diff")"
+done
 printf "benchmark exit %s (full tables in %s)\n" "$bench_rc" "$log/gpu-bench.log"
 sed -n '/^Transform stage, /,$p' "$log/gpu-bench.log"
 printf "Tier-1 benchmark exit %s\n" "$t1_rc"
 [ -f "$log/gpu-t1.log" ] && grep -E "^(==|  cpu t1_dec|  gpu arranged  fixed    128 threads x  4)|alone" \
   "$log/gpu-t1.log"
 printf "encoder benchmark exit %s\n" "$codec_rc"
+[ -f "$log/gpu-codec.log" ] && grep -E "GPU codestream|peak \|gpu" "$log/gpu-codec.log"
 [ -f "$log/gpu-codec.log" ] && sed -n '/^Codec \(decode\|encode\), /,$p' "$log/gpu-codec.log"
 [ -s "$whole_log" ] && cat "$whole_log"
-[ "$test_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ] && [ "$t1_rc" -eq 0 ] && [ "$codec_rc" -eq 0 ]
+[ "$test_rc" -eq 0 ] && [ "$hash_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ] && [ "$t1_rc" -eq 0 ] &&
+  [ "$codec_rc" -eq 0 ]

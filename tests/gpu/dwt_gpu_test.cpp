@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -59,8 +60,8 @@ struct Kernel;
 template <>
 struct Kernel<int32_t> {
   static constexpr const char* name = "5/3";
-  static void ref(bool fwd, Plane<int32_t> p, const Rect& tc, int levels) {
-    const auto& ops = transform::dwt_ops(DwtVariant::kReference);
+  static void ref(bool fwd, Plane<int32_t> p, const Rect& tc, int levels, DwtVariant rv) {
+    const auto& ops = transform::dwt_ops(rv);
     (fwd ? ops.forward53 : ops.inverse53)(p, tc, levels);
   }
   static void gpu(bool fwd, gc::GpuDwtVariant v, int32_t* d, size_t pitch, const Rect& tc,
@@ -77,8 +78,8 @@ struct Kernel<int32_t> {
 template <>
 struct Kernel<float> {
   static constexpr const char* name = "9/7";
-  static void ref(bool fwd, Plane<float> p, const Rect& tc, int levels) {
-    const auto& ops = transform::dwt_ops(DwtVariant::kReference);
+  static void ref(bool fwd, Plane<float> p, const Rect& tc, int levels, DwtVariant rv) {
+    const auto& ops = transform::dwt_ops(rv);
     (fwd ? ops.forward97 : ops.inverse97)(p, tc, levels);
   }
   static void gpu(bool fwd, gc::GpuDwtVariant v, float* d, size_t pitch, const Rect& tc, int levels,
@@ -93,16 +94,19 @@ struct Kernel<float> {
   static float adversarial_max() { return 65535.0f; }
 };
 
-// Runs one case; returns an empty string on success, else what went wrong.
+// Runs one case; returns an empty string on success, else what went wrong. exact: against the
+// CPU variant the codec uses (kCpu), bit for bit (9/7 floats included); else against the
+// Annex F reference, 9/7 within kTol97.
 template <class T>
 std::string run_case(gc::GpuDwtVariant v, bool fwd, const Rect& tc, int levels, Fill f,
-                     uint32_t seed, double* worst_rel) {
+                     uint32_t seed, double* worst_rel, bool exact = false) {
   std::mt19937 rng(seed);
   const T sentinel = static_cast<T>(-12345);
   HostPlane<T> in(tc.width(), tc.height(), 3, 2, sentinel);
   fill(in, f, f == Fill::kRandom ? Kernel<T>::random_max() : Kernel<T>::adversarial_max(), rng);
   HostPlane<T> ref = in;
-  Kernel<T>::ref(fwd, Plane<T>{ref.data(), ref.stride}, tc, levels);
+  Kernel<T>::ref(fwd, Plane<T>{ref.data(), ref.stride}, tc, levels,
+                 exact ? DwtVariant::kCpu : DwtVariant::kReference);
 
   DevicePlaneCopy<T> d(in);
   const size_t wsb = gc::dwt_workspace_bytes(v, tc, levels, true);
@@ -127,8 +131,8 @@ std::string run_case(gc::GpuDwtVariant v, bool fwd, const Rect& tc, int levels, 
     for (uint32_t x = 0; x < tc.width(); ++x) {
       const T r = ref.at(x, y);
       const T g = got[(y + in.guard) * in.stride + x];
-      if constexpr (std::is_integral_v<T>) {
-        if (r != g) {
+      if (std::is_integral_v<T> || exact) {
+        if (std::memcmp(&r, &g, sizeof(T)) != 0) {
           what << "sample (" << x << "," << y << ") gpu " << g << " reference " << r;
           return what.str();
         }
@@ -190,6 +194,41 @@ TEST(GpuDwt, Forward97WithinTolerance) {
 TEST(GpuDwt, Inverse97WithinTolerance) {
   GJ2K_REQUIRE_GPU();
   sweep<float>(false);
+}
+
+// The variant the codec uses (kDefault: fused-short forward, fused inverse) computes the 9/7
+// exactly as the CPU's lifting (dwt_cpu.cpp): the same float operations, unfused, with the K
+// scaling of each direction where the CPU applies it. So the GPU encoder's quantization indices
+// and the GPU decoder's samples equal the CPU's.
+TEST(GpuDwt, Default97BitIdenticalToCpu) {
+  GJ2K_REQUIRE_GPU();
+  int failures = 0;
+  uint32_t seed = 4242;
+  double worst = 0;
+  for (const Size& s : kSizes) {
+    for (const auto& o : kOrigins) {
+      const Rect tc{o[0], o[1], o[0] + s.w, o[1] + s.h};
+      for (int levels = 0; levels <= max_levels(s.w, s.h); ++levels) {
+        for (bool fwd : {true, false}) {
+          const std::string e = run_case<float>(gc::GpuDwtVariant::kDefault, fwd, tc, levels,
+                                                Fill::kRandom, ++seed, &worst, true);
+          if (!e.empty()) {
+            ADD_FAILURE() << e;
+            if (++failures >= 5) return;
+          }
+        }
+      }
+    }
+  }
+  for (const Rect& tc : {Rect{5, 3, 5 + 517, 3 + 389}, Rect{0, 0, 1280, 720}}) {
+    for (int levels : {1, 5}) {
+      for (bool fwd : {true, false}) {
+        const std::string e = run_case<float>(gc::GpuDwtVariant::kDefault, fwd, tc, levels,
+                                              Fill::kRandom, ++seed, &worst, true);
+        EXPECT_TRUE(e.empty()) << e;
+      }
+    }
+  }
 }
 
 // Many tiles in both directions at odd origins: 2-D blocks, halos across tile seams.

@@ -4,7 +4,10 @@
 // Same numerical contract as transform/dwt.h (15444-1 Annex F; Mallat arrangement of
 // geometry.h band_placement; parity from absolute coordinates; any size >= 1, any origin,
 // 0..32 levels): 5/3 results are identical to dwt_ops(kReference) (even for extreme int32
-// inputs), 9/7 results agree within float rounding (tests/gpu: <= 2e-5 of the peak magnitude).
+// inputs). 9/7: kDefault (kFusedShort forward, kFused inverse) gives exactly the floats of the
+// CPU's lifting (dwt_ops(kCpu), dwt_cpu.cpp): the same unfused operations, each direction's K
+// scaling where the CPU applies it (dwt_lift.cuh); the other variants agree with the reference
+// within float rounding (tests/gpu: <= 2e-5 of the peak magnitude).
 //
 // Buffers are device pointers (d_ prefix) with a row pitch in samples. Work is enqueued on
 // `stream` and not waited for; argument errors throw Error(kInvalidArgument), CUDA failures

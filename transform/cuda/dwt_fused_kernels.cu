@@ -113,6 +113,10 @@ __global__ void __launch_bounds__(kCols) fused_fwd_kernel(const LevelFwdArgs<typ
     }
     if (!y_one) {
       dev::vlift_reg<L, true>(v);
+      // VER_SD's K scaling before the rows are lifted, as the CPU's vertical pass does (row r
+      // has the parity of yb - H + r, with yb and H even).
+#pragma unroll
+      for (int r = 0; r < RH; ++r) v[r] = L::gain1_fwd(v[r], (r & 1) == 0);
     } else if (y_twice) {  // a 1-row signal's VER_SD (F.3.7)
 #pragma unroll
       for (int r = 0; r < RH; ++r) v[r] = L::twice(v[r]);
@@ -135,7 +139,7 @@ __global__ void __launch_bounds__(kCols) fused_fwd_kernel(const LevelFwdArgs<typ
       T* hi = brow + hi_col;
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        e[j] = L::gain_fwd(e[j], (j & 1) == 0, ylow, x_one, y_one);
+        if (!x_one) e[j] = L::gain1_fwd(e[j], (j & 1) == 0);
         if (x_twice) e[j] = L::twice(e[j]);
       }
       using P = typename Vec4<T>::pair;
@@ -217,7 +221,7 @@ __global__ void __launch_bounds__(kCols) fused_inv_kernel(const LevelInvArgs<typ
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         if (x_half) e[i][j] = L::half(e[i][j]);  // a 1-column signal's HOR_SR (F.4.7)
-        e[i][j] = L::gain_inv(e[i][j], xl[j], ylow[i], x_one, y_one);
+        if (!x_one) e[i][j] = L::gain1_inv(e[i][j], xl[j]);
       }
       if (!x_one) hlift_shfl<L, false>(e[i]);
       *reinterpret_cast<V*>(&s[r][4 * lane]) = V{e[i][0], e[i][1], e[i][2], e[i][3]};
@@ -226,7 +230,12 @@ __global__ void __launch_bounds__(kCols) fused_inv_kernel(const LevelInvArgs<typ
     T v[RH];
 #pragma unroll
     for (int r = 0; r < RH; ++r) v[r] = s[r][c];
-    if (!y_one) dev::vlift_reg<L, false>(v);
+    if (!y_one) {
+      // VER_SR's K scaling, then its lifting (the CPU's vertical pass; row parity as above).
+#pragma unroll
+      for (int r = 0; r < RH; ++r) v[r] = L::gain1_inv(v[r], (r & 1) == 0);
+      dev::vlift_reg<L, false>(v);
+    }
     const int64_t ax = xb - H + c;
     if (c >= H && c < H + TW && ax >= x0 && ax < x1) {
       T* out = a.dst + (ax - x0);

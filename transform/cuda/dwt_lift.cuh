@@ -69,6 +69,8 @@ struct Lift53 {
   __device__ static T twice(T v) { return wrap_add(v, v); }
   __device__ static T half(T v) { return v / 2; }
   // Subband gains: none for 5/3.
+  __device__ static T gain1_fwd(T v, bool) { return v; }
+  __device__ static T gain1_inv(T v, bool) { return v; }
   __device__ static T gain_fwd(T v, bool, bool, bool, bool) { return v; }
   __device__ static T gain_inv(T v, bool, bool, bool, bool) { return v; }
 };
@@ -85,20 +87,29 @@ struct Lift97 {
   static constexpr float kDelta = 0.443506852043971f;
   static constexpr float kK = 1.230174104914001f;
   static constexpr float kInvK = static_cast<float>(1.0 / 1.230174104914001);
+  // c + coef (l + r) rounded after each operation, never fused into an FMA: the operations of
+  // the CPU's lifting (dwt_cpu.cpp, Lift97Add / Lift97Sub), so that both give the same floats.
   template <int S>
   __device__ static T fwd(T c, T l, T r) {
     constexpr float coef = S == 0 ? kAlpha : S == 1 ? kBeta : S == 2 ? kGamma : kDelta;
-    return c + coef * (l + r);
+    return __fadd_rn(c, __fmul_rn(coef, __fadd_rn(l, r)));
   }
   template <int S>
   __device__ static T inv(T c, T l, T r) {
     constexpr float coef = S == 0 ? kDelta : S == 1 ? kGamma : S == 2 ? kBeta : kAlpha;
-    return c - coef * (l + r);
+    return __fsub_rn(c, __fmul_rn(coef, __fadd_rn(l, r)));
   }
   __device__ static T twice(T v) { return v * 2.0f; }
   __device__ static T half(T v) { return v * 0.5f; }
+  // The K scaling of one direction (low-pass forward 1/K, high-pass K; inverse the reverse),
+  // applied where the CPU applies it: forward after that direction's lifting, inverse before
+  // it. The fused kernels (the codec's default) use these, so that their results equal the
+  // CPU's bit for bit.
+  __device__ static T gain1_fwd(T v, bool low) { return __fmul_rn(v, low ? kInvK : kK); }
+  __device__ static T gain1_inv(T v, bool low) { return __fmul_rn(v, low ? kK : kInvK); }
   // The K scaling of both directions, folded into one multiply (lifting is linear, so where it
-  // happens changes only float rounding). A direction of length 1 has no lifting and no K.
+  // happens changes only float rounding): the other variants. A direction of length 1 has no
+  // lifting and no K.
   __device__ static T gain_fwd(T v, bool xlow, bool ylow, bool x_one, bool y_one) {
     const float fx = x_one ? 1.0f : (xlow ? kInvK : kK);
     const float fy = y_one ? 1.0f : (ylow ? kInvK : kK);

@@ -159,6 +159,19 @@ void TileTransformer::output(int slot, int c, int32_t* dst) {
                   s.stream.get(), omp_get_max_threads());
 }
 
+const int32_t* TileTransformer::device_output(int slot, int c) const {
+  const Slot& s = *slots_.at(slot);
+  if (!s.done || c < 0 || static_cast<size_t>(c) + 1 >= s.offset.size())
+    throw Error(ErrorCode::kInvalidArgument,
+                "TileTransformer::device_output: no result for component " + std::to_string(c) +
+                    " in slot " + std::to_string(slot));
+  return s.b.as<int32_t>() + s.offset[static_cast<size_t>(c)];
+}
+
+cudaStream_t TileTransformer::stream(int slot) const {
+  return slots_.at(slot)->stream.get();
+}
+
 void TileTransformer::synchronize() {
   for (auto& s : slots_) {
     if (s->busy) s->stream.synchronize();

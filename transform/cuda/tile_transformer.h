@@ -66,6 +66,11 @@ class TileTransformer {
   // called for each component, in any order, until the slot's next input call. Host copies
   // use omp_get_max_threads() threads.
   void output(int slot, int c, int32_t* dst);
+  // Component c's result in device memory (packed rows, rect.width() apart) and the stream its
+  // kernels run on: for later device stages (the GPU Tier-1), enqueued on that stream. Valid
+  // until the slot's next input call.
+  const int32_t* device_output(int slot, int c) const;
+  cudaStream_t stream(int slot) const;
   void synchronize();  // waits for every slot
 
  private:
