@@ -1,0 +1,187 @@
+// The encoder's Tier-1 on the GPU (encoder_gpu.h code_tile_gpu): the code-blocks of a tile
+// coded by entropy/cuda/t1_enc_cuda.h straight from the transformer's device results, the
+// written bytes and pass records compacted on the device (transform/cuda/gather_cuda.h) and
+// brought back in one transfer each.
+#if defined(GJ2K_HAVE_CUDA)
+
+#include <omp.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codec/encoder_gpu.h"
+#include "entropy/cuda/t1_enc_cuda.h"
+#include "entropy/t1_enc_block.h"
+#include "gj2k/error.h"
+#include "transform/cuda/cuda_check.h"
+#include "transform/cuda/cuda_memory.h"
+#include "transform/cuda/gather_cuda.h"
+#include "transform/cuda/resource_pool.h"
+#include "transform/cuda/staging_ring.h"
+#include "transform/cuda/tile_transformer.h"
+#include "transform/device.h"
+
+namespace gj2k::codec {
+namespace {
+
+namespace cu = transform::cuda;
+namespace ecu = entropy::cuda;
+
+// Device and staging memory of one call, from a process-wide pool (grown only, released with
+// the other GPU pools).
+struct Tier1Buffers {
+  cu::StagingRing ring;
+  cu::DeviceBuffer jobs, out, passes, results, workspace, counter, ranges, bytes, records;
+};
+
+cu::Pool<Tier1Buffers>& t1_pool() {
+  static auto* p = new cu::Pool<Tier1Buffers>([] { return std::make_unique<Tier1Buffers>(); });
+  return *p;
+}
+
+uint64_t round16(uint64_t n) {
+  return (n + 15) & ~uint64_t{15};
+}
+
+}  // namespace
+
+TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const EncodeSetup& setup,
+                         const EncodeParams& params, uint32_t t) {
+  std::vector<CodeBlockJob> jobs;
+  TileCoding tile = plan_tile(image, setup, t, jobs);
+  const int levels = setup.main.cod.component.levels;
+  const uint8_t style = setup.main.cod.component.cblk_style;
+  const int threads = std::max(1, setup.threads);
+  cudaStream_t st = tt.stream(0);
+  const int32_t* base = tt.device_output(0, 0);
+
+  // One kernel job per non-empty code-block: where its values are, its byte budget and room
+  // for every pass it can have.
+  std::vector<ecu::EncodeJob> kj;
+  std::vector<size_t> job_of;  // kj[i] codes jobs[job_of[i]]
+  kj.reserve(jobs.size());
+  job_of.reserve(jobs.size());
+  uint64_t out_bytes = 0, records = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const CodeBlockJob& j = jobs[i];
+    if (j.rect.empty()) continue;
+    const TileComponentCoding& tcc = tile.components[j.c];
+    const BandLayout& bl = tcc.layout.resolutions[j.r].bands[j.b];
+    const BandCoding& bc = tcc.bands[j.r][j.b];
+    ecu::EncodeJob e{};
+    e.in_offset = static_cast<uint64_t>(tt.device_output(0, static_cast<int>(j.c)) - base) +
+                  job_offset(tile, levels, j);
+    e.stride = tcc.layout.rect.width();
+    e.out_offset = out_bytes;
+    e.capacity = entropy::t1::encode_budget(j.rect.width(), j.rect.height(), bc.mb);
+    e.pass_first = records;
+    e.w = static_cast<uint16_t>(j.rect.width());
+    e.h = static_cast<uint16_t>(j.rect.height());
+    e.mb = static_cast<uint8_t>(bc.mb);
+    e.band = static_cast<uint8_t>(bl.band);
+    e.style = style;
+    kj.push_back(e);
+    job_of.push_back(i);
+    out_bytes += round16(e.capacity);
+    records += entropy::max_passes(bc.mb);
+  }
+  const uint32_t count = static_cast<uint32_t>(kj.size());
+  if (count == 0) return tile;
+
+  cu::Lease<Tier1Buffers> lease(t1_pool());
+  Tier1Buffers& b = *lease;
+  lease.in_use();
+  // The jobs up, then Tier-1 of them all.
+  b.jobs.reserve(count * sizeof(ecu::EncodeJob));
+  b.ring.upload(b.jobs.get(), kj.data(), count * sizeof(ecu::EncodeJob), st, threads);
+  b.out.reserve(std::max<uint64_t>(out_bytes, 16));
+  b.passes.reserve(std::max<uint64_t>(records, 1) * sizeof(entropy::CodedPass));
+  b.results.reserve(count * sizeof(ecu::EncodeOutcome));
+  const int sms = std::max(1, transform::gpu_info().multiprocessors);
+  ecu::encode_blocks(b.jobs.as<ecu::EncodeJob>(), count, base, b.out.as<uint8_t>(),
+                     b.passes.as<entropy::CodedPass>(), b.results.as<ecu::EncodeOutcome>(), sms, st,
+                     b.workspace, b.counter);
+  std::vector<ecu::EncodeOutcome> outcome(count);
+  b.ring.download(outcome.data(), b.results.get(), count * sizeof(ecu::EncodeOutcome), st,
+                  threads);  // waits
+
+  // Blocks the device could not code (data beyond the budget; invalid values) are coded on the
+  // CPU from their values, which gives the CPU path's bytes or its error.
+  std::string failure;
+  std::vector<uint64_t> byte_at(count), record_at(count);
+  std::vector<cu::GatherRange> ranges;
+  ranges.reserve(2 * size_t{count});
+  uint64_t total_bytes = 0, total_records = 0;
+  for (uint32_t k = 0; k < count; ++k) {
+    const ecu::EncodeOutcome& o = outcome[k];
+    if (o.status != entropy::t1::EncodeStatus::kOk) {
+      const ecu::EncodeJob& e = kj[k];
+      std::vector<int32_t> q(size_t{e.w} * e.h);
+      GJ2K_CUDA_CHECK(cudaMemcpy2D(q.data(), size_t{e.w} * 4, base + e.in_offset,
+                                   size_t{e.stride} * 4, size_t{e.w} * 4, e.h,
+                                   cudaMemcpyDeviceToHost));
+      std::string error = code_block(q.data(), e.w, style, jobs[job_of[k]], tile);
+      if (!error.empty() && failure.empty()) failure = std::move(error);
+      continue;
+    }
+    byte_at[k] = total_bytes;
+    record_at[k] = total_records;
+    ranges.push_back({kj[k].out_offset, total_bytes, o.bytes});
+    total_bytes += o.bytes;
+    total_records += o.passes;
+  }
+  if (!failure.empty()) throw Error(ErrorCode::kInvalidArgument, failure);
+  const size_t byte_ranges = ranges.size();
+  for (uint32_t k = 0; k < count; ++k)
+    if (outcome[k].status == entropy::t1::EncodeStatus::kOk)
+      ranges.push_back({kj[k].pass_first * sizeof(entropy::CodedPass),
+                        record_at[k] * sizeof(entropy::CodedPass),
+                        outcome[k].passes * sizeof(entropy::CodedPass)});
+
+  // Only what was written comes back: compacted on the device, then one download each.
+  b.ranges.reserve(std::max<size_t>(ranges.size(), 1) * sizeof(cu::GatherRange));
+  b.bytes.reserve(std::max<uint64_t>(total_bytes, 16));
+  b.records.reserve(std::max<uint64_t>(total_records, 1) * sizeof(entropy::CodedPass));
+  b.ring.upload(b.ranges.get(), ranges.data(), ranges.size() * sizeof(cu::GatherRange), st,
+                threads);
+  const cu::GatherRange* d_ranges = b.ranges.as<cu::GatherRange>();
+  cu::gather_ranges(b.out.as<uint8_t>(), d_ranges, static_cast<uint32_t>(byte_ranges),
+                    b.bytes.as<uint8_t>(), st);
+  cu::gather_ranges(b.passes.as<uint8_t>(), d_ranges + byte_ranges,
+                    static_cast<uint32_t>(ranges.size() - byte_ranges), b.records.as<uint8_t>(),
+                    st);
+  std::vector<uint8_t> all_bytes(total_bytes);
+  std::vector<entropy::CodedPass> all_records(total_records);
+  b.ring.download(all_bytes.data(), b.bytes.get(), total_bytes, st, threads);
+  b.ring.download(all_records.data(), b.records.get(), total_records * sizeof(entropy::CodedPass),
+                  st, threads);
+  lease.succeeded();
+
+  // Each block's EncodedBlock, as entropy::encode_block gives it.
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t kk = 0; kk < int64_t{count}; ++kk) {
+    const uint32_t k = static_cast<uint32_t>(kk);
+    const ecu::EncodeOutcome& o = outcome[k];
+    if (o.status != entropy::t1::EncodeStatus::kOk) continue;  // coded on the CPU above
+    const CodeBlockJob& j = jobs[job_of[k]];
+    BandCoding& bc = tile.components[j.c].bands[j.r][j.b];
+    entropy::EncodedBlock& enc = bc.blocks[j.k].enc;
+    enc.missing_msbs = bc.mb - o.planes;
+    enc.data.assign(all_bytes.begin() + static_cast<ptrdiff_t>(byte_at[k]),
+                    all_bytes.begin() + static_cast<ptrdiff_t>(byte_at[k] + o.bytes));
+    enc.passes.assign(all_records.begin() + static_cast<ptrdiff_t>(record_at[k]),
+                      all_records.begin() + static_cast<ptrdiff_t>(record_at[k] + o.passes));
+  }
+  report_progress(params, "tier-1", 1.0);
+  return tile;
+}
+
+size_t release_encoder_t1_pool() {
+  return t1_pool().clear();
+}
+
+}  // namespace gj2k::codec
+
+#endif  // GJ2K_HAVE_CUDA
