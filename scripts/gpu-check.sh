@@ -188,6 +188,7 @@ printf "Tier-1 benchmark exit %s\n" "$t1_rc"
 [ -f "$log/gpu-t1.log" ] && grep -E "^(==|  cpu t1_dec|  gpu arranged  fixed    128 threads x  4)|alone" \
   "$log/gpu-t1.log"
 printf "encoder benchmark exit %s\n" "$codec_rc"
+[ -f "$log/gpu-codec.log" ] && grep -E "GPU codestream|peak \|gpu" "$log/gpu-codec.log"
 [ -f "$log/gpu-codec.log" ] && sed -n '/^Codec \(decode\|encode\), /,$p' "$log/gpu-codec.log"
 [ -s "$whole_log" ] && cat "$whole_log"
 [ "$test_rc" -eq 0 ] && [ "$hash_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ] && [ "$t1_rc" -eq 0 ] &&
