@@ -93,11 +93,27 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   cu::Lease<Tier1Buffers> lease(t1_pool());
   Tier1Buffers& b = *lease;
   lease.in_use();
+  try {
+    b.out.reserve(std::max<uint64_t>(out_bytes, 16));
+    b.passes.reserve(std::max<uint64_t>(records, 1) * sizeof(entropy::CodedPass));
+  } catch (const Error& e) {
+    // The budgets do not fit the device memory beside the transform's buffers: the values come
+    // down and Tier-1 runs on the CPU (the same blocks).
+    if (!cu::out_of_memory(e)) throw;
+    lease.succeeded();
+    TileCoefficients coeffs;
+    coeffs.rects.resize(tile.components.size());
+    coeffs.data.resize(tile.components.size());
+    for (size_t c = 0; c < tile.components.size(); ++c) {
+      coeffs.rects[c] = tile.components[c].layout.rect;
+      coeffs.data[c].resize(size_t{coeffs.rects[c].width()} * coeffs.rects[c].height());
+      tt.output(0, static_cast<int>(c), coeffs.data[c].data());
+    }
+    return code_tile(coeffs, image, setup, params, t);
+  }
   // The jobs up, then Tier-1 of them all.
   b.jobs.reserve(count * sizeof(ecu::EncodeJob));
   b.ring.upload(b.jobs.get(), kj.data(), count * sizeof(ecu::EncodeJob), st, threads);
-  b.out.reserve(std::max<uint64_t>(out_bytes, 16));
-  b.passes.reserve(std::max<uint64_t>(records, 1) * sizeof(entropy::CodedPass));
   b.results.reserve(count * sizeof(ecu::EncodeOutcome));
   const int sms = std::max(1, transform::gpu_info().multiprocessors);
   ecu::encode_blocks(b.jobs.as<ecu::EncodeJob>(), count, base, b.out.as<uint8_t>(),

@@ -15,6 +15,7 @@
 #include "codec/encoder_gpu.h"
 #include "codec/structure.h"
 #include "gj2k/error.h"
+#include "transform/cuda/cuda_check.h"
 #include "transform/cuda/resource_pool.h"
 #include "transform/cuda/tile_transformer.h"
 #include "transform/dwt.h"
@@ -206,7 +207,14 @@ TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup
 TileCoding encode_tile_gpu(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
                            uint32_t t, GpuLookAhead* ahead) {
   TileSpec spec;
-  std::unique_ptr<TileTransformer> started = start(image, setup, t, ahead, spec);
+  std::unique_ptr<TileTransformer> started;
+  try {
+    started = start(image, setup, t, ahead, spec);
+  } catch (const Error& e) {
+    // A tile larger than the device memory (the transformer's buffers did not fit): this tile
+    // on the CPU, with the same result. Other failures stay failures.
+    if (!transform::cuda::out_of_memory(e)) throw;
+  }
   if (!started) {
     TileCoefficients coeffs = cpu_backend().forward(image, setup, t, nullptr);
     return code_tile(coeffs, image, setup, params, t);
