@@ -12,6 +12,16 @@
 // Msamples/s count the samples of the decoded blocks. The GPU output is checked identical to
 // the CPU's. Also printed: the copies a decode needs (code-block bytes and tables up, the
 // int32 planes down), pageable, and the device's device-to-device copy bandwidth.
+//
+// Encode mode (Tier-1 encoding alone, every code-block of the same quantized coefficients,
+// all passes, as the encoder codes them before rate allocation):
+//   cpu encode      entropy::encode_block, all threads (OpenMP dynamic) and 1 thread
+//   gpu encode      entropy::cuda::encode_blocks, kernel time (CUDA events), per launch shape,
+//                   jobs in stream order and arranged (arrange_encode_jobs), each with
+//                   t1::encode_budget bytes of room; bytes and pass records checked identical
+//                   to the CPU's (blocks that overflow are counted: the encoder re-codes them on
+//                   the CPU)
+// Modes: argument "decode", "encode" or none (both).
 #include <omp.h>
 
 #include <algorithm>
@@ -28,6 +38,7 @@
 #include "codec/synthetic.h"
 #include "entropy/t1.h"
 #include "entropy/t1_dec_block.h"
+#include "entropy/t1_enc_block.h"
 #include "gj2k/encoder.h"
 #include "gj2k/error.h"
 #include "transform/device.h"
@@ -37,6 +48,7 @@
 #include <cuda_runtime.h>
 
 #include "entropy/cuda/t1_dec_cuda.h"
+#include "entropy/cuda/t1_enc_cuda.h"
 #include "transform/cuda/cuda_check.h"
 #include "transform/cuda/cuda_memory.h"
 #endif
@@ -67,11 +79,31 @@ struct Batch {
   uint64_t samples = 0;
 };
 
+// Every code-block of the tile to encode: its quantized indices in `plane` (the
+// tile-components' coefficient planes one after the other, Mallat arrangement), and what the
+// CPU encoder made of it.
+struct EncJob {
+  uint64_t in_offset;
+  uint32_t stride, w, h, band, style, mb;
+};
+struct EncodeBatch {
+  std::vector<int32_t> plane;
+  std::vector<EncJob> jobs;
+  std::vector<const entropy::EncodedBlock*> cpu;  // job k's CPU result (in the tiles below)
+  std::vector<codec::TileCoding> tiles;
+  uint64_t samples = 0;
+};
+
 // Encodes the image (one tile) and gathers its code-blocks with the passes the rate
-// allocator kept, segmented as Tier-2 delivers them.
-Batch encode_batch(const Image& image, const EncodeParams& params) {
+// allocator kept, segmented as Tier-2 delivers them; with `enc`, also every code-block as an
+// encode job.
+Batch encode_batch(const Image& image, const EncodeParams& params, EncodeBatch* enc = nullptr) {
   codec::EncodeSetup setup = codec::make_setup(params, image);
   codec::TileCoefficients coeffs = codec::cpu_backend().forward(image, setup, 0, nullptr);
+  if (enc) {
+    enc->plane.clear();
+    for (const auto& d : coeffs.data) enc->plane.insert(enc->plane.end(), d.begin(), d.end());
+  }
   std::vector<codec::TileCoding> tiles;
   tiles.push_back(codec::code_tile(coeffs, image, setup, params, 0));
   codec::assemble_codestream(tiles, setup, params, image, nullptr);
@@ -89,10 +121,24 @@ Batch encode_batch(const Image& image, const EncodeParams& params) {
             transform::band_placement(rect, levels, levels == 0 ? 0 : band.level, band.band);
         for (size_t k = 0; k < bc.blocks.size(); ++k) {
           const auto& blk = bc.blocks[k];
-          const uint32_t passes = blk.layer_passes.empty() ? 0 : blk.layer_passes.back();
-          if (passes == 0) continue;
           const transform::Rect cb =
               band.code_block(uint32_t(k % band.blocks_x), uint32_t(k / band.blocks_x));
+          if (enc && cb.width() > 0 && cb.height() > 0) {
+            EncJob e{};
+            e.in_offset = base + size_t{place.y_off + cb.y0 - band.rect.y0} * rect.width() +
+                          place.x_off + (cb.x0 - band.rect.x0);
+            e.stride = rect.width();
+            e.w = cb.width();
+            e.h = cb.height();
+            e.band = uint32_t(band.band);
+            e.style = params.cblk_style;
+            e.mb = bc.mb;
+            enc->jobs.push_back(e);
+            enc->cpu.push_back(&blk.enc);
+            enc->samples += uint64_t{e.w} * e.h;
+          }
+          const uint32_t passes = blk.layer_passes.empty() ? 0 : blk.layer_passes.back();
+          if (passes == 0) continue;
           Job j{};
           j.out_offset = base + size_t{place.y_off + cb.y0 - band.rect.y0} * rect.width() +
                          place.x_off + (cb.x0 - band.rect.x0);
@@ -122,6 +168,7 @@ Batch encode_batch(const Image& image, const EncodeParams& params) {
     base += size_t{rect.width()} * rect.height();
   }
   b.out_size = base;
+  if (enc) enc->tiles = std::move(tiles);  // keeps the CPU results `cpu` points at
   return b;
 }
 
@@ -161,6 +208,17 @@ void cpu_decode(const Batch& b, std::vector<int32_t>& out, bool shared) {
                               j.w, j.h);
       }
     }
+  }
+}
+
+// entropy::encode_block over every job, OpenMP dynamic; out[k]: job k's result.
+void cpu_encode(const EncodeBatch& b, std::vector<entropy::EncodedBlock>& out) {
+  out.resize(b.jobs.size());
+#pragma omp parallel for schedule(dynamic, 8)
+  for (size_t k = 0; k < b.jobs.size(); ++k) {
+    const EncJob& j = b.jobs[k];
+    entropy::encode_block(b.plane.data() + j.in_offset, j.stride, j.w, j.h,
+                          static_cast<entropy::Band>(j.band), uint8_t(j.style), j.mb, out[k]);
   }
 }
 
@@ -321,18 +379,142 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
 }
+
+// The encode kernel over every code-block of `b`, per launch shape, in stream order and
+// arranged; the output checked against the CPU's (`want`, job order).
+void gpu_encode_rows(const char* name, const EncodeBatch& b,
+                     const std::vector<entropy::EncodedBlock>& want) {
+  using entropy::cuda::EncodeJob;
+  const int sms = transform::gpu_info().multiprocessors;
+  // Room: each job's budget, and its pass records, at offsets in job order.
+  std::vector<EncodeJob> base;
+  size_t room = 0, records = 0, max_state = 0;
+  for (const EncJob& e : b.jobs) {
+    EncodeJob j{};
+    j.in_offset = e.in_offset;
+    j.stride = e.stride;
+    j.w = uint16_t(e.w);
+    j.h = uint16_t(e.h);
+    j.band = uint8_t(e.band);
+    j.style = uint8_t(e.style);
+    j.mb = uint8_t(e.mb);
+    j.capacity = entropy::t1::encode_budget(j.w, j.h, j.mb);
+    j.out_offset = room;
+    j.pass_first = uint32_t(records);
+    room += j.capacity;
+    records += entropy::max_passes(j.mb);
+    max_state = std::max(max_state, entropy::t1::state_words(j.w, j.h));
+    base.push_back(j);
+  }
+  size_t coded = 0;
+  for (const auto& e : want) coded += e.data.size();
+  DeviceBuffer d_plane(b.plane.size() * 4), d_bytes(room + 1);
+  DeviceBuffer d_passes(records * sizeof(entropy::CodedPass) + 1);
+  const size_t most_jobs = base.size() + size_t{2048} * sms;  // room for padding
+  DeviceBuffer d_jobs(most_jobs * sizeof(EncodeJob)), d_status(most_jobs);
+  DeviceBuffer d_results(most_jobs * sizeof(entropy::t1::EncodeResult)), d_counter(4);
+  const double up = best_ms(3, [&] {
+    GJ2K_CUDA_CHECK(
+        cudaMemcpy(d_plane.get(), b.plane.data(), b.plane.size() * 4, cudaMemcpyHostToDevice));
+  });
+  std::vector<uint8_t> bytes(room);
+  const double down = best_ms(3, [&] {
+    GJ2K_CUDA_CHECK(cudaMemcpy(bytes.data(), d_bytes.get(), room, cudaMemcpyDeviceToHost));
+  });
+  std::printf(
+      "%s encode: %zu blocks, %.1f Msamples, %.1f MB coded in %.1f MB of room, %.1f MB of pass "
+      "records, state %zu words per thread; copies (pageable): plane up %.1f ms, room down "
+      "%.1f ms\n",
+      name, base.size(), b.samples / 1e6, coded / 1e6, room / 1e6,
+      records * sizeof(entropy::CodedPass) / 1e6, max_state, up, down);
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  const entropy::cuda::LaunchShape shapes[] = {{64, 4, true},   {128, 4, true},  {64, 4, false},
+                                               {128, 4, false}, {256, 2, false}, {256, 4, false}};
+  for (int arranged = 0; arranged < 2; ++arranged) {
+    for (const auto& shape : shapes) {
+      if (arranged && shape.dynamic) continue;  // arranged for the fixed mapping
+      std::vector<EncodeJob> jobs = base;
+      std::vector<size_t> placed(jobs.size());
+      for (size_t k = 0; k < placed.size(); ++k) placed[k] = k;
+      if (arranged)
+        placed = entropy::cuda::arrange_encode_jobs(
+            jobs, entropy::cuda::encode_threads(uint32_t(jobs.size()), sms, shape));
+      GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), jobs.data(), jobs.size() * sizeof(EncodeJob),
+                                 cudaMemcpyHostToDevice));
+      const size_t words =
+          entropy::cuda::encode_threads(uint32_t(jobs.size()), sms, shape) * max_state;
+      DeviceBuffer d_ws(words * 4);
+      float best = 1e30f;
+      for (int rep = 0; rep < 4; ++rep) {
+        cudaEventRecord(e0);
+        entropy::cuda::encode_blocks(
+            d_jobs.as<EncodeJob>(), uint32_t(jobs.size()), d_plane.as<int32_t>(),
+            d_bytes.as<uint8_t>(), d_passes.as<entropy::CodedPass>(),
+            d_results.as<entropy::t1::EncodeResult>(), d_status.as<uint8_t>(), d_ws.as<uint32_t>(),
+            words, max_state, d_counter.as<uint32_t>(), sms, nullptr, shape);
+        cudaEventRecord(e1);
+        GJ2K_CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms = 0;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (rep > 0) best = std::min(best, ms);
+      }
+      std::vector<entropy::CodedPass> passes(records);
+      std::vector<entropy::t1::EncodeResult> results(jobs.size());
+      std::vector<uint8_t> status(jobs.size());
+      GJ2K_CUDA_CHECK(cudaMemcpy(bytes.data(), d_bytes.get(), room, cudaMemcpyDeviceToHost));
+      GJ2K_CUDA_CHECK(cudaMemcpy(passes.data(), d_passes.get(),
+                                 records * sizeof(entropy::CodedPass), cudaMemcpyDeviceToHost));
+      GJ2K_CUDA_CHECK(cudaMemcpy(results.data(), d_results.get(),
+                                 jobs.size() * sizeof(entropy::t1::EncodeResult),
+                                 cudaMemcpyDeviceToHost));
+      GJ2K_CUDA_CHECK(
+          cudaMemcpy(status.data(), d_status.get(), jobs.size(), cudaMemcpyDeviceToHost));
+      size_t diff = 0, overflow = 0;
+      for (size_t i = 0; i < jobs.size(); ++i) {
+        if (placed[i] == SIZE_MAX) continue;
+        if (status[i] == uint8_t(entropy::t1::EncodeStatus::kOverflow)) {
+          ++overflow;
+          continue;
+        }
+        const EncodeJob& j = jobs[i];
+        const entropy::EncodedBlock& e = want[placed[i]];
+        bool same = status[i] == 0 && results[i].bytes == e.data.size() &&
+                    results[i].passes == e.passes.size() &&
+                    std::memcmp(bytes.data() + j.out_offset, e.data.data(), e.data.size()) == 0;
+        for (size_t p = 0; same && p < e.passes.size(); ++p) {
+          const entropy::CodedPass& g = passes[j.pass_first + p];
+          same = g.end == e.passes[p].end && g.terminated == e.passes[p].terminated &&
+                 std::memcmp(&g.distortion, &e.passes[p].distortion, sizeof(double)) == 0;
+        }
+        diff += !same;
+      }
+      std::printf(
+          "  gpu encode %-9s %-7s %4d threads x %2d blocks/SM: %8.2f ms %9.1f Msamples/s  %s, "
+          "%zu overflowed, workspace %.0f MB\n",
+          arranged ? "arranged" : "in order", shape.dynamic ? "dynamic" : "fixed",
+          shape.threads_per_block, shape.blocks_per_sm, best, b.samples / (best * 1e3),
+          diff ? "DIFFERENT" : "identical", overflow, words * 4 / 1e6);
+    }
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+}
 #endif
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const std::string only = argc > 1 ? argv[1] : "";
+  const bool decode = only.empty() || only == "decode", encode = only.empty() || only == "encode";
   const char* size_env = std::getenv("GJ2K_BENCH_T1_SIZE");
   uint32_t w = 10240, h = 6400;
   if (size_env) std::sscanf(size_env, "%ux%u", &w, &h);
   const double t0 = now_ms();
   const Image image = photo_mosaic(w, h);
   std::printf(
-      "Tier-1 decode benchmark: %ux%u RGB 8-bit photo mosaic (%.0f ms to build), %d "
+      "Tier-1 benchmark: %ux%u RGB 8-bit photo mosaic (%.0f ms to build), %d "
       "CPU threads\n",
       w, h, now_ms() - t0, omp_get_max_threads());
 #if defined(GJ2K_HAVE_CUDA)
@@ -349,8 +531,30 @@ int main() {
     if (mode == 1) params.rates = {20.0};
     const char* name = mode == 0 ? "lossless 5/3" : "9/7 rate 20";
     const double e0 = now_ms();
-    const Batch b = encode_batch(image, params);
+    EncodeBatch eb;
+    const Batch b = encode_batch(image, params, encode ? &eb : nullptr);
     std::printf("\n== %s (encoded in %.0f ms)\n", name, now_ms() - e0);
+    if (encode) {
+      std::vector<entropy::EncodedBlock> enc;
+      const double all = best_ms(3, [&] { cpu_encode(eb, enc); });
+      size_t same = 0;
+      for (size_t k = 0; k < enc.size(); ++k)
+        same += enc[k].data == eb.cpu[k]->data && enc[k].passes.size() == eb.cpu[k]->passes.size();
+      omp_set_num_threads(1);
+      std::vector<entropy::EncodedBlock> one_enc;
+      const double one = best_ms(1, [&] { cpu_encode(eb, one_enc); });
+      omp_set_num_threads(omp_get_num_procs());
+      std::printf(
+          "  cpu encode  %2d threads: %8.2f ms %9.1f Msamples/s  (%zu blocks, %s the encoder's)\n",
+          omp_get_max_threads(), all, eb.samples / (all * 1e3), enc.size(),
+          same == enc.size() ? "identical to" : "DIFFERENT from");
+      std::printf("  cpu encode   1 thread:  %8.2f ms %9.1f Msamples/s\n", one,
+                  eb.samples / (one * 1e3));
+#if defined(GJ2K_HAVE_CUDA)
+      if (gpu.available) gpu_encode_rows(name, eb, enc);
+#endif
+    }
+    if (!decode) continue;
     std::vector<int32_t> want(b.out_size, 0), shared(b.out_size, 0);
     const double cpu = best_ms(3, [&] { cpu_decode(b, want, false); });
     const double hd = best_ms(3, [&] { cpu_decode(b, shared, true); });

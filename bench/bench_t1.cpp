@@ -298,13 +298,13 @@ void BM_MqEncodeRef(benchmark::State& state) {
 }
 
 std::vector<uint8_t> fast_encode(const Decisions& v) {
-  std::vector<uint8_t> out;
-  out.reserve(v.d.size() / 2);
-  MqEncoder enc(&out);
+  std::vector<uint8_t> out(2 * v.d.size() + 8);  // more than 15 bits per decision
+  MqEncoder enc(out.data(), static_cast<uint32_t>(out.size()));
   uint8_t st[kNumContexts];
   for (int i = 0; i < kNumContexts; ++i) st[i] = static_cast<uint8_t>(2 * initial_state_index(i));
-  for (size_t i = 0; i < v.d.size(); ++i) enc.encode(st[v.cx[i]], v.d[i]);
+  for (size_t i = 0; i < v.d.size(); ++i) enc.encode(kMqEncStates, st[v.cx[i]], v.d[i]);
   enc.flush(false);
+  out.resize(enc.size());
   return out;
 }
 

@@ -1,13 +1,18 @@
 // Fast MQ encoder (15444-1 C.2) and raw bit coder for arithmetic coding bypass (D.6).
 // Produces exactly the bytes of MqRefEncoder (mq_ref.h); contexts are one byte each
-// (state = 2 * Table C.2 index + MPS, see kMqFastStates).
+// (state = 2 * Table C.2 index + MPS, see kMqFastStates). Both are host-device (core/hd.h):
+// the Tier-1 block coder (t1_enc_block.h) runs them on the CPU and in the CUDA kernel.
+//
+// Output: a caller-given byte buffer of fixed capacity. A coder writes its segment from a start
+// position on; bytes that would land at or past the capacity are counted but not stored, so
+// size() > capacity() tells the caller the buffer was too small (the data is then incomplete).
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
+#include "core/hd.h"
 #include "entropy/mq_tables.h"
 
 namespace gj2k::entropy {
@@ -32,28 +37,32 @@ inline constexpr std::array<MqEncState, 94> kMqEncStates = make_mq_enc_states();
 // segment start - 1 before the first byte) and how many bits of C are still pending. Resolved
 // into a byte count once the segment is complete (carries may still change B).
 struct MqMark {
-  int64_t b_pos;
-  int pending_bits;
+  int32_t b_pos;
+  int32_t pending_bits;
 };
 
 class MqEncoder {
  public:
-  // Appends each segment to *out; init() starts a new segment at out->size().
-  explicit MqEncoder(std::vector<uint8_t>* out) : out_(out) { init(); }
+  MqEncoder() = default;
+  GJ2K_HD MqEncoder(uint8_t* buf, uint32_t capacity) : buf_(buf), cap_(capacity) { init(0); }
 
-  // INITENC (C.2.8).
-  void init() {
+  // INITENC (C.2.8): a new segment starting at byte `start` of the buffer.
+  GJ2K_HD_INLINE void init(uint32_t start) {
     a_ = 0x8000;
     c_ = 0;
     ct_ = 12;
     b_ = 0;
     started_ = false;
-    seg_start_ = out_->size();
+    pos_ = start;
+    seg_start_ = start;
   }
 
-  // ENCODE (C.2.2..C.2.6): codes decision d in the context whose state byte is `state`.
-  GJ2K_ALWAYS_INLINE void encode(uint8_t& state, uint32_t d) {
-    const MqEncState& s = kMqEncStates[state];
+  // ENCODE (C.2.2..C.2.6): codes decision d in the context whose state byte is `state`, with
+  // the state table `states`: kMqEncStates itself (host code) or a pointer to a copy of it (a
+  // kernel's, in shared memory).
+  template <class States>
+  GJ2K_HD_INLINE void encode(const States& states, uint8_t& state, uint32_t d) {
+    const MqEncState& s = states[state];
     const uint32_t qe = s.qe;
     a_ -= qe;
     if (d == s.mps) {
@@ -83,28 +92,65 @@ class MqEncoder {
   }
 
   // FLUSH (C.2.9); predictable termination (D.4.2) when `predictable`.
-  void flush(bool predictable);
+  GJ2K_HD void flush(bool predictable) {
+    if (predictable) {
+      // D.4.2: emit the 12 - CT bits that fix the code value; the low bits stay zero.
+      int k = 11 - ct_ + 1;
+      while (k > 0) {
+        c_ <<= ct_;
+        ct_ = 0;
+        byteout();
+        k -= ct_;
+      }
+    } else {
+      // C.2.9 SETBITS, then two BYTEOUTs.
+      const uint32_t tempc = c_ + a_;
+      c_ |= 0xFFFF;
+      if (c_ >= tempc) c_ -= 0x8000;
+      c_ <<= ct_;
+      byteout();
+      c_ <<= ct_;
+      byteout();
+    }
+    // The last byte B is kept unless it is 0xFF (the decoder supplies 0xFF past the end).
+    if (b_ != 0xFF && started_) put(b_);
+    started_ = false;
+  }
 
-  MqMark mark() const {
-    return {started_ ? static_cast<int64_t>(out_->size()) : static_cast<int64_t>(seg_start_) - 1,
-            27 - ct_};
+  GJ2K_HD_INLINE MqMark mark() const {
+    return {started_ ? static_cast<int32_t>(pos_) : static_cast<int32_t>(seg_start_) - 1, 27 - ct_};
   }
   // Bytes of the completed segment [seg_start, seg_end) that a decoder needs to reproduce every
   // decision coded before `m`: the byte B and the bytes holding all pending bits of C.
-  static size_t resolve(const MqMark& m, const uint8_t* data, size_t seg_start, size_t seg_end);
+  GJ2K_HD static uint32_t resolve(const MqMark& m, const uint8_t* data, uint32_t seg_start,
+                                  uint32_t seg_end) {
+    // Bytes after B hold 8 pending bits each, 7 after a 0xFF.
+    int64_t j = int64_t{m.b_pos} + 1;
+    int need = m.pending_bits;
+    while (need > 0) {
+      const int64_t prev = j - 1;
+      const bool ff = prev >= int64_t{seg_start} && prev < int64_t{seg_end} && data[prev] == 0xFF;
+      need -= ff ? 7 : 8;
+      ++j;
+    }
+    if (j < int64_t{seg_start}) j = seg_start;
+    return j < int64_t{seg_end} ? static_cast<uint32_t>(j) : seg_end;
+  }
+
+  // Bytes of the buffer in use (stored or not): the end of the segment after flush().
+  GJ2K_HD_INLINE uint32_t size() const { return pos_; }
 
  private:
+  GJ2K_HD_INLINE void put(uint8_t byte) {
+    if (pos_ < cap_) buf_[pos_] = byte;
+    ++pos_;
+  }
   // BYTEOUT (C.2.7): completes B (B is held here until no carry can reach it).
-  // (push_back takes a reference: pass a copy so that the coder's registers never have their
-  // address taken and can stay in machine registers.)
-  GJ2K_ALWAYS_INLINE void emit() {
-    if (started_) {
-      const uint8_t byte = b_;
-      out_->push_back(byte);
-    }
+  GJ2K_HD_INLINE void emit() {
+    if (started_) put(b_);
     started_ = true;
   }
-  GJ2K_ALWAYS_INLINE void byteout() {
+  GJ2K_HD_INLINE void byteout() {
     if (b_ == 0xFF) {
       emit();
       b_ = static_cast<uint8_t>(c_ >> 20);
@@ -132,28 +178,32 @@ class MqEncoder {
     }
   }
 
-  std::vector<uint8_t>* out_;
-  uint32_t a_, c_;
-  int ct_;
-  uint8_t b_;
-  bool started_;
-  size_t seg_start_;
+  uint8_t* buf_ = nullptr;
+  uint32_t cap_ = 0;
+  uint32_t a_ = 0, c_ = 0;
+  int ct_ = 0;
+  uint8_t b_ = 0;
+  bool started_ = false;
+  uint32_t pos_ = 0, seg_start_ = 0;
 };
 
 // Raw (bypass) bit writer (D.6): bits MSB first; after a 0xFF byte the next byte holds 7 bits
-// (its MSB is a stuffed 0).
+// (its MSB is a stuffed 0). Same buffer rules as MqEncoder.
 class RawEncoder {
  public:
-  explicit RawEncoder(std::vector<uint8_t>* out) : out_(out) { init(); }
-  void init() {
+  RawEncoder() = default;
+  GJ2K_HD RawEncoder(uint8_t* buf, uint32_t capacity) : buf_(buf), cap_(capacity) { init(0); }
+  // A new segment starting at byte `start` of the buffer.
+  GJ2K_HD_INLINE void init(uint32_t start) {
     c_ = 0;
     ct_ = 8;
     last_ff_ = false;
+    pos_ = start;
   }
-  GJ2K_ALWAYS_INLINE void put(uint32_t bit) {
+  GJ2K_HD_INLINE void put(uint32_t bit) {
     c_ |= bit << --ct_;
     if (ct_ == 0) {
-      out_->push_back(static_cast<uint8_t>(c_));
+      put_byte(static_cast<uint8_t>(c_));
       last_ff_ = c_ == 0xFF;
       ct_ = last_ff_ ? 7 : 8;
       c_ = 0;
@@ -162,15 +212,41 @@ class RawEncoder {
   // Terminates the segment: pads pending bits with 0,1,0,... A trailing 0xFF with nothing
   // pending is dropped (the decoder reads 0xFF past the end), except with predictable
   // termination, which completes it with 0x2A as other codecs expect.
-  void flush(bool predictable);
+  GJ2K_HD void flush(bool predictable) {
+    const int full = last_ff_ ? 7 : 8;
+    if (ct_ < full) {
+      uint32_t bit = 0;
+      while (ct_ > 0) {
+        c_ |= bit << --ct_;
+        bit ^= 1;
+      }
+      put_byte(static_cast<uint8_t>(c_));
+    } else if (last_ff_ && predictable) {
+      put_byte(0x2A);
+    } else if (last_ff_) {
+      --pos_;
+    }
+    c_ = 0;
+    ct_ = 8;
+    last_ff_ = false;
+  }
   // Bytes needed to decode every bit written so far (capped by the caller at the segment end).
-  size_t mark() const { return out_->size() + (ct_ < (last_ff_ ? 7 : 8) ? 1 : 0); }
+  GJ2K_HD_INLINE uint32_t mark() const { return pos_ + (ct_ < (last_ff_ ? 7 : 8) ? 1 : 0); }
+  // Bytes of the buffer in use (stored or not): the end of the segment after flush().
+  GJ2K_HD_INLINE uint32_t size() const { return pos_; }
 
  private:
-  std::vector<uint8_t>* out_;
-  uint32_t c_;
-  int ct_;
-  bool last_ff_;
+  GJ2K_HD_INLINE void put_byte(uint8_t byte) {
+    if (pos_ < cap_) buf_[pos_] = byte;
+    ++pos_;
+  }
+
+  uint8_t* buf_ = nullptr;
+  uint32_t cap_ = 0;
+  uint32_t c_ = 0;
+  int ct_ = 8;
+  bool last_ff_ = false;
+  uint32_t pos_ = 0;
 };
 
 }  // namespace gj2k::entropy

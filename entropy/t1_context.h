@@ -3,7 +3,6 @@
 // refinement Table D.4).
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -11,8 +10,9 @@
 #include "entropy/mq_tables.h"
 #include "entropy/t1.h"
 
-// Each coding pass is one function of its own, so that its loop gets the registers.
-#if defined(__GNUC__)
+// On the CPU each coding pass is one function of its own, so that its loop gets the registers;
+// a kernel (device code) inlines them all.
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
 #define GJ2K_NOINLINE __attribute__((noinline))
 #else
 #define GJ2K_NOINLINE
@@ -49,23 +49,6 @@ inline constexpr uint32_t kOwnSig = 0x2490;           // sig_bit(r, 0), r = 0..3
 inline constexpr uint32_t kVisitAll = 0xFu << 24;     // visit_bit(r), r = 0..3
 inline constexpr uint32_t kWindowSelf = 0x10;         // the sample in a row window
 inline constexpr uint32_t kWindowNeighbours = 0x1EF;  // its 8 neighbours
-
-// Runs pass(coder, contexts) on local copies of `coder` and, with kContexts, of the contexts
-// `ctx`, written back afterwards: the pass loops then keep them in registers (stores to the
-// state array could otherwise alias them). Raw (bypass) coders use no contexts.
-template <bool kContexts, class Coder, class Pass>
-GJ2K_ALWAYS_INLINE void with_local_coder(Coder& coder, uint8_t* ctx, const Pass& pass) {
-  Coder c = coder;
-  if constexpr (kContexts) {
-    uint8_t cx[kNumContexts];
-    std::copy_n(ctx, kNumContexts, cx);
-    pass(c, cx);
-    std::copy_n(cx, kNumContexts, ctx);
-  } else {
-    pass(c, ctx);
-  }
-  coder = c;
-}
 
 // Row r's 3x3 window (bit 4 the sample, bits 0..8 row-major).
 GJ2K_HD_INLINE uint32_t window(uint32_t word, int r) {
@@ -205,5 +188,40 @@ GJ2K_HD_INLINE uint32_t segment_pass_limit(uint8_t style, uint32_t first) {
 GJ2K_HD_INLINE bool raw_pass(uint8_t style, uint32_t i) {
   return (style & cblk_style::kBypass) && i >= 10 && pass_kind(i) != PassKind::kCleanup;
 }
+
+// Whether a segment ends after pass i (besides the block's last pass, which always ends one):
+// every pass with TERMALL; with BYPASS, each MQ cleanup from pass 9 on and each raw run
+// (SPP + MRP) at its MRP.
+GJ2K_HD_INLINE bool segment_ends(uint8_t style, uint32_t i) {
+  if (style & cblk_style::kTermAll) return true;
+  if (style & cblk_style::kBypass) return i >= 9 && pass_kind(i) != PassKind::kSignificance;
+  return false;
+}
+
+// ---- Working memory of the block coders (t1_enc_block.h, t1_dec_block.h) -------------------
+// Words of stripe-column state (see above) for a w x h block: a border column each side, a
+// border stripe above and below.
+GJ2K_HD constexpr size_t state_words(uint32_t w, uint32_t h) {
+  return static_cast<size_t>((h + 3) / 4 + 2) * (w + 2);
+}
+// Words of stripe-major values (4 per stripe column) for a w x h block.
+GJ2K_HD constexpr size_t value_words(uint32_t w, uint32_t h) {
+  return size_t{4} * ((h + 3) / 4) * w;
+}
+// The most words `words(w, h)` takes for any block within the standard's limits (w, h <= 1024,
+// w * h <= 4096); the widest block of each height is the largest.
+constexpr size_t most_words(size_t (*words)(uint32_t, uint32_t)) {
+  size_t most = 0;
+  for (uint32_t h = 1; h <= kMaxBlockSide; ++h) {
+    const uint32_t w = kMaxBlockArea / h < kMaxBlockSide ? kMaxBlockArea / h : kMaxBlockSide;
+    const size_t n = words(w, h);
+    most = n > most ? n : most;
+  }
+  return most;
+}
+// 3284 state words, at 819 x 5 (a clipped 1024 x 8 nominal block cannot be that wide, but the
+// coders accept any size within the limits); 6552 value words, at the same size.
+inline constexpr size_t kMaxStateWords = most_words(state_words);
+inline constexpr size_t kMaxValueWords = most_words(value_words);
 
 }  // namespace gj2k::entropy::t1

@@ -87,30 +87,6 @@ struct Segments {
   GJ2K_HD_INLINE uint32_t passes(size_t k) const { return segs[k].passes; }
 };
 
-// Words of decoder state for a w x h block (the caller's working memory).
-GJ2K_HD constexpr size_t state_words(uint32_t w, uint32_t h) {
-  return static_cast<size_t>((h + 3) / 4 + 2) * (w + 2);
-}
-// Words of stripe-major values (kStripeValues) for a w x h block.
-GJ2K_HD constexpr size_t value_words(uint32_t w, uint32_t h) {
-  return size_t{4} * ((h + 3) / 4) * w;
-}
-// The most words `words(w, h)` takes for any block within the standard's limits (w, h <= 1024,
-// w * h <= 4096); the widest block of each height is the largest.
-constexpr size_t most_words(size_t (*words)(uint32_t, uint32_t)) {
-  size_t most = 0;
-  for (uint32_t h = 1; h <= kMaxBlockSide; ++h) {
-    const uint32_t w = kMaxBlockArea / h < kMaxBlockSide ? kMaxBlockArea / h : kMaxBlockSide;
-    const size_t n = words(w, h);
-    most = n > most ? n : most;
-  }
-  return most;
-}
-// 3284 state words, at 819 x 5 (a clipped 1024 x 8 nominal block cannot be that wide, but the
-// decoder accepts any size within the limits); 6552 value words, at the same size.
-inline constexpr size_t kMaxStateWords = most_words(state_words);
-inline constexpr size_t kMaxValueWords = most_words(value_words);
-
 // One code-block's decoding state. kVc: vertically causal contexts (D.7). kStripeValues: the
 // value layout (see the file comment).
 template <bool kVc, bool kStripeValues, class Tables>

@@ -1,9 +1,10 @@
 // The batch Tier-1 decoding kernel (entropy/cuda/t1_dec_cuda.h).
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <mutex>
 #include <string>
 
+#include "entropy/cuda/job_order.h"
 #include "entropy/cuda/t1_dec_cuda.h"
 #include "entropy/t1_dec_block.h"
 #include "gj2k/error.h"
@@ -69,37 +70,22 @@ std::vector<size_t> arrange_jobs(std::vector<BlockJob>& jobs,
     for (uint32_t s = 0; s < jobs[k].seg_count; ++s) passes += segs[jobs[k].seg_first + s].passes;
     cost[k] = passes * jobs[k].w * jobs[k].h;
   }
-  std::vector<size_t> order(jobs.size());
-  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return cost[a] > cost[b]; });
-  threads = std::max<size_t>(32, threads / 32 * 32);
-  const size_t warps = threads / 32;
-  const size_t rounds = (order.size() + threads - 1) / threads;
-  std::vector<size_t> placed(rounds * threads, SIZE_MAX);
-  for (size_t r = 0; r < order.size(); ++r) {
-    const size_t within = r % threads;
-    placed[r - within + (within % warps) * 32 + within / warps] = order[r];
-  }
-  std::vector<BlockJob> out(placed.size(), BlockJob{});
-  for (size_t i = 0; i < placed.size(); ++i)
-    if (placed[i] != SIZE_MAX) out[i] = jobs[placed[i]];
-  jobs.swap(out);
+  const std::vector<size_t> placed = spread_by_cost(cost, threads);
+  apply_placement(jobs, placed);
   return placed;
 }
 
 void decode_blocks(const BlockJob* d_jobs, uint32_t count, const t1::SegmentRef* d_segs,
-                   const uint8_t* d_bytes, int32_t* d_out, uint8_t* d_status,
-                   uint32_t* d_workspace, size_t workspace_words, size_t state_words_per_thread,
-                   uint32_t* d_counter, int multiprocessors, cudaStream_t stream,
-                   const LaunchShape& shape) {
+                   const uint8_t* d_bytes, int32_t* d_out, uint8_t* d_status, uint32_t* d_workspace,
+                   size_t workspace_words, size_t state_words_per_thread, uint32_t* d_counter,
+                   int multiprocessors, cudaStream_t stream, const LaunchShape& shape) {
   if (count == 0) return;
   upload_tables();
   const size_t threads = decode_threads(count, multiprocessors, shape);
   if (threads * state_words_per_thread > workspace_words)
     throw Error(ErrorCode::kInternal,
-                "Tier-1 GPU decode: workspace of " + std::to_string(workspace_words) +
-                    " words, " + std::to_string(threads * state_words_per_thread) + " needed");
+                "Tier-1 GPU decode: workspace of " + std::to_string(workspace_words) + " words, " +
+                    std::to_string(threads * state_words_per_thread) + " needed");
   GJ2K_CUDA_CHECK(cudaMemsetAsync(d_counter, 0, sizeof(uint32_t), stream));
   const int tpb = std::max(1, shape.threads_per_block);
   decode_kernel<<<static_cast<unsigned>(threads / tpb), tpb, 0, stream>>>(

@@ -1,6 +1,7 @@
 // MQ coder tests: spec-literal reference vs fast coder, round trips, truncation marks, raw.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -44,15 +45,17 @@ std::vector<uint8_t> encode_ref(const std::vector<Decision>& v, bool predictable
 
 std::vector<uint8_t> encode_fast(const std::vector<Decision>& v, bool predictable,
                                  std::vector<MqMark>* marks = nullptr) {
-  std::vector<uint8_t> out;
-  MqEncoder enc(&out);
+  // Two bytes per decision is more than the MQ coder ever writes (at most 15 bits each).
+  std::vector<uint8_t> out(2 * v.size() + 8);
+  MqEncoder enc(out.data(), static_cast<uint32_t>(out.size()));
   uint8_t st[kNumContexts];
   for (int i = 0; i < kNumContexts; ++i) st[i] = 2 * initial_state_index(i);
   for (const auto& x : v) {
-    enc.encode(st[x.cx], static_cast<uint32_t>(x.d));
+    enc.encode(kMqEncStates, st[x.cx], static_cast<uint32_t>(x.d));
     if (marks) marks->push_back(enc.mark());
   }
   enc.flush(predictable);
+  out.resize(enc.size());
   return out;
 }
 
@@ -133,14 +136,18 @@ TEST(MqRaw, RoundTripWithStuffingAndTermination) {
     const bool ones = seed % 3 == 0;  // long runs of 1s force 0xFF bytes and stuffing
     std::vector<uint32_t> bits(n);
     for (auto& b : bits) b = ones ? (rng() % 50 != 0) : (rng() & 1);
-    std::vector<uint8_t> out{0x12};  // a preceding segment
-    RawEncoder enc(&out);
+    std::vector<uint8_t> out(n / 7 + 3);
+    out[0] = 0x12;  // a preceding segment
+    RawEncoder enc(out.data(), static_cast<uint32_t>(out.size()));
+    enc.init(1);
     std::vector<size_t> marks;
     for (auto b : bits) {
       enc.put(b);
       marks.push_back(enc.mark());
     }
     enc.flush(seed % 2 == 0);
+    ASSERT_LE(enc.size(), out.size()) << "seed " << seed;
+    out.resize(enc.size());
     const uint8_t* seg = out.data() + 1;
     const size_t len = out.size() - 1;
     if (len) {
@@ -162,6 +169,31 @@ TEST(MqRaw, RoundTripWithStuffingAndTermination) {
       }
     }
   }
+}
+
+// A buffer too small: the coders count the bytes they could not store and never write past
+// the capacity; what they did store is the start of the full output.
+TEST(MqCoder, OverflowIsCountedNotWritten) {
+  const auto v = random_decisions(77, 4000, 0.5, kNumContexts);
+  const auto full = encode_fast(v, false);
+  ASSERT_GT(full.size(), 100u);
+  for (uint32_t cap : {0u, 1u, 50u, static_cast<uint32_t>(full.size()) - 1}) {
+    std::vector<uint8_t> buf(cap + 16, 0xA5);
+    MqEncoder enc(buf.data(), cap);
+    uint8_t st[kNumContexts];
+    for (int i = 0; i < kNumContexts; ++i) st[i] = 2 * initial_state_index(i);
+    for (const auto& x : v) enc.encode(kMqEncStates, st[x.cx], static_cast<uint32_t>(x.d));
+    enc.flush(false);
+    EXPECT_EQ(enc.size(), full.size()) << "capacity " << cap;
+    EXPECT_TRUE(std::equal(full.begin(), full.begin() + cap, buf.begin())) << "capacity " << cap;
+    for (size_t i = cap; i < buf.size(); ++i) ASSERT_EQ(buf[i], 0xA5) << "capacity " << cap;
+  }
+  std::vector<uint8_t> raw_buf(8, 0xA5);
+  RawEncoder raw(raw_buf.data(), 3);
+  for (int i = 0; i < 100; ++i) raw.put(i & 1);
+  raw.flush(false);
+  EXPECT_EQ(raw.size(), 13u);
+  for (size_t i = 3; i < raw_buf.size(); ++i) EXPECT_EQ(raw_buf[i], 0xA5);
 }
 
 }  // namespace

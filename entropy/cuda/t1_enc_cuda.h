@@ -1,0 +1,74 @@
+// Tier-1 encoding of a batch of code-blocks on the GPU: one CUDA thread codes one code-block at
+// a time with the host-device coder of entropy/t1_enc_block.h (the same source as the CPU's
+// entropy::encode_block, tested against it and t1_ref in CI), reading the block's quantized
+// indices straight from the batch's device plane(s) and writing its bytes, pass records and
+// result into the batch's device buffers. Only those need to come back to the host, where rate
+// allocation and Tier-2 run.
+//
+// Mapping: a thread per code-block, as the decoder (t1_dec_cuda.h). The MQ coder is a serial
+// chain per code-block (each decision renormalises the interval the next one codes), and so is
+// the pass order within a block, so the parallelism is across code-blocks: a 10240 x 6400 RGB
+// image holds about 48,000 64 x 64 blocks. A launch lasts as long as its slowest warp, so
+// arrange_encode_jobs() starts the most expensive blocks (samples x Mb) first and spreads them
+// over the warps (job_order.h), for the fixed mapping the kernel uses by default. Each thread
+// keeps its stripe-column state (t1_context.h) in a slice of the workspace and reads the
+// samples from the plane itself (no value scratch); the context and MQ tables live in shared
+// memory.
+//
+// Capacity: each job gets `capacity` bytes at `out_offset` (t1::encode_budget(w, h, mb) is a
+// safe default for any real data: incompressible samples use at most about 0.85 of it). A block
+// that does not fit reports t1::EncodeStatus::kOverflow; its caller codes it again on the CPU
+// (entropy::encode_block, which grows its buffer until it fits), so no block is ever lost.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "entropy/cuda/t1_dec_cuda.h"
+#include "entropy/t1_enc_block.h"
+
+namespace gj2k::entropy::cuda {
+
+// One code-block of a batch. A default job (w = h = 0) is empty: it writes nothing but its
+// result and status (kOk, no bytes, no passes).
+struct EncodeJob {
+  uint64_t in_offset;   // its first sample in the batch's input plane (int32 elements)
+  uint64_t out_offset;  // its first byte in the batch's output buffer
+  uint32_t stride;      // the input's row pitch (elements)
+  uint32_t capacity;    // bytes of room at out_offset
+  uint32_t pass_first;  // its first record in the batch's pass array (room for max_passes(mb))
+  uint16_t w, h;        // at most 1024 per side, 4096 samples (A.6.1)
+  uint8_t band;         // Band
+  uint8_t style;        // cblk_style bits (entropy/t1.h)
+  uint8_t mb;           // the subband's Mb (E-2), at most 31
+};
+
+// Threads a launch for `count` jobs runs on a device with `multiprocessors` SMs (the decoder's
+// rule, decode_threads).
+size_t encode_threads(uint32_t count, int multiprocessors, const LaunchShape& shape = {});
+
+// Reorders jobs for a fixed-mapping launch of `threads` threads (a multiple of 32) by cost
+// (w x h x mb, descending), the heaviest spread over the warps, padded with empty jobs to whole
+// rounds (spread_by_cost, job_order.h). Returns the permutation: result[i] is the index in
+// `jobs` of the job now at i, or SIZE_MAX for padding. Host code.
+std::vector<size_t> arrange_encode_jobs(std::vector<EncodeJob>& jobs, size_t threads);
+
+// Codes jobs[0, count) (device arrays) from the samples of d_plane (job offsets index it) into
+// d_bytes (at each job's out_offset, within its capacity) and d_passes (at each job's
+// pass_first: max_passes(planes) records, each end relative to the job's out_offset, exactly
+// encode_block's CodedPass values). results[k] and status[k] (a t1::EncodeStatus) receive job
+// k's outcome; bytes and passes are meaningful for kOk only. d_workspace holds
+// `state_words_per_thread` words for each of encode_threads(...) threads; it must be at least
+// t1::state_words(w, h) of every job (t1::kMaxStateWords covers all). d_counter: one word of
+// device memory (dynamic mapping). Enqueued on `stream`; throws Error on a launch failure or
+// a workspace too small.
+void encode_blocks(const EncodeJob* d_jobs, uint32_t count, const int32_t* d_plane,
+                   uint8_t* d_bytes, CodedPass* d_passes, t1::EncodeResult* d_results,
+                   uint8_t* d_status, uint32_t* d_workspace, size_t workspace_words,
+                   size_t state_words_per_thread, uint32_t* d_counter, int multiprocessors,
+                   cudaStream_t stream, const LaunchShape& shape = {});
+
+}  // namespace gj2k::entropy::cuda
