@@ -67,6 +67,11 @@ TileCoding encode_tile_gpu(const Image& image, const EncodeSetup& setup, const E
 TileCoding code_tile_gpu(transform::cuda::TileTransformer& tt, const Image& image,
                          const EncodeSetup& setup, const EncodeParams& params, uint32_t t);
 
+// For tests: code_tile_gpu gives each block encode_budget / divisor bytes (1: the default),
+// so that a divisor > 1 sends blocks through the CPU fallback of an overflow.
+uint32_t t1_budget_divisor();
+void set_t1_budget_divisor(uint32_t divisor);
+
 // Destroys the idle objects of the encoder's process-wide GPU pools (the forward stage's
 // transformers, the Tier-1 stage's buffers); returns how many.
 size_t release_encoder_gpu_pool();

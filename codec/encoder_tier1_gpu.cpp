@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,7 +34,7 @@ namespace ecu = entropy::cuda;
 // the other GPU pools).
 struct Tier1Buffers {
   cu::StagingRing ring;
-  cu::DeviceBuffer jobs, out, passes, results, workspace, counter, ranges, bytes, records;
+  cu::DeviceBuffer jobs, out, passes, results, status, workspace, counter, ranges, bytes, records;
 };
 
 cu::Pool<Tier1Buffers>& t1_pool() {
@@ -49,6 +50,7 @@ uint64_t round16(uint64_t n) {
 
 TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const EncodeSetup& setup,
                          const EncodeParams& params, uint32_t t) {
+  namespace t1 = entropy::t1;
   std::vector<CodeBlockJob> jobs;
   TileCoding tile = plan_tile(image, setup, t, jobs);
   const int levels = setup.main.cod.component.levels;
@@ -60,10 +62,12 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   // One kernel job per non-empty code-block: where its values are, its byte budget and room
   // for every pass it can have.
   std::vector<ecu::EncodeJob> kj;
-  std::vector<size_t> job_of;  // kj[i] codes jobs[job_of[i]]
+  std::vector<size_t> job_of;  // kj[i] codes jobs[job_of[i]] (before arranging)
   kj.reserve(jobs.size());
   job_of.reserve(jobs.size());
   uint64_t out_bytes = 0, records = 0;
+  size_t state_words = 0;
+  const uint32_t divisor = std::max<uint32_t>(1, t1_budget_divisor());
   for (size_t i = 0; i < jobs.size(); ++i) {
     const CodeBlockJob& j = jobs[i];
     if (j.rect.empty()) continue;
@@ -73,22 +77,32 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
     ecu::EncodeJob e{};
     e.in_offset = static_cast<uint64_t>(tt.device_output(0, static_cast<int>(j.c)) - base) +
                   job_offset(tile, levels, j);
-    e.stride = tcc.layout.rect.width();
     e.out_offset = out_bytes;
-    e.capacity = entropy::t1::encode_budget(j.rect.width(), j.rect.height(), bc.mb);
-    e.pass_first = records;
+    e.stride = tcc.layout.rect.width();
+    e.capacity = t1::encode_budget(j.rect.width(), j.rect.height(), bc.mb) / divisor;
+    e.pass_first = static_cast<uint32_t>(records);
     e.w = static_cast<uint16_t>(j.rect.width());
     e.h = static_cast<uint16_t>(j.rect.height());
-    e.mb = static_cast<uint8_t>(bc.mb);
     e.band = static_cast<uint8_t>(bl.band);
     e.style = style;
+    e.mb = static_cast<uint8_t>(bc.mb);
     kj.push_back(e);
     job_of.push_back(i);
     out_bytes += round16(e.capacity);
     records += entropy::max_passes(bc.mb);
+    state_words = std::max(state_words, t1::state_words(e.w, e.h));
+    if (records > UINT32_MAX)
+      throw Error(ErrorCode::kUnsupported,
+                  "GPU Tier-1: tile " + std::to_string(t) + " has more than 2^32 pass records");
   }
+  if (kj.empty()) return tile;
+  // The heaviest blocks first, spread over the warps (t1_enc_cuda.h): kj[k] is now job
+  // job_of[order[k]], or padding (order[k] == SIZE_MAX).
+  const int sms = std::max(1, transform::gpu_info().multiprocessors);
+  const size_t gpu_threads = ecu::encode_threads(static_cast<uint32_t>(kj.size()), sms);
+  const std::vector<size_t> order = ecu::arrange_encode_jobs(kj, gpu_threads);
   const uint32_t count = static_cast<uint32_t>(kj.size());
-  if (count == 0) return tile;
+  const auto block_of = [&](uint32_t k) -> const CodeBlockJob& { return jobs[job_of[order[k]]]; };
 
   cu::Lease<Tier1Buffers> lease(t1_pool());
   Tier1Buffers& b = *lease;
@@ -96,6 +110,7 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   try {
     b.out.reserve(std::max<uint64_t>(out_bytes, 16));
     b.passes.reserve(std::max<uint64_t>(records, 1) * sizeof(entropy::CodedPass));
+    b.workspace.reserve(std::max<size_t>(gpu_threads * state_words * 4, 4));
   } catch (const Error& e) {
     // The budgets do not fit the device memory beside the transform's buffers: the values come
     // down and Tier-1 runs on the CPU (the same blocks).
@@ -111,77 +126,87 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
     }
     return code_tile(coeffs, image, setup, params, t);
   }
-  // The jobs up, then Tier-1 of them all.
+  // The jobs up, Tier-1 of them all, their results and statuses down.
   b.jobs.reserve(count * sizeof(ecu::EncodeJob));
+  b.results.reserve(count * sizeof(t1::EncodeResult));
+  b.status.reserve(count);
+  b.counter.reserve(4);
   b.ring.upload(b.jobs.get(), kj.data(), count * sizeof(ecu::EncodeJob), st, threads);
-  b.results.reserve(count * sizeof(ecu::EncodeOutcome));
-  const int sms = std::max(1, transform::gpu_info().multiprocessors);
   ecu::encode_blocks(b.jobs.as<ecu::EncodeJob>(), count, base, b.out.as<uint8_t>(),
-                     b.passes.as<entropy::CodedPass>(), b.results.as<ecu::EncodeOutcome>(), sms, st,
-                     b.workspace, b.counter);
-  std::vector<ecu::EncodeOutcome> outcome(count);
-  b.ring.download(outcome.data(), b.results.get(), count * sizeof(ecu::EncodeOutcome), st,
-                  threads);  // waits
+                     b.passes.as<entropy::CodedPass>(), b.results.as<t1::EncodeResult>(),
+                     b.status.as<uint8_t>(), b.workspace.as<uint32_t>(), b.workspace.bytes() / 4,
+                     state_words, b.counter.as<uint32_t>(), sms, st);
+  std::vector<t1::EncodeResult> result(count);
+  std::vector<uint8_t> status(count);
+  b.ring.download(result.data(), b.results.get(), count * sizeof(t1::EncodeResult), st, threads);
+  b.ring.download(status.data(), b.status.get(), count, st, threads);  // waits for all
+  const auto coded = [&](uint32_t k) {
+    return order[k] != SIZE_MAX &&
+           static_cast<t1::EncodeStatus>(status[k]) == t1::EncodeStatus::kOk;
+  };
 
-  // Blocks the device could not code (data beyond the budget; invalid values) are coded on the
-  // CPU from their values, which gives the CPU path's bytes or its error.
+  // Blocks the device did not code (data beyond the budget; values the coder refuses) are
+  // coded on the CPU from their values: the CPU path's bytes, or its error.
   std::string failure;
   std::vector<uint64_t> byte_at(count), record_at(count);
   std::vector<cu::GatherRange> ranges;
   ranges.reserve(2 * size_t{count});
   uint64_t total_bytes = 0, total_records = 0;
   for (uint32_t k = 0; k < count; ++k) {
-    const ecu::EncodeOutcome& o = outcome[k];
-    if (o.status != entropy::t1::EncodeStatus::kOk) {
+    if (order[k] == SIZE_MAX) continue;  // padding
+    if (!coded(k)) {
       const ecu::EncodeJob& e = kj[k];
       std::vector<int32_t> q(size_t{e.w} * e.h);
       GJ2K_CUDA_CHECK(cudaMemcpy2D(q.data(), size_t{e.w} * 4, base + e.in_offset,
                                    size_t{e.stride} * 4, size_t{e.w} * 4, e.h,
                                    cudaMemcpyDeviceToHost));
-      std::string error = code_block(q.data(), e.w, style, jobs[job_of[k]], tile);
+      std::string error = code_block(q.data(), e.w, style, block_of(k), tile);
       if (!error.empty() && failure.empty()) failure = std::move(error);
       continue;
     }
     byte_at[k] = total_bytes;
     record_at[k] = total_records;
-    ranges.push_back({kj[k].out_offset, total_bytes, o.bytes});
-    total_bytes += o.bytes;
-    total_records += o.passes;
+    ranges.push_back({kj[k].out_offset, total_bytes, result[k].bytes});
+    total_bytes += result[k].bytes;
+    total_records += result[k].passes;
   }
   if (!failure.empty()) throw Error(ErrorCode::kInvalidArgument, failure);
   const size_t byte_ranges = ranges.size();
   for (uint32_t k = 0; k < count; ++k)
-    if (outcome[k].status == entropy::t1::EncodeStatus::kOk)
-      ranges.push_back({kj[k].pass_first * sizeof(entropy::CodedPass),
+    if (coded(k))
+      ranges.push_back({uint64_t{kj[k].pass_first} * sizeof(entropy::CodedPass),
                         record_at[k] * sizeof(entropy::CodedPass),
-                        outcome[k].passes * sizeof(entropy::CodedPass)});
+                        uint64_t{result[k].passes} * sizeof(entropy::CodedPass)});
 
   // Only what was written comes back: compacted on the device, then one download each.
-  b.ranges.reserve(std::max<size_t>(ranges.size(), 1) * sizeof(cu::GatherRange));
-  b.bytes.reserve(std::max<uint64_t>(total_bytes, 16));
-  b.records.reserve(std::max<uint64_t>(total_records, 1) * sizeof(entropy::CodedPass));
-  b.ring.upload(b.ranges.get(), ranges.data(), ranges.size() * sizeof(cu::GatherRange), st,
-                threads);
-  const cu::GatherRange* d_ranges = b.ranges.as<cu::GatherRange>();
-  cu::gather_ranges(b.out.as<uint8_t>(), d_ranges, static_cast<uint32_t>(byte_ranges),
-                    b.bytes.as<uint8_t>(), st);
-  cu::gather_ranges(b.passes.as<uint8_t>(), d_ranges + byte_ranges,
-                    static_cast<uint32_t>(ranges.size() - byte_ranges), b.records.as<uint8_t>(),
-                    st);
   std::vector<uint8_t> all_bytes(total_bytes);
   std::vector<entropy::CodedPass> all_records(total_records);
-  b.ring.download(all_bytes.data(), b.bytes.get(), total_bytes, st, threads);
-  b.ring.download(all_records.data(), b.records.get(), total_records * sizeof(entropy::CodedPass),
-                  st, threads);
+  if (!ranges.empty()) {
+    b.ranges.reserve(ranges.size() * sizeof(cu::GatherRange));
+    b.bytes.reserve(std::max<uint64_t>(total_bytes, 16));
+    b.records.reserve(std::max<uint64_t>(total_records, 1) * sizeof(entropy::CodedPass));
+    b.ring.upload(b.ranges.get(), ranges.data(), ranges.size() * sizeof(cu::GatherRange), st,
+                  threads);
+    const cu::GatherRange* d_ranges = b.ranges.as<cu::GatherRange>();
+    cu::gather_ranges(b.out.as<uint8_t>(), d_ranges, static_cast<uint32_t>(byte_ranges),
+                      b.bytes.as<uint8_t>(), st);
+    cu::gather_ranges(b.passes.as<uint8_t>(), d_ranges + byte_ranges,
+                      static_cast<uint32_t>(ranges.size() - byte_ranges), b.records.as<uint8_t>(),
+                      st);
+    b.ring.download(all_bytes.data(), b.bytes.get(), total_bytes, st, threads);
+    b.ring.download(all_records.data(), b.records.get(), total_records * sizeof(entropy::CodedPass),
+                    st, threads);
+  }
   lease.succeeded();
 
-  // Each block's EncodedBlock, as entropy::encode_block gives it.
+  // Each block's EncodedBlock, as entropy::encode_block gives it (the kernel's pass ends are
+  // relative to the block's data, as encode_block's).
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t kk = 0; kk < int64_t{count}; ++kk) {
     const uint32_t k = static_cast<uint32_t>(kk);
-    const ecu::EncodeOutcome& o = outcome[k];
-    if (o.status != entropy::t1::EncodeStatus::kOk) continue;  // coded on the CPU above
-    const CodeBlockJob& j = jobs[job_of[k]];
+    if (!coded(k)) continue;  // padding, or coded on the CPU above
+    const t1::EncodeResult& o = result[k];
+    const CodeBlockJob& j = block_of(k);
     BandCoding& bc = tile.components[j.c].bands[j.r][j.b];
     entropy::EncodedBlock& enc = bc.blocks[j.k].enc;
     enc.missing_msbs = bc.mb - o.planes;
@@ -192,6 +217,17 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   }
   report_progress(params, "tier-1", 1.0);
   return tile;
+}
+
+namespace {
+std::atomic<uint32_t> g_budget_divisor{1};
+}  // namespace
+
+uint32_t t1_budget_divisor() {
+  return g_budget_divisor.load(std::memory_order_relaxed);
+}
+void set_t1_budget_divisor(uint32_t divisor) {
+  g_budget_divisor.store(std::max<uint32_t>(1, divisor), std::memory_order_relaxed);
 }
 
 size_t release_encoder_t1_pool() {
