@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "codec/encoder_gpu.h"
+#include "codec/trace.h"
 #include "entropy/cuda/t1_enc_cuda.h"
 #include "entropy/t1_enc_block.h"
 #include "gj2k/error.h"
@@ -51,6 +52,7 @@ uint64_t round16(uint64_t n) {
 TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const EncodeSetup& setup,
                          const EncodeParams& params, uint32_t t) {
   namespace t1 = entropy::t1;
+  TraceStage trace_plan("gpu tier-1 plan");
   std::vector<CodeBlockJob> jobs;
   TileCoding tile = plan_tile(image, setup, t, jobs);
   const int levels = setup.main.cod.component.levels;
@@ -104,6 +106,8 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   const uint32_t count = static_cast<uint32_t>(kj.size());
   const auto block_of = [&](uint32_t k) -> const CodeBlockJob& { return jobs[job_of[order[k]]]; };
 
+  trace_plan.end();
+  TraceStage trace_kernel("gpu transform+tier-1");
   cu::Lease<Tier1Buffers> lease(t1_pool());
   Tier1Buffers& b = *lease;
   lease.in_use();
@@ -140,6 +144,8 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   std::vector<uint8_t> status(count);
   b.ring.download(result.data(), b.results.get(), count * sizeof(t1::EncodeResult), st, threads);
   b.ring.download(status.data(), b.status.get(), count, st, threads);  // waits for all
+  trace_kernel.end();
+  TraceStage trace_back("gpu tier-1 download");
   const auto coded = [&](uint32_t k) {
     return order[k] != SIZE_MAX &&
            static_cast<t1::EncodeStatus>(status[k]) == t1::EncodeStatus::kOk;
@@ -198,6 +204,8 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
                     st, threads);
   }
   lease.succeeded();
+  trace_back.end();
+  TraceStage trace_blocks("gpu tier-1 blocks");
 
   // Each block's EncodedBlock, as entropy::encode_block gives it (the kernel's pass ends are
   // relative to the block's data, as encode_block's).
