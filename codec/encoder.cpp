@@ -216,6 +216,7 @@ namespace {
 std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams& params,
                                       FileFormat format, EncodeStats* stats) {
   const auto start = std::chrono::steady_clock::now();
+  codec::TraceStage trace_setup("validate + setup");
   validate(params, image_in);
   // The transform stage's device: auto = the GPU when one is present, from
   // transform::kGpuAutoMinSamples up (transform::auto_choice); gpu without one throws.
@@ -247,6 +248,7 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
 
   const uint32_t ntiles = codec::num_tiles(setup.main.siz);
   std::vector<codec::TileCoding> tiles(ntiles);
+  trace_setup.end();
   codec::TraceStage trace_tiles("tiles");
   const int team = omp_get_max_threads();
   if (ntiles >= 2 * static_cast<uint32_t>(team) && team > 1) {
