@@ -19,6 +19,7 @@
 #include "codec/jp2/boxes.h"
 #include "codec/markers/codestream.h"
 #include "codec/parallel.h"
+#include "codec/trace.h"
 #include "gj2k/error.h"
 #include "gj2k/gj2k.h"
 #include "transform/device.h"
@@ -215,6 +216,7 @@ namespace {
 std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams& params,
                                       FileFormat format, EncodeStats* stats) {
   const auto start = std::chrono::steady_clock::now();
+  codec::TraceStage trace_setup("validate + setup");
   validate(params, image_in);
   // The transform stage's device: auto = the GPU when one is present, from
   // transform::kGpuAutoMinSamples up (transform::auto_choice); gpu without one throws.
@@ -246,6 +248,8 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
 
   const uint32_t ntiles = codec::num_tiles(setup.main.siz);
   std::vector<codec::TileCoding> tiles(ntiles);
+  trace_setup.end();
+  codec::TraceStage trace_tiles("tiles");
   const int team = omp_get_max_threads();
   if (ntiles >= 2 * static_cast<uint32_t>(team) && team > 1) {
     // Many tiles: one tile per thread at a time (the stages inside run single-threaded, as
@@ -280,7 +284,10 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
     }
   }
   codec::report_progress(params, "transform + tier-1", 1.0);
+  trace_tiles.end();
+  codec::TraceStage trace_assemble("rate control + tier-2");
   std::vector<uint8_t> stream = codec::assemble_codestream(tiles, setup, params, image, stats);
+  trace_assemble.end();
   if (jp2) stream = codec::write_jp2(*jp2, stream);
   if (stats) {
     stats->bytes = stream.size();
@@ -307,6 +314,7 @@ void Encoder::encode_to_file(const Image& image, const EncodeParams& params,
   const FileFormat format = format_from_extension(path);
   detail::check_output_folder(path);
   const std::vector<uint8_t> bytes = encode(image, params, format, stats);
+  codec::TraceStage trace("write file");
   detail::guard(path.string(), "writing", [&] { detail::write_bytes_replacing(path, bytes); });
 }
 

@@ -26,6 +26,10 @@
 #include "codec/encoder_internal.h"
 #include "codec/tile_backend.h"
 
+namespace gj2k::transform::cuda {
+class TileTransformer;  // transform/cuda/tile_transformer.h
+}  // namespace gj2k::transform::cuda
+
 namespace gj2k::codec {
 
 #if defined(GJ2K_HAVE_CUDA)
@@ -48,8 +52,30 @@ class GpuLookAhead final : public ForwardPipeline {
 TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup, uint32_t t,
                                     GpuLookAhead* ahead = nullptr);
 
-// Destroys the idle transformers of the forward stage's process-wide pool; returns how many.
+// The CUDA backend's TileBackend::encode: the forward stage as above, then Tier-1 of every
+// code-block on the device from the transformer's results (code_tile_gpu).
+TileCoding encode_tile_gpu(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
+                           uint32_t t, GpuLookAhead* ahead = nullptr);
+
+// Tier-1 of tile t on the device (codec/encoder_tier1_gpu.cpp): plan_tile's code-blocks coded by
+// entropy/cuda/t1_enc_cuda.h from tt's results (slot 0, its transform enqueued), the same
+// EncodedBlocks as code_tile gives (the block coder is one host-device source, t1_enc_block.h);
+// a block beyond the device's byte budget, or one whose values the coder refuses, is coded on
+// the CPU from its values (its bytes, or the CPU path's error). Only the bytes and pass records
+// written come back, compacted on the device. Throws what code_tile throws, Error(kDevice) for
+// device failures.
+TileCoding code_tile_gpu(transform::cuda::TileTransformer& tt, const Image& image,
+                         const EncodeSetup& setup, const EncodeParams& params, uint32_t t);
+
+// For tests: code_tile_gpu gives each block encode_budget / divisor bytes (1: the default),
+// so that a divisor > 1 sends blocks through the CPU fallback of an overflow.
+uint32_t t1_budget_divisor();
+void set_t1_budget_divisor(uint32_t divisor);
+
+// Destroys the idle objects of the encoder's process-wide GPU pools (the forward stage's
+// transformers, the Tier-1 stage's buffers); returns how many.
 size_t release_encoder_gpu_pool();
+size_t release_encoder_t1_pool();
 #endif
 
 }  // namespace gj2k::codec

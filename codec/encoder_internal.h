@@ -114,6 +114,12 @@ size_t job_offset(const TileCoding& tile, int levels, const CodeBlockJob& job);
 // The error of a code-block whose coefficients need more magnitude bit-planes than M_b.
 std::string guard_bits_message(uint32_t c, uint32_t needed, uint32_t mb);
 
+// Tier-1 (Annex D) of one code-block on the CPU: its values at q (row pitch `stride`) into
+// tile's BlockCoding of the job. Returns an empty string, or what went wrong (the message the
+// encode then throws with ErrorCode::kInvalidArgument).
+std::string code_block(const int32_t* q, size_t stride, uint8_t style, const CodeBlockJob& job,
+                       TileCoding& tile);
+
 // Coding stage of tile t: code-block partition, distortion weights and Tier-1 (OpenMP over
 // the tile's code-blocks). Reads `coeffs`.
 TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeSetup& setup,
@@ -122,7 +128,8 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
 // The tile backend of an encode: CUDA with setup.gpu, else CPU.
 const TileBackend& encode_backend(const EncodeSetup& setup);
 
-// encode_backend(setup).forward (with the serial loop's pipeline, or null) then code_tile.
+// encode_backend(setup).encode: the forward stage (with the serial loop's pipeline, or null)
+// and Tier-1.
 TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
                        uint32_t t, ForwardPipeline* pipeline = nullptr);
 

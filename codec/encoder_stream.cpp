@@ -4,6 +4,7 @@
 // the final size is within 1% of the target (under it when possible).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <string>
 
@@ -47,7 +48,7 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
   }
   if (failure) std::rethrow_exception(failure);
   for (size_t ti = 0; ti < tiles.size(); ++ti) {
-    const std::vector<WrittenPacket> packets = std::move(tile_packet_lists[ti]);
+    const std::vector<WrittenPacket>& packets = tile_packet_lists[ti];  // the parts' views
     for (const WrittenPacket& p : packets) layer_packet_bytes[p.id.layer] += p.size();
     for (WrittenTilePart& part : write_tile_parts(static_cast<uint16_t>(tiles[ti].index), packets,
                                                   params.tile_parts, params.plt, measure))
@@ -78,12 +79,38 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
   Assembled a;
   a.size = total;
   if (!measure) {
-    out.data().reserve(total);
-    for (const WrittenTilePart& p : parts) out.bytes(p.bytes);
-    write_eoc(out);
-    a.stream = out.release();
-    if (a.stream.size() != total)
+    // Every byte is copied once, into place: the headers, then the code-block data ranges of
+    // the packets' bodies, in parallel.
+    struct Piece {
+      const uint8_t* src;
+      size_t n, at;
+    };
+    std::vector<Piece> pieces;
+    size_t at = out.size();
+    for (const WrittenTilePart& part : parts) {
+      pieces.push_back({part.header.data(), part.header.size(), at});
+      at += part.header.size();
+      for (const WrittenPacket& p : part.packets) {
+        pieces.push_back({p.bytes.data(), p.bytes.size(), at});
+        at += p.bytes.size();
+        for (std::span<const uint8_t> b : p.bodies) {
+          pieces.push_back({b.data(), b.size(), at});
+          at += b.size();
+        }
+      }
+    }
+    if (at + 2 != total)
       throw Error(ErrorCode::kInternal, "encoder: codestream size bookkeeping is off");
+    write_eoc(out);
+    a.stream.resize(total);
+    std::memcpy(a.stream.data(), out.data().data(), out.size() - 2);
+    std::memcpy(a.stream.data() + total - 2, out.data().data() + out.size() - 2, 2);
+    const int64_t np = static_cast<int64_t>(pieces.size());
+#pragma omp parallel for schedule(dynamic, 256) if (total >= (size_t{1} << 22))
+    for (int64_t i = 0; i < np; ++i) {
+      const Piece& pc = pieces[static_cast<size_t>(i)];
+      if (pc.n) std::memcpy(a.stream.data() + pc.at, pc.src, pc.n);
+    }
   }
   uint64_t packet_total = 0;
   for (uint64_t b : layer_packet_bytes) packet_total += b;

@@ -89,15 +89,13 @@ void plan_component(const EncodeSetup& setup, const Image& image, size_t c,
   }
 }
 
-// Tier-1 (Annex D) of one code-block job. Returns an empty string, or what went wrong.
-std::string code_block(const TileCoefficients& coeffs, int levels, uint8_t style,
-                       const CodeBlockJob& job, TileCoding& tile) {
+}  // namespace
+
+std::string code_block(const int32_t* q, size_t stride, uint8_t style, const CodeBlockJob& job,
+                       TileCoding& tile) {
   TileComponentCoding& tcc = tile.components[job.c];
   const BandLayout& bl = tcc.layout.resolutions[job.r].bands[job.b];
   BandCoding& bc = tcc.bands[job.r][job.b];
-  const Rect& r = coeffs.rects[job.c];
-  const size_t stride = r.width();
-  const int32_t* q = coeffs.data[job.c].data() + job_offset(tile, levels, job);
   uint32_t max_mag = 0;
   for (uint32_t y = 0; y < job.rect.height(); ++y)
     for (uint32_t x = 0; x < job.rect.width(); ++x) {
@@ -114,8 +112,6 @@ std::string code_block(const TileCoefficients& coeffs, int levels, uint8_t style
   }
   return {};
 }
-
-}  // namespace
 
 std::string guard_bits_message(uint32_t c, uint32_t needed, uint32_t mb) {
   return "--guard-bits: coefficients of component " + std::to_string(c) + " need " +
@@ -172,7 +168,8 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
       continue;
     const CodeBlockJob& job = jobs[static_cast<size_t>(ji)];
     if (job.rect.empty()) continue;
-    std::string error = code_block(coeffs, levels, style, job, tile);
+    std::string error = code_block(coeffs.data[job.c].data() + job_offset(tile, levels, job),
+                                   coeffs.rects[job.c].width(), style, job, tile);
     if (!error.empty()) {
       if (!failed.exchange(true)) {
 #pragma omp critical(gj2k_encode_failure)
@@ -194,10 +191,16 @@ const TileBackend& encode_backend(const EncodeSetup& setup) {
   return setup.gpu ? cuda_backend() : cpu_backend();
 }
 
+TileCoding TileBackend::encode(const Image& image, const EncodeSetup& setup,
+                               const EncodeParams& params, uint32_t t,
+                               ForwardPipeline* pipeline) const {
+  TileCoefficients coeffs = forward(image, setup, t, pipeline);
+  return code_tile(coeffs, image, setup, params, t);
+}
+
 TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
                        uint32_t t, ForwardPipeline* pipeline) {
-  TileCoefficients coeffs = encode_backend(setup).forward(image, setup, t, pipeline);
-  return code_tile(coeffs, image, setup, params, t);
+  return encode_backend(setup).encode(image, setup, params, t, pipeline);
 }
 
 }  // namespace gj2k::codec

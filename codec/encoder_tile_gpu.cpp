@@ -15,6 +15,7 @@
 #include "codec/encoder_gpu.h"
 #include "codec/structure.h"
 #include "gj2k/error.h"
+#include "transform/cuda/cuda_check.h"
 #include "transform/cuda/resource_pool.h"
 #include "transform/cuda/tile_transformer.h"
 #include "transform/dwt.h"
@@ -136,21 +137,26 @@ struct GpuLookAhead::Impl {
 GpuLookAhead::GpuLookAhead() : impl(std::make_unique<Impl>()) {}
 GpuLookAhead::~GpuLookAhead() = default;
 
-TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup, uint32_t t,
-                                    GpuLookAhead* ahead) {
-  // This tile's transform: enqueued by the previous call of the loop, or now.
+namespace {
+
+// This tile's transformer with its transform enqueued (by the previous call of a serial loop,
+// or now), after the look-ahead has enqueued tile t + 1; the caller leases it. Null when the
+// tile has an empty tile-component (the CPU stage handles that corner).
+std::unique_ptr<TileTransformer> start(const Image& image, const EncodeSetup& setup, uint32_t t,
+                                       GpuLookAhead* ahead, TileSpec& spec) {
   std::unique_ptr<TileTransformer> adopted;
   if (ahead) {
     GpuLookAhead::Impl& a = *ahead->impl;
     if (a.tt && a.t == t) adopted = std::move(a.tt);
     a.drop();
   }
-  TileSpec spec;
-  if (!make_spec(image, setup, t, spec)) return cpu_backend().forward(image, setup, t, nullptr);
+  if (!make_spec(image, setup, t, spec)) {
+    if (adopted) pool().give(std::move(adopted));
+    return nullptr;
+  }
   const bool enqueued = adopted != nullptr;
   transform::cuda::Lease<TileTransformer> lease(pool(), std::move(adopted));
-  TileTransformer& tt = *lease;
-  if (!enqueued) enqueue(image, spec, tt);
+  if (!enqueued) enqueue(image, spec, *lease);
 
   // A serial tile loop (one tile at a time, threads inside the tile) enqueues the next tile
   // now, so that its transfers and kernels run while Tier-1 codes this one. Failing that, its
@@ -173,7 +179,18 @@ TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup
     } catch (const std::bad_alloc&) {
     }
   }
+  return lease.release();
+}
 
+}  // namespace
+
+TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup, uint32_t t,
+                                    GpuLookAhead* ahead) {
+  TileSpec spec;
+  std::unique_ptr<TileTransformer> started = start(image, setup, t, ahead, spec);
+  if (!started) return cpu_backend().forward(image, setup, t, nullptr);
+  transform::cuda::Lease<TileTransformer> lease(pool(), std::move(started));
+  TileTransformer& tt = *lease;
   const size_t nc = spec.comps.size();
   TileCoefficients out;
   out.rects.resize(nc);
@@ -187,8 +204,29 @@ TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup
   return out;
 }
 
+TileCoding encode_tile_gpu(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
+                           uint32_t t, GpuLookAhead* ahead) {
+  TileSpec spec;
+  std::unique_ptr<TileTransformer> started;
+  try {
+    started = start(image, setup, t, ahead, spec);
+  } catch (const Error& e) {
+    // A tile larger than the device memory (the transformer's buffers did not fit): this tile
+    // on the CPU, with the same result. Other failures stay failures.
+    if (!transform::cuda::out_of_memory(e)) throw;
+  }
+  if (!started) {
+    TileCoefficients coeffs = cpu_backend().forward(image, setup, t, nullptr);
+    return code_tile(coeffs, image, setup, params, t);
+  }
+  transform::cuda::Lease<TileTransformer> lease(pool(), std::move(started));
+  TileCoding tile = code_tile_gpu(*lease, image, setup, params, t);
+  lease.succeeded();
+  return tile;
+}
+
 size_t release_encoder_gpu_pool() {
-  return pool().clear();
+  return pool().clear() + release_encoder_t1_pool();
 }
 
 }  // namespace gj2k::codec

@@ -1,7 +1,9 @@
 // The image model's helpers (include/gj2k/image.h).
 #include "gj2k/image.h"
 
+#include <algorithm>
 #include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -112,6 +114,19 @@ void validate(const Image& image) {
       bad(name + "sample buffer holds " + std::to_string(comp.samples.size()) +
           " samples, expected " + std::to_string(size_t{comp.width} * comp.height));
     const int64_t lo = comp.min_value(), hi = comp.max_value();
+    // The range of the samples first (a vectorised reduction, threads for large images), then
+    // the first sample outside [lo, hi] for the message.
+    const int32_t* v = comp.samples.data();
+    const int64_t n = static_cast<int64_t>(comp.samples.size());
+    int32_t vmin = INT32_MAX, vmax = INT32_MIN;
+#pragma omp parallel for simd reduction(min                   \
+                                        : vmin) reduction(max \
+                                                          : vmax) if (n >= (int64_t{1} << 20))
+    for (int64_t i = 0; i < n; ++i) {
+      vmin = std::min(vmin, v[i]);
+      vmax = std::max(vmax, v[i]);
+    }
+    if (n == 0 || (vmin >= lo && vmax <= hi)) continue;
     for (size_t i = 0; i < comp.samples.size(); ++i) {
       if (comp.samples[i] < lo || comp.samples[i] > hi)
         bad(name + "sample " + std::to_string(comp.samples[i]) + " at (" +

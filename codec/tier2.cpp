@@ -2,6 +2,8 @@
 #include "codec/tier2.h"
 
 #include <algorithm>
+#include <cstring>
+#include <exception>
 #include <optional>
 
 #include "codec/encoder_internal.h"
@@ -318,10 +320,8 @@ WrittenPacket write_packet(const TileCoding& tile, const PacketId& id, PrecinctW
   pk.header =
       w.encoder.encode_packet(static_cast<int>(id.layer), contrib, framing, index, pk.bytes) -
       pk.sop;
-  for (std::span<const uint8_t> body : bodies) {
-    pk.body += body.size();
-    if (!measure) pk.bytes.insert(pk.bytes.end(), body.begin(), body.end());
-  }
+  for (std::span<const uint8_t> body : bodies) pk.body += body.size();
+  if (!measure) pk.bodies = std::move(bodies);
   return pk;
 }
 
@@ -405,13 +405,80 @@ std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const Main
   const std::vector<PacketId> order = tile_order(prog, main, nullptr);
   TileWriters writers = tile_writers(tile, main);
   const entropy::PacketFraming framing{main.cod.sop, main.cod.eph};
-  std::vector<WrittenPacket> packets;
-  packets.reserve(order.size());
-  uint32_t index = 0;
-  for (const PacketId& id : order)
-    packets.push_back(write_packet(tile, id, writers[id.component][id.resolution][id.precinct],
-                                   framing, index++, measure));
+  // Each precinct's packets in order (its coder's state runs from layer to layer), precincts
+  // side by side; packet k keeps its place k in the progression (and its SOP index).
+  std::vector<PrecinctWriter*> writer_list;
+  std::vector<std::vector<uint32_t>> packets_of;  // per writer, its packets' places
+  {
+    std::vector<std::vector<std::vector<int64_t>>> slot(writers.size());
+    for (size_t c = 0; c < writers.size(); ++c) {
+      slot[c].resize(writers[c].size());
+      for (size_t r = 0; r < writers[c].size(); ++r) slot[c][r].assign(writers[c][r].size(), -1);
+    }
+    for (uint32_t k = 0; k < order.size(); ++k) {
+      const PacketId& id = order[k];
+      int64_t& s = slot[id.component][id.resolution][id.precinct];
+      if (s < 0) {
+        s = static_cast<int64_t>(writer_list.size());
+        writer_list.push_back(&writers[id.component][id.resolution][id.precinct]);
+        packets_of.emplace_back();
+      }
+      packets_of[static_cast<size_t>(s)].push_back(k);
+    }
+  }
+  std::vector<WrittenPacket> packets(order.size());
+  std::exception_ptr failure;
+  const int64_t nw = static_cast<int64_t>(writer_list.size());
+#pragma omp parallel for schedule(dynamic, 1) if (nw > 1 && order.size() > 16)
+  for (int64_t wi = 0; wi < nw; ++wi) {
+    try {
+      for (uint32_t k : packets_of[static_cast<size_t>(wi)])
+        packets[k] = write_packet(tile, order[k], *writer_list[static_cast<size_t>(wi)], framing, k,
+                                  measure);
+    } catch (...) {
+#pragma omp critical(gj2k_tile_packets)
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
   return packets;
+}
+
+void WrittenPacket::write_to(uint8_t* dst) const {
+  if (measured) throw Error(ErrorCode::kInternal, "tier-2: a measured packet has no body");
+  std::memcpy(dst, bytes.data(), bytes.size());
+  dst += bytes.size();
+  for (std::span<const uint8_t> b : bodies) {
+    std::memcpy(dst, b.data(), b.size());
+    dst += b.size();
+  }
+}
+
+std::vector<uint8_t> WrittenPacket::joined() const {
+  std::vector<uint8_t> out(size());
+  write_to(out.data());
+  return out;
+}
+
+size_t WrittenTilePart::size() const {
+  size_t n = header.size();
+  for (const WrittenPacket& p : packets) n += p.size();
+  return n;
+}
+
+void WrittenTilePart::write_to(uint8_t* dst) const {
+  std::memcpy(dst, header.data(), header.size());
+  dst += header.size();
+  for (const WrittenPacket& p : packets) {
+    p.write_to(dst);
+    dst += p.size();
+  }
+}
+
+std::vector<uint8_t> WrittenTilePart::joined() const {
+  std::vector<uint8_t> out(size());
+  write_to(out.data());
+  return out;
 }
 
 std::vector<WrittenTilePart> write_tile_parts(uint16_t tile, std::span<const WrittenPacket> packets,
@@ -430,6 +497,7 @@ std::vector<WrittenTilePart> write_tile_parts(uint16_t tile, std::span<const Wri
                 "--tile-parts: tile " + std::to_string(tile) + " would need " +
                     std::to_string(ranges.size()) +
                     " tile-parts (at most 255); choose a progression order that groups them");
+  (void)measure;  // sizes are exact either way
   std::vector<WrittenTilePart> parts;
   for (size_t k = 0; k < ranges.size(); ++k) {
     const auto part = packets.subspan(ranges[k].first, ranges[k].second - ranges[k].first);
@@ -442,13 +510,14 @@ std::vector<WrittenTilePart> write_tile_parts(uint16_t tile, std::span<const Wri
       write_plt_segments(w, lengths, 0);
     }
     write_sod(w);
-    size_t skipped = 0;
-    for (const WrittenPacket& p : part) {
-      w.bytes(p.bytes);
-      skipped += p.size() - p.bytes.size();
-    }
-    if (!measure) patch_psot(w, sot);
-    parts.push_back({tile, w.release(), skipped});
+    uint64_t psot = w.size() - sot;
+    for (const WrittenPacket& p : part) psot += p.size();
+    if (psot > 0xFFFFFFFFu)
+      throw Error(
+          ErrorCode::kInvalidArgument,
+          "tile " + std::to_string(tile) + ": a tile-part longer than 2^32 - 1 bytes (Psot)");
+    w.patch_u32(sot + 6, static_cast<uint32_t>(psot));
+    parts.push_back({tile, w.release(), part});
   }
   return parts;
 }

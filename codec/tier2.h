@@ -96,35 +96,46 @@ std::vector<BlockSegmentMap> read_tile_packets(std::span<const uint8_t> codestre
 
 // ---- writing -------------------------------------------------------------------------------
 
-// One packet as written: [SOP] header [EPH] body.
+// One packet as written: [SOP] header [EPH] body. The body is not copied: it is the list of
+// the code-block data ranges it consists of, views of the TileCoding's EncodedBlock data
+// (valid while that lives), which the codestream's assembly copies once, into place.
 struct WrittenPacket {
   PacketId id;
-  std::vector<uint8_t> bytes;  // SOP, header, EPH, then the body unless measured
-  size_t sop = 0;              // bytes of the SOP marker segment at the start (0 or 6)
-  size_t header = 0;           // bytes of the header, EPH included, after the SOP
-  size_t body = 0;             // bytes of the body
-  bool measured = false;       // the body was counted, not copied
+  std::vector<uint8_t> bytes;                    // SOP, header, EPH
+  std::vector<std::span<const uint8_t>> bodies;  // the body, in order (empty when measured)
+  size_t sop = 0;                                // bytes of the SOP marker segment (0 or 6)
+  size_t header = 0;                             // bytes of the header, EPH included
+  size_t body = 0;                               // bytes of the body
+  bool measured = false;                         // the body was counted, not listed
   size_t size() const { return sop + header + body; }
+  // Writes the whole packet at dst (size() bytes; not when measured).
+  void write_to(uint8_t* dst) const;
+  std::vector<uint8_t> joined() const;  // the whole packet
 };
 
 // The packets of one coded tile in progression order (the main header's COD order, or its
 // POC), with SOP and EPH as COD says. Every block's layer_passes must hold one entry per
-// layer (or none: never included). With `measure`, bodies are counted, not copied.
+// layer (or none: never included). With `measure`, bodies are counted, not listed. Precincts
+// are written in parallel (their packet coders are independent, B.10).
 std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const MainHeader& main,
                                               bool measure);
 
-// One tile-part as written: SOT, PLT (when asked), SOD, then its packets.
+// One tile-part as written: SOT, PLT (when asked), SOD, then its packets (views of the list
+// write_tile_packets returned, valid while that lives).
 struct WrittenTilePart {
   uint16_t tile = 0;
-  std::vector<uint8_t> bytes;  // packet bodies left out when measured
-  size_t skipped = 0;          // body bytes left out
-  size_t size() const { return bytes.size() + skipped; }
+  std::vector<uint8_t> header;             // SOT .. SOD, Psot set
+  std::span<const WrittenPacket> packets;  // its packets
+  size_t size() const;
+  // Writes the whole tile-part at dst (size() bytes; not when measured).
+  void write_to(uint8_t* dst) const;
+  std::vector<uint8_t> joined() const;  // the whole tile-part
 };
 
 // Splits the packets of tile `tile` into tile-parts (A.4.2): a new one whenever the packet's
 // resolution, layer or component (as `split` says) changes. With `plt`, each tile-part header
-// carries the lengths of its packets (PLT, A.7.3). Psot is set unless measuring. Throws
-// Error(kInvalidArgument) for more than 255 tile-parts.
+// carries the lengths of its packets (PLT, A.7.3). Throws Error(kInvalidArgument) for more than
+// 255 tile-parts. (`measure` is accepted for symmetry: sizes are exact either way.)
 std::vector<WrittenTilePart> write_tile_parts(uint16_t tile, std::span<const WrittenPacket> packets,
                                               TilePartSplit split, bool plt, bool measure);
 

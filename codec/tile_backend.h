@@ -26,10 +26,15 @@
 #include "transform/geometry.h"
 #include "transform/quant_block.h"
 
+namespace gj2k {
+struct EncodeParams;  // gj2k/encoder.h
+}  // namespace gj2k
+
 namespace gj2k::codec {
 
 struct EncodeSetup;       // encoder_internal.h
 struct TileCoefficients;  // encoder_internal.h
+struct TileCoding;        // encoder_internal.h
 
 // The result for one tile-component.
 struct TileComponentSamples {
@@ -96,12 +101,21 @@ class TileBackend {
   // The forward stage of tile t of `image` (origin-adjusted, validated) under `setup`. 5/3:
   // identical values on every backend (integer DC shift, RCT and lifting); 9/7: identical with the
   // default GPU DWT variant (the CPU's float operations in its order), within float rounding
-  // (an index off by 1) with the others. `pipeline`: the serial tile loop's, from forward_pipeline() (null: none, as in
-  // the parallel tile loop). Throws gj2k::Error (kDevice for device failures).
+  // (an index off by 1) with the others. `pipeline`: the serial tile loop's, from
+  // forward_pipeline() (null: none, as in the parallel tile loop). Throws gj2k::Error (kDevice for
+  // device failures).
   virtual TileCoefficients forward(const Image& image, const EncodeSetup& setup, uint32_t t,
                                    ForwardPipeline* pipeline) const = 0;
   // The serial tile loop's pipeline state, or null when the backend keeps none.
   virtual std::unique_ptr<ForwardPipeline> forward_pipeline() const { return nullptr; }
+  // The forward stage and Tier-1 of tile t: what the encoder's tile loop calls. The default
+  // (encoder_tile.cpp): forward(), then code_tile (Tier-1 on the CPU, OpenMP over the
+  // code-blocks). The CUDA backend codes the code-blocks on the device from its results
+  // (encoder_gpu.h encode_tile_gpu). Every backend gives the CPU backend's EncodedBlocks
+  // (the 9/7 too: the GPU's forward stage computes the CPU's floats).
+  virtual TileCoding encode(const Image& image, const EncodeSetup& setup,
+                            const EncodeParams& params, uint32_t t,
+                            ForwardPipeline* pipeline) const;
 
   // The inverse tail of one tile. mct: components 0..2 (decoded, equal rects) go through the
   // inverse RCT when all three are reversible, else the ICT (a 5/3 one taken to float first).
@@ -124,8 +138,8 @@ const TileBackend& cpu_backend();
 // tail of cuda_backend(), one download of the final samples. `planes` give geometry, wanted
 // components and sample ranges (their coefficient buffers are not read). Results as
 // TileBackend::inverse on coefficients that CPU Tier-1 and reconstruct_block produce: 5/3
-// and 9/7 identical (with the default GPU DWT variant). Throws Error(kDevice) for device failures (and when
-// built without CUDA).
+// and 9/7 identical (with the default GPU DWT variant). Throws Error(kDevice) for device failures
+// (and when built without CUDA).
 void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& table, bool mct,
                       int threads, std::vector<TileComponentSamples>& out);
 

@@ -107,6 +107,10 @@ class CudaBackend final : public TileBackend {
   std::unique_ptr<ForwardPipeline> forward_pipeline() const override {
     return std::make_unique<GpuLookAhead>();
   }
+  TileCoding encode(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
+                    uint32_t t, ForwardPipeline* pipeline) const override {
+    return encode_tile_gpu(image, setup, params, t, dynamic_cast<GpuLookAhead*>(pipeline));
+  }
 };
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "codec/device.h"
 #include "codec/gpu_warm_up.h"
 #include "codec/synthetic.h"
+#include "codec/trace.h"
 #include "entropy/t1.h"
 #include "gj2k/encoder.h"
 #include "gj2k/error.h"
@@ -279,6 +280,7 @@ void encode_job(const Options& o, const EncodeParams& params, const io::ReadOpti
   Image image;
   if (o.synthetic.empty()) {
     progress.update(("reading " + input.filename().string()).c_str(), -1);
+    codec::TraceStage trace("read image");
     image = io::read_image(input, read_options);
   } else {
     progress.update("generating the scene", -1);

@@ -180,7 +180,7 @@ std::vector<std::vector<uint8_t>> packed_tile_parts(uint16_t t,
     const size_t first = packets.size() * k / parts, last = packets.size() * (k + 1) / parts;
     std::vector<uint8_t> headers, body;
     for (size_t i = first; i < last; ++i) {
-      const auto& b = packets[i].bytes;
+      const std::vector<uint8_t> b = packets[i].joined();
       const size_t sop = packets[i].sop, hdr = packets[i].header;
       body.insert(body.end(), b.begin(), b.begin() + sop);
       headers.insert(headers.end(), b.begin() + sop, b.begin() + sop + hdr);
@@ -225,7 +225,7 @@ Stream make_stream(Rng& rng, const Config& cfg) {
     if (cfg.packing == Packing::kNone)
       for (WrittenTilePart& p :
            write_tile_parts(static_cast<uint16_t>(t), packets, cfg.split, cfg.plt, false))
-        parts.push_back(std::move(p.bytes));
+        parts.push_back(p.joined());
     else
       for (auto& p :
            packed_tile_parts(static_cast<uint16_t>(t), packets, cfg.packing, uni(rng, 1, 3), ppm))

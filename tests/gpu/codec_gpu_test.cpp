@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codec/encode_test_util.h"
+#include "codec/encoder_gpu.h"
 #include "codec/encoder_internal.h"
 #include "codec/markers/codestream.h"
 #include "codec/synthetic.h"
@@ -271,6 +272,24 @@ TEST(GpuCodec, OptionMatrixIdenticalToCpu) {
       EXPECT_TRUE(cpu == gpu) << "GPU codestream differs from the CPU one";
     }
   }
+}
+
+// Blocks beyond the GPU Tier-1's byte budget are coded again on the CPU (code_tile_gpu): with
+// the budgets cut to an eighth, many blocks take that path, and the codestream is still the
+// CPU's. (Blocks the kernel refuses, values beyond Mb or -2^31, take the same path to the CPU's
+// error: tests/gpu/t1_enc_gpu_test.cpp checks those statuses.)
+TEST(GpuCodec, Tier1FallbacksMatchCpu) {
+  GJ2K_REQUIRE_GPU();
+  const Image im = codec::synthetic_image(211, 143, 3, 8, 61);
+  codec::set_t1_budget_divisor(8);
+  for (bool irreversible : {false, true}) {
+    SCOPED_TRACE(irreversible ? "9/7" : "5/3");
+    EncodeParams p;
+    p.irreversible = irreversible;
+    p.cblk_style = irreversible ? 0x3F : 0x00;
+    EXPECT_TRUE(encode_on(im, p, Device::kCpu) == encode_on(im, p, Device::kGpu));
+  }
+  codec::set_t1_budget_divisor(1);
 }
 
 // OpenJPEG reads GPU-written lossless streams back bit-exactly.

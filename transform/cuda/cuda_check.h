@@ -4,6 +4,10 @@
 
 #include <cuda_runtime.h>
 
+namespace gj2k {
+class Error;  // gj2k/error.h
+}  // namespace gj2k
+
 namespace gj2k::transform::cuda {
 
 [[noreturn]] void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line);
@@ -11,6 +15,10 @@ namespace gj2k::transform::cuda {
 inline void check(cudaError_t err, const char* call, const char* file, int line) {
   if (err != cudaSuccess) throw_cuda_error(err, call, file, line);
 }
+
+// Whether `e` (from GJ2K_CUDA_CHECK) reports a device allocation that did not fit
+// (cudaErrorMemoryAllocation: not sticky, the context stays usable).
+bool out_of_memory(const Error& e);
 
 }  // namespace gj2k::transform::cuda
 

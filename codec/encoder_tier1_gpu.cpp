@@ -1,0 +1,247 @@
+// The encoder's Tier-1 on the GPU (encoder_gpu.h code_tile_gpu): the code-blocks of a tile
+// coded by entropy/cuda/t1_enc_cuda.h straight from the transformer's device results, the
+// written bytes and pass records compacted on the device (transform/cuda/gather_cuda.h) and
+// brought back in one transfer each.
+#if defined(GJ2K_HAVE_CUDA)
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codec/encoder_gpu.h"
+#include "codec/trace.h"
+#include "entropy/cuda/t1_enc_cuda.h"
+#include "entropy/t1_enc_block.h"
+#include "gj2k/error.h"
+#include "transform/cuda/cuda_check.h"
+#include "transform/cuda/cuda_memory.h"
+#include "transform/cuda/gather_cuda.h"
+#include "transform/cuda/resource_pool.h"
+#include "transform/cuda/staging_ring.h"
+#include "transform/cuda/tile_transformer.h"
+#include "transform/device.h"
+
+namespace gj2k::codec {
+namespace {
+
+namespace cu = transform::cuda;
+namespace ecu = entropy::cuda;
+
+// Device and staging memory of one call, from a process-wide pool (grown only, released with
+// the other GPU pools).
+struct Tier1Buffers {
+  cu::StagingRing ring;
+  cu::DeviceBuffer jobs, out, passes, results, status, workspace, counter, ranges, bytes, records;
+};
+
+cu::Pool<Tier1Buffers>& t1_pool() {
+  static auto* p = new cu::Pool<Tier1Buffers>([] { return std::make_unique<Tier1Buffers>(); });
+  return *p;
+}
+
+uint64_t round16(uint64_t n) {
+  return (n + 15) & ~uint64_t{15};
+}
+
+}  // namespace
+
+TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const EncodeSetup& setup,
+                         const EncodeParams& params, uint32_t t) {
+  namespace t1 = entropy::t1;
+  TraceStage trace_plan("gpu tier-1 plan");
+  std::vector<CodeBlockJob> jobs;
+  TileCoding tile = plan_tile(image, setup, t, jobs);
+  const int levels = setup.main.cod.component.levels;
+  const uint8_t style = setup.main.cod.component.cblk_style;
+  const int threads = std::max(1, setup.threads);
+  cudaStream_t st = tt.stream(0);
+  const int32_t* base = tt.device_output(0, 0);
+
+  // One kernel job per non-empty code-block: where its values are, its byte budget and room
+  // for every pass it can have.
+  std::vector<ecu::EncodeJob> kj;
+  std::vector<size_t> job_of;  // kj[i] codes jobs[job_of[i]] (before arranging)
+  kj.reserve(jobs.size());
+  job_of.reserve(jobs.size());
+  uint64_t out_bytes = 0, records = 0;
+  size_t state_words = 0;
+  const uint32_t divisor = std::max<uint32_t>(1, t1_budget_divisor());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const CodeBlockJob& j = jobs[i];
+    if (j.rect.empty()) continue;
+    const TileComponentCoding& tcc = tile.components[j.c];
+    const BandLayout& bl = tcc.layout.resolutions[j.r].bands[j.b];
+    const BandCoding& bc = tcc.bands[j.r][j.b];
+    ecu::EncodeJob e{};
+    e.in_offset = static_cast<uint64_t>(tt.device_output(0, static_cast<int>(j.c)) - base) +
+                  job_offset(tile, levels, j);
+    e.out_offset = out_bytes;
+    e.stride = tcc.layout.rect.width();
+    e.capacity = t1::encode_budget(j.rect.width(), j.rect.height(), bc.mb) / divisor;
+    e.pass_first = static_cast<uint32_t>(records);
+    e.w = static_cast<uint16_t>(j.rect.width());
+    e.h = static_cast<uint16_t>(j.rect.height());
+    e.band = static_cast<uint8_t>(bl.band);
+    e.style = style;
+    e.mb = static_cast<uint8_t>(bc.mb);
+    kj.push_back(e);
+    job_of.push_back(i);
+    out_bytes += round16(e.capacity);
+    records += entropy::max_passes(bc.mb);
+    state_words = std::max(state_words, t1::state_words(e.w, e.h));
+    if (records > UINT32_MAX)
+      throw Error(ErrorCode::kUnsupported,
+                  "GPU Tier-1: tile " + std::to_string(t) + " has more than 2^32 pass records");
+  }
+  if (kj.empty()) return tile;
+  // The heaviest blocks first, spread over the warps (t1_enc_cuda.h): kj[k] is now job
+  // job_of[order[k]], or padding (order[k] == SIZE_MAX).
+  const int sms = std::max(1, transform::gpu_info().multiprocessors);
+  const size_t gpu_threads = ecu::encode_threads(static_cast<uint32_t>(kj.size()), sms);
+  const std::vector<size_t> order = ecu::arrange_encode_jobs(kj, gpu_threads);
+  const uint32_t count = static_cast<uint32_t>(kj.size());
+  const auto block_of = [&](uint32_t k) -> const CodeBlockJob& { return jobs[job_of[order[k]]]; };
+
+  trace_plan.end();
+  TraceStage trace_kernel("gpu transform+tier-1");
+  cu::Lease<Tier1Buffers> lease(t1_pool());
+  Tier1Buffers& b = *lease;
+  lease.in_use();
+  try {
+    b.out.reserve(std::max<uint64_t>(out_bytes, 16));
+    b.passes.reserve(std::max<uint64_t>(records, 1) * sizeof(entropy::CodedPass));
+    b.workspace.reserve(std::max<size_t>(gpu_threads * state_words * 4, 4));
+  } catch (const Error& e) {
+    // The budgets do not fit the device memory beside the transform's buffers: the values come
+    // down and Tier-1 runs on the CPU (the same blocks).
+    if (!cu::out_of_memory(e)) throw;
+    lease.succeeded();
+    TileCoefficients coeffs;
+    coeffs.rects.resize(tile.components.size());
+    coeffs.data.resize(tile.components.size());
+    for (size_t c = 0; c < tile.components.size(); ++c) {
+      coeffs.rects[c] = tile.components[c].layout.rect;
+      coeffs.data[c].resize(size_t{coeffs.rects[c].width()} * coeffs.rects[c].height());
+      tt.output(0, static_cast<int>(c), coeffs.data[c].data());
+    }
+    return code_tile(coeffs, image, setup, params, t);
+  }
+  // The jobs up, Tier-1 of them all, their results and statuses down.
+  b.jobs.reserve(count * sizeof(ecu::EncodeJob));
+  b.results.reserve(count * sizeof(t1::EncodeResult));
+  b.status.reserve(count);
+  b.counter.reserve(4);
+  b.ring.upload(b.jobs.get(), kj.data(), count * sizeof(ecu::EncodeJob), st, threads);
+  ecu::encode_blocks(b.jobs.as<ecu::EncodeJob>(), count, base, b.out.as<uint8_t>(),
+                     b.passes.as<entropy::CodedPass>(), b.results.as<t1::EncodeResult>(),
+                     b.status.as<uint8_t>(), b.workspace.as<uint32_t>(), b.workspace.bytes() / 4,
+                     state_words, b.counter.as<uint32_t>(), sms, st);
+  std::vector<t1::EncodeResult> result(count);
+  std::vector<uint8_t> status(count);
+  b.ring.download(result.data(), b.results.get(), count * sizeof(t1::EncodeResult), st, threads);
+  b.ring.download(status.data(), b.status.get(), count, st, threads);  // waits for all
+  trace_kernel.end();
+  TraceStage trace_back("gpu tier-1 download");
+  const auto coded = [&](uint32_t k) {
+    return order[k] != SIZE_MAX &&
+           static_cast<t1::EncodeStatus>(status[k]) == t1::EncodeStatus::kOk;
+  };
+
+  // Blocks the device did not code (data beyond the budget; values the coder refuses) are
+  // coded on the CPU from their values: the CPU path's bytes, or its error.
+  std::string failure;
+  std::vector<uint64_t> byte_at(count), record_at(count);
+  std::vector<cu::GatherRange> ranges;
+  ranges.reserve(2 * size_t{count});
+  uint64_t total_bytes = 0, total_records = 0;
+  for (uint32_t k = 0; k < count; ++k) {
+    if (order[k] == SIZE_MAX) continue;  // padding
+    if (!coded(k)) {
+      const ecu::EncodeJob& e = kj[k];
+      std::vector<int32_t> q(size_t{e.w} * e.h);
+      GJ2K_CUDA_CHECK(cudaMemcpy2D(q.data(), size_t{e.w} * 4, base + e.in_offset,
+                                   size_t{e.stride} * 4, size_t{e.w} * 4, e.h,
+                                   cudaMemcpyDeviceToHost));
+      std::string error = code_block(q.data(), e.w, style, block_of(k), tile);
+      if (!error.empty() && failure.empty()) failure = std::move(error);
+      continue;
+    }
+    byte_at[k] = total_bytes;
+    record_at[k] = total_records;
+    ranges.push_back({kj[k].out_offset, total_bytes, result[k].bytes});
+    total_bytes += result[k].bytes;
+    total_records += result[k].passes;
+  }
+  if (!failure.empty()) throw Error(ErrorCode::kInvalidArgument, failure);
+  const size_t byte_ranges = ranges.size();
+  for (uint32_t k = 0; k < count; ++k)
+    if (coded(k))
+      ranges.push_back({uint64_t{kj[k].pass_first} * sizeof(entropy::CodedPass),
+                        record_at[k] * sizeof(entropy::CodedPass),
+                        uint64_t{result[k].passes} * sizeof(entropy::CodedPass)});
+
+  // Only what was written comes back: compacted on the device, then one download each.
+  std::vector<uint8_t> all_bytes(total_bytes);
+  std::vector<entropy::CodedPass> all_records(total_records);
+  if (!ranges.empty()) {
+    b.ranges.reserve(ranges.size() * sizeof(cu::GatherRange));
+    b.bytes.reserve(std::max<uint64_t>(total_bytes, 16));
+    b.records.reserve(std::max<uint64_t>(total_records, 1) * sizeof(entropy::CodedPass));
+    b.ring.upload(b.ranges.get(), ranges.data(), ranges.size() * sizeof(cu::GatherRange), st,
+                  threads);
+    const cu::GatherRange* d_ranges = b.ranges.as<cu::GatherRange>();
+    cu::gather_ranges(b.out.as<uint8_t>(), d_ranges, static_cast<uint32_t>(byte_ranges),
+                      b.bytes.as<uint8_t>(), st);
+    cu::gather_ranges(b.passes.as<uint8_t>(), d_ranges + byte_ranges,
+                      static_cast<uint32_t>(ranges.size() - byte_ranges), b.records.as<uint8_t>(),
+                      st);
+    b.ring.download(all_bytes.data(), b.bytes.get(), total_bytes, st, threads);
+    b.ring.download(all_records.data(), b.records.get(), total_records * sizeof(entropy::CodedPass),
+                    st, threads);
+  }
+  lease.succeeded();
+  trace_back.end();
+  TraceStage trace_blocks("gpu tier-1 blocks");
+
+  // Each block's EncodedBlock, as entropy::encode_block gives it (the kernel's pass ends are
+  // relative to the block's data, as encode_block's).
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t kk = 0; kk < int64_t{count}; ++kk) {
+    const uint32_t k = static_cast<uint32_t>(kk);
+    if (!coded(k)) continue;  // padding, or coded on the CPU above
+    const t1::EncodeResult& o = result[k];
+    const CodeBlockJob& j = block_of(k);
+    BandCoding& bc = tile.components[j.c].bands[j.r][j.b];
+    entropy::EncodedBlock& enc = bc.blocks[j.k].enc;
+    enc.missing_msbs = bc.mb - o.planes;
+    enc.data.assign(all_bytes.begin() + static_cast<ptrdiff_t>(byte_at[k]),
+                    all_bytes.begin() + static_cast<ptrdiff_t>(byte_at[k] + o.bytes));
+    enc.passes.assign(all_records.begin() + static_cast<ptrdiff_t>(record_at[k]),
+                      all_records.begin() + static_cast<ptrdiff_t>(record_at[k] + o.passes));
+  }
+  report_progress(params, "tier-1", 1.0);
+  return tile;
+}
+
+namespace {
+std::atomic<uint32_t> g_budget_divisor{1};
+}  // namespace
+
+uint32_t t1_budget_divisor() {
+  return g_budget_divisor.load(std::memory_order_relaxed);
+}
+void set_t1_budget_divisor(uint32_t divisor) {
+  g_budget_divisor.store(std::max<uint32_t>(1, divisor), std::memory_order_relaxed);
+}
+
+size_t release_encoder_t1_pool() {
+  return t1_pool().clear();
+}
+
+}  // namespace gj2k::codec
+
+#endif  // GJ2K_HAVE_CUDA
