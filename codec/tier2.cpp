@@ -87,6 +87,7 @@ class TileReader {
   PrecinctReader& precinct(const PacketId& id);
   bool read_header(const PacketId& id, size_t index, entropy::PacketDecoder& dec);
   bool gather(const PacketId& id, const Precinct& precinct);
+  void add_piece(BlockSegments& blk, const entropy::Piece& piece);
   // Where the data of code-block (bi, bj) (band grid) of band b of the packet's resolution
   // goes: null when it is not kept (layer, resolution or keep_block).
   BlockSegments* kept_block(const PacketId& id, size_t b, uint32_t bi, uint32_t bj);
@@ -197,20 +198,36 @@ bool TileReader::gather(const PacketId& id, const Precinct& precinct) {
           if (blk) *blk = BlockSegments{};
           break;
         }
-        if (blk) {
-          if (!blk->open) blk->segs.push_back({static_cast<uint32_t>(blk->bytes.size()), 0, 0});
-          BlockSegments::Seg& s = blk->segs.back();
-          blk->bytes.insert(blk->bytes.end(), data_.begin() + pos_,
-                            data_.begin() + pos_ + piece.length);
-          s.length += static_cast<uint32_t>(piece.length);
-          s.passes += static_cast<uint32_t>(piece.passes);
-          blk->open = !piece.ends_segment;
-        }
+        if (blk) add_piece(*blk, piece);
         pos_ += piece.length;
       }
     }
   }
   return !cut;
+}
+
+// The piece at pos_ of the data into `blk`: a new segment references the data; a segment's
+// second piece copies it into blk.bytes (unless it follows the first in the data), where later
+// pieces join it (the open segment is always the last in blk.bytes).
+void TileReader::add_piece(BlockSegments& blk, const entropy::Piece& piece) {
+  const auto length = static_cast<uint32_t>(piece.length);
+  if (!blk.open) {
+    blk.segs.push_back({pos_, length, static_cast<uint32_t>(piece.passes), false});
+  } else {
+    BlockSegments::Seg& s = blk.segs.back();
+    if (!s.copied && s.offset + s.length != pos_) {
+      const size_t at = blk.bytes.size();
+      blk.bytes.insert(blk.bytes.end(), data_.begin() + s.offset,
+                       data_.begin() + s.offset + s.length);
+      s.offset = at;
+      s.copied = true;
+    }
+    if (s.copied)
+      blk.bytes.insert(blk.bytes.end(), data_.begin() + pos_, data_.begin() + pos_ + length);
+    s.length += length;
+    s.passes += static_cast<uint32_t>(piece.passes);
+  }
+  blk.open = !piece.ends_segment;
 }
 
 // Every packet takes at least one header byte, so a tile cannot hold more packets than bytes;
@@ -373,28 +390,31 @@ std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& code, 
   return std::nullopt;
 }
 
-std::vector<BlockSegmentMap> read_tile_packets(std::span<const uint8_t> codestream,
-                                               const Codestream& code, uint32_t t,
-                                               const PacketReadOptions& o,
-                                               std::vector<std::string>* warnings) {
+TilePackets read_tile_packets(std::span<const uint8_t> codestream, const Codestream& code,
+                              uint32_t t, const PacketReadOptions& o,
+                              std::vector<std::string>* warnings) {
   if (t >= code.tiles.size()) fail(ErrorCode::kInvalidArgument, t, "no such tile");
   const Tile& tile = code.tiles[t];
   if (o.components.size() != code.main.siz.components.size())
     fail(ErrorCode::kInvalidArgument, t, "read_tile_packets: one entry per component expected");
-  if (tile.parts.empty()) return std::vector<BlockSegmentMap>(o.components.size());
-  std::vector<uint8_t> joined;
-  const std::span<const uint8_t> data = tile_data(codestream, code, t, joined);
+  TilePackets out;
+  if (tile.parts.empty()) {
+    out.blocks.resize(o.components.size());
+    return out;
+  }
+  out.data = tile_data(codestream, code, t, out.joined);
   const std::optional<std::vector<uint8_t>> headers = tile_packed_headers(code, t);
 
   std::vector<const TileComponentLayout*> layouts;
   for (const PacketReadComponent& comp : o.components) layouts.push_back(comp.layout);
   const TileProgression prog = tile_progression(code.main, &tile.header, t, layouts);
-  check_packet_count(prog, data.size() + (headers ? headers->size() : 0), t);
-  TileReader reader(data, headers, code.main, tile.header, t, o, warnings);
+  check_packet_count(prog, out.data.size() + (headers ? headers->size() : 0), t);
+  TileReader reader(out.data, headers, code.main, tile.header, t, o, warnings);
   size_t index = 0;
   for (const PacketId& id : tile_order(prog, code.main, &tile.header))
     if (!reader.read(id, index++)) break;
-  return reader.take();
+  out.blocks = reader.take();
+  return out;
 }
 
 std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const MainHeader& main,

@@ -41,16 +41,30 @@ std::span<const uint8_t> tile_data(std::span<const uint8_t> codestream, const Co
 // tile-part past the PPM chunks adds none (its packets then fail to decode).
 std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& code, uint32_t t);
 
-// A code-block's codeword segments as Tier-2 delivers them, gathered over the packets.
+// A code-block's codeword segments as Tier-2 delivers them, gathered over the packets. A
+// segment that lies whole in one packet body (the usual case: one layer) is referenced where
+// it lies in the tile's data (TilePackets::data), not copied; one continued over several
+// packets is copied into `bytes` (the pieces back to back) once its second piece comes.
 struct BlockSegments {
-  std::vector<uint8_t> bytes;  // the segments back to back
   struct Seg {
-    uint32_t offset = 0, length = 0, passes = 0;  // in `bytes`
+    uint64_t offset = 0;  // of its first byte: in the tile's data, or in `bytes` when copied
+    uint32_t length = 0, passes = 0;
+    bool copied = false;
   };
   std::vector<Seg> segs;
-  bool open = false;  // the last segment continues in a later packet
+  std::vector<uint8_t> bytes;  // the copied segments
+  bool open = false;           // the last segment continues in a later packet
   int missing_msbs = 0;
 };
+
+// The bytes of segment `s` of `block`, whose data Tier-2 read from `data` (TilePackets::data).
+// A segment without bytes may have a null data().
+inline std::span<const uint8_t> segment_bytes(std::span<const uint8_t> data,
+                                              const BlockSegments& block,
+                                              const BlockSegments::Seg& s) {
+  const std::span<const uint8_t> from = s.copied ? std::span<const uint8_t>(block.bytes) : data;
+  return s.length ? from.subspan(s.offset, s.length) : std::span<const uint8_t>();
+}
 
 // The key of code-block `index` (raster order over its band's code-block grid) of band `b`
 // (index in ResolutionLayout::bands) of resolution `r`, in a BlockSegmentMap.
@@ -78,6 +92,15 @@ struct PacketReadOptions {
   std::function<bool(uint32_t component, const BandLayout& band, const Rect& block)> keep_block;
 };
 
+// What Tier-2 read of one tile. Moving it keeps `data` valid (a moved vector keeps its bytes).
+struct TilePackets {
+  // The tile's data (tile_data): a span of the codestream (which must outlive it) when the
+  // tile has one tile-part, else of `joined`. The blocks' segments reference it.
+  std::span<const uint8_t> data;
+  std::vector<uint8_t> joined;
+  std::vector<BlockSegmentMap> blocks;  // per component: the code-blocks with kept data
+};
+
 // Reads every packet of tile `t` of `code` (parsed from `codestream`) in progression order:
 // the bodies of its tile-parts in TPsot order, with the packet headers in them or in PPM/PPT.
 // Returns, per component, the code-blocks with kept data. Errors are Error(kTruncated,
@@ -89,10 +112,9 @@ struct PacketReadOptions {
 // a body that runs past the data gives a warning, and from the first codeword segment that
 // runs past the data, the code-blocks of that packet lose all their data (they decode as
 // zero) and reading stops, as OpenJPEG does.
-std::vector<BlockSegmentMap> read_tile_packets(std::span<const uint8_t> codestream,
-                                               const Codestream& code, uint32_t t,
-                                               const PacketReadOptions& options,
-                                               std::vector<std::string>* warnings = nullptr);
+TilePackets read_tile_packets(std::span<const uint8_t> codestream, const Codestream& code,
+                              uint32_t t, const PacketReadOptions& options,
+                              std::vector<std::string>* warnings = nullptr);
 
 // ---- writing -------------------------------------------------------------------------------
 

@@ -137,7 +137,7 @@ entropy::SegmentStyle segment_style(const MainHeader& mh) {
 
 // What read_tile_packets must return for a block whose first `passes` passes were read: its
 // data through them, cut into codeword segments where a pass ends one (D.6 Table D.9), the
-// last maybe open.
+// last maybe open (all in `bytes`, marked copied).
 BlockSegments expected_segments(const BlockCoding& blk, const entropy::SegmentStyle& style,
                                 uint32_t passes) {
   BlockSegments want;
@@ -148,7 +148,7 @@ BlockSegments expected_segments(const BlockCoding& blk, const entropy::SegmentSt
   for (uint32_t p = 0; p < passes; ++p) {
     const uint32_t begin = p ? blk.enc.passes[p - 1].end : 0;
     if (p == 0 || entropy::pass_ends_segment(style, static_cast<int>(p) - 1)) {
-      want.segs.push_back({begin, 0, 0});
+      want.segs.push_back({begin, 0, 0, true});
       start = begin;
     }
     want.segs.back().length = blk.enc.passes[p].end - start;
@@ -157,15 +157,25 @@ BlockSegments expected_segments(const BlockCoding& blk, const entropy::SegmentSt
   return want;
 }
 
-void expect_same(const BlockSegments& got, const BlockSegments& want, const std::string& at) {
+// `got` read from the tile data `data`: the same segments (bytes, passes) as `want`. With
+// `one_layer`, every segment lies in one packet and must reference the data (not copied).
+void expect_same(std::span<const uint8_t> data, const BlockSegments& got, const BlockSegments& want,
+                 const std::string& at, bool one_layer) {
   SCOPED_TRACE(at);
-  EXPECT_EQ(got.bytes, want.bytes);
   EXPECT_EQ(got.missing_msbs, want.missing_msbs);
   ASSERT_EQ(got.segs.size(), want.segs.size());
   for (size_t s = 0; s < got.segs.size(); ++s) {
-    EXPECT_EQ(got.segs[s].offset, want.segs[s].offset) << "segment " << s;
+    const auto g = segment_bytes(data, got, got.segs[s]);
+    const auto w = segment_bytes({}, want, want.segs[s]);
+    EXPECT_TRUE(std::equal(g.begin(), g.end(), w.begin(), w.end())) << "segment " << s;
     EXPECT_EQ(got.segs[s].length, want.segs[s].length) << "segment " << s;
     EXPECT_EQ(got.segs[s].passes, want.segs[s].passes) << "segment " << s;
+    if (one_layer) {
+      EXPECT_FALSE(got.segs[s].copied) << "segment " << s;
+    }
+  }
+  if (one_layer) {
+    EXPECT_TRUE(got.bytes.empty());
   }
 }
 
@@ -260,7 +270,8 @@ void check_round_trip(const Stream& s, uint32_t max_layers, bool drop_some, Rng&
       for (PacketReadComponent& c : o.components)
         c.max_resolution = static_cast<int>(uni(rng, 0, c.layout->levels + 1)) - 1;
     std::vector<std::string> warnings;
-    const std::vector<BlockSegmentMap> got = read_tile_packets(s.bytes, code, t, o, &warnings);
+    const TilePackets packets = read_tile_packets(s.bytes, code, t, o, &warnings);
+    const std::vector<BlockSegmentMap>& got = packets.blocks;
     EXPECT_TRUE(warnings.empty());
     ASSERT_EQ(got.size(), tile.components.size());
     for (uint32_t c = 0; c < tile.components.size(); ++c) {
@@ -281,10 +292,10 @@ void check_round_trip(const Stream& s, uint32_t max_layers, bool drop_some, Rng&
             }
             ++expected_blocks;
             ASSERT_TRUE(it != got[c].end()) << "c" << c << " r" << r << " b" << b << " k" << k;
-            expect_same(it->second, expected_segments(blk, style, passes),
+            expect_same(packets.data, it->second, expected_segments(blk, style, passes),
                         "tile " + std::to_string(t) + " c" + std::to_string(c) + " r" +
-                            std::to_string(r) + " b" + std::to_string(b) + " k" +
-                            std::to_string(k));
+                            std::to_string(r) + " b" + std::to_string(b) + " k" + std::to_string(k),
+                        s.main.cod.layers == 1);
           }
       EXPECT_EQ(got[c].size(), expected_blocks);
     }
@@ -375,7 +386,8 @@ TEST(Tier2, TruncatedDataUnderAllowPartial) {
     EXPECT_THROW(read_tile_packets(cut, code, 0, o), Error) << "iteration " << iter;
     o.allow_partial = true;
     std::vector<std::string> warnings;
-    const std::vector<BlockSegmentMap> got = read_tile_packets(cut, code, 0, o, &warnings);
+    const TilePackets read = read_tile_packets(cut, code, 0, o, &warnings);
+    const std::vector<BlockSegmentMap>& got = read.blocks;
     EXPECT_FALSE(warnings.empty());
     // The packet in which the data ends, and the packet of every block.
     size_t m = 0;
@@ -402,7 +414,8 @@ TEST(Tier2, TruncatedDataUnderAllowPartial) {
               EXPECT_FALSE(has) << at;
             } else if (i < m || has) {
               ASSERT_TRUE(has) << at;
-              expect_same(it->second, expected_segments(blk, style, blk.layer_passes[0]), at);
+              expect_same(read.data, it->second, expected_segments(blk, style, blk.layer_passes[0]),
+                          at, true);
             }
           }
       }
