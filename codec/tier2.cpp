@@ -73,7 +73,17 @@ class TileReader {
         warnings_(warnings),
         framing_{effective_cod(main, &header).sop, effective_cod(main, &header).eph},
         max_layers_(o.max_layers ? o.max_layers : UINT32_MAX),
-        out_(o.components.size()) {}
+        out_(o.components.size()) {
+    // Room for every code-block of the kept resolutions: no rehashing while reading.
+    for (size_t c = 0; c < o.components.size(); ++c) {
+      const PacketReadComponent& comp = o.components[c];
+      size_t blocks = 0;
+      for (int r = 0; r <= comp.max_resolution && r < int(comp.layout->resolutions.size()); ++r)
+        for (const BandLayout& band : comp.layout->resolutions[r].bands)
+          blocks += size_t{band.blocks_x} * band.blocks_y;
+      out_[c].reserve(blocks);
+    }
+  }
 
   // Reads packet number `index` of the tile; false when reading stops (allow_partial).
   bool read(const PacketId& id, size_t index);

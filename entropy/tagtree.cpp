@@ -105,13 +105,13 @@ bool TagTree::decode(HeaderBitReader& in, uint32_t leaf, int32_t threshold) {
 }
 
 int32_t TagTree::decode_value(HeaderBitReader& in, uint32_t leaf, int32_t limit) {
-  for (int32_t t = 1;; ++t) {
-    if (decode(in, leaf, t)) return nodes_[leaf].value;
-    if (t > limit) {
-      throw Error(ErrorCode::kFormat, "tag tree: value above " + std::to_string(limit) +
-                                          " at header byte " + std::to_string(in.byte_position()));
-    }
-  }
+  // decode(leaf, t) for t = 1, 2, ... reads, leaf after leaf of the path, the same bits as one
+  // decode(leaf, t) for the last t: each node's bits follow its parent's, whatever the
+  // threshold. So one walk with the threshold limit + 1 reads what the walks up to it would.
+  if (decode(in, leaf, limit < INT32_MAX ? std::max(limit, 0) + 1 : INT32_MAX))
+    return nodes_[leaf].value;
+  throw Error(ErrorCode::kFormat, "tag tree: value above " + std::to_string(limit) +
+                                      " at header byte " + std::to_string(in.byte_position()));
 }
 
 void TagTree::encode_value(HeaderBitWriter& out, uint32_t leaf) {
