@@ -139,16 +139,34 @@ void zero_block(CoefficientPlane& plane, const BlockPlace& p) {
   }
 }
 
-// A block's segments as entropy::decode_block takes them (pointers into the tile's `data` or
-// seg.bytes, segment_bytes), and the passes they hold.
+// A block's segments as entropy::decode_block takes them, and the passes they hold. A segment
+// in one piece points into the tile's `data`; one in parts is gathered into *gathered, or,
+// when gathered is null (for entropy::check_block, which reads no bytes), points at its first
+// part.
 uint32_t segment_list(std::span<const uint8_t> data, const BlockSegments& seg,
-                      std::vector<entropy::Segment>& segs) {
+                      std::vector<entropy::Segment>& segs, std::vector<uint8_t>* gathered) {
   segs.clear();
   static const uint8_t kNoData = 0;  // a valid pointer for segments without bytes
+  if (gathered && !seg.parts.empty()) {
+    size_t total = 0;
+    for (const auto& s : seg.segs)
+      if (s.parts) total += s.length;
+    gathered->resize(total);
+  }
+  size_t at = 0;
   uint32_t passes = 0;
   for (const auto& s : seg.segs) {
-    const std::span<const uint8_t> bytes = segment_bytes(data, seg, s);
-    segs.push_back({bytes.empty() ? &kNoData : bytes.data(), s.length, s.passes});
+    const uint8_t* bytes = &kNoData;
+    if (s.length && s.parts == 0) {
+      bytes = data.data() + s.offset;
+    } else if (s.length && gathered) {
+      bytes = gathered->data() + at;
+      gather_segment(data, seg, s, gathered->data() + at);
+      at += s.length;
+    } else if (s.length) {
+      bytes = data.data() + seg.parts[s.first_part].offset;
+    }
+    segs.push_back({bytes, s.length, s.passes});
     passes += s.passes;
   }
   return passes;
@@ -191,7 +209,8 @@ uint32_t decode_block_into(ComponentState& cs, const BandLayout& band, const Ste
     out = scratch.data();
   }
   thread_local std::vector<entropy::Segment> segs;  // reused: no allocation per block
-  const uint32_t passes = segment_list(data, seg, segs);
+  thread_local std::vector<uint8_t> gathered;       // the block's segments in parts, in one piece
+  const uint32_t passes = segment_list(data, seg, segs, &gathered);
   const uint32_t ignored = entropy::decode_block(segs.data(), segs.size(), planes, band.band,
                                                  cs.coding->cblk_style, out, stride, w, h);
   float* dst = plane.reversible ? nullptr : plane.floats.data() + p.y * pitch + p.x;
@@ -289,19 +308,19 @@ void decode_blocks(std::vector<ComponentState>& comps, std::span<const uint8_t> 
 // Tier-2's output of the kept resolutions as one table for the GPU decode (tile_backend.h):
 // every block decode_blocks would decode, checked as entropy::decode_block checks it, with the
 // same errors; blocks without data, and failed ones under allow_partial, are left out (zero).
-// The segments Tier-2 left in the tile's `data` are referenced there (source: the range of
-// `data` they span), the others copied; all are copied when that range would be more than
-// twice their bytes (and 256 KB more), as when the kept layers or resolutions are a small part
-// of the tile's data.
+// The segments in one piece of the tile's `data` are referenced there (source: the range of
+// `data` they span), those in parts gathered into bytes; all are copied when that range would be
+// more than twice their bytes (and 256 KB more), as when the kept layers or resolutions are a small
+// part of the tile's data.
 CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const uint8_t> data,
                            const TileDecodeOptions& o, uint32_t t,
                            std::vector<std::string>* warnings) {
   const std::vector<BlockJob> jobs = list_blocks(comps);
   CodeBlockTable table;
   table.blocks.reserve(jobs.size());
-  // Each listed segment's bytes, and whether they lie in `data`; the range of `data` those
-  // span, and how many bytes each kind holds.
-  std::vector<const uint8_t*> from;
+  // Each listed segment (its block, its index), and whether it lies in one piece of `data`;
+  // the range of `data` those span, and how many bytes each kind holds.
+  std::vector<std::pair<const BlockSegments*, uint32_t>> from;
   std::vector<uint8_t> in_data;
   uint64_t lo = UINT64_MAX, hi = 0, referenced = 0, copied = 0;
   BlockErrors errors;
@@ -312,7 +331,7 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
     const BlockPlace p = place_block(cs, *job.band, job.index);
     const BlockPlanes bp = block_planes(job);
     if (p.cb.empty() || !bp.coded) continue;
-    const uint32_t passes = segment_list(data, *job.seg, segs);
+    const uint32_t passes = segment_list(data, *job.seg, segs, nullptr);
     uint64_t decoded = 0;
     try {
       if (entropy::check_block(segs.data(), segs.size(), static_cast<uint32_t>(bp.planes),
@@ -343,8 +362,8 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
     for (size_t k = 0; k < segs.size(); ++k) {
       const BlockSegments::Seg& sg = job.seg->segs[k];
       table.segments.push_back({0, sg.length, sg.passes});
-      from.push_back(segs[k].data);
-      const bool ref = !sg.copied && sg.length > 0;
+      from.push_back({job.seg, static_cast<uint32_t>(k)});
+      const bool ref = sg.parts == 0 && sg.length > 0;
       in_data.push_back(ref);
       if (ref) {
         lo = std::min(lo, sg.offset);
@@ -373,7 +392,7 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
   for (size_t k = 0; k < table.segments.size(); ++k) {
     entropy::t1::SegmentRef& r = table.segments[k];
     if (in_data[k]) {
-      r.offset = static_cast<uint32_t>(from[k] - table.source.data());
+      r.offset = static_cast<uint32_t>(from[k].first->segs[from[k].second].offset - lo);
     } else {
       r.offset = static_cast<uint32_t>(table.source.size() + at);
       if (r.length) copies.push_back(k);
@@ -385,7 +404,8 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
 #pragma omp parallel for schedule(dynamic, 256) num_threads(std::max(1, o.threads))
   for (int64_t c = 0; c < count; ++c) {
     const entropy::t1::SegmentRef& r = table.segments[copies[c]];
-    std::memcpy(table.bytes.data() + (r.offset - table.source.size()), from[copies[c]], r.length);
+    const auto [blk, k] = from[copies[c]];
+    gather_segment(data, *blk, blk->segs[k], table.bytes.data() + (r.offset - table.source.size()));
   }
   return table;
 }

@@ -216,24 +216,24 @@ bool TileReader::gather(const PacketId& id, const Precinct& precinct) {
   return !cut;
 }
 
-// The piece at pos_ of the data into `blk`: a new segment references the data; a segment's
-// second piece copies it into blk.bytes (unless it follows the first in the data), where later
-// pieces join it (the open segment is always the last in blk.bytes).
+// The piece at pos_ of the data into `blk`: a new segment where it lies; a segment's second
+// piece turns it into a list of parts (unless it follows the first in the data), to which
+// later pieces are added (the open segment's parts are always the last of blk.parts).
 void TileReader::add_piece(BlockSegments& blk, const entropy::Piece& piece) {
   const auto length = static_cast<uint32_t>(piece.length);
   if (!blk.open) {
-    blk.segs.push_back({pos_, length, static_cast<uint32_t>(piece.passes), false});
+    blk.segs.push_back({pos_, length, static_cast<uint32_t>(piece.passes), 0, 0});
   } else {
     BlockSegments::Seg& s = blk.segs.back();
-    if (!s.copied && s.offset + s.length != pos_) {
-      const size_t at = blk.bytes.size();
-      blk.bytes.insert(blk.bytes.end(), data_.begin() + s.offset,
-                       data_.begin() + s.offset + s.length);
-      s.offset = at;
-      s.copied = true;
+    if (s.parts == 0 && s.offset + s.length != pos_) {
+      s.first_part = static_cast<uint32_t>(blk.parts.size());
+      s.parts = 1;
+      blk.parts.push_back({s.offset, s.length});
     }
-    if (s.copied)
-      blk.bytes.insert(blk.bytes.end(), data_.begin() + pos_, data_.begin() + pos_ + length);
+    if (s.parts > 0) {
+      blk.parts.push_back({pos_, length});
+      ++s.parts;
+    }
     s.length += length;
     s.passes += static_cast<uint32_t>(piece.passes);
   }

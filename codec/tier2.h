@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <span>
@@ -41,29 +42,41 @@ std::span<const uint8_t> tile_data(std::span<const uint8_t> codestream, const Co
 // tile-part past the PPM chunks adds none (its packets then fail to decode).
 std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& code, uint32_t t);
 
-// A code-block's codeword segments as Tier-2 delivers them, gathered over the packets. A
-// segment that lies whole in one packet body (the usual case: one layer) is referenced where
-// it lies in the tile's data (TilePackets::data), not copied; one continued over several
-// packets is copied into `bytes` (the pieces back to back) once its second piece comes.
+// A code-block's codeword segments as Tier-2 delivers them, gathered over the packets: none is
+// copied. A segment that lies whole in one packet body (the usual case: one layer) is where
+// it lies in the tile's data (TilePackets::data); one continued over several packets (layers)
+// is the list of its parts there, in order, which a consumer gathers (gather_segment) where it
+// needs the bytes in one piece: in parallel, in Tier-1's threads or the GPU table's copy.
 struct BlockSegments {
+  struct Part {
+    uint64_t offset = 0;  // in the tile's data
+    uint32_t length = 0;
+  };
   struct Seg {
-    uint64_t offset = 0;  // of its first byte: in the tile's data, or in `bytes` when copied
+    uint64_t offset = 0;  // of its bytes in the tile's data, when parts == 0
     uint32_t length = 0, passes = 0;
-    bool copied = false;
+    // parts > 0: its bytes are those of parts[first_part, first_part + parts), back to back.
+    uint32_t first_part = 0, parts = 0;
   };
   std::vector<Seg> segs;
-  std::vector<uint8_t> bytes;  // the copied segments
-  bool open = false;           // the last segment continues in a later packet
+  std::vector<Part> parts;  // of the segments continued over several packets
+  bool open = false;        // the last segment continues in a later packet
   int missing_msbs = 0;
 };
 
-// The bytes of segment `s` of `block`, whose data Tier-2 read from `data` (TilePackets::data).
-// A segment without bytes may have a null data().
-inline std::span<const uint8_t> segment_bytes(std::span<const uint8_t> data,
-                                              const BlockSegments& block,
-                                              const BlockSegments::Seg& s) {
-  const std::span<const uint8_t> from = s.copied ? std::span<const uint8_t>(block.bytes) : data;
-  return s.length ? from.subspan(s.offset, s.length) : std::span<const uint8_t>();
+// Appends the bytes of segment `s` of `block`, whose data Tier-2 read from `data`
+// (TilePackets::data), to `out`.
+inline void gather_segment(std::span<const uint8_t> data, const BlockSegments& block,
+                           const BlockSegments::Seg& s, uint8_t* out) {
+  if (s.parts == 0) {
+    if (s.length) std::memcpy(out, data.data() + s.offset, s.length);
+    return;
+  }
+  for (uint32_t k = s.first_part; k < s.first_part + s.parts; ++k) {
+    const BlockSegments::Part& p = block.parts[k];
+    if (p.length) std::memcpy(out, data.data() + p.offset, p.length);
+    out += p.length;
+  }
 }
 
 // The key of code-block `index` (raster order over its band's code-block grid) of band `b`

@@ -136,46 +136,57 @@ entropy::SegmentStyle segment_style(const MainHeader& mh) {
 }
 
 // What read_tile_packets must return for a block whose first `passes` passes were read: its
-// data through them, cut into codeword segments where a pass ends one (D.6 Table D.9), the
-// last maybe open (all in `bytes`, marked copied).
-BlockSegments expected_segments(const BlockCoding& blk, const entropy::SegmentStyle& style,
-                                uint32_t passes) {
-  BlockSegments want;
+// data through them (`bytes`), cut into codeword segments where a pass ends one (D.6 Table
+// D.9), the last maybe open; each segment one piece of `bytes`.
+struct Expected {
+  BlockSegments block;
+  std::vector<uint8_t> bytes;
+};
+Expected expected_segments(const BlockCoding& blk, const entropy::SegmentStyle& style,
+                           uint32_t passes) {
+  Expected want;
   const uint32_t bytes = passes ? blk.enc.passes[passes - 1].end : 0;
   want.bytes.assign(blk.enc.data.begin(), blk.enc.data.begin() + bytes);
-  want.missing_msbs = static_cast<int>(blk.enc.missing_msbs);
+  want.block.missing_msbs = static_cast<int>(blk.enc.missing_msbs);
   uint32_t start = 0;
   for (uint32_t p = 0; p < passes; ++p) {
     const uint32_t begin = p ? blk.enc.passes[p - 1].end : 0;
     if (p == 0 || entropy::pass_ends_segment(style, static_cast<int>(p) - 1)) {
-      want.segs.push_back({begin, 0, 0, true});
+      want.block.segs.push_back({begin, 0, 0});
       start = begin;
     }
-    want.segs.back().length = blk.enc.passes[p].end - start;
-    ++want.segs.back().passes;
+    want.block.segs.back().length = blk.enc.passes[p].end - start;
+    ++want.block.segs.back().passes;
   }
   return want;
 }
 
+std::vector<uint8_t> gathered(std::span<const uint8_t> data, const BlockSegments& block,
+                              const BlockSegments::Seg& s) {
+  std::vector<uint8_t> out(s.length);
+  gather_segment(data, block, s, out.data());
+  return out;
+}
+
 // `got` read from the tile data `data`: the same segments (bytes, passes) as `want`. With
-// `one_layer`, every segment lies in one packet and must reference the data (not copied).
-void expect_same(std::span<const uint8_t> data, const BlockSegments& got, const BlockSegments& want,
+// `one_layer`, every segment lies in one packet and must be one piece of the data.
+void expect_same(std::span<const uint8_t> data, const BlockSegments& got, const Expected& want,
                  const std::string& at, bool one_layer) {
   SCOPED_TRACE(at);
-  EXPECT_EQ(got.missing_msbs, want.missing_msbs);
-  ASSERT_EQ(got.segs.size(), want.segs.size());
+  EXPECT_EQ(got.missing_msbs, want.block.missing_msbs);
+  ASSERT_EQ(got.segs.size(), want.block.segs.size());
   for (size_t s = 0; s < got.segs.size(); ++s) {
-    const auto g = segment_bytes(data, got, got.segs[s]);
-    const auto w = segment_bytes({}, want, want.segs[s]);
-    EXPECT_TRUE(std::equal(g.begin(), g.end(), w.begin(), w.end())) << "segment " << s;
-    EXPECT_EQ(got.segs[s].length, want.segs[s].length) << "segment " << s;
-    EXPECT_EQ(got.segs[s].passes, want.segs[s].passes) << "segment " << s;
+    EXPECT_EQ(gathered(data, got, got.segs[s]),
+              gathered(want.bytes, want.block, want.block.segs[s]))
+        << "segment " << s;
+    EXPECT_EQ(got.segs[s].length, want.block.segs[s].length) << "segment " << s;
+    EXPECT_EQ(got.segs[s].passes, want.block.segs[s].passes) << "segment " << s;
     if (one_layer) {
-      EXPECT_FALSE(got.segs[s].copied) << "segment " << s;
+      EXPECT_EQ(got.segs[s].parts, 0u) << "segment " << s;
     }
   }
   if (one_layer) {
-    EXPECT_TRUE(got.bytes.empty());
+    EXPECT_TRUE(got.parts.empty());
   }
 }
 
