@@ -173,5 +173,28 @@ TEST(DecodeBlockTable, FewKeptLayersAreCopied) {
   for (size_t k = 0; k < got.size(); ++k) EXPECT_TRUE(got[k].samples == want[k].samples);
 }
 
+// Decoding at a lower resolution (reduce): the table holds the kept resolutions only, and
+// decodes as the CPU does.
+TEST(DecodeBlockTable, ReducedResolutions) {
+  EncodeParams p;
+  p.order = ProgressionOrder::kRLCP;
+  p.rates = {20, 1};
+  const std::vector<uint8_t> bytes = Encoder().encode(synthetic_image(300, 200), p);
+  const Codestream code = read_codestream(bytes);
+  for (uint32_t reduce : {1u, 3u}) {
+    TileDecodeOptions o;
+    o.components.assign(3, true);
+    o.reduce = reduce;
+    TileBlockTable tt = tile_block_table(bytes, code, 0, o);
+    EXPECT_LT(tt.table.source.size() + tt.table.bytes.size(), bytes.size()) << reduce;
+    const std::vector<TileComponentSamples> want = decode_tile(bytes, code, 0, o);
+    const std::vector<TileComponentSamples> got = decode_table(tt, 1);
+    for (size_t k = 0; k < got.size(); ++k) {
+      EXPECT_EQ(got[k].rect, want[k].rect) << reduce;
+      EXPECT_TRUE(got[k].samples == want[k].samples) << "reduce " << reduce << " component " << k;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gj2k::codec
