@@ -57,13 +57,24 @@ std::vector<entropy::PrecinctBandShape> band_shapes(const Precinct& precinct) {
 
 // ---- reading -------------------------------------------------------------------------------
 
+// Thrown by a TileReader over separate tile-parts for a packet that does not lie within one
+// (or for any error): the tile is read again from its joined tile-parts.
+struct PacketAcrossParts {};
+
 // Reads the packets of one tile one after the other, gathering the kept codeword segments.
+// The tile's data is `data` (its tile-parts joined) or, when `parts` is not empty, the ranges
+// `parts` of `data` (the codestream), each packet within one of them: then any packet that
+// is not, and any error, throws PacketAcrossParts instead (no warning is given).
 class TileReader {
  public:
-  TileReader(std::span<const uint8_t> data, const std::optional<std::vector<uint8_t>>& headers,
-             const MainHeader& main, const TileHeader& header, uint32_t t,
-             const PacketReadOptions& o, std::vector<std::string>* warnings)
+  TileReader(std::span<const uint8_t> data, std::span<const std::pair<size_t, size_t>> parts,
+             const std::optional<std::vector<uint8_t>>& headers, const MainHeader& main,
+             const TileHeader& header, uint32_t t, const PacketReadOptions& o,
+             std::vector<std::string>* warnings)
       : data_(data),
+        parts_(parts),
+        pos_(parts.empty() ? 0 : parts[0].first),
+        end_(parts.empty() ? data.size() : parts[0].second),
         headers_(headers ? std::span<const uint8_t>(*headers) : std::span<const uint8_t>()),
         packed_(headers.has_value()),
         main_(main),
@@ -110,7 +121,14 @@ class TileReader {
            std::to_string(id.component) + ", precinct " + std::to_string(id.precinct) + ")";
   }
 
-  std::span<const uint8_t> data_, headers_;
+  // The rest of the current tile-part (of the data when joined).
+  std::span<const uint8_t> rest() const { return data_.subspan(pos_, end_ - pos_); }
+
+  std::span<const uint8_t> data_;
+  std::span<const std::pair<size_t, size_t>> parts_;
+  size_t part_ = 0;
+  size_t pos_, end_;  // next byte of the data; end of the current tile-part
+  std::span<const uint8_t> headers_;
   bool packed_;
   const MainHeader& main_;
   const TileHeader& header_;
@@ -121,7 +139,7 @@ class TileReader {
   uint32_t max_layers_;
   std::unordered_map<uint64_t, PrecinctReader> precincts_;
   entropy::DecodedPacket dp_;
-  size_t pos_ = 0, hpos_ = 0;  // next byte of the data, of the packed headers
+  size_t hpos_ = 0;  // next byte of the packed headers
   std::vector<BlockSegmentMap> out_;
 };
 
@@ -145,13 +163,18 @@ bool TileReader::read_header(const PacketId& id, size_t index, entropy::PacketDe
       if (hpos_ >= headers_.size()) throw Error(ErrorCode::kTruncated, "packed headers end");
       dec.decode_packet(static_cast<int>(id.layer), headers_.subspan(hpos_), framing_, false, dp_);
       hpos_ += dp_.header_bytes;
-      if (framing_.sop && pos_ < data_.size()) pos_ += entropy::skip_sop(data_.subspan(pos_));
+      if (framing_.sop && pos_ < end_) {
+        // (an SOP cut by the end of a tile-part that is not the last: read joined)
+        if (end_ - pos_ < kSopSize && part_ + 1 < parts_.size()) throw PacketAcrossParts{};
+        pos_ += entropy::skip_sop(rest());
+      }
     } else {
-      if (pos_ >= data_.size()) throw Error(ErrorCode::kTruncated, "tile data ends");
-      dec.decode_packet(static_cast<int>(id.layer), data_.subspan(pos_), framing_, true, dp_);
+      if (pos_ >= end_) throw Error(ErrorCode::kTruncated, "tile data ends");
+      dec.decode_packet(static_cast<int>(id.layer), rest(), framing_, true, dp_);
       pos_ += dp_.header_bytes;
     }
   } catch (const Error& e) {
+    if (!parts_.empty()) throw PacketAcrossParts{};
     if (!o_.allow_partial)
       fail(
           e.code(), t_,
@@ -163,10 +186,16 @@ bool TileReader::read_header(const PacketId& id, size_t index, entropy::PacketDe
 }
 
 bool TileReader::read(const PacketId& id, size_t index) {
+  while (pos_ == end_ && part_ + 1 < parts_.size()) {  // the next tile-part
+    ++part_;
+    pos_ = parts_[part_].first;
+    end_ = parts_[part_].second;
+  }
   PrecinctReader& pr = precinct(id);
   if (!read_header(id, index, pr.decoder)) return false;
   if (dp_.empty) return true;
-  if (pos_ + dp_.body_bytes > data_.size()) {
+  if (pos_ + dp_.body_bytes > end_) {
+    if (!parts_.empty()) throw PacketAcrossParts{};
     if (!o_.allow_partial)
       fail(ErrorCode::kTruncated, t_,
            where(id, index) + ": body of " + std::to_string(dp_.body_bytes) + " bytes at byte " +
@@ -203,7 +232,7 @@ bool TileReader::gather(const PacketId& id, const Precinct& precinct) {
                                       pb.cb_j0 + static_cast<uint32_t>(k / pb.blocks_x));
       if (blk && info.first_inclusion) blk->missing_msbs = info.missing_msbs;
       for (const entropy::Piece& piece : info.pieces) {
-        if (cut || piece.length > data_.size() - std::min(pos_, data_.size())) {
+        if (cut || piece.length > end_ - std::min(pos_, end_)) {
           cut = true;
           if (blk) *blk = BlockSegments{};
           break;
@@ -412,18 +441,42 @@ TilePackets read_tile_packets(std::span<const uint8_t> codestream, const Codestr
     out.blocks.resize(o.components.size());
     return out;
   }
-  out.data = tile_data(codestream, code, t, out.joined);
   const std::optional<std::vector<uint8_t>> headers = tile_packed_headers(code, t);
-
   std::vector<const TileComponentLayout*> layouts;
   for (const PacketReadComponent& comp : o.components) layouts.push_back(comp.layout);
   const TileProgression prog = tile_progression(code.main, &tile.header, t, layouts);
-  check_packet_count(prog, out.data.size() + (headers ? headers->size() : 0), t);
-  TileReader reader(out.data, headers, code.main, tile.header, t, o, warnings);
-  size_t index = 0;
-  for (const PacketId& id : tile_order(prog, code.main, &tile.header))
-    if (!reader.read(id, index++)) break;
-  out.blocks = reader.take();
+  // The bodies of the tile-parts in the codestream (as tile_data clamps them).
+  std::vector<std::pair<size_t, size_t>> parts;
+  size_t bytes = 0;
+  for (size_t part : tile.parts) {
+    const TilePartHeader& tp = code.tile_parts[part];
+    const size_t end = std::min(tp.body_end, codestream.size());
+    if (tp.body_begin < end) {
+      parts.push_back({tp.body_begin, end});
+      bytes += end - tp.body_begin;
+    }
+  }
+  check_packet_count(prog, bytes + (headers ? headers->size() : 0), t);
+  const std::vector<PacketId> order = tile_order(prog, code.main, &tile.header);
+  auto read = [&](std::span<const uint8_t> data, std::span<const std::pair<size_t, size_t>> in) {
+    TileReader reader(data, in, headers, code.main, tile.header, t, o, warnings);
+    size_t index = 0;
+    for (const PacketId& id : order)
+      if (!reader.read(id, index++)) break;
+    return reader.take();
+  };
+  // Several tile-parts: read in place, which holds where each packet lies within one (as
+  // encoders write them); else (or on any error) from the joined tile-parts (tile_data).
+  if (tile.parts.size() > 1 && !parts.empty()) {
+    try {
+      out.data = codestream;
+      out.blocks = read(codestream, parts);
+      return out;
+    } catch (const PacketAcrossParts&) {
+    }
+  }
+  out.data = tile_data(codestream, code, t, out.joined);
+  out.blocks = read(out.data, {});
   return out;
 }
 

@@ -107,8 +107,10 @@ struct PacketReadOptions {
 
 // What Tier-2 read of one tile. Moving it keeps `data` valid (a moved vector keeps its bytes).
 struct TilePackets {
-  // The tile's data (tile_data): a span of the codestream (which must outlive it) when the
-  // tile has one tile-part, else of `joined`. The blocks' segments reference it.
+  // The tile's data, which the blocks' segments reference (offsets into it): the span of the
+  // codestream (which must outlive it) that tile_data gives for a tile of one tile-part; for
+  // several, the whole codestream when each packet lies within one tile-part (as encoders
+  // write them: the tile-parts are read in place), else tile_data's `joined` copy.
   std::span<const uint8_t> data;
   std::vector<uint8_t> joined;
   std::vector<BlockSegmentMap> blocks;  // per component: the code-blocks with kept data

@@ -35,6 +35,7 @@ struct Config {
   Packing packing = Packing::kNone;
   TilePartSplit split = TilePartSplit::kNone;
   bool plt = false;
+  bool straddle = false;  // two tile-parts cut inside a packet (packing kNone)
 };
 
 // A random header: 1..3 components with subsampling, 0..3 levels, small code-blocks (many per
@@ -228,10 +229,41 @@ std::vector<std::vector<uint8_t>> packed_tile_parts(uint16_t t,
   return out;
 }
 
+// The packets in two tile-parts, cut inside a packet of at least 2 bytes (one tile-part when
+// there is none). Sets `cut` when it cut one.
+std::vector<std::vector<uint8_t>> straddling_tile_parts(uint16_t t,
+                                                        std::span<const WrittenPacket> packets,
+                                                        Rng& rng, bool& cut) {
+  std::vector<uint8_t> all;
+  std::vector<size_t> cuts;  // candidate positions strictly inside a packet
+  for (const WrittenPacket& p : packets) {
+    for (size_t k = 1; k < p.bytes.size(); ++k) cuts.push_back(all.size() + k);
+    all.insert(all.end(), p.bytes.begin(), p.bytes.end());
+  }
+  cut = !cuts.empty();
+  const size_t at = cut ? cuts[uni(rng, 0, static_cast<uint32_t>(cuts.size() - 1))] : all.size();
+  std::vector<std::vector<uint8_t>> out;
+  const size_t n = cut ? 2 : 1;
+  for (size_t k = 0; k < n; ++k) {
+    TilePartHeader tp;
+    tp.isot = t;
+    tp.tpsot = static_cast<uint8_t>(k);
+    tp.tnsot = static_cast<uint8_t>(n);
+    ByteWriter w;
+    const size_t sot = write_tile_part_header(w, tp, 3);
+    w.bytes(k == 0 ? std::span<const uint8_t>(all).first(at)
+                   : std::span<const uint8_t>(all).subspan(at));
+    patch_psot(w, sot);
+    out.push_back(w.release());
+  }
+  return out;
+}
+
 struct Stream {
   MainHeader main;
   std::vector<TileCoding> tiles;
   std::vector<std::vector<WrittenPacket>> packets;  // per tile
+  std::vector<bool> cut;                            // per tile: its tile-parts cut a packet
   std::vector<uint8_t> bytes;
 };
 
@@ -243,7 +275,13 @@ Stream make_stream(Rng& rng, const Config& cfg) {
     s.tiles.push_back(random_tile(rng, s.main, t));
     s.packets.push_back(write_tile_packets(s.tiles.back(), s.main, false));
     const auto& packets = s.packets.back();
-    if (cfg.packing == Packing::kNone)
+    s.cut.push_back(false);
+    if (cfg.straddle) {
+      bool cut = false;
+      for (auto& p : straddling_tile_parts(static_cast<uint16_t>(t), packets, rng, cut))
+        parts.push_back(std::move(p));
+      s.cut.back() = cut;
+    } else if (cfg.packing == Packing::kNone)
       for (WrittenTilePart& p :
            write_tile_parts(static_cast<uint16_t>(t), packets, cfg.split, cfg.plt, false))
         parts.push_back(std::move(p.bytes));
@@ -284,6 +322,10 @@ void check_round_trip(const Stream& s, uint32_t max_layers, bool drop_some, Rng&
     const TilePackets packets = read_tile_packets(s.bytes, code, t, o, &warnings);
     const std::vector<BlockSegmentMap>& got = packets.blocks;
     EXPECT_TRUE(warnings.empty());
+    // Tile-parts are read in place unless a packet lies across two.
+    if (code.tiles[t].parts.size() > 1) {
+      EXPECT_EQ(!packets.joined.empty(), s.cut[t]) << "tile " << t;
+    }
     ASSERT_EQ(got.size(), tile.components.size());
     for (uint32_t c = 0; c < tile.components.size(); ++c) {
       const TileComponentCoding& tcc = tile.components[c];
@@ -342,6 +384,25 @@ TEST(Tier2, WrittenPacketsReadBackExactly) {
       }
     }
   EXPECT_EQ(cases, 120);
+}
+
+// Tile-parts that cut a packet (not as encoders write them): read from the joined tile-parts,
+// with the same segments.
+TEST(Tier2, PacketsAcrossTileParts) {
+  Rng rng(4242);
+  int cut = 0;
+  for (int iter = 0; iter < 24; ++iter) {
+    Config cfg;
+    cfg.order = static_cast<ProgressionOrder>(iter % 5);
+    cfg.sop = iter % 2;
+    cfg.eph = iter % 3 == 0;
+    cfg.straddle = true;
+    SCOPED_TRACE(name(cfg) + ", iteration " + std::to_string(iter));
+    const Stream s = make_stream(rng, cfg);
+    check_round_trip(s, 0, false, rng);
+    for (bool c : s.cut) cut += c;
+  }
+  EXPECT_GT(cut, 20);
 }
 
 TEST(Tier2, PltListsThePacketLengths) {
