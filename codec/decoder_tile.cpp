@@ -63,10 +63,11 @@ bool block_meets_region(const Rect& cb, int n, const Rect& region, int64_t kReac
 }
 
 // Tier-2 (tier2.h): the codeword segments of the code-blocks that will be decoded, those of a
-// region decode only where they can influence the region.
-void read_blocks(std::span<const uint8_t> bytes, const Codestream& code, uint32_t t,
-                 std::vector<ComponentState>& comps, const TileDecodeOptions& o,
-                 std::vector<std::string>* warnings) {
+// region decode only where they can influence the region, into comps[c].blocks. Returns what
+// else was read: the tile's data, which the segments reference.
+TilePackets read_blocks(std::span<const uint8_t> bytes, const Codestream& code, uint32_t t,
+                        std::vector<ComponentState>& comps, const TileDecodeOptions& o,
+                        std::vector<std::string>* warnings) {
   PacketReadOptions ro;
   for (const ComponentState& cs : comps)
     ro.components.push_back({&cs.layout, cs.decode ? cs.kept_levels : -1});
@@ -77,8 +78,9 @@ void read_blocks(std::span<const uint8_t> bytes, const Codestream& code, uint32_
       const ComponentState& cs = comps[c];
       return !cs.has_region || block_meets_region(cb, band.level, cs.region);
     };
-  std::vector<BlockSegmentMap> blocks = read_tile_packets(bytes, code, t, ro, warnings);
-  for (size_t c = 0; c < comps.size(); ++c) comps[c].blocks = std::move(blocks[c]);
+  TilePackets packets = read_tile_packets(bytes, code, t, ro, warnings);
+  for (size_t c = 0; c < comps.size(); ++c) comps[c].blocks = std::move(packets.blocks[c]);
+  return packets;
 }
 
 // One code-block of the kept resolutions to decode: its component, band and data.
@@ -137,15 +139,34 @@ void zero_block(CoefficientPlane& plane, const BlockPlace& p) {
   }
 }
 
-// A block's segments as entropy::decode_block takes them (pointers into seg.bytes), and the
-// passes they hold.
-uint32_t segment_list(const BlockSegments& seg, std::vector<entropy::Segment>& segs) {
+// A block's segments as entropy::decode_block takes them, and the passes they hold. A segment
+// in one piece points into the tile's `data`; one in parts is gathered into *gathered, or,
+// when gathered is null (for entropy::check_block, which reads no bytes), points at its first
+// part.
+uint32_t segment_list(std::span<const uint8_t> data, const BlockSegments& seg,
+                      std::vector<entropy::Segment>& segs, std::vector<uint8_t>* gathered) {
   segs.clear();
   static const uint8_t kNoData = 0;  // a valid pointer for segments without bytes
-  const uint8_t* base = seg.bytes.empty() ? &kNoData : seg.bytes.data();
+  if (gathered && !seg.parts.empty()) {
+    size_t total = 0;
+    for (const auto& s : seg.segs)
+      if (s.parts) total += s.length;
+    gathered->resize(total);
+  }
+  size_t at = 0;
   uint32_t passes = 0;
   for (const auto& s : seg.segs) {
-    segs.push_back({base + s.offset, s.length, s.passes});
+    const uint8_t* bytes = &kNoData;
+    if (s.length && s.parts == 0) {
+      bytes = data.data() + s.offset;
+    } else if (s.length && gathered) {
+      bytes = gathered->data() + at;
+      gather_segment(data, seg, s, gathered->data() + at);
+      at += s.length;
+    } else if (s.length) {
+      bytes = data.data() + seg.parts[s.first_part].offset;
+    }
+    segs.push_back({bytes, s.length, s.passes});
     passes += s.passes;
   }
   return passes;
@@ -171,7 +192,8 @@ transform::BlockReconstruction reconstruction(const ComponentState& cs, const Ba
 // 3 Nb - 2. Tier-1 writes every sample of the block (decode_block's contract): on the 5/3 path
 // straight into the plane, on the 9/7 path into a per-thread scratch block.
 uint32_t decode_block_into(ComponentState& cs, const BandLayout& band, const StepSize& step,
-                           const BlockPlace& p, const BlockSegments& seg, uint32_t planes) {
+                           const BlockPlace& p, std::span<const uint8_t> data,
+                           const BlockSegments& seg, uint32_t planes) {
   CoefficientPlane& plane = cs.plane;
   const size_t pitch = plane.rect.width();
   const uint32_t w = p.cb.width(), h = p.cb.height();
@@ -187,7 +209,8 @@ uint32_t decode_block_into(ComponentState& cs, const BandLayout& band, const Ste
     out = scratch.data();
   }
   thread_local std::vector<entropy::Segment> segs;  // reused: no allocation per block
-  const uint32_t passes = segment_list(seg, segs);
+  thread_local std::vector<uint8_t> gathered;       // the block's segments in parts, in one piece
+  const uint32_t passes = segment_list(data, seg, segs, &gathered);
   const uint32_t ignored = entropy::decode_block(segs.data(), segs.size(), planes, band.band,
                                                  cs.coding->cblk_style, out, stride, w, h);
   float* dst = plane.reversible ? nullptr : plane.floats.data() + p.y * pitch + p.x;
@@ -248,8 +271,8 @@ BlockPlanes block_planes(const BlockJob& job) {
 // beforehand (and are first touched by the threads that decode them). The one exception: a
 // windowed plane (region decoding on the CPU) leaves code-blocks without data far from the
 // region unwritten, as its inverse DWT never reads them.
-void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& o, uint32_t t,
-                   std::vector<std::string>* warnings) {
+void decode_blocks(std::vector<ComponentState>& comps, std::span<const uint8_t> data,
+                   const TileDecodeOptions& o, uint32_t t, std::vector<std::string>* warnings) {
   const std::vector<BlockJob> jobs = list_blocks(comps);
   BlockErrors errors;
   uint64_t over_passes = 0;  // code-blocks with passes past 3 Nb - 2
@@ -269,8 +292,8 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
       continue;
     }
     try {
-      if (decode_block_into(cs, *job.band, bp.step, p, *job.seg, static_cast<uint32_t>(bp.planes)) >
-          0)
+      if (decode_block_into(cs, *job.band, bp.step, p, data, *job.seg,
+                            static_cast<uint32_t>(bp.planes)) > 0)
         ++over_passes;
     } catch (const Error& e) {
 #pragma omp critical(gj2k_decode_error)
@@ -285,14 +308,21 @@ void decode_blocks(std::vector<ComponentState>& comps, const TileDecodeOptions& 
 // Tier-2's output of the kept resolutions as one table for the GPU decode (tile_backend.h):
 // every block decode_blocks would decode, checked as entropy::decode_block checks it, with the
 // same errors; blocks without data, and failed ones under allow_partial, are left out (zero).
-CodeBlockTable block_table(std::vector<ComponentState>& comps, const TileDecodeOptions& o,
-                           uint32_t t, std::vector<std::string>* warnings) {
+// The segments in one piece of the tile's `data` are referenced there (source: the range of
+// `data` they span), those in parts gathered into bytes; all are copied when that range would be
+// more than twice their bytes (and 256 KB more), as when the kept layers or resolutions are a small
+// part of the tile's data.
+CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const uint8_t> data,
+                           const TileDecodeOptions& o, uint32_t t,
+                           std::vector<std::string>* warnings) {
   const std::vector<BlockJob> jobs = list_blocks(comps);
   CodeBlockTable table;
   table.blocks.reserve(jobs.size());
-  // Each listed block's bytes and where they go.
-  std::vector<std::pair<const std::vector<uint8_t>*, size_t>> sources;
-  size_t bytes = 0;
+  // Each listed segment (its block, its index), and whether it lies in one piece of `data`;
+  // the range of `data` those span, and how many bytes each kind holds.
+  std::vector<std::pair<const BlockSegments*, uint32_t>> from;
+  std::vector<uint8_t> in_data;
+  uint64_t lo = UINT64_MAX, hi = 0, referenced = 0, copied = 0;
   BlockErrors errors;
   std::vector<entropy::Segment> segs;
   for (size_t j = 0; j < jobs.size(); ++j) {
@@ -301,7 +331,7 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, const TileDecodeO
     const BlockPlace p = place_block(cs, *job.band, job.index);
     const BlockPlanes bp = block_planes(job);
     if (p.cb.empty() || !bp.coded) continue;
-    const uint32_t passes = segment_list(*job.seg, segs);
+    const uint32_t passes = segment_list(data, *job.seg, segs, nullptr);
     uint64_t decoded = 0;
     try {
       if (entropy::check_block(segs.data(), segs.size(), static_cast<uint32_t>(bp.planes),
@@ -313,7 +343,7 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, const TileDecodeO
       continue;
     }
     if (decoded == 0) continue;
-    if (job.seg->segs.size() > UINT16_MAX || bytes + job.seg->bytes.size() > UINT32_MAX)
+    if (job.seg->segs.size() > UINT16_MAX)
       fail(ErrorCode::kUnsupported, t,
            "more than 65535 codeword segments in a code-block, or 4 GB of code-block data in "
            "the tile, for the GPU decode (use --device cpu)");
@@ -329,21 +359,53 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, const TileDecodeO
     b.band = static_cast<uint8_t>(job.band->band);
     b.style = cs.coding->cblk_style;
     b.q = reconstruction(cs, *job.band, bp.step, passes, static_cast<uint32_t>(bp.planes));
-    const auto base = static_cast<uint32_t>(bytes);
-    for (const auto& sg : job.seg->segs)
-      table.segments.push_back({base + sg.offset, sg.length, sg.passes});
-    bytes += job.seg->bytes.size();
+    for (size_t k = 0; k < segs.size(); ++k) {
+      const BlockSegments::Seg& sg = job.seg->segs[k];
+      table.segments.push_back({0, sg.length, sg.passes});
+      from.push_back({job.seg, static_cast<uint32_t>(k)});
+      const bool ref = sg.parts == 0 && sg.length > 0;
+      in_data.push_back(ref);
+      if (ref) {
+        lo = std::min(lo, sg.offset);
+        hi = std::max(hi, sg.offset + sg.length);
+        referenced += sg.length;
+      } else {
+        copied += sg.length;
+      }
+    }
     table.blocks.push_back(b);
-    sources.push_back({&job.seg->bytes, base});
   }
+  if (referenced == 0 || hi - lo > 2 * referenced + (uint64_t{1} << 18)) {
+    std::fill(in_data.begin(), in_data.end(), uint8_t{0});
+    copied += referenced;
+    lo = hi = 0;
+  }
+  if (hi - lo + copied > UINT32_MAX)
+    fail(ErrorCode::kUnsupported, t,
+         "more than 65535 codeword segments in a code-block, or 4 GB of code-block data in "
+         "the tile, for the GPU decode (use --device cpu)");
   errors.report(o, t, warnings);
-  // The bytes, copied in parallel.
-  table.bytes.resize(bytes);
-  const auto count = static_cast<int64_t>(sources.size());
-#pragma omp parallel for schedule(dynamic, 64) num_threads(std::max(1, o.threads))
-  for (int64_t k = 0; k < count; ++k) {
-    const std::vector<uint8_t>& src = *sources[k].first;
-    if (!src.empty()) std::memcpy(table.bytes.data() + sources[k].second, src.data(), src.size());
+  table.source = data.subspan(lo, hi - lo);
+  // The offsets; the copies (in parallel) after the source.
+  std::vector<size_t> copies;
+  uint64_t at = 0;
+  for (size_t k = 0; k < table.segments.size(); ++k) {
+    entropy::t1::SegmentRef& r = table.segments[k];
+    if (in_data[k]) {
+      r.offset = static_cast<uint32_t>(from[k].first->segs[from[k].second].offset - lo);
+    } else {
+      r.offset = static_cast<uint32_t>(table.source.size() + at);
+      if (r.length) copies.push_back(k);
+      at += r.length;
+    }
+  }
+  table.bytes.resize(at);
+  const auto count = static_cast<int64_t>(copies.size());
+#pragma omp parallel for schedule(dynamic, 256) num_threads(std::max(1, o.threads))
+  for (int64_t c = 0; c < count; ++c) {
+    const entropy::t1::SegmentRef& r = table.segments[copies[c]];
+    const auto [blk, k] = from[copies[c]];
+    gather_segment(data, *blk, blk->segs[k], table.bytes.data() + (r.offset - table.source.size()));
   }
   return table;
 }
@@ -436,10 +498,10 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   const bool mct = cod.mct != 0 && ncomp >= 3 && !o.skip_mct;
   std::vector<ComponentState> comps = init_components(code, t, mct, o);
 
-  {
-    TraceStage trace("tier-2");
-    read_blocks(cs_bytes, code, t, comps, o, warnings);
-  }
+  TraceStage trace_t2("tier-2");
+  // The tile's data, which the code-blocks' segments reference: kept until Tier-1 is done.
+  TilePackets packets = read_blocks(cs_bytes, code, t, comps, o, warnings);
+  trace_t2.end();
   // Inverse MCT (G.2 / G.3) on components 0..2 when they are decoded with equal sizes.
   const bool tile_mct = mct && comps[0].decode && comps[0].plane.rect == comps[1].plane.rect &&
                         comps[0].plane.rect == comps[2].plane.rect;
@@ -451,7 +513,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   // that the device query and CUDA start-up overlap reading, parsing, Tier-2 and the table.
   if (o.gpu && o.gpu->may_use()) {
     TraceStage trace_table("code-block table");
-    const CodeBlockTable table = block_table(comps, o, t, warnings);
+    const CodeBlockTable table = block_table(comps, packets.data, o, t, warnings);
     trace_table.end();
     TraceStage trace_wait("gpu start-up wait");
     const bool on_gpu = o.gpu->use();
@@ -476,14 +538,34 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
       cs.plane.floats.resize(n);
   }
   TraceStage trace_t1("tier-1");
-  decode_blocks(comps, o, t, warnings);
+  decode_blocks(comps, packets.data, o, t, warnings);
   for (auto& cs : comps) {
     BlockSegmentMap().swap(cs.blocks);
     planes.push_back(std::move(cs.plane));
   }
+  std::vector<uint8_t>().swap(packets.joined);
   trace_t1.end();
   TraceStage trace("inverse transforms");
   cpu_backend().inverse(planes, tile_mct, o.threads, out);
+  return out;
+}
+
+TileBlockTable tile_block_table(std::span<const uint8_t> cs_bytes, const Codestream& code,
+                                uint32_t t, const TileDecodeOptions& o,
+                                std::vector<std::string>* warnings) {
+  const MainHeader& main = code.main;
+  if (t >= code.tiles.size()) fail(ErrorCode::kInvalidArgument, t, "no such tile");
+  const Tile& tile = code.tiles[t];
+  const size_t ncomp = main.siz.components.size();
+  const bool mct = effective_cod(main, &tile.header).mct != 0 && ncomp >= 3 && !o.skip_mct;
+  std::vector<ComponentState> comps = init_components(code, t, mct, o);
+  TilePackets packets = read_blocks(cs_bytes, code, t, comps, o, warnings);
+  TileBlockTable out;
+  out.table = block_table(comps, packets.data, o, t, warnings);
+  out.joined = std::move(packets.joined);  // keeps its bytes, which the table may reference
+  out.mct = mct && comps[0].decode && comps[0].plane.rect == comps[1].plane.rect &&
+            comps[0].plane.rect == comps[2].plane.rect;
+  for (auto& cs : comps) out.planes.push_back(std::move(cs.plane));
   return out;
 }
 

@@ -43,6 +43,21 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs, const
                                               uint32_t t, const TileDecodeOptions& options,
                                               std::vector<std::string>* warnings = nullptr);
 
+// What the GPU decode of tile `t` starts from, built on the host as decode_tile builds it for
+// cuda_decode_tile (Tier-2, then the code-block table), on any machine: for tests that decode
+// the table on the host and for benchmarks. `planes` give the geometry (no coefficient
+// buffers). The table's source is a span of `cs` or, for a tile of several tile-parts, of
+// `joined` (moving the result keeps it valid).
+struct TileBlockTable {
+  std::vector<CoefficientPlane> planes;
+  CodeBlockTable table;
+  bool mct = false;  // the inverse MCT applies to components 0..2
+  std::vector<uint8_t> joined;
+};
+TileBlockTable tile_block_table(std::span<const uint8_t> cs, const Codestream& code, uint32_t t,
+                                const TileDecodeOptions& options,
+                                std::vector<std::string>* warnings = nullptr);
+
 // A bound on the coefficient buffers decode_tile would allocate (samples), to refuse absurd
 // headers before allocating.
 uint64_t tile_samples(const Codestream& code, uint32_t t, const TileDecodeOptions& options);

@@ -59,13 +59,24 @@ std::vector<entropy::PrecinctBandShape> band_shapes(const Precinct& precinct) {
 
 // ---- reading -------------------------------------------------------------------------------
 
+// Thrown by a TileReader over separate tile-parts for a packet that does not lie within one
+// (or for any error): the tile is read again from its joined tile-parts.
+struct PacketAcrossParts {};
+
 // Reads the packets of one tile one after the other, gathering the kept codeword segments.
+// The tile's data is `data` (its tile-parts joined) or, when `parts` is not empty, the ranges
+// `parts` of `data` (the codestream), each packet within one of them: then any packet that
+// is not, and any error, throws PacketAcrossParts instead (no warning is given).
 class TileReader {
  public:
-  TileReader(std::span<const uint8_t> data, const std::optional<std::vector<uint8_t>>& headers,
-             const MainHeader& main, const TileHeader& header, uint32_t t,
-             const PacketReadOptions& o, std::vector<std::string>* warnings)
+  TileReader(std::span<const uint8_t> data, std::span<const std::pair<size_t, size_t>> parts,
+             const std::optional<std::vector<uint8_t>>& headers, const MainHeader& main,
+             const TileHeader& header, uint32_t t, const PacketReadOptions& o,
+             std::vector<std::string>* warnings)
       : data_(data),
+        parts_(parts),
+        pos_(parts.empty() ? 0 : parts[0].first),
+        end_(parts.empty() ? data.size() : parts[0].second),
         headers_(headers ? std::span<const uint8_t>(*headers) : std::span<const uint8_t>()),
         packed_(headers.has_value()),
         main_(main),
@@ -75,7 +86,17 @@ class TileReader {
         warnings_(warnings),
         framing_{effective_cod(main, &header).sop, effective_cod(main, &header).eph},
         max_layers_(o.max_layers ? o.max_layers : UINT32_MAX),
-        out_(o.components.size()) {}
+        out_(o.components.size()) {
+    // Room for every code-block of the kept resolutions: no rehashing while reading.
+    for (size_t c = 0; c < o.components.size(); ++c) {
+      const PacketReadComponent& comp = o.components[c];
+      size_t blocks = 0;
+      for (int r = 0; r <= comp.max_resolution && r < int(comp.layout->resolutions.size()); ++r)
+        for (const BandLayout& band : comp.layout->resolutions[r].bands)
+          blocks += size_t{band.blocks_x} * band.blocks_y;
+      out_[c].reserve(blocks);
+    }
+  }
 
   // Reads packet number `index` of the tile; false when reading stops (allow_partial).
   bool read(const PacketId& id, size_t index);
@@ -89,6 +110,7 @@ class TileReader {
   PrecinctReader& precinct(const PacketId& id);
   bool read_header(const PacketId& id, size_t index, entropy::PacketDecoder& dec);
   bool gather(const PacketId& id, const Precinct& precinct);
+  void add_piece(BlockSegments& blk, const entropy::Piece& piece);
   // Where the data of code-block (bi, bj) (band grid) of band b of the packet's resolution
   // goes: null when it is not kept (layer, resolution or keep_block).
   BlockSegments* kept_block(const PacketId& id, size_t b, uint32_t bi, uint32_t bj);
@@ -101,7 +123,14 @@ class TileReader {
            std::to_string(id.component) + ", precinct " + std::to_string(id.precinct) + ")";
   }
 
-  std::span<const uint8_t> data_, headers_;
+  // The rest of the current tile-part (of the data when joined).
+  std::span<const uint8_t> rest() const { return data_.subspan(pos_, end_ - pos_); }
+
+  std::span<const uint8_t> data_;
+  std::span<const std::pair<size_t, size_t>> parts_;
+  size_t part_ = 0;
+  size_t pos_, end_;  // next byte of the data; end of the current tile-part
+  std::span<const uint8_t> headers_;
   bool packed_;
   const MainHeader& main_;
   const TileHeader& header_;
@@ -112,7 +141,7 @@ class TileReader {
   uint32_t max_layers_;
   std::unordered_map<uint64_t, PrecinctReader> precincts_;
   entropy::DecodedPacket dp_;
-  size_t pos_ = 0, hpos_ = 0;  // next byte of the data, of the packed headers
+  size_t hpos_ = 0;  // next byte of the packed headers
   std::vector<BlockSegmentMap> out_;
 };
 
@@ -136,13 +165,18 @@ bool TileReader::read_header(const PacketId& id, size_t index, entropy::PacketDe
       if (hpos_ >= headers_.size()) throw Error(ErrorCode::kTruncated, "packed headers end");
       dec.decode_packet(static_cast<int>(id.layer), headers_.subspan(hpos_), framing_, false, dp_);
       hpos_ += dp_.header_bytes;
-      if (framing_.sop && pos_ < data_.size()) pos_ += entropy::skip_sop(data_.subspan(pos_));
+      if (framing_.sop && pos_ < end_) {
+        // (an SOP cut by the end of a tile-part that is not the last: read joined)
+        if (end_ - pos_ < kSopSize && part_ + 1 < parts_.size()) throw PacketAcrossParts{};
+        pos_ += entropy::skip_sop(rest());
+      }
     } else {
-      if (pos_ >= data_.size()) throw Error(ErrorCode::kTruncated, "tile data ends");
-      dec.decode_packet(static_cast<int>(id.layer), data_.subspan(pos_), framing_, true, dp_);
+      if (pos_ >= end_) throw Error(ErrorCode::kTruncated, "tile data ends");
+      dec.decode_packet(static_cast<int>(id.layer), rest(), framing_, true, dp_);
       pos_ += dp_.header_bytes;
     }
   } catch (const Error& e) {
+    if (!parts_.empty()) throw PacketAcrossParts{};
     if (!o_.allow_partial)
       fail(
           e.code(), t_,
@@ -154,10 +188,16 @@ bool TileReader::read_header(const PacketId& id, size_t index, entropy::PacketDe
 }
 
 bool TileReader::read(const PacketId& id, size_t index) {
+  while (pos_ == end_ && part_ + 1 < parts_.size()) {  // the next tile-part
+    ++part_;
+    pos_ = parts_[part_].first;
+    end_ = parts_[part_].second;
+  }
   PrecinctReader& pr = precinct(id);
   if (!read_header(id, index, pr.decoder)) return false;
   if (dp_.empty) return true;
-  if (pos_ + dp_.body_bytes > data_.size()) {
+  if (pos_ + dp_.body_bytes > end_) {
+    if (!parts_.empty()) throw PacketAcrossParts{};
     if (!o_.allow_partial)
       fail(ErrorCode::kTruncated, t_,
            where(id, index) + ": body of " + std::to_string(dp_.body_bytes) + " bytes at byte " +
@@ -194,25 +234,41 @@ bool TileReader::gather(const PacketId& id, const Precinct& precinct) {
                                       pb.cb_j0 + static_cast<uint32_t>(k / pb.blocks_x));
       if (blk && info.first_inclusion) blk->missing_msbs = info.missing_msbs;
       for (const entropy::Piece& piece : info.pieces) {
-        if (cut || piece.length > data_.size() - std::min(pos_, data_.size())) {
+        if (cut || piece.length > end_ - std::min(pos_, end_)) {
           cut = true;
           if (blk) *blk = BlockSegments{};
           break;
         }
-        if (blk) {
-          if (!blk->open) blk->segs.push_back({static_cast<uint32_t>(blk->bytes.size()), 0, 0});
-          BlockSegments::Seg& s = blk->segs.back();
-          blk->bytes.insert(blk->bytes.end(), data_.begin() + pos_,
-                            data_.begin() + pos_ + piece.length);
-          s.length += static_cast<uint32_t>(piece.length);
-          s.passes += static_cast<uint32_t>(piece.passes);
-          blk->open = !piece.ends_segment;
-        }
+        if (blk) add_piece(*blk, piece);
         pos_ += piece.length;
       }
     }
   }
   return !cut;
+}
+
+// The piece at pos_ of the data into `blk`: a new segment where it lies; a segment's second
+// piece turns it into a list of parts (unless it follows the first in the data), to which
+// later pieces are added (the open segment's parts are always the last of blk.parts).
+void TileReader::add_piece(BlockSegments& blk, const entropy::Piece& piece) {
+  const auto length = static_cast<uint32_t>(piece.length);
+  if (!blk.open) {
+    blk.segs.push_back({pos_, length, static_cast<uint32_t>(piece.passes), 0, 0});
+  } else {
+    BlockSegments::Seg& s = blk.segs.back();
+    if (s.parts == 0 && s.offset + s.length != pos_) {
+      s.first_part = static_cast<uint32_t>(blk.parts.size());
+      s.parts = 1;
+      blk.parts.push_back({s.offset, s.length});
+    }
+    if (s.parts > 0) {
+      blk.parts.push_back({pos_, length});
+      ++s.parts;
+    }
+    s.length += length;
+    s.passes += static_cast<uint32_t>(piece.passes);
+  }
+  blk.open = !piece.ends_segment;
 }
 
 // Every packet takes at least one header byte, so a tile cannot hold more packets than bytes;
@@ -373,28 +429,55 @@ std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& code, 
   return std::nullopt;
 }
 
-std::vector<BlockSegmentMap> read_tile_packets(std::span<const uint8_t> codestream,
-                                               const Codestream& code, uint32_t t,
-                                               const PacketReadOptions& o,
-                                               std::vector<std::string>* warnings) {
+TilePackets read_tile_packets(std::span<const uint8_t> codestream, const Codestream& code,
+                              uint32_t t, const PacketReadOptions& o,
+                              std::vector<std::string>* warnings) {
   if (t >= code.tiles.size()) fail(ErrorCode::kInvalidArgument, t, "no such tile");
   const Tile& tile = code.tiles[t];
   if (o.components.size() != code.main.siz.components.size())
     fail(ErrorCode::kInvalidArgument, t, "read_tile_packets: one entry per component expected");
-  if (tile.parts.empty()) return std::vector<BlockSegmentMap>(o.components.size());
-  std::vector<uint8_t> joined;
-  const std::span<const uint8_t> data = tile_data(codestream, code, t, joined);
+  TilePackets out;
+  if (tile.parts.empty()) {
+    out.blocks.resize(o.components.size());
+    return out;
+  }
   const std::optional<std::vector<uint8_t>> headers = tile_packed_headers(code, t);
-
   std::vector<const TileComponentLayout*> layouts;
   for (const PacketReadComponent& comp : o.components) layouts.push_back(comp.layout);
   const TileProgression prog = tile_progression(code.main, &tile.header, t, layouts);
-  check_packet_count(prog, data.size() + (headers ? headers->size() : 0), t);
-  TileReader reader(data, headers, code.main, tile.header, t, o, warnings);
-  size_t index = 0;
-  for (const PacketId& id : tile_order(prog, code.main, &tile.header))
-    if (!reader.read(id, index++)) break;
-  return reader.take();
+  // The bodies of the tile-parts in the codestream (as tile_data clamps them).
+  std::vector<std::pair<size_t, size_t>> parts;
+  size_t bytes = 0;
+  for (size_t part : tile.parts) {
+    const TilePartHeader& tp = code.tile_parts[part];
+    const size_t end = std::min(tp.body_end, codestream.size());
+    if (tp.body_begin < end) {
+      parts.push_back({tp.body_begin, end});
+      bytes += end - tp.body_begin;
+    }
+  }
+  check_packet_count(prog, bytes + (headers ? headers->size() : 0), t);
+  const std::vector<PacketId> order = tile_order(prog, code.main, &tile.header);
+  auto read = [&](std::span<const uint8_t> data, std::span<const std::pair<size_t, size_t>> in) {
+    TileReader reader(data, in, headers, code.main, tile.header, t, o, warnings);
+    size_t index = 0;
+    for (const PacketId& id : order)
+      if (!reader.read(id, index++)) break;
+    return reader.take();
+  };
+  // Several tile-parts: read in place, which holds where each packet lies within one (as
+  // encoders write them); else (or on any error) from the joined tile-parts (tile_data).
+  if (tile.parts.size() > 1 && !parts.empty()) {
+    try {
+      out.data = codestream;
+      out.blocks = read(codestream, parts);
+      return out;
+    } catch (const PacketAcrossParts&) {
+    }
+  }
+  out.data = tile_data(codestream, code, t, out.joined);
+  out.blocks = read(out.data, {});
+  return out;
 }
 
 std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const MainHeader& main,

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <span>
@@ -41,16 +42,42 @@ std::span<const uint8_t> tile_data(std::span<const uint8_t> codestream, const Co
 // tile-part past the PPM chunks adds none (its packets then fail to decode).
 std::optional<std::vector<uint8_t>> tile_packed_headers(const Codestream& code, uint32_t t);
 
-// A code-block's codeword segments as Tier-2 delivers them, gathered over the packets.
+// A code-block's codeword segments as Tier-2 delivers them, gathered over the packets: none is
+// copied. A segment that lies whole in one packet body (the usual case: one layer) is where
+// it lies in the tile's data (TilePackets::data); one continued over several packets (layers)
+// is the list of its parts there, in order, which a consumer gathers (gather_segment) where it
+// needs the bytes in one piece: in parallel, in Tier-1's threads or the GPU table's copy.
 struct BlockSegments {
-  std::vector<uint8_t> bytes;  // the segments back to back
+  struct Part {
+    uint64_t offset = 0;  // in the tile's data
+    uint32_t length = 0;
+  };
   struct Seg {
-    uint32_t offset = 0, length = 0, passes = 0;  // in `bytes`
+    uint64_t offset = 0;  // of its bytes in the tile's data, when parts == 0
+    uint32_t length = 0, passes = 0;
+    // parts > 0: its bytes are those of parts[first_part, first_part + parts), back to back.
+    uint32_t first_part = 0, parts = 0;
   };
   std::vector<Seg> segs;
-  bool open = false;  // the last segment continues in a later packet
+  std::vector<Part> parts;  // of the segments continued over several packets
+  bool open = false;        // the last segment continues in a later packet
   int missing_msbs = 0;
 };
+
+// Appends the bytes of segment `s` of `block`, whose data Tier-2 read from `data`
+// (TilePackets::data), to `out`.
+inline void gather_segment(std::span<const uint8_t> data, const BlockSegments& block,
+                           const BlockSegments::Seg& s, uint8_t* out) {
+  if (s.parts == 0) {
+    if (s.length) std::memcpy(out, data.data() + s.offset, s.length);
+    return;
+  }
+  for (uint32_t k = s.first_part; k < s.first_part + s.parts; ++k) {
+    const BlockSegments::Part& p = block.parts[k];
+    if (p.length) std::memcpy(out, data.data() + p.offset, p.length);
+    out += p.length;
+  }
+}
 
 // The key of code-block `index` (raster order over its band's code-block grid) of band `b`
 // (index in ResolutionLayout::bands) of resolution `r`, in a BlockSegmentMap.
@@ -78,6 +105,17 @@ struct PacketReadOptions {
   std::function<bool(uint32_t component, const BandLayout& band, const Rect& block)> keep_block;
 };
 
+// What Tier-2 read of one tile. Moving it keeps `data` valid (a moved vector keeps its bytes).
+struct TilePackets {
+  // The tile's data, which the blocks' segments reference (offsets into it): the span of the
+  // codestream (which must outlive it) that tile_data gives for a tile of one tile-part; for
+  // several, the whole codestream when each packet lies within one tile-part (as encoders
+  // write them: the tile-parts are read in place), else tile_data's `joined` copy.
+  std::span<const uint8_t> data;
+  std::vector<uint8_t> joined;
+  std::vector<BlockSegmentMap> blocks;  // per component: the code-blocks with kept data
+};
+
 // Reads every packet of tile `t` of `code` (parsed from `codestream`) in progression order:
 // the bodies of its tile-parts in TPsot order, with the packet headers in them or in PPM/PPT.
 // Returns, per component, the code-blocks with kept data. Errors are Error(kTruncated,
@@ -89,10 +127,9 @@ struct PacketReadOptions {
 // a body that runs past the data gives a warning, and from the first codeword segment that
 // runs past the data, the code-blocks of that packet lose all their data (they decode as
 // zero) and reading stops, as OpenJPEG does.
-std::vector<BlockSegmentMap> read_tile_packets(std::span<const uint8_t> codestream,
-                                               const Codestream& code, uint32_t t,
-                                               const PacketReadOptions& options,
-                                               std::vector<std::string>* warnings = nullptr);
+TilePackets read_tile_packets(std::span<const uint8_t> codestream, const Codestream& code,
+                              uint32_t t, const PacketReadOptions& options,
+                              std::vector<std::string>* warnings = nullptr);
 
 // ---- writing -------------------------------------------------------------------------------
 

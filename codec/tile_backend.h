@@ -65,10 +65,19 @@ struct CoefficientPlane {
 void set_sample_range(CoefficientPlane& plane, int precision, bool is_signed);
 
 // One tile's Tier-1 work as Tier-2 delivers it (the GPU decode's one upload per tile): every
-// code-block with passes to decode, its codeword segments' bytes back to back in one buffer.
-// The builder (the decoder) checks each block as entropy::decode_block would
-// (t1::check_arguments, t1::check_segments) and lists only those that pass, with at least
-// one pass; code-blocks not listed have zero coefficients.
+// code-block with passes to decode and its codeword segments. The builder (the decoder) checks
+// each block as entropy::decode_block would (t1::check_arguments, t1::check_segments) and
+// lists only those that pass, with at least one pass; code-blocks not listed have zero
+// coefficients.
+//
+// The segments' bytes: `source` followed by `bytes`, one buffer of source.size() +
+// bytes.size() (< 4 GB) bytes as the device receives it, segment k being [offset, offset +
+// length) of it. `source` is a span of the tile's data, not copied (it must outlive the
+// table): every segment that lies whole in one packet body (the usual case, one layer) is
+// referenced there. `bytes` holds copies of the others (continued over several packets:
+// layers). No segment crosses from one into the other. The bytes around a segment in `source`
+// (packet headers, other blocks' segments) are never read: Tier-1 reads [offset, offset +
+// length) only and feeds 0xFF past its end (entropy/mq_dec.h).
 struct CodeBlockTable {
   struct Block {
     uint32_t component = 0;  // index of its plane
@@ -81,8 +90,14 @@ struct CodeBlockTable {
     uint8_t style = 0;   // entropy::cblk_style bits
     transform::BlockReconstruction q;  // what reconstruct_block does with its values
   };
-  std::vector<uint8_t> bytes;
-  std::vector<entropy::t1::SegmentRef> segments;  // offsets into bytes
+  std::span<const uint8_t> source;
+  std::vector<uint8_t, DefaultInitAllocator<uint8_t>> bytes;
+  std::vector<entropy::t1::SegmentRef> segments;  // offsets into source, then bytes
+  // The bytes of segment `s` (host): of source or of bytes.
+  const uint8_t* data(const entropy::t1::SegmentRef& s) const {
+    return s.offset < source.size() ? source.data() + s.offset
+                                    : bytes.data() + (s.offset - source.size());
+  }
   std::vector<Block> blocks;
 };
 

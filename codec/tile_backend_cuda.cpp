@@ -262,7 +262,13 @@ class InverseRun {
       d.reserve(std::max<size_t>(bytes, 4));
       if (bytes) sl.ring.upload(d.get(), src, bytes, s0, threads_);
     };
-    put(sl.t1_bytes, t.bytes.data(), t.bytes.size());
+    // The segments' bytes as one buffer: the referenced source, then the copied bytes.
+    sl.t1_bytes.reserve(std::max<size_t>(t.source.size() + t.bytes.size(), 4));
+    if (!t.source.empty())
+      sl.ring.upload(sl.t1_bytes.get(), t.source.data(), t.source.size(), s0, threads_);
+    if (!t.bytes.empty())
+      sl.ring.upload(sl.t1_bytes.as<uint8_t>() + t.source.size(), t.bytes.data(), t.bytes.size(),
+                     s0, threads_);
     put(sl.t1_segs, t.segments.data(), t.segments.size() * sizeof(t.segments[0]));
     put(sl.t1_jobs, jobs.data(), jobs.size() * sizeof(jobs[0]));
     put(sl.t1_recon, recon.data(), recon.size() * sizeof(recon[0]));

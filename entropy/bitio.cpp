@@ -40,24 +40,14 @@ std::vector<uint8_t> HeaderBitWriter::finish() {
   return out;
 }
 
-uint32_t HeaderBitReader::get_bit() {
-  if (bits_left_ == 0) {
-    if (pos_ >= bytes_.size()) {
-      throw Error(ErrorCode::kTruncated, std::string(what_) + ": ends at byte " +
-                                             std::to_string(pos_) + " in the middle of its bits");
-    }
-    cur_ = bytes_[pos_++];
-    bits_left_ = last_ff_ ? 7 : 8;
-    last_ff_ = cur_ == 0xFF;
+void HeaderBitReader::load() {
+  if (pos_ >= bytes_.size()) {
+    throw Error(ErrorCode::kTruncated, std::string(what_) + ": ends at byte " +
+                                           std::to_string(pos_) + " in the middle of its bits");
   }
-  --bits_left_;
-  return (cur_ >> bits_left_) & 1u;
-}
-
-uint32_t HeaderBitReader::get_bits(int count) {
-  uint32_t v = 0;
-  for (int i = 0; i < count; ++i) v = (v << 1) | get_bit();
-  return v;
+  cur_ = bytes_[pos_++];
+  bits_left_ = last_ff_ ? 7 : 8;
+  last_ff_ = cur_ == 0xFF;
 }
 
 size_t HeaderBitReader::align() {

@@ -39,15 +39,26 @@ class HeaderBitReader {
  public:
   explicit HeaderBitReader(std::span<const uint8_t> bytes, const char* what = "packet header")
       : bytes_(bytes), what_(what) {}
-  uint32_t get_bit();
+  uint32_t get_bit() {
+    if (bits_left_ == 0) load();
+    --bits_left_;
+    return (cur_ >> bits_left_) & 1u;
+  }
   // `count` (0..32) bits, most significant first.
-  uint32_t get_bits(int count);
+  uint32_t get_bits(int count) {
+    uint32_t v = 0;
+    for (int i = 0; i < count; ++i) v = (v << 1) | get_bit();
+    return v;
+  }
   // Skips to the end of the current byte, and past a stuffed 0x00 that follows a final 0xFF
   // (B.10.1); returns the header length in bytes from the start of the span.
   size_t align();
   size_t byte_position() const { return pos_; }
 
  private:
+  // The next byte into cur_ (7 bits after 0xFF); throws at the end of the span.
+  void load();
+
   std::span<const uint8_t> bytes_;
   const char* what_;
   size_t pos_ = 0;     // index of the byte that supplies the next bits

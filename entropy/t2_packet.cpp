@@ -306,20 +306,23 @@ void PacketDecoder::decode_packet(int layer, std::span<const uint8_t> header,
                       where(layer, pos + r.byte_position()) + ": Lblock grows past 32");
         }
       }
-      const std::vector<int> pieces = split_passes(style_, st.passes, info.new_passes);
-      info.pieces.resize(pieces.size());
-      int pass = st.passes;
-      for (size_t k = 0; k < pieces.size(); ++k) {
-        const int bits = st.lblock + floor_log2(pieces[k]);
+      // The pieces as split_passes cuts them, each with its length field (B.10.7.2).
+      const int end = st.passes + info.new_passes;
+      for (int first = st.passes; first < end;) {
+        int last = first;  // the piece's last pass
+        bool ends = pass_ends_segment(style_, last);
+        while (!ends && last + 1 < end) ends = pass_ends_segment(style_, ++last);
+        const int passes = last + 1 - first;
+        const int bits = st.lblock + floor_log2(static_cast<uint32_t>(passes));
         if (bits > 32) {
           throw Error(ErrorCode::kFormat,
                       where(layer, pos + r.byte_position()) + ": length field over 32 bits");
         }
-        pass += pieces[k];
-        info.pieces[k] = Piece{r.get_bits(bits), pieces[k], pass_ends_segment(style_, pass - 1)};
-        body += info.pieces[k].length;
+        info.pieces.push_back(Piece{r.get_bits(bits), passes, ends});
+        body += info.pieces.back().length;
+        first = last + 1;
       }
-      st.passes += info.new_passes;
+      st.passes = end;
     }
   }
   res.header_bytes = pos + r.align();

@@ -17,29 +17,17 @@ TagTree::TagTree(uint32_t width, uint32_t height) : width_(width), height_(heigh
     throw Error(ErrorCode::kInvalidArgument, "tag tree: " + std::to_string(width) + " x " +
                                                  std::to_string(height) + " leaves is too many");
   }
-  // Count nodes level by level, then link each node to its parent (2x2 children per parent).
-  std::vector<std::pair<uint32_t, uint32_t>> dims{{width, height}};
-  while (dims.back().first > 1 || dims.back().second > 1) {
-    auto [w, h] = dims.back();
-    dims.emplace_back((w + 1) / 2, (h + 1) / 2);
-  }
+  // Level k holds ceil(width / 2^k) x ceil(height / 2^k) nodes, each the parent of the 2x2
+  // nodes below it, up to a single root.
   size_t total = 0;
-  for (auto [w, h] : dims) total += size_t{w} * h;
-  nodes_.assign(total, Node{});
-  size_t offset = 0;
-  for (size_t k = 0; k + 1 < dims.size(); ++k) {
-    auto [w, h] = dims[k];
-    const uint32_t pw = dims[k + 1].first;
-    const size_t next = offset + size_t{w} * h;
-    for (uint32_t y = 0; y < h; ++y) {
-      for (uint32_t x = 0; x < w; ++x) {
-        nodes_[offset + x + size_t{y} * w].parent =
-            static_cast<uint32_t>(next + x / 2 + size_t{y / 2} * pw);
-      }
-    }
-    offset = next;
+  for (uint32_t w = width, h = height;; w = (w + 1) / 2, h = (h + 1) / 2) {
+    level_offset_[levels_] = static_cast<uint32_t>(total);
+    level_width_[levels_] = w;
+    ++levels_;
+    total += size_t{w} * h;
+    if (w == 1 && h == 1) break;
   }
-  path_.reserve(dims.size());
+  nodes_.assign(total, Node{});
 }
 
 void TagTree::reset() {
@@ -47,6 +35,13 @@ void TagTree::reset() {
     n.value = kInfinity;
     n.low = 0;
     n.known = false;
+  }
+}
+
+void TagTree::check_leaf(uint32_t leaf) const {
+  if (leaf >= leaf_count()) {
+    throw Error(ErrorCode::kInternal,
+                "tag tree: leaf " + std::to_string(leaf) + " of " + std::to_string(leaf_count()));
   }
 }
 
@@ -58,31 +53,21 @@ void TagTree::set_value(uint32_t leaf, int32_t value) {
   if (value > nodes_[leaf].value) {
     throw Error(ErrorCode::kInternal, "tag tree: a leaf value may only be lowered");
   }
-  uint32_t n = leaf;
-  while (true) {
-    Node& node = nodes_[n];
-    if (node.value <= value && n != leaf) break;  // ancestors already at or below it
+  const uint32_t x = leaf % width_, y = leaf / width_;
+  nodes_[leaf].value = value;
+  for (int k = 1; k < levels_; ++k) {
+    Node& node = nodes_[node_index(k, x, y)];
+    if (node.value <= value) break;  // ancestors already at or below it
     node.value = value;
-    if (node.parent == UINT32_MAX) break;
-    n = node.parent;
   }
-}
-
-void TagTree::build_path(uint32_t leaf) {
-  if (leaf >= leaf_count()) {
-    throw Error(ErrorCode::kInternal,
-                "tag tree: leaf " + std::to_string(leaf) + " of " + std::to_string(leaf_count()));
-  }
-  path_.clear();
-  for (uint32_t n = leaf; n != UINT32_MAX; n = nodes_[n].parent) path_.push_back(n);
-  std::reverse(path_.begin(), path_.end());
 }
 
 void TagTree::encode(HeaderBitWriter& out, uint32_t leaf, int32_t threshold) {
-  build_path(leaf);
+  check_leaf(leaf);
+  const uint32_t x = leaf % width_, y = leaf / width_;
   int32_t low = 0;
-  for (uint32_t n : path_) {
-    Node& node = nodes_[n];
+  for (int k = levels_ - 1; k >= 0; --k) {  // root first
+    Node& node = nodes_[node_index(k, x, y)];
     // What the decoder knows of a child is at least what it knows of the parent.
     low = std::max(low, node.low);
     while (low < threshold) {
@@ -101,10 +86,11 @@ void TagTree::encode(HeaderBitWriter& out, uint32_t leaf, int32_t threshold) {
 }
 
 bool TagTree::decode(HeaderBitReader& in, uint32_t leaf, int32_t threshold) {
-  build_path(leaf);
+  check_leaf(leaf);
+  const uint32_t x = leaf % width_, y = leaf / width_;
   int32_t low = 0;
-  for (uint32_t n : path_) {
-    Node& node = nodes_[n];
+  for (int k = levels_ - 1; k >= 0; --k) {  // root first
+    Node& node = nodes_[node_index(k, x, y)];
     low = std::max(low, node.low);
     while (low < threshold && low < node.value) {
       if (in.get_bit()) {
@@ -119,13 +105,13 @@ bool TagTree::decode(HeaderBitReader& in, uint32_t leaf, int32_t threshold) {
 }
 
 int32_t TagTree::decode_value(HeaderBitReader& in, uint32_t leaf, int32_t limit) {
-  for (int32_t t = 1;; ++t) {
-    if (decode(in, leaf, t)) return nodes_[leaf].value;
-    if (t > limit) {
-      throw Error(ErrorCode::kFormat, "tag tree: value above " + std::to_string(limit) +
-                                          " at header byte " + std::to_string(in.byte_position()));
-    }
-  }
+  // decode(leaf, t) for t = 1, 2, ... reads, leaf after leaf of the path, the same bits as one
+  // decode(leaf, t) for the last t: each node's bits follow its parent's, whatever the
+  // threshold. So one walk with the threshold limit + 1 reads what the walks up to it would.
+  if (decode(in, leaf, limit < INT32_MAX ? std::max(limit, 0) + 1 : INT32_MAX))
+    return nodes_[leaf].value;
+  throw Error(ErrorCode::kFormat, "tag tree: value above " + std::to_string(limit) +
+                                      " at header byte " + std::to_string(in.byte_position()));
 }
 
 void TagTree::encode_value(HeaderBitWriter& out, uint32_t leaf) {

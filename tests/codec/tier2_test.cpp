@@ -35,6 +35,7 @@ struct Config {
   Packing packing = Packing::kNone;
   TilePartSplit split = TilePartSplit::kNone;
   bool plt = false;
+  bool straddle = false;  // two tile-parts cut inside a packet (packing kNone)
 };
 
 // A random header: 1..3 components with subsampling, 0..3 levels, small code-blocks (many per
@@ -136,36 +137,57 @@ entropy::SegmentStyle segment_style(const MainHeader& mh) {
 }
 
 // What read_tile_packets must return for a block whose first `passes` passes were read: its
-// data through them, cut into codeword segments where a pass ends one (D.6 Table D.9), the
-// last maybe open.
-BlockSegments expected_segments(const BlockCoding& blk, const entropy::SegmentStyle& style,
-                                uint32_t passes) {
-  BlockSegments want;
+// data through them (`bytes`), cut into codeword segments where a pass ends one (D.6 Table
+// D.9), the last maybe open; each segment one piece of `bytes`.
+struct Expected {
+  BlockSegments block;
+  std::vector<uint8_t> bytes;
+};
+Expected expected_segments(const BlockCoding& blk, const entropy::SegmentStyle& style,
+                           uint32_t passes) {
+  Expected want;
   const uint32_t bytes = passes ? blk.enc.passes[passes - 1].end : 0;
   want.bytes.assign(blk.enc.data.begin(), blk.enc.data.begin() + bytes);
-  want.missing_msbs = static_cast<int>(blk.enc.missing_msbs);
+  want.block.missing_msbs = static_cast<int>(blk.enc.missing_msbs);
   uint32_t start = 0;
   for (uint32_t p = 0; p < passes; ++p) {
     const uint32_t begin = p ? blk.enc.passes[p - 1].end : 0;
     if (p == 0 || entropy::pass_ends_segment(style, static_cast<int>(p) - 1)) {
-      want.segs.push_back({begin, 0, 0});
+      want.block.segs.push_back({begin, 0, 0});
       start = begin;
     }
-    want.segs.back().length = blk.enc.passes[p].end - start;
-    ++want.segs.back().passes;
+    want.block.segs.back().length = blk.enc.passes[p].end - start;
+    ++want.block.segs.back().passes;
   }
   return want;
 }
 
-void expect_same(const BlockSegments& got, const BlockSegments& want, const std::string& at) {
+std::vector<uint8_t> gathered(std::span<const uint8_t> data, const BlockSegments& block,
+                              const BlockSegments::Seg& s) {
+  std::vector<uint8_t> out(s.length);
+  gather_segment(data, block, s, out.data());
+  return out;
+}
+
+// `got` read from the tile data `data`: the same segments (bytes, passes) as `want`. With
+// `one_layer`, every segment lies in one packet and must be one piece of the data.
+void expect_same(std::span<const uint8_t> data, const BlockSegments& got, const Expected& want,
+                 const std::string& at, bool one_layer) {
   SCOPED_TRACE(at);
-  EXPECT_EQ(got.bytes, want.bytes);
-  EXPECT_EQ(got.missing_msbs, want.missing_msbs);
-  ASSERT_EQ(got.segs.size(), want.segs.size());
+  EXPECT_EQ(got.missing_msbs, want.block.missing_msbs);
+  ASSERT_EQ(got.segs.size(), want.block.segs.size());
   for (size_t s = 0; s < got.segs.size(); ++s) {
-    EXPECT_EQ(got.segs[s].offset, want.segs[s].offset) << "segment " << s;
-    EXPECT_EQ(got.segs[s].length, want.segs[s].length) << "segment " << s;
-    EXPECT_EQ(got.segs[s].passes, want.segs[s].passes) << "segment " << s;
+    EXPECT_EQ(gathered(data, got, got.segs[s]),
+              gathered(want.bytes, want.block, want.block.segs[s]))
+        << "segment " << s;
+    EXPECT_EQ(got.segs[s].length, want.block.segs[s].length) << "segment " << s;
+    EXPECT_EQ(got.segs[s].passes, want.block.segs[s].passes) << "segment " << s;
+    if (one_layer) {
+      EXPECT_EQ(got.segs[s].parts, 0u) << "segment " << s;
+    }
+  }
+  if (one_layer) {
+    EXPECT_TRUE(got.parts.empty());
   }
 }
 
@@ -207,10 +229,41 @@ std::vector<std::vector<uint8_t>> packed_tile_parts(uint16_t t,
   return out;
 }
 
+// The packets in two tile-parts, cut inside a packet of at least 2 bytes (one tile-part when
+// there is none). Sets `cut` when it cut one.
+std::vector<std::vector<uint8_t>> straddling_tile_parts(uint16_t t,
+                                                        std::span<const WrittenPacket> packets,
+                                                        Rng& rng, bool& cut) {
+  std::vector<uint8_t> all;
+  std::vector<size_t> cuts;  // candidate positions strictly inside a packet
+  for (const WrittenPacket& p : packets) {
+    for (size_t k = 1; k < p.bytes.size(); ++k) cuts.push_back(all.size() + k);
+    all.insert(all.end(), p.bytes.begin(), p.bytes.end());
+  }
+  cut = !cuts.empty();
+  const size_t at = cut ? cuts[uni(rng, 0, static_cast<uint32_t>(cuts.size() - 1))] : all.size();
+  std::vector<std::vector<uint8_t>> out;
+  const size_t n = cut ? 2 : 1;
+  for (size_t k = 0; k < n; ++k) {
+    TilePartHeader tp;
+    tp.isot = t;
+    tp.tpsot = static_cast<uint8_t>(k);
+    tp.tnsot = static_cast<uint8_t>(n);
+    ByteWriter w;
+    const size_t sot = write_tile_part_header(w, tp, 3);
+    w.bytes(k == 0 ? std::span<const uint8_t>(all).first(at)
+                   : std::span<const uint8_t>(all).subspan(at));
+    patch_psot(w, sot);
+    out.push_back(w.release());
+  }
+  return out;
+}
+
 struct Stream {
   MainHeader main;
   std::vector<TileCoding> tiles;
   std::vector<std::vector<WrittenPacket>> packets;  // per tile
+  std::vector<bool> cut;                            // per tile: its tile-parts cut a packet
   std::vector<uint8_t> bytes;
 };
 
@@ -222,7 +275,13 @@ Stream make_stream(Rng& rng, const Config& cfg) {
     s.tiles.push_back(random_tile(rng, s.main, t));
     s.packets.push_back(write_tile_packets(s.tiles.back(), s.main, false));
     const auto& packets = s.packets.back();
-    if (cfg.packing == Packing::kNone)
+    s.cut.push_back(false);
+    if (cfg.straddle) {
+      bool cut = false;
+      for (auto& p : straddling_tile_parts(static_cast<uint16_t>(t), packets, rng, cut))
+        parts.push_back(std::move(p));
+      s.cut.back() = cut;
+    } else if (cfg.packing == Packing::kNone)
       for (WrittenTilePart& p :
            write_tile_parts(static_cast<uint16_t>(t), packets, cfg.split, cfg.plt, false))
         parts.push_back(p.joined());
@@ -260,8 +319,13 @@ void check_round_trip(const Stream& s, uint32_t max_layers, bool drop_some, Rng&
       for (PacketReadComponent& c : o.components)
         c.max_resolution = static_cast<int>(uni(rng, 0, c.layout->levels + 1)) - 1;
     std::vector<std::string> warnings;
-    const std::vector<BlockSegmentMap> got = read_tile_packets(s.bytes, code, t, o, &warnings);
+    const TilePackets packets = read_tile_packets(s.bytes, code, t, o, &warnings);
+    const std::vector<BlockSegmentMap>& got = packets.blocks;
     EXPECT_TRUE(warnings.empty());
+    // Tile-parts are read in place unless a packet lies across two.
+    if (code.tiles[t].parts.size() > 1) {
+      EXPECT_EQ(!packets.joined.empty(), s.cut[t]) << "tile " << t;
+    }
     ASSERT_EQ(got.size(), tile.components.size());
     for (uint32_t c = 0; c < tile.components.size(); ++c) {
       const TileComponentCoding& tcc = tile.components[c];
@@ -281,10 +345,10 @@ void check_round_trip(const Stream& s, uint32_t max_layers, bool drop_some, Rng&
             }
             ++expected_blocks;
             ASSERT_TRUE(it != got[c].end()) << "c" << c << " r" << r << " b" << b << " k" << k;
-            expect_same(it->second, expected_segments(blk, style, passes),
+            expect_same(packets.data, it->second, expected_segments(blk, style, passes),
                         "tile " + std::to_string(t) + " c" + std::to_string(c) + " r" +
-                            std::to_string(r) + " b" + std::to_string(b) + " k" +
-                            std::to_string(k));
+                            std::to_string(r) + " b" + std::to_string(b) + " k" + std::to_string(k),
+                        s.main.cod.layers == 1);
           }
       EXPECT_EQ(got[c].size(), expected_blocks);
     }
@@ -320,6 +384,25 @@ TEST(Tier2, WrittenPacketsReadBackExactly) {
       }
     }
   EXPECT_EQ(cases, 120);
+}
+
+// Tile-parts that cut a packet (not as encoders write them): read from the joined tile-parts,
+// with the same segments.
+TEST(Tier2, PacketsAcrossTileParts) {
+  Rng rng(4242);
+  int cut = 0;
+  for (int iter = 0; iter < 24; ++iter) {
+    Config cfg;
+    cfg.order = static_cast<ProgressionOrder>(iter % 5);
+    cfg.sop = iter % 2;
+    cfg.eph = iter % 3 == 0;
+    cfg.straddle = true;
+    SCOPED_TRACE(name(cfg) + ", iteration " + std::to_string(iter));
+    const Stream s = make_stream(rng, cfg);
+    check_round_trip(s, 0, false, rng);
+    for (bool c : s.cut) cut += c;
+  }
+  EXPECT_GT(cut, 20);
 }
 
 TEST(Tier2, PltListsThePacketLengths) {
@@ -375,7 +458,8 @@ TEST(Tier2, TruncatedDataUnderAllowPartial) {
     EXPECT_THROW(read_tile_packets(cut, code, 0, o), Error) << "iteration " << iter;
     o.allow_partial = true;
     std::vector<std::string> warnings;
-    const std::vector<BlockSegmentMap> got = read_tile_packets(cut, code, 0, o, &warnings);
+    const TilePackets read = read_tile_packets(cut, code, 0, o, &warnings);
+    const std::vector<BlockSegmentMap>& got = read.blocks;
     EXPECT_FALSE(warnings.empty());
     // The packet in which the data ends, and the packet of every block.
     size_t m = 0;
@@ -402,7 +486,8 @@ TEST(Tier2, TruncatedDataUnderAllowPartial) {
               EXPECT_FALSE(has) << at;
             } else if (i < m || has) {
               ASSERT_TRUE(has) << at;
-              expect_same(it->second, expected_segments(blk, style, blk.layer_passes[0]), at);
+              expect_same(read.data, it->second, expected_segments(blk, style, blk.layer_passes[0]),
+                          at, true);
             }
           }
       }

@@ -193,5 +193,72 @@ TEST(HeaderBits, StuffingByHand) {
   EXPECT_THROW(r2.get_bit(), Error);
 }
 
+// decode_value walks the path once; B.10.5 states it as decode against thresholds 1, 2, ...
+// until the value is below one. On random bits (any tree state, inclusion thresholds mixed
+// in, values past the limit, data running out) both read the same bits and give the same
+// values and errors.
+TEST(TagTree, DecodeValueEqualsThresholdsOneByOne) {
+  std::mt19937 rng(515);
+  int values = 0, errors = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    const uint32_t w = rng() % 9 + 1, h = rng() % 9 + 1;
+    std::vector<uint8_t> bytes(rng() % 24 + 1);
+    const uint32_t density = rng() % 256;  // bias towards 0 bits, so values grow
+    for (uint8_t& b : bytes) {
+      b = 0;
+      for (int k = 0; k < 8; ++k) b = uint8_t(b << 1 | (rng() % 256 > density ? 0 : 1));
+    }
+    const int32_t limit = int32_t(rng() % 12);
+    TagTree fast(w, h), slow(w, h);
+    HeaderBitReader rf(bytes), rs(bytes);
+    for (int step = 0; step < 40; ++step) {
+      const uint32_t leaf = rng() % (w * h);
+      std::string got, want;
+      if (rng() % 4 == 0) {  // an inclusion-style query in between
+        const int32_t t = int32_t(rng() % 4 + 1);
+        try {
+          got = std::to_string(fast.decode(rf, leaf, t));
+        } catch (const Error& e) {
+          got = e.what();
+        }
+        try {
+          want = std::to_string(slow.decode(rs, leaf, t));
+        } catch (const Error& e) {
+          want = e.what();
+        }
+      } else {
+        try {
+          got = std::to_string(fast.decode_value(rf, leaf, limit));
+        } catch (const Error& e) {
+          got = e.what();
+        }
+        try {
+          for (int32_t t = 1;; ++t) {
+            if (slow.decode(rs, leaf, t)) {
+              want = std::to_string(slow.value(leaf));
+              break;
+            }
+            if (t > limit)
+              throw Error(ErrorCode::kFormat, "tag tree: value above " + std::to_string(limit) +
+                                                  " at header byte " +
+                                                  std::to_string(rs.byte_position()));
+          }
+        } catch (const Error& e) {
+          want = e.what();
+        }
+      }
+      ASSERT_EQ(got, want) << "iteration " << iter << " step " << step;
+      ASSERT_EQ(rf.byte_position(), rs.byte_position()) << "iteration " << iter;
+      if (got.find_first_not_of("0123456789") != std::string::npos) {
+        ++errors;
+        break;  // an error: the trees' state is unspecified from here
+      }
+      ++values;
+    }
+  }
+  EXPECT_GT(values, 1000);  // both kinds of outcome were compared
+  EXPECT_GT(errors, 50);
+}
+
 }  // namespace
 }  // namespace gj2k::entropy
