@@ -173,31 +173,45 @@ void read_raw_samples(std::span<const uint8_t> data, size_t base, const PnmHeade
                       const SampleStore& store, Image& image) {
   const uint8_t* p = data.data() + base;
   const size_t bytes = h.maxval > 255 ? 2 : 1;
-  const size_t count = size_t{h.width} * h.height;
   const uint32_t channels = h.channels;
-  for (uint32_t c = 0; c < channels; ++c) {
-    int32_t* out = image.components[c].samples.data();
-    const uint8_t* q = p + c * bytes;
-    const size_t step = channels * bytes;
-    uint32_t worst = 0;
-    if (bytes == 2) {
-      for (size_t i = 0; i < count; ++i, q += step) {
-        const uint32_t v = (uint32_t{q[0]} << 8) | q[1];
-        worst = std::max(worst, v);
-        out[i] = static_cast<int32_t>(v);
+  const size_t step = channels * bytes;
+  const int64_t rows = h.height;
+  const size_t width = h.width;
+  // Rows side by side on the threads (large images), every channel of a row in one pass.
+  uint32_t worst = 0;
+#pragma omp parallel for schedule(static) \
+    reduction(max                         \
+              : worst) if (uint64_t{h.width} * h.height * channels >= (uint64_t{1} << 20))
+  for (int64_t y = 0; y < rows; ++y) {
+    const size_t first = static_cast<size_t>(y) * width;
+    for (uint32_t c = 0; c < channels; ++c) {
+      int32_t* out = image.components[c].samples.data() + first;
+      const uint8_t* q = p + first * step + c * bytes;
+      uint32_t row_worst = 0;
+      if (bytes == 2) {
+        for (size_t i = 0; i < width; ++i, q += step) {
+          const uint32_t v = (uint32_t{q[0]} << 8) | q[1];
+          row_worst = std::max(row_worst, v);
+          out[i] = static_cast<int32_t>(v);
+        }
+      } else {
+        for (size_t i = 0; i < width; ++i, q += step) {
+          row_worst = std::max<uint32_t>(row_worst, q[0]);
+          out[i] = q[0];
+        }
       }
-    } else {
-      for (size_t i = 0; i < count; ++i, q += step) {
-        worst = std::max<uint32_t>(worst, q[0]);
-        out[i] = q[0];
+      worst = std::max(worst, row_worst);
+    }
+  }
+  if (worst > h.maxval) {
+    // Find the first offender (in file order) for the message.
+    const size_t count = width * h.height;
+    for (size_t i = 0; i < count; ++i)
+      for (uint32_t c = 0; c < channels; ++c) {
+        const int32_t v = image.components[c].samples[i];
+        if (static_cast<uint32_t>(v) > h.maxval)
+          store(i * channels + c, static_cast<uint32_t>(v), base + (i * channels + c) * bytes);
       }
-    }
-    if (worst > h.maxval) {
-      // Find the first offender for the message.
-      for (size_t i = 0; i < count; ++i)
-        if (static_cast<uint32_t>(out[i]) > h.maxval)
-          store(i * channels + c, static_cast<uint32_t>(out[i]), base + (i * channels + c) * bytes);
-    }
   }
 }
 
