@@ -11,6 +11,7 @@
 #include "codec/encoder_internal.h"
 #include "codec/markers/writer.h"
 #include "codec/tier2.h"
+#include "codec/trace.h"
 #include "entropy/rate_control.h"
 #include "gj2k/error.h"
 
@@ -36,6 +37,7 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
   // Packets of every tile, tiles in parallel (Tier-2 state is per precinct, so per tile).
   std::vector<std::vector<WrittenPacket>> tile_packet_lists(tiles.size());
   std::exception_ptr failure;
+  TraceStage trace_packets(measure ? nullptr : "tier-2 packets");
 #pragma omp parallel for schedule(dynamic, 1) if (tiles.size() > 1)
   for (int64_t t = 0; t < static_cast<int64_t>(tiles.size()); ++t) {
     try {
@@ -76,9 +78,11 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
   write_main_header(out, mh);
   size_t total = out.size() + 2;
   for (const WrittenTilePart& p : parts) total += p.size();
+  trace_packets.end();
   Assembled a;
   a.size = total;
   if (!measure) {
+    TraceStage trace_copy("codestream copy");
     // Every byte is copied once, into place: the headers, then the code-block data ranges of
     // the packets' bodies, in parallel.
     struct Piece {
@@ -298,7 +302,9 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
                                          EncodeStats* stats) {
   const size_t layers = static_cast<size_t>(setup.layers);
   RateAllocator ra;
+  TraceStage trace_hulls("rate control hulls");
   const uint64_t blocks = register_blocks(tiles, ra);
+  trace_hulls.end();
   if (stats) stats->code_blocks = blocks;
   // Per-layer targets: bytes (ratio, bpp), distortion (PSNR), or none (lossless last layer).
   const std::vector<double> byte_target = byte_targets(params, image, layers);
