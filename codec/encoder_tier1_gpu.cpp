@@ -189,8 +189,10 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
                         uint64_t{result[k].passes} * sizeof(entropy::CodedPass)});
 
   // Only what was written comes back: compacted on the device, then one download each.
-  std::vector<uint8_t> all_bytes(total_bytes);
-  std::vector<entropy::CodedPass> all_records(total_records);
+  // (Not zero-filled: the downloads write every byte.)
+  std::vector<uint8_t, DefaultInitAllocator<uint8_t>> all_bytes(total_bytes);
+  std::vector<entropy::CodedPass, DefaultInitAllocator<entropy::CodedPass>> all_records(
+      total_records);
   if (!ranges.empty()) {
     b.ranges.reserve(ranges.size() * sizeof(cu::GatherRange));
     b.bytes.reserve(std::max<uint64_t>(total_bytes, 16));
