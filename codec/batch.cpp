@@ -29,12 +29,6 @@ int batch_workers(int threads, size_t items) {
   return static_cast<int>(std::max<size_t>(1, std::min<size_t>(std::max(threads, 1), items)));
 }
 
-int batch_image_threads(int threads, int workers, uint64_t samples, bool cpu_only) {
-  threads = std::max(threads, 1);
-  if (workers <= 1 || !cpu_only || samples >= kBatchConcurrentMaxSamples) return threads;
-  return std::max(1, threads / workers);
-}
-
 bool batch_on_cpu(transform::Device requested, uint64_t samples) {
   return transform::auto_choice(requested, samples) == transform::Device::kCpu;
 }
@@ -43,6 +37,18 @@ bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int thre
                          uint64_t tiles) {
   return transform::auto_choice_decode(requested, samples, threads, tiles) ==
          transform::Device::kCpu;
+}
+
+EncodeShare batch_encode_share(transform::Device requested, uint64_t samples, int threads,
+                               int workers) {
+  EncodeShare s;
+  s.gpu = !batch_on_cpu(requested, samples);
+  threads = std::max(threads, 1);
+  if (workers <= 1 || samples >= kBatchConcurrentMaxSamples)
+    s.threads = threads;
+  else
+    s.threads = std::max(1, threads / (s.gpu ? std::min(workers, kBatchGpuInFlight) : workers));
+  return s;
 }
 
 DecodeShare batch_decode_share(transform::Device requested, uint64_t samples, int threads,
@@ -88,7 +94,7 @@ namespace {
 
 // Calls item(k, workers, budget) for k in [0, n): batch_workers(threads, n) workers (the
 // calling thread one of them) take the indices in order; each item leases its threads from
-// `budget` (batch_image_threads).
+// `budget` (batch_encode_share, batch_decode_share).
 void for_each_in_batch(size_t n, int threads,
                        const std::function<void(size_t, int, ThreadBudget&)>& item) {
   const int workers = batch_workers(threads, n);
@@ -192,6 +198,7 @@ std::vector<BatchResult<std::vector<uint8_t>>> encode_batch(std::span<const Imag
   std::vector<BatchResult<std::vector<uint8_t>>> results(images.size());
   const int threads = codec::batch_threads(params.threads);
   codec::SharedCallbacks callbacks(params.progress, nullptr);
+  codec::ThreadBudget gpu_places(codec::kBatchGpuInFlight);
   codec::for_each_in_batch(
       images.size(), threads, [&](size_t k, int workers, codec::ThreadBudget& budget) {
         try {
@@ -200,10 +207,12 @@ std::vector<BatchResult<std::vector<uint8_t>>> encode_batch(std::span<const Imag
               throw Error(ErrorCode::kCancelled, "cancelled before it started");
             EncodeParams p = params;
             const uint64_t samples = codec::image_samples(images[k]);
-            p.threads = codec::batch_image_threads(
-                threads, workers, samples,
-                codec::batch_on_cpu(codec::to_transform(params.device), samples));
+            const codec::EncodeShare share = codec::batch_encode_share(
+                codec::to_transform(params.device), samples, threads, workers);
+            p.threads = share.threads;
             p.progress = callbacks.progress();
+            std::optional<codec::ThreadBudget::Lease> gpu_place;
+            if (share.gpu) gpu_place.emplace(gpu_places, 1);
             const codec::ThreadBudget::Lease lease(budget, p.threads);
             results[k].value = Encoder().encode(images[k], p, format);
           });

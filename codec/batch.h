@@ -23,12 +23,8 @@ int batch_threads(int requested);
 // How many images of a batch of `items` are coded at once on `threads` threads (>= 1).
 int batch_workers(int threads, size_t items);
 
-// The threads one image of `samples` samples is coded with: threads / workers when it is
-// small and runs on the CPU (`cpu_only`), else all of them (then it runs alone).
-int batch_image_threads(int threads, int workers, uint64_t samples, bool cpu_only);
-
 // Whether an image of `samples` samples is encoded on the CPU under `requested`
-// (transform::auto_choice): the `cpu_only` of batch_image_threads.
+// (transform::auto_choice).
 bool batch_on_cpu(transform::Device requested, uint64_t samples);
 // Whether a decode of `samples` samples in `tiles` tiles on `threads` threads runs on the CPU
 // under `requested` (transform::auto_choice_decode), asked with the share of the threads it
@@ -42,6 +38,19 @@ bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int thre
 // overlap those. Each holds a slot (device memory about 8 bytes per sample plus the Tier-1
 // state) and a pinned ring.
 inline constexpr int kBatchGpuInFlight = 8;
+
+// How one encode of a batch runs, as DecodeShare for decodes: below kBatchConcurrentMaxSamples
+// an image goes to the device batch_on_cpu picks, with threads / workers on the CPU or
+// threads / min(workers, kBatchGpuInFlight) on the GPU (then it takes one of the
+// kBatchGpuInFlight places: a small image's GPU encode is short kernels between serial host
+// parts, staging, rate control and Tier-2, which several in flight overlap); from it, all the
+// threads (it runs alone).
+struct EncodeShare {
+  int threads = 1;
+  bool gpu = false;
+};
+EncodeShare batch_encode_share(transform::Device requested, uint64_t samples, int threads,
+                               int workers);
 
 // How one decode of a batch runs: on how many threads, and whether on the GPU (then it also
 // takes one of the kBatchGpuInFlight places). Below kBatchConcurrentMaxSamples a decode goes

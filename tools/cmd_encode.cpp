@@ -320,6 +320,7 @@ int run_batch_jobs(const Options& o, const EncodeParams& params,
   const int threads = codec::batch_threads(o.threads);
   const int coders = codec::batch_workers(threads, jobs.size());
   codec::ThreadBudget budget(threads);
+  codec::ThreadBudget gpu_places(codec::kBatchGpuInFlight);
   std::atomic<uint64_t> bytes_in{0};
   std::atomic<size_t> started{0};
   struct Encoded {
@@ -346,11 +347,14 @@ int run_batch_jobs(const Options& o, const EncodeParams& params,
     if (!o.save_input.empty()) io::write_image(image, o.save_input);
     uint64_t samples = 0;
     for (const Component& c : image.components) samples += uint64_t{c.width} * c.height;
-    p.threads = codec::batch_image_threads(
-        threads, coders, samples, codec::batch_on_cpu(codec::to_transform(p.device), samples));
+    const codec::EncodeShare share =
+        codec::batch_encode_share(codec::to_transform(p.device), samples, threads, coders);
+    p.threads = share.threads;
     p.progress = [&progress, &prefix](const char* stage, double f) {
       return progress.update_as(prefix, stage, f);
     };
+    std::optional<codec::ThreadBudget::Lease> gpu_place;
+    if (share.gpu) gpu_place.emplace(gpu_places, 1);
     const codec::ThreadBudget::Lease lease(budget, p.threads);
     out.bytes = Encoder().encode(image, p, format_from_extension(output), &out.stats);
     for (Component& c : image.components) Samples().swap(c.samples);

@@ -159,7 +159,6 @@ TEST(EncodeBatch, EqualsOneByOneEncodesAndKeepsGoingPastABadImage) {
 }
 
 TEST(BatchThreads, SmallImagesShareTheThreadsLargeOnesTakeThemAll) {
-  using codec::batch_image_threads;
   using codec::batch_workers;
   EXPECT_EQ(batch_workers(2, 5), 2);
   EXPECT_EQ(batch_workers(16, 3), 3);
@@ -168,13 +167,20 @@ TEST(BatchThreads, SmallImagesShareTheThreadsLargeOnesTakeThemAll) {
   EXPECT_EQ(batch_workers(4, 0), 1);
   const uint64_t small = codec::kBatchConcurrentMaxSamples - 1;
   const uint64_t large = codec::kBatchConcurrentMaxSamples;
-  EXPECT_EQ(batch_image_threads(2, 2, small, true), 1);
-  EXPECT_EQ(batch_image_threads(16, 3, small, true), 5);
-  EXPECT_EQ(batch_image_threads(16, 3, large, true), 16);
-  EXPECT_EQ(batch_image_threads(16, 3, small, false), 16) << "GPU work runs alone";
-  EXPECT_EQ(batch_image_threads(8, 1, small, true), 8);
-  // Under auto, images below the threshold stay on the CPU; kGpu never shares.
+  // An encode's share: small ones split the threads, on the GPU as many as are in flight
+  // there; large ones (and a batch of one worker) run alone.
   using transform::Device;
+  EXPECT_EQ(codec::batch_encode_share(Device::kCpu, small, 2, 2).threads, 1);
+  EXPECT_EQ(codec::batch_encode_share(Device::kCpu, small, 16, 3).threads, 5);
+  EXPECT_EQ(codec::batch_encode_share(Device::kCpu, large, 16, 3).threads, 16);
+  EXPECT_EQ(codec::batch_encode_share(Device::kCpu, small, 8, 1).threads, 8);
+  const codec::EncodeShare enc_gpu = codec::batch_encode_share(Device::kGpu, small, 16, 16);
+  EXPECT_TRUE(enc_gpu.gpu);
+  EXPECT_EQ(enc_gpu.threads, 16 / codec::kBatchGpuInFlight);
+  EXPECT_EQ(codec::batch_encode_share(Device::kGpu, small, 16, 4).threads, 4);
+  EXPECT_FALSE(codec::batch_encode_share(Device::kCpu, small, 16, 4).gpu);
+  EXPECT_EQ(codec::batch_encode_share(Device::kGpu, large, 16, 3).threads, 16);
+  // Under auto, images below the threshold stay on the CPU.
   EXPECT_TRUE(codec::batch_on_cpu(Device::kAuto, small));
   EXPECT_FALSE(codec::batch_on_cpu(Device::kAuto, large));
   EXPECT_TRUE(codec::batch_on_cpu(Device::kCpu, large));

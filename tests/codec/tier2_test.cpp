@@ -237,8 +237,9 @@ std::vector<std::vector<uint8_t>> straddling_tile_parts(uint16_t t,
   std::vector<uint8_t> all;
   std::vector<size_t> cuts;  // candidate positions strictly inside a packet
   for (const WrittenPacket& p : packets) {
-    for (size_t k = 1; k < p.bytes.size(); ++k) cuts.push_back(all.size() + k);
-    all.insert(all.end(), p.bytes.begin(), p.bytes.end());
+    const std::vector<uint8_t> bytes = p.joined();
+    for (size_t k = 1; k < bytes.size(); ++k) cuts.push_back(all.size() + k);
+    all.insert(all.end(), bytes.begin(), bytes.end());
   }
   cut = !cuts.empty();
   const size_t at = cut ? cuts[uni(rng, 0, static_cast<uint32_t>(cuts.size() - 1))] : all.size();

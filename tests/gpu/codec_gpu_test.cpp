@@ -274,6 +274,7 @@ TEST(GpuCodec, OptionMatrixIdenticalToCpu) {
   }
 }
 
+#if defined(GJ2K_HAVE_CUDA)  // the budget divisor exists with CUDA only
 // Blocks beyond the GPU Tier-1's byte budget are coded again on the CPU (code_tile_gpu): with
 // the budgets cut to an eighth, many blocks take that path, and the codestream is still the
 // CPU's. (Blocks the kernel refuses, values beyond Mb or -2^31, take the same path to the CPU's
@@ -291,6 +292,7 @@ TEST(GpuCodec, Tier1FallbacksMatchCpu) {
   }
   codec::set_t1_budget_divisor(1);
 }
+#endif
 
 // OpenJPEG reads GPU-written lossless streams back bit-exactly.
 TEST(GpuCodec, OpenJpegDecodesLosslessGpuStreamsExactly) {
