@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -14,6 +15,7 @@
 
 #include "codec/batch.h"
 #include "codec/device.h"
+#include "codec/trace.h"
 #include "gj2k/decoder.h"
 #include "io/image_io.h"
 #include "tools/batch_pipeline.h"
@@ -94,6 +96,31 @@ std::string result_line(const gj2k::cli::Job& job, const gj2k::Image& image, dou
                            gj2k::describe(image).c_str(), seconds);
 }
 
+// A PNM output straight from the decoder (Decoder::decode_into): the file's bytes are the
+// header and the samples the decoder packs into the buffer after it, no image of int32 samples
+// in between. nullopt, deciding nothing, when the decode needs whole-image work or PNM cannot
+// hold the output (write_image then writes, or refuses, as for every format).
+using FileBytes = std::vector<uint8_t, gj2k::DefaultInitAllocator<uint8_t>>;
+std::optional<FileBytes> decode_pnm_direct(gj2k::Decoder& decoder, const gj2k::DecodeParams& p,
+                                           const std::filesystem::path& output,
+                                           gj2k::Image& described) {
+  const std::optional<gj2k::Image> shape = decoder.direct_output(p);
+  if (!shape) return std::nullopt;
+  const std::optional<std::string> header = gj2k::io::pnm_header(*shape, output);
+  if (!header) return std::nullopt;
+  gj2k::OutputBuffer out;
+  out.type = shape->components[0].precision > 8 ? gj2k::SampleType::k16 : gj2k::SampleType::k8;
+  out.interleaved = true;
+  out.big_endian = true;
+  const size_t payload = gj2k::output_bytes(*shape, out);
+  FileBytes bytes(header->size() + payload);  // not zeroed: the decoder writes every sample
+  std::memcpy(bytes.data(), header->data(), header->size());
+  out.data = bytes.data() + header->size();
+  out.size = payload;
+  described = decoder.decode_into(p, out);
+  return bytes;
+}
+
 int run_one(const Options& o, gj2k::DecodeParams p, const gj2k::cli::Job& job) {
   const auto& [input, output] = job;
   gj2k::io::check_output(output);  // a bad name costs nothing
@@ -103,10 +130,18 @@ int run_one(const Options& o, gj2k::DecodeParams p, const gj2k::cli::Job& job) {
   progress.set_prefix("decode");
   progress.update("decode", 0.0);  // then once per tile (DecodeParams::progress)
   p.render = render_for(output);
-  gj2k::Image image = gj2k::decode_file(input, p);
+  gj2k::Decoder decoder(input);
+  gj2k::Image image;
+  const std::optional<FileBytes> direct = decode_pnm_direct(decoder, p, output, image);
+  if (!direct) image = decoder.decode(p);
   const double seconds = seconds_since(start);
   progress.update(("writing " + output.filename().string()).c_str(), -1);
-  gj2k::io::write_image(image, output);
+  if (direct) {
+    gj2k::codec::TraceStage trace("write image");
+    gj2k::io::write_file(output, *direct);
+  } else {
+    gj2k::io::write_image(image, output);
+  }
   progress.clear();
   if (!o.quiet) {
     std::printf("%s\n", result_line(job, image, seconds).c_str());
