@@ -315,6 +315,7 @@ class BufferPlacer {
         placed_(std::make_unique<std::atomic<bool>[]>(order.size())) {}
 
   void place(std::vector<codec::TileComponentSamples>& tcs) {
+    if (target_.interleaved && place_pixels(tcs)) return;
     for (size_t k = 0; k < order_.size(); ++k) {
       const codec::TileComponentSamples& src = tcs[order_[k]];
       if (!src.packed && src.samples.empty()) continue;
@@ -337,6 +338,31 @@ class BufferPlacer {
   bool placed(size_t k) const { return placed_[k].load(std::memory_order_relaxed); }
 
  private:
+  // Interleaved outputs of one rect, none packed yet: whole pixels in one pass
+  // (transform::pack_pixels). False, placing nothing, otherwise.
+  bool place_pixels(std::vector<codec::TileComponentSamples>& tcs) {
+    const codec::TileComponentSamples& first = tcs[order_[0]];
+    for (uint32_t c : order_)
+      if (tcs[c].packed || tcs[c].samples.empty() || tcs[c].rect != first.rect) return false;
+    for (size_t k = 0; k < order_.size(); ++k) placed_[k].store(true, std::memory_order_relaxed);
+    Rect cut;
+    uint8_t* dst = nullptr;
+    for (size_t k = 0; k < order_.size(); ++k)
+      if (target_.components[order_[k]].k == 0) dst = target_.place(order_[k], first.rect, cut);
+    if (!dst) return true;
+    transform::PackRect r;
+    r.width = cut.width();
+    r.height = cut.height();
+    r.src_pitch = first.rect.width();
+    r.dst_row = target_.row_stride;
+    r.dst_pixel = target_.pixel_step;
+    const size_t at = size_t{cut.y0 - first.rect.y0} * r.src_pitch + (cut.x0 - first.rect.x0);
+    std::vector<const int32_t*> src(order_.size());
+    for (size_t k = 0; k < order_.size(); ++k) src[k] = tcs[order_[k]].samples.data() + at;
+    transform::pack_pixels(src.data(), src.size(), dst, r, target_.format, threads_);
+    return true;
+  }
+
   const codec::PackTarget& target_;
   const std::vector<uint32_t>& order_;
   const int threads_;

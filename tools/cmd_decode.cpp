@@ -165,7 +165,8 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
   std::atomic<uint64_t> bytes_in{0};
   std::atomic<size_t> started{0};
   struct Decoded {
-    gj2k::Image image;
+    gj2k::Image image;              // without samples when `file` holds them
+    std::optional<FileBytes> file;  // a PNM decoded straight into its bytes
     double seconds = 0;
     uint64_t bytes = 0;
   };
@@ -194,12 +195,16 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     progress.update_as(prefix, "decode", 0.0);
     const gj2k::codec::ThreadBudget::Lease lease(budget, static_cast<int>(p.threads));
     const auto start = std::chrono::steady_clock::now();  // the decode, not the wait
-    out.image = decoder.decode(p);
+    out.file = decode_pnm_direct(decoder, p, jobs[k].second, out.image);
+    if (!out.file) out.image = decoder.decode(p);
     out.seconds = seconds_since(start);
     return out;
   };
   stages.write = [&](size_t k, Decoded out) {
-    gj2k::io::write_image(out.image, jobs[k].second);
+    if (out.file)
+      gj2k::io::write_file(jobs[k].second, *out.file);
+    else
+      gj2k::io::write_image(out.image, jobs[k].second);
     bytes_in += out.bytes;
     if (!o.quiet) progress.print(stdout, result_line(jobs[k], out.image, out.seconds));
   };

@@ -42,4 +42,10 @@ struct PackRect {
 // The CPU reference and host path: rows split over `threads` OpenMP threads (1: serial).
 void pack_rect(const int32_t* src, uint8_t* dst, const PackRect& r, PackFormat f, int threads);
 
+// pack_rect of n rectangles of one size at once into interleaved pixels: sample (x, y) of
+// src[k] goes to dst + y * dst_row + x * dst_pixel + k * format.bytes. The same bytes as n
+// pack_rect calls, written in one pass over the destination.
+void pack_pixels(const int32_t* const* src, size_t n, uint8_t* dst, const PackRect& r, PackFormat f,
+                 int threads);
+
 }  // namespace gj2k::transform

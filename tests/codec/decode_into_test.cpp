@@ -299,3 +299,32 @@ TEST(PackRect, MatchesTheRule) {
 
 }  // namespace
 }  // namespace gj2k
+
+namespace gj2k {
+namespace {
+
+// transform::pack_pixels (whole interleaved pixels in one pass) against pack_rect per component.
+TEST(PackRect, PixelsEqualRectPerComponent) {
+  std::mt19937 rng(11);
+  for (uint32_t bytes : {1u, 2u, 4u})
+    for (bool be : {false, true})
+      for (size_t n : {size_t{1}, size_t{3}, size_t{4}}) {
+        const uint32_t w = 37, h = 5;
+        const size_t pitch = w + 2, pixel = bytes * n, row = w * pixel + 3;
+        std::vector<std::vector<int32_t>> planes(n, std::vector<int32_t>(pitch * h));
+        std::vector<const int32_t*> src;
+        for (auto& p : planes) {
+          for (int32_t& v : p) v = static_cast<int32_t>(rng());
+          src.push_back(p.data());
+        }
+        std::vector<uint8_t> got(row * h, kGuard), want(got.size(), kGuard);
+        const transform::PackRect r{w, h, pitch, row, pixel};
+        for (size_t k = 0; k < n; ++k)
+          transform::pack_rect(src[k], want.data() + k * bytes, r, {bytes, be}, 1);
+        transform::pack_pixels(src.data(), n, got.data(), r, {bytes, be}, 2);
+        ASSERT_EQ(got, want) << bytes << " bytes " << (be ? "BE " : "LE ") << n << " components";
+      }
+}
+
+}  // namespace
+}  // namespace gj2k
