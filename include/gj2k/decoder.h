@@ -202,7 +202,9 @@ class GJ2K_API Decoder {
   // (on the GPU path packed on the device, so that only the packed bytes come down) and no
   // image of int32 samples is made; otherwise decode() then copy_to. The layout and size are
   // checked before any tile is decoded where direct_output is known. Returns the output's
-  // description (decode's image without samples). Throws what decode and copy_to throw.
+  // description (decode's image without samples). Throws what decode and copy_to throw; after
+  // a failure the buffer's bytes are unspecified. Bytes of `out` that hold no sample (row and
+  // plane padding) are not written.
   Image decode_into(const DecodeParams& params, const OutputBuffer& out);
 
   struct Impl;
