@@ -4,7 +4,9 @@
 // back to an image; the rule itself (transform/pack.h) against a literal one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <random>
 #include <string>
@@ -219,6 +221,37 @@ TEST(DecodeInto, SubsampledFallsBackWhenUpsampled) {
   p.upsample = false;
   p.render = DecodeParams::Render::kRgb;
   check_all(s, p, false, "render");
+}
+
+// JP2 colour: a plain sRGB JP2 is direct; channel definitions (cdef, written for an alpha
+// channel) and an sYCC colour space with force_rgb or a render are whole-image work, so
+// decode_into falls back to decode() + copy_to (same bytes); a component subset skips the cdef.
+TEST(DecodeInto, Jp2ColourFallsBack) {
+  Image rgb = test::random_image(33, 21, 3, 8, false, 7);
+  rgb.color_space = ColorSpace::kSRGB;
+  EncodeParams ep;
+  ep.device = EncodeParams::Device::kCpu;
+  std::vector<uint8_t> jp2 = Encoder().encode(rgb, ep, FileFormat::kJp2);
+  check_all(jp2, {}, true, "sRGB JP2", true);
+  DecodeParams render;
+  render.render = DecodeParams::Render::kRgb;
+  render.force_rgb = true;
+  check_all(jp2, render, true, "sRGB JP2 rendered");
+  // The colr box's EnumCS (I.5.3.3) from sRGB (16) to sYCC (18).
+  const uint8_t srgb[] = {'c', 'o', 'l', 'r', 1, 0, 0, 0, 0, 0, 16};
+  auto at = std::search(jp2.begin(), jp2.end(), std::begin(srgb), std::end(srgb));
+  ASSERT_NE(at, jp2.end());
+  at[10] = 18;
+  check_all(jp2, {}, true, "sYCC JP2 as it is", true);
+  check_all(jp2, render, false, "sYCC JP2 to RGB");
+  Image rgba = test::random_image(30, 20, 4, 8, false, 8);
+  rgba.color_space = ColorSpace::kSRGB;
+  rgba.components.back().is_alpha = true;
+  const std::vector<uint8_t> with_cdef = Encoder().encode(rgba, ep, FileFormat::kJp2);
+  check_all(with_cdef, {}, false, "cdef", true);
+  DecodeParams subset;
+  subset.components = {3, 1};
+  check_all(with_cdef, subset, true, "cdef, components 3,1");
 }
 
 // A truncated stream under allow_partial: tiles without data are zero in the buffer too.
