@@ -99,11 +99,17 @@ std::string result_line(const gj2k::cli::Job& job, const gj2k::Image& image, dou
 // A PNM output straight from the decoder (Decoder::decode_into): the file's bytes are the
 // header and the samples the decoder packs into the buffer after it, no image of int32 samples
 // in between. nullopt, deciding nothing, when the decode needs whole-image work or PNM cannot
-// hold the output (write_image then writes, or refuses, as for every format).
+// hold the output (write_image then writes, or refuses, as for every format), and for one tile
+// decoded on the CPU (--device cpu): its int32 samples are the image anyway, which write_image
+// streams to the file in slices, so the file-sized buffer would only add memory.
 using FileBytes = std::vector<uint8_t, gj2k::DefaultInitAllocator<uint8_t>>;
 std::optional<FileBytes> decode_pnm_direct(gj2k::Decoder& decoder, const gj2k::DecodeParams& p,
                                            const std::filesystem::path& output,
                                            gj2k::Image& described) {
+  if (p.device == gj2k::DecodeDevice::kCpu) {
+    const gj2k::HeaderInfo h = decoder.read_header();
+    if (p.tile || uint64_t{h.num_tiles_x} * h.num_tiles_y == 1) return std::nullopt;
+  }
   const std::optional<gj2k::Image> shape = decoder.direct_output(p);
   if (!shape) return std::nullopt;
   const std::optional<std::string> header = gj2k::io::pnm_header(*shape, output);
