@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/parallel.h"
 #include "gj2k/gj2k.h"
 
 struct gj2k_context {
@@ -703,6 +704,8 @@ gj2k_status gj2k_decoder_copy(gj2k_decoder* dec, const gj2k_buffer* out) {
   GJ2K_NEED_DECODER(dec);
   return guarded(dec->ctx, [&] {
     if (!out) invalid("out is NULL");
+    // The copy's threads are the context's.
+    const gj2k::codec::ThreadScope scope(static_cast<int>(dec->ctx->threads));
     gj2k::copy_to(decoded_samples(dec), output_buffer(*out));
   });
 }
