@@ -9,17 +9,20 @@
 // Each component goes up through a pinned StagingRing (transform/cuda/staging_ring.h) on its
 // own stream (components c % 3), its inverse DWT is enqueued at once, the MCT joins streams
 // 0..2, DC shift + clamp, and the samples come down through the ring. From code-blocks, the
-// table and Tier-1 run on stream 0 and the others wait for it. Tiles finished by several
-// threads at once use separate slots, so their transfers and kernels overlap.
+// table and Tier-1 run on stream 0 and the others wait for it. With a PackTarget
+// (Decoder::decode_into) the final samples are packed on the device into the caller's sample
+// format (transform/cuda/pack_cuda.h) and only those bytes come down, row by row into the
+// caller's buffer (StagingRing::download_rows). Tiles finished by several threads at once use
+// separate slots, so their transfers and kernels overlap.
 //
 // Memory: slots come from a process-wide pool (transform/cuda/resource_pool.h) and keep their
 // buffers, sized by the largest tile seen, until the process ends: device 8 bytes per sample
-// (coefficients + samples) plus the DWT scratch of the largest component per stream, and for
-// decodes from code-blocks the table (code-block bytes, segments, jobs) and the Tier-1
-// decoders' state; pinned host only the slot's ring (at most 32 MB, sized by the tile). The
-// slot is taken once Tier-2 is done, so GpuWarmUp's device query, CUDA context and slot
-// allocation overlap reading, parsing and Tier-2. CUDA failures throw Error(kDevice); a slot
-// whose work failed is dropped.
+// (coefficients + samples), up to 4 more for packed samples (decode_into), plus the DWT
+// scratch of the largest component per stream, and for decodes from code-blocks the table
+// (code-block bytes, segments, jobs) and the Tier-1 decoders' state; pinned host only the
+// slot's ring (at most 32 MB, sized by the tile). The slot is taken once Tier-2 is done, so
+// GpuWarmUp's device query, CUDA context and slot allocation overlap reading, parsing and
+// Tier-2. CUDA failures throw Error(kDevice); a slot whose work failed is dropped.
 #include "codec/encoder_internal.h"
 #include "codec/gpu_warm_up.h"
 #include "codec/tile_backend.h"
