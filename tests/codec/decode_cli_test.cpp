@@ -63,9 +63,9 @@ TEST(DecodeCli, WritesEachFormatAndHonoursOptions) {
   EXPECT_NE(run("-i " + in.string() + " -o " + (dir / "x.ppm").string() + " --reduce 9"), 0);
 }
 
-// PGM/PPM outputs that the decoder writes straight into the file's bytes (decode_into) are
-// the bytes encode_pnm makes of decode()'s image: 8-bit RGB in tiles, 12-bit grey (2 bytes
-// big-endian) with a region, subsampled chroma (the fallback through the image), and a batch.
+// PGM/PPM and raw outputs that the decoder writes straight into the file's bytes (decode_into)
+// are the bytes encode_pnm / encode_raw make of decode()'s image: 8-bit RGB in tiles, 12-bit
+// grey (2 bytes) with a region, subsampled chroma (the fallback through the image), a batch.
 TEST(DecodeCli, PnmStraightFromTheDecoderEqualsTheImagePath) {
   const auto dir = gj2k::test::scratch_dir() / "decode_cli_pnm";
   std::filesystem::create_directories(dir / "batch");
@@ -103,6 +103,16 @@ TEST(DecodeCli, PnmStraightFromTheDecoderEqualsTheImagePath) {
                     " --format ppm"),
                 0);
       EXPECT_EQ(gj2k::io::read_file(dir / "batch" / (c.name + ".ppm")), want);
+    }
+    // Raw planar samples, both byte orders: the bytes encode_raw makes of the image.
+    c.dp.render = gj2k::DecodeParams::Render::kNone;
+    const gj2k::Image image = gj2k::decode_file(in, c.dp);
+    for (const char* ext : {".raw", ".rawl"}) {
+      const auto raw = dir / (c.name + ext);
+      ASSERT_EQ(run("-i " + in.string() + " -o " + raw.string() + " " + c.options), 0);
+      EXPECT_EQ(gj2k::io::read_file(raw),
+                gj2k::io::encode_raw(image, std::string(ext) == ".raw", raw.string()))
+          << ext;
     }
   }
 }
