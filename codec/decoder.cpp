@@ -692,7 +692,14 @@ Image Decoder::decode_into(const DecodeParams& params, const OutputBuffer& out) 
   if (!impl_) throw Error(ErrorCode::kInvalidArgument, "decode_into on a moved-from Decoder");
   return detail::guard(impl_->name, "decoding", [&] {
     return run_decode(*impl_, params, [&](std::vector<std::string>& w) {
-      if (const std::optional<Image> shape = impl_->direct_output(params)) {
+      // Bad parameters are left to decode(), which reports them where it meets them (after a
+      // damaged codestream's own error, for one).
+      std::optional<Image> shape;
+      try {
+        shape = impl_->direct_output(params);
+      } catch (const Error&) {
+      }
+      if (shape) {
         codec::checked_layout(*shape, out);  // before anything is decoded
         return impl_->decode(params, w, &out);
       }

@@ -123,11 +123,16 @@ std::optional<FileBytes> decode_file_direct(gj2k::Decoder& decoder, const gj2k::
   if (!format ||
       (*format != Format::kPnm && *format != Format::kRaw && *format != Format::kRawLittle))
     return std::nullopt;
-  if (*format == Format::kPnm && p.device == gj2k::DecodeDevice::kCpu) {
-    const gj2k::HeaderInfo h = decoder.read_header();
-    if (p.tile || uint64_t{h.num_tiles_x} * h.num_tiles_y == 1) return std::nullopt;
+  std::optional<gj2k::Image> shape;
+  try {
+    if (*format == Format::kPnm && p.device == gj2k::DecodeDevice::kCpu) {
+      const gj2k::HeaderInfo h = decoder.read_header();
+      if (p.tile || uint64_t{h.num_tiles_x} * h.num_tiles_y == 1) return std::nullopt;
+    }
+    shape = decoder.direct_output(p);
+  } catch (const gj2k::Error&) {
+    return std::nullopt;  // decode() reports it where it meets it, as for every format
   }
-  const std::optional<gj2k::Image> shape = decoder.direct_output(p);
   if (!shape) return std::nullopt;
   std::string header;
   gj2k::OutputBuffer out;
