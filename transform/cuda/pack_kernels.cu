@@ -11,12 +11,12 @@ namespace {
 constexpr unsigned kThreadsX = 128;
 
 template <uint32_t kBytes, bool kBigEndian>
-__global__ void pack_kernel(const int32_t* src, uint8_t* dst, PackRect r) {
+__global__ void pack_kernel(const int32_t* d_src, uint8_t* d_dst, PackRect r) {
   const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
   if (x >= r.width) return;
   for (uint32_t y = blockIdx.y; y < r.height; y += gridDim.y)
-    pack_sample(dst + size_t{y} * r.dst_row + size_t{x} * r.dst_pixel,
-                src[size_t{y} * r.src_pitch + x], kBytes, kBigEndian);
+    pack_sample(d_dst + size_t{y} * r.dst_row + size_t{x} * r.dst_pixel,
+                d_src[size_t{y} * r.src_pitch + x], kBytes, kBigEndian);
 }
 
 }  // namespace
