@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/parallel.h"
 #include "gj2k/gj2k.h"
 
 struct gj2k_context {
@@ -32,6 +33,7 @@ struct gj2k_decoder {
   std::optional<gj2k::Decoder> decoder;
   std::optional<gj2k::HeaderInfo> header;
   std::optional<gj2k::Image> image;
+  bool has_samples = false;  // image holds samples (not after gj2k_decoder_decode_into)
 };
 
 namespace {
@@ -57,6 +59,8 @@ gj2k_status to_status(gj2k::ErrorCode code) {
       return GJ2K_ERR_INTERNAL;
     case ErrorCode::kCancelled:
       return GJ2K_ERR_CANCELLED;
+    case ErrorCode::kBufferTooSmall:
+      return GJ2K_ERR_BUFFER_TOO_SMALL;
     case ErrorCode::kResource:
       return GJ2K_ERR_OUT_OF_MEMORY;
   }
@@ -214,60 +218,33 @@ Geometry geometry(const gj2k_buffer& b, uint32_t width, uint32_t height, uint32_
   return g;
 }
 
-// Output images for interleaved buffers need one size for every component.
-void common_size(const gj2k::Image& image, uint32_t& w, uint32_t& h, gj2k_layout layout) {
-  w = h = 0;
-  for (const auto& c : image.components) {
-    w = std::max(w, c.width);
-    h = std::max(h, c.height);
-    if (layout == GJ2K_INTERLEAVED &&
-        (c.width != image.components[0].width || c.height != image.components[0].height))
-      invalid(
-          "interleaved output needs components of one size; this image has subsampled "
-          "components (decode with upsample or use GJ2K_PLANAR)");
-  }
+// The library's view of a caller's buffer (the rule lives in gj2k::copy_to / decode_into).
+gj2k::OutputBuffer output_buffer(const gj2k_buffer& b) {
+  sample_bytes(b.type);
+  if (b.layout != GJ2K_PLANAR && b.layout != GJ2K_INTERLEAVED)
+    invalid("buffer layout " + std::to_string(static_cast<int>(b.layout)) +
+            " is not GJ2K_PLANAR or GJ2K_INTERLEAVED");
+  gj2k::OutputBuffer out;
+  out.data = b.data;
+  out.size = b.size;
+  out.type = static_cast<gj2k::SampleType>(b.type);
+  out.interleaved = b.layout == GJ2K_INTERLEAVED;
+  out.row_stride = b.row_stride;
+  out.plane_stride = b.plane_stride;
+  return out;
 }
 
+// The last decode's output: its description, and its samples unless gj2k_decode_into wrote
+// them straight into a buffer (gj2k_decoder_decode_into).
 const gj2k::Image& decoded(gj2k_decoder* dec) {
   if (!dec->image) invalid("nothing decoded yet: call gj2k_decoder_decode first");
   return *dec->image;
 }
-
-template <class T>
-void store(uint8_t* p, int32_t v) {
-  const T t = static_cast<T>(v);
-  std::memcpy(p, &t, sizeof(T));
-}
-
-void copy_out(const gj2k::Image& image, const gj2k_buffer& b) {
-  uint32_t w = 0, h = 0;
-  common_size(image, w, h, b.layout);
-  const uint32_t ncomp = static_cast<uint32_t>(image.components.size());
-  const Geometry g = geometry(b, w, h, ncomp);
-  if (!b.data && g.needed) invalid("buffer data is NULL");
-  if (b.size < g.needed)
-    throw Failure{GJ2K_ERR_BUFFER_TOO_SMALL, "buffer of " + std::to_string(b.size) +
-                                                 " bytes; the decoded image needs " +
-                                                 std::to_string(g.needed)};
-  for (uint32_t c = 0; c < ncomp; ++c) {
-    const gj2k::Component& comp = image.components[c];
-    if (comp.precision > 8 * g.bytes)
-      invalid("component " + std::to_string(c) + " has " + std::to_string(comp.precision) +
-              " bits; it does not fit GJ2K_SAMPLE_" + std::to_string(8 * g.bytes));
-    uint8_t* base = static_cast<uint8_t*>(b.data) + c * g.comp_step;
-    for (uint32_t y = 0; y < comp.height; ++y) {
-      uint8_t* p = base + y * g.row;
-      const int32_t* s = comp.samples.data() + size_t{y} * comp.width;
-      for (uint32_t x = 0; x < comp.width; ++x, p += g.pixel) {
-        if (g.bytes == 1)
-          store<uint8_t>(p, s[x]);
-        else if (g.bytes == 2)
-          store<uint16_t>(p, s[x]);
-        else
-          store<int32_t>(p, s[x]);
-      }
-    }
-  }
+const gj2k::Image& decoded_samples(gj2k_decoder* dec) {
+  const gj2k::Image& image = decoded(dec);
+  if (!dec->has_samples)
+    invalid("gj2k_decoder_decode_into keeps no samples: call gj2k_decoder_decode first");
+  return image;
 }
 
 gj2k::DecodeParams to_cpp(const gj2k_context* ctx, const gj2k_decode_params* in) {
@@ -660,6 +637,7 @@ gj2k_status gj2k_decoder_decode(gj2k_decoder* dec, const gj2k_decode_params* par
     dec->image.reset();
     const gj2k::DecodeParams p = to_cpp(dec->ctx, params);
     dec->image = dec->decoder->decode(p);
+    dec->has_samples = true;
   });
 }
 
@@ -701,11 +679,24 @@ gj2k_status gj2k_decoder_output_size(gj2k_decoder* dec, gj2k_sample_type type, g
   GJ2K_NEED_DECODER(dec);
   return guarded(dec->ctx, [&] {
     if (!size) invalid("size is NULL");
-    const gj2k::Image& image = decoded(dec);
-    uint32_t w = 0, h = 0;
-    common_size(image, w, h, layout);
-    gj2k_buffer b{nullptr, 0, type, layout, 0, 0};
-    *size = geometry(b, w, h, static_cast<uint32_t>(image.components.size())).needed;
+    const gj2k_buffer b{nullptr, 0, type, layout, 0, 0};
+    *size = gj2k::output_bytes(decoded(dec), output_buffer(b));
+  });
+}
+
+gj2k_status gj2k_decoder_direct_size(gj2k_decoder* dec, const gj2k_decode_params* params,
+                                     gj2k_sample_type type, gj2k_layout layout, size_t* size) {
+  GJ2K_NEED_DECODER(dec);
+  return guarded(dec->ctx, [&] {
+    if (!size) invalid("size is NULL");
+    *size = 0;
+    const std::optional<gj2k::Image> shape = dec->decoder->direct_output(to_cpp(dec->ctx, params));
+    if (!shape)
+      throw Failure{GJ2K_ERR_UNSUPPORTED,
+                    "the output of this decode is known only after decoding (JP2 palette or "
+                    "channel definitions, upsampling or colour conversion)"};
+    const gj2k_buffer b{nullptr, 0, type, layout, 0, 0};
+    *size = gj2k::output_bytes(*shape, output_buffer(b));
   });
 }
 
@@ -713,7 +704,9 @@ gj2k_status gj2k_decoder_copy(gj2k_decoder* dec, const gj2k_buffer* out) {
   GJ2K_NEED_DECODER(dec);
   return guarded(dec->ctx, [&] {
     if (!out) invalid("out is NULL");
-    copy_out(decoded(dec), *out);
+    // The copy's threads are the context's.
+    const gj2k::codec::ThreadScope scope(static_cast<int>(dec->ctx->threads));
+    gj2k::copy_to(decoded_samples(dec), output_buffer(*out));
   });
 }
 
@@ -721,6 +714,18 @@ gj2k_status gj2k_decode_into(gj2k_decoder* dec, const gj2k_decode_params* params
                              const gj2k_buffer* out) {
   const gj2k_status s = gj2k_decoder_decode(dec, params);
   return s != GJ2K_OK ? s : gj2k_decoder_copy(dec, out);
+}
+
+gj2k_status gj2k_decoder_decode_into(gj2k_decoder* dec, const gj2k_decode_params* params,
+                                     const gj2k_buffer* out) {
+  GJ2K_NEED_DECODER(dec);
+  return guarded(dec->ctx, [&] {
+    if (!out) invalid("out is NULL");
+    dec->image.reset();
+    dec->has_samples = false;
+    const gj2k::DecodeParams p = to_cpp(dec->ctx, params);
+    dec->image = dec->decoder->decode_into(p, output_buffer(*out));
+  });
 }
 
 void gj2k_encode_params_init(gj2k_encode_params* params) {

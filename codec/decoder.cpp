@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -21,9 +22,11 @@
 #include "codec/gpu_warm_up.h"
 #include "codec/jp2/boxes.h"
 #include "codec/markers/reader.h"
+#include "codec/output_buffer.h"
 #include "codec/parallel.h"
 #include "codec/trace.h"
 #include "transform/device.h"
+#include "transform/pack.h"
 
 namespace gj2k {
 namespace {
@@ -300,6 +303,129 @@ class TilePlacer {
   std::mutex alloc_mutex_;
 };
 
+// Packs decoded tile-components straight into a caller's buffer (Decoder::decode_into);
+// safe from several threads at once. Tile-components the GPU packed already (`packed`) only
+// count as placed. `threads` packs the rows of one tile-component.
+class BufferPlacer {
+ public:
+  BufferPlacer(const codec::PackTarget& target, const std::vector<uint32_t>& order, int threads)
+      : target_(target),
+        order_(order),
+        threads_(threads),
+        placed_(std::make_unique<std::atomic<bool>[]>(order.size())) {}
+
+  void place(std::vector<codec::TileComponentSamples>& tcs) {
+    if (target_.interleaved && place_pixels(tcs)) return;
+    for (size_t k = 0; k < order_.size(); ++k) {
+      const codec::TileComponentSamples& src = tcs[order_[k]];
+      if (!src.packed && src.samples.empty()) continue;
+      placed_[k].store(true, std::memory_order_relaxed);
+      if (src.packed) continue;
+      Rect cut;
+      uint8_t* dst = target_.place(order_[k], src.rect, cut);
+      if (!dst) continue;
+      transform::PackRect r;
+      r.width = cut.width();
+      r.height = cut.height();
+      r.src_pitch = src.rect.width();
+      r.dst_row = target_.row_stride;
+      r.dst_pixel = target_.pixel_step;
+      transform::pack_rect(
+          src.samples.data() + size_t{cut.y0 - src.rect.y0} * r.src_pitch + (cut.x0 - src.rect.x0),
+          dst, r, target_.format, threads_);
+    }
+  }
+  bool placed(size_t k) const { return placed_[k].load(std::memory_order_relaxed); }
+
+ private:
+  // Interleaved outputs of one rect, none packed yet: whole pixels in one pass
+  // (transform::pack_pixels). False, placing nothing, otherwise.
+  bool place_pixels(std::vector<codec::TileComponentSamples>& tcs) {
+    const codec::TileComponentSamples& first = tcs[order_[0]];
+    for (uint32_t c : order_)
+      if (tcs[c].packed || tcs[c].samples.empty() || tcs[c].rect != first.rect) return false;
+    for (size_t k = 0; k < order_.size(); ++k) placed_[k].store(true, std::memory_order_relaxed);
+    Rect cut;
+    uint8_t* dst = nullptr;
+    for (size_t k = 0; k < order_.size(); ++k)
+      if (target_.components[order_[k]].k == 0) dst = target_.place(order_[k], first.rect, cut);
+    if (!dst) return true;
+    transform::PackRect r;
+    r.width = cut.width();
+    r.height = cut.height();
+    r.src_pitch = first.rect.width();
+    r.dst_row = target_.row_stride;
+    r.dst_pixel = target_.pixel_step;
+    const size_t at = size_t{cut.y0 - first.rect.y0} * r.src_pitch + (cut.x0 - first.rect.x0);
+    std::vector<const int32_t*> src(order_.size());
+    for (size_t k = 0; k < order_.size(); ++k) src[k] = tcs[order_[k]].samples.data() + at;
+    transform::pack_pixels(src.data(), src.size(), dst, r, target_.format, threads_);
+    return true;
+  }
+
+  const codec::PackTarget& target_;
+  const std::vector<uint32_t>& order_;
+  const int threads_;
+  std::unique_ptr<std::atomic<bool>[]> placed_;
+};
+
+// The caller's buffer as a PackTarget for the output `image` (geometry) of the components
+// `order` of `ncomp`.
+codec::PackTarget pack_target(const Image& image, const std::vector<uint32_t>& order, size_t ncomp,
+                              const codec::BufferLayout& g, const OutputBuffer& out) {
+  codec::PackTarget t;
+  t.data = static_cast<uint8_t*>(out.data);
+  t.format = g.format;
+  t.row_stride = g.row;
+  t.pixel_step = g.pixel;
+  t.comp_step = g.comp_step;
+  t.interleaved = out.interleaved;
+  t.components.resize(ncomp);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const Component& comp = image.components[k];
+    const auto [ox, oy] = component_origin(image, comp);
+    t.components[order[k]] = {static_cast<int32_t>(k),
+                              Rect{ox, oy, ox + comp.width, oy + comp.height}};
+  }
+  return t;
+}
+
+// The tiles' samples on the reduced grid of a component (B-12, B-14).
+Rect reduced_tile_rect(const codec::Siz& siz, uint32_t t, const Component& comp, uint32_t R) {
+  return transform::resolution_rect(
+      transform::tile_component_rect(codec::tile_rect(siz, t), comp.dx, comp.dy),
+      static_cast<int>(R), 0);
+}
+
+// zero_unwritten for a caller's buffer: zeros where no tile wrote (all of a component no tile
+// placed).
+void zero_unwritten(const codec::PackTarget& target, const BufferPlacer& placer, const Image& image,
+                    const std::vector<uint32_t>& order, const codec::Siz& siz, uint32_t R,
+                    const std::vector<uint32_t>& unwritten) {
+  auto zero = [&](uint32_t c, const Rect& r) {
+    Rect cut;
+    uint8_t* dst = target.place(c, r, cut);
+    if (!dst) return;
+    const size_t bytes = target.format.bytes;
+    for (uint32_t y = 0; y < cut.height(); ++y) {
+      uint8_t* row = dst + size_t{y} * target.row_stride;
+      if (target.pixel_step == bytes) {
+        std::fill_n(row, size_t{cut.width()} * bytes, uint8_t{0});
+        continue;
+      }
+      for (uint32_t x = 0; x < cut.width(); ++x)
+        std::fill_n(row + size_t{x} * target.pixel_step, bytes, uint8_t{0});
+    }
+  };
+  for (size_t k = 0; k < order.size(); ++k) {
+    if (!placer.placed(k)) {
+      zero(order[k], target.components[order[k]].area);
+      continue;
+    }
+    for (uint32_t t : unwritten) zero(order[k], reduced_tile_rect(siz, t, image.components[k], R));
+  }
+}
+
 // Zeros where no tile wrote: `unwritten` lists absent tiles and tiles that a partial decode gave
 // up on; a component no tile placed is all zeros.
 void zero_unwritten(Image& image, const codec::Siz& siz, uint32_t R,
@@ -312,10 +438,8 @@ void zero_unwritten(Image& image, const codec::Siz& siz, uint32_t R,
     }
     const auto [ox, oy] = component_origin(image, comp);
     for (uint32_t t : unwritten) {
-      // The tile's samples on the reduced component grid (B-12, B-14), cut to the output.
-      const Rect r = transform::resolution_rect(
-          transform::tile_component_rect(codec::tile_rect(siz, t), comp.dx, comp.dy),
-          static_cast<int>(R), 0);
+      // The tile's samples on the reduced component grid, cut to the output.
+      const Rect r = reduced_tile_rect(siz, t, comp, R);
       const uint32_t x0 = std::max(r.x0, ox), y0 = std::max(r.y0, oy);
       const uint32_t x1 = std::min(r.x1, ox + comp.width), y1 = std::min(r.y1, oy + comp.height);
       for (uint32_t y = y0; y < y1 && x0 < x1; ++y)
@@ -330,8 +454,9 @@ void zero_unwritten(Image& image, const codec::Siz& siz, uint32_t R,
 // kCancelled when the progress callback asked to stop. Warnings come in tile order.
 void decode_tiles(std::span<const uint8_t> cs, const Codestream& code, const DecodeParams& p,
                   const std::vector<uint32_t>& tiles, const codec::TileDecodeOptions& to,
-                  bool tile_parallel, int threads, TilePlacer& placer, std::vector<char>& placed,
-                  std::vector<std::string>& warnings) {
+                  bool tile_parallel, int threads,
+                  const std::function<void(std::vector<codec::TileComponentSamples>&)>& place,
+                  std::vector<char>& placed, std::vector<std::string>& warnings) {
   std::string error;
   ErrorCode error_code = ErrorCode::kInternal;
   std::atomic<size_t> tiles_done{0};
@@ -348,7 +473,7 @@ void decode_tiles(std::span<const uint8_t> cs, const Codestream& code, const Dec
     };
     try {
       auto tcs = codec::decode_tile(cs, code, tiles[i], to, &tile_warnings[i]);
-      placer.place(tcs);
+      place(tcs);
       placed[i] = 1;
       const size_t done = tiles_done.fetch_add(1) + 1;
       if (p.progress) {
@@ -424,7 +549,13 @@ struct __attribute__((visibility("hidden"))) Decoder::Impl {
   }
 
   HeaderInfo header_info();
-  Image decode(const DecodeParams& p, std::vector<std::string>& warnings);
+  // The output's geometry (no samples) and whether a decode into a buffer can place the tiles
+  // straight into it (Decoder::direct_output).
+  std::optional<Image> direct_output(const DecodeParams& p) const;
+  // Into an Image (out null), or, for a direct decode, straight into `out` (the returned image
+  // then has no samples).
+  Image decode(const DecodeParams& p, std::vector<std::string>& warnings,
+               const OutputBuffer* out = nullptr);
   void apply_colour(Image& image, const DecodeParams& p, std::vector<std::string>& warnings) const;
 };
 
@@ -510,34 +641,105 @@ HeaderInfo Decoder::Impl::header_info() {
   return h;
 }
 
+namespace {
+
+// A decode's frame: the header read, params.threads for every parallel region, the warnings
+// reported (each once) whether `f` returns or throws.
+template <class F>
+Image run_decode(Decoder::Impl& impl, const DecodeParams& params, F&& f) {
+  impl.read_header();
+  // Every parallel region of this decode (including the transforms') uses params.threads.
+  const codec::ThreadScope scope(static_cast<int>(params.threads));
+  std::vector<std::string> warnings = impl.jp2.warnings;
+  auto report = [&] {
+    if (!params.on_warning) return;
+    std::vector<std::string> seen;
+    for (const std::string& w : warnings) {
+      if (std::find(seen.begin(), seen.end(), w) != seen.end()) continue;
+      seen.push_back(w);
+      params.on_warning(w);
+    }
+  };
+  try {
+    Image image = f(warnings);
+    report();
+    return image;
+  } catch (...) {
+    report();
+    throw;
+  }
+}
+
+}  // namespace
+
 Image Decoder::decode(const DecodeParams& params) {
   if (!impl_) throw Error(ErrorCode::kInvalidArgument, "decode on a moved-from Decoder");
   return detail::guard(impl_->name, "decoding", [&] {
-    impl_->read_header();
-    // Every parallel region of this decode (including the transforms') uses params.threads.
-    const codec::ThreadScope scope(static_cast<int>(params.threads));
-    std::vector<std::string> warnings = impl_->jp2.warnings;
-    auto report = [&] {
-      if (!params.on_warning) return;
-      std::vector<std::string> seen;
-      for (const std::string& w : warnings) {
-        if (std::find(seen.begin(), seen.end(), w) != seen.end()) continue;
-        seen.push_back(w);
-        params.on_warning(w);
-      }
-    };
-    try {
-      Image image = impl_->decode(params, warnings);
-      report();
-      return image;
-    } catch (...) {
-      report();
-      throw;
-    }
+    return run_decode(*impl_, params,
+                      [&](std::vector<std::string>& w) { return impl_->decode(params, w); });
   });
 }
 
-Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& warnings) {
+std::optional<Image> Decoder::direct_output(const DecodeParams& params) {
+  if (!impl_) throw Error(ErrorCode::kInvalidArgument, "direct_output on a moved-from Decoder");
+  return detail::guard(impl_->name, "reading the header", [&] {
+    impl_->read_header();
+    return impl_->direct_output(params);
+  });
+}
+
+Image Decoder::decode_into(const DecodeParams& params, const OutputBuffer& out) {
+  if (!impl_) throw Error(ErrorCode::kInvalidArgument, "decode_into on a moved-from Decoder");
+  return detail::guard(impl_->name, "decoding", [&] {
+    return run_decode(*impl_, params, [&](std::vector<std::string>& w) {
+      // Bad parameters are left to decode(), which reports them where it meets them (after a
+      // damaged codestream's own error, for one).
+      std::optional<Image> shape;
+      try {
+        shape = impl_->direct_output(params);
+      } catch (const Error&) {
+      }
+      if (shape) {
+        codec::checked_layout(*shape, out);  // before anything is decoded
+        return impl_->decode(params, w, &out);
+      }
+      Image image = impl_->decode(params, w);
+      codec::TraceStage trace("copy to buffer");
+      copy_to(image, out);
+      for (Component& c : image.components) Samples().swap(c.samples);
+      return image;
+    });
+  });
+}
+
+std::optional<Image> Decoder::Impl::direct_output(const DecodeParams& p) const {
+  const codec::Siz& siz = main.siz;
+  std::vector<bool> wanted;
+  const std::vector<uint32_t> order = output_components(p, siz.components.size(), wanted);
+  Image image = output_image(p, siz, output_area(p, siz, codec::num_tiles(siz)), order);
+  image.color_space = color.color_space;
+  image.icc_profile = color.icc_profile;
+  // What apply_colour would do to the whole image.
+  const ColorSpace cs = color.color_space;
+  if (is_jp2 && p.apply_jp2_color && p.components.empty() &&
+      ((!color.palette.empty() && !color.cmap.empty()) || !color.cdef.empty()))
+    return std::nullopt;
+  if (p.force_rgb && (cs == ColorSpace::kSYCC || cs == ColorSpace::kICC)) return std::nullopt;
+  if (p.icc_to_srgb && cs == ColorSpace::kICC && !color.icc_profile.empty()) return std::nullopt;
+  bool subsampled = false;
+  for (const Component& c : image.components) subsampled |= c.dx != 1 || c.dy != 1;
+  if (p.upsample && subsampled) return std::nullopt;
+  if (p.render != DecodeParams::Render::kNone) {
+    if (subsampled) return std::nullopt;
+    if (p.components.empty() && (cs == ColorSpace::kSYCC || cs == ColorSpace::kESYCC ||
+                                 cs == ColorSpace::kCMYK || cs == ColorSpace::kCIELab))
+      return std::nullopt;
+  }
+  return image;
+}
+
+Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& warnings,
+                            const OutputBuffer* out) {
   // The device: unless --device cpu, the GPU query, CUDA context and the tiles' buffers are
   // made on a background thread while the codestream is parsed and Tier-2 reads the tiles;
   // decode_tile asks for the answer (--device gpu without a GPU throws the reason there).
@@ -577,16 +779,38 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   if (warm_up)
     warm_up->prepare(static_cast<size_t>(max_tile_samples), ncomp,
                      tile_parallel ? static_cast<int>(std::min<size_t>(tiles.size(), threads)) : 1);
-  TilePlacer placer(image, order, tiles.size() == 1);
   std::vector<char> placed(tiles.size(), 0);
+  auto unwritten = [&] {
+    std::vector<uint32_t> u = sel.absent;
+    for (size_t i = 0; i < tiles.size(); ++i)
+      if (!placed[i]) u.push_back(tiles[i]);
+    return u;
+  };
+  if (out) {  // straight into the caller's buffer (direct_output said it can be)
+    const codec::PackTarget target =
+        pack_target(image, order, ncomp, codec::checked_layout(image, *out), *out);
+    to.pack = &target;
+    BufferPlacer placer(target, order, to.threads);
+    codec::TraceStage trace_tiles("tiles");
+    decode_tiles(
+        codestream(), code, p, tiles, to, tile_parallel, threads,
+        [&](std::vector<codec::TileComponentSamples>& tcs) { placer.place(tcs); }, placed,
+        warnings);
+    trace_tiles.end();
+    codec::TraceStage trace_output("output");
+    zero_unwritten(target, placer, image, order, siz, p.reduce, unwritten());
+    image.color_space = color.color_space;
+    image.icc_profile = color.icc_profile;
+    return image;
+  }
+  TilePlacer placer(image, order, tiles.size() == 1);
   codec::TraceStage trace_tiles("tiles");
-  decode_tiles(codestream(), code, p, tiles, to, tile_parallel, threads, placer, placed, warnings);
+  decode_tiles(
+      codestream(), code, p, tiles, to, tile_parallel, threads,
+      [&](std::vector<codec::TileComponentSamples>& tcs) { placer.place(tcs); }, placed, warnings);
   trace_tiles.end();
   codec::TraceStage trace_colour("output and colour");
-  std::vector<uint32_t> unwritten = sel.absent;
-  for (size_t i = 0; i < tiles.size(); ++i)
-    if (!placed[i]) unwritten.push_back(tiles[i]);
-  zero_unwritten(image, siz, p.reduce, unwritten);
+  zero_unwritten(image, siz, p.reduce, unwritten());
   apply_colour(image, p, warnings);
   return image;
 }

@@ -524,7 +524,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
         planes.push_back(std::move(cs.plane));
       }
       TraceStage trace("gpu tile decode");
-      cuda_decode_tile(planes, table, tile_mct, o.threads, out);
+      cuda_decode_tile(planes, table, tile_mct, o.threads, out, o.pack);
       return out;
     }
   }

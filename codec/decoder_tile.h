@@ -32,6 +32,10 @@ struct TileDecodeOptions {
   // read the tile, whether the rest (Tier-1, reconstruction, inverse DWT, MCT, DC shift) runs
   // on the GPU (cuda_decode_tile, tile_backend.h; gpu_warm_up.h).
   const GpuWarmUp* gpu = nullptr;
+  // Set by Decoder::decode_into: the GPU path packs the wanted components' final samples
+  // straight into this buffer (their TileComponentSamples come back `packed`, without
+  // samples); the CPU path returns samples as usual and the decoder packs them.
+  const PackTarget* pack = nullptr;
   int threads = 1;
 };
 

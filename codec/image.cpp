@@ -42,6 +42,8 @@ const char* to_string(ErrorCode code) {
       return "internal error";
     case ErrorCode::kCancelled:
       return "cancelled";
+    case ErrorCode::kBufferTooSmall:
+      return "buffer too small";
   }
   return "unknown error";
 }

@@ -15,6 +15,7 @@
 // encoder_internal.h). The encoder's tile loop runs it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "entropy/t1_dec_block.h"
 #include "gj2k/image.h"
 #include "transform/geometry.h"
+#include "transform/pack.h"
 #include "transform/quant_block.h"
 
 namespace gj2k {
@@ -41,7 +43,38 @@ struct TileComponentSamples {
   // The tile-component at the decoded resolution, on its component grid divided by 2^reduce
   // (B-14 with r = NL - reduce); empty when not requested.
   transform::Rect rect;
-  Samples samples;  // rect.width() * rect.height(), final clipped values
+  Samples samples;      // rect.width() * rect.height(), final clipped values
+  bool packed = false;  // the samples went into the PackTarget instead (samples empty)
+};
+
+// A caller's buffer that tiles' final samples go into (Decoder::decode_into), as
+// transform/pack.h stores them: sample (x, y) of output component k, on its grid at the
+// decoded resolution, at data + k * comp_step + (y - area.y0) * row_stride +
+// (x - area.x0) * pixel_step, for (x, y) in its area.
+struct PackTarget {
+  struct Component {
+    int32_t k = -1;        // output index; -1: not an output
+    transform::Rect area;  // the output component on its reduced grid
+  };
+  uint8_t* data = nullptr;
+  transform::PackFormat format;
+  size_t row_stride = 0, pixel_step = 0, comp_step = 0;
+  bool interleaved = false;
+  std::vector<Component> components;  // by codestream component
+
+  // Where the samples of codestream component c over `rect` go: `cut` (rect within the area,
+  // empty when they meet nowhere) and its first sample's byte in the buffer.
+  uint8_t* place(size_t c, const transform::Rect& rect, transform::Rect& cut) const {
+    const Component& o = components[c];
+    cut = {std::max(rect.x0, o.area.x0), std::max(rect.y0, o.area.y0), std::min(rect.x1, o.area.x1),
+           std::min(rect.y1, o.area.y1)};
+    if (cut.x1 <= cut.x0 || cut.y1 <= cut.y0) {
+      cut = {};
+      return nullptr;
+    }
+    return data + static_cast<size_t>(o.k) * comp_step + size_t{cut.y0 - o.area.y0} * row_stride +
+           size_t{cut.x0 - o.area.x0} * pixel_step;
+  }
 };
 
 // One tile-component's coefficients in the Mallat arrangement (transform/dwt.h) of `levels`
@@ -155,8 +188,13 @@ const TileBackend& cpu_backend();
 // TileBackend::inverse on coefficients that CPU Tier-1 and reconstruct_block produce: 5/3
 // and 9/7 identical (with the default GPU DWT variant). Throws Error(kDevice) for device failures
 // (and when built without CUDA).
+// With `pack`, the wanted components that are outputs are packed on the device
+// (transform/cuda/pack_cuda.h) and only their packed bytes come down, into the caller's buffer
+// (their entries `packed`); an interleaved tile whose outputs differ in geometry comes down as
+// int32 samples instead.
 void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& table, bool mct,
-                      int threads, std::vector<TileComponentSamples>& out);
+                      int threads, std::vector<TileComponentSamples>& out,
+                      const PackTarget* pack = nullptr);
 
 // Destroys the idle objects of the process-wide GPU pools (the decoder's tile slots with their
 // device buffers, pinned rings and streams; the encoder's transformers): what

@@ -9,17 +9,20 @@
 // Each component goes up through a pinned StagingRing (transform/cuda/staging_ring.h) on its
 // own stream (components c % 3), its inverse DWT is enqueued at once, the MCT joins streams
 // 0..2, DC shift + clamp, and the samples come down through the ring. From code-blocks, the
-// table and Tier-1 run on stream 0 and the others wait for it. Tiles finished by several
-// threads at once use separate slots, so their transfers and kernels overlap.
+// table and Tier-1 run on stream 0 and the others wait for it. With a PackTarget
+// (Decoder::decode_into) the final samples are packed on the device into the caller's sample
+// format (transform/cuda/pack_cuda.h) and only those bytes come down, row by row into the
+// caller's buffer (StagingRing::download_rows). Tiles finished by several threads at once use
+// separate slots, so their transfers and kernels overlap.
 //
 // Memory: slots come from a process-wide pool (transform/cuda/resource_pool.h) and keep their
 // buffers, sized by the largest tile seen, until the process ends: device 8 bytes per sample
-// (coefficients + samples) plus the DWT scratch of the largest component per stream, and for
-// decodes from code-blocks the table (code-block bytes, segments, jobs) and the Tier-1
-// decoders' state; pinned host only the slot's ring (at most 32 MB, sized by the tile). The
-// slot is taken once Tier-2 is done, so GpuWarmUp's device query, CUDA context and slot
-// allocation overlap reading, parsing and Tier-2. CUDA failures throw Error(kDevice); a slot
-// whose work failed is dropped.
+// (coefficients + samples), up to 4 more for packed samples (decode_into), plus the DWT
+// scratch of the largest component per stream, and for decodes from code-blocks the table
+// (code-block bytes, segments, jobs) and the Tier-1 decoders' state; pinned host only the
+// slot's ring (at most 32 MB, sized by the tile). The slot is taken once Tier-2 is done, so
+// GpuWarmUp's device query, CUDA context and slot allocation overlap reading, parsing and
+// Tier-2. CUDA failures throw Error(kDevice); a slot whose work failed is dropped.
 #include "codec/encoder_internal.h"
 #include "codec/gpu_warm_up.h"
 #include "codec/tile_backend.h"
@@ -41,6 +44,7 @@
 #include "transform/cuda/cuda_memory.h"
 #include "transform/cuda/dwt_cuda.h"
 #include "transform/cuda/mct_cuda.h"
+#include "transform/cuda/pack_cuda.h"
 #include "transform/cuda/quant_cuda.h"
 #include "transform/cuda/resource_pool.h"
 #include "transform/cuda/staging_ring.h"
@@ -62,6 +66,7 @@ struct Slot {
   cu::Stream streams[kStreams];
   cu::StagingRing ring;
   cu::DeviceBuffer coef, samp;
+  cu::DeviceBuffer packed;  // decode_into: the tile's samples in the caller's format
   cu::DeviceBuffer ws[kStreams];
   cu::DeviceBuffer t1_bytes, t1_segs, t1_jobs, t1_recon, t1_state, t1_status, t1_counter;
   std::vector<std::unique_ptr<cu::Event>> events;
@@ -119,8 +124,10 @@ class CudaBackend final : public TileBackend {
 // component's data is after each stage.
 class InverseRun {
  public:
-  InverseRun(std::span<CoefficientPlane> comps, bool mct, int threads)
+  InverseRun(std::span<CoefficientPlane> comps, bool mct, int threads,
+             const PackTarget* pack = nullptr)
       : comps_(comps),
+        pack_(pack),
         mct_(mct),
         threads_(std::max(1, threads)),
         variant_(static_cast<cu::GpuDwtVariant>(transform::codec_gpu_dwt())),
@@ -333,12 +340,85 @@ class InverseRun {
     }
   }
 
-  // Samples down through the ring, a component as soon as its stream is done, into out[c].
+  // Whether c's samples go to the caller's buffer packed (PackTarget): an output, and for an
+  // interleaved buffer every output of the tile with the same rect (one download of whole
+  // pixels).
+  bool packs(size_t c) const {
+    if (!pack_ || !comps_[c].decode || !comps_[c].wanted || pack_->components[c].k < 0)
+      return false;
+    if (!pack_->interleaved) return true;
+    for (size_t d = 0; d < comps_.size(); ++d)
+      if (pack_->components[d].k >= 0 &&
+          (!comps_[d].decode || !comps_[d].wanted || comps_[d].rect != comps_[c].rect))
+        return false;
+    return true;
+  }
+
+  // The final samples of R of c over `cut` (within c's rect).
+  const int32_t* final_at(size_t c, const Rect& cut) const {
+    const Rect& r = comps_[c].rect;
+    return R_[c] + size_t{cut.y0 - r.y0} * r.width() + (cut.x0 - r.x0);
+  }
+
+  // The outputs packed on the device into `packed`, their bytes down into the caller's buffer:
+  // planar, each component on its stream as soon as it is done; interleaved, once all are,
+  // whole pixels on stream 0. Marks them packed in out.
+  void download_packed(std::vector<TileComponentSamples>& out) {
+    const PackTarget& t = *pack_;
+    const size_t bytes = t.format.bytes;
+    size_t total = 0;
+    for (size_t c = 0; c < comps_.size(); ++c)
+      if (packs(c)) total += n_of(c) * bytes;
+    slot().packed.reserve(std::max<size_t>(total, 4));
+    uint8_t* d_packed = slot().packed.as<uint8_t>();
+    if (t.interleaved) {
+      for (size_t c = 1; c < kStreams; ++c) {
+        GJ2K_CUDA_CHECK(cudaEventRecord(slot().event(c), st(c)));
+        GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(0), slot().event(c), 0));
+      }
+    }
+    Rect cut;
+    uint8_t* dst = nullptr;
+    for (size_t c = 0; c < comps_.size(); ++c) {
+      if (!packs(c)) continue;
+      out[c].rect = comps_[c].rect;
+      out[c].packed = true;
+      Samples().swap(out[c].samples);
+      dst = t.place(c, comps_[c].rect, cut);
+      if (!dst) continue;
+      transform::PackRect r;
+      r.width = cut.width();
+      r.height = cut.height();
+      r.src_pitch = comps_[c].rect.width();
+      r.dst_pixel = t.pixel_step;
+      if (t.interleaved) {  // pixels of all outputs, component k at byte k * bytes
+        r.dst_row = size_t{cut.width()} * t.pixel_step;
+        cu::pack_rect(final_at(c, cut), d_packed + size_t(t.components[c].k) * bytes, r, t.format,
+                      st(0));
+        continue;
+      }
+      r.dst_row = size_t{cut.width()} * bytes;
+      cu::pack_rect(final_at(c, cut), d_packed, r, t.format, st(c));
+      slot().ring.download_rows(dst, t.row_stride, d_packed, r.dst_row, cut.height(), st(c),
+                                threads_);
+      d_packed += r.dst_row * cut.height();
+    }
+    if (t.interleaved && dst) {  // dst: output 0's place, the pixels' first byte
+      for (size_t c = 0; c < comps_.size(); ++c)
+        if (packs(c) && t.components[c].k == 0) dst = t.place(c, comps_[c].rect, cut);
+      slot().ring.download_rows(dst, t.row_stride, d_packed, size_t{cut.width()} * t.pixel_step,
+                                cut.height(), st(0), threads_);
+    }
+  }
+
+  // Samples down through the ring, a component as soon as its stream is done, into out[c];
+  // with a PackTarget, those packs() takes go packed into the caller's buffer instead.
   void download(std::vector<TileComponentSamples>& out) {
     out.resize(comps_.size());
+    if (pack_) download_packed(out);
     for (size_t c = 0; c < comps_.size(); ++c) {
       CoefficientPlane& k = comps_[c];
-      if (!k.decode || !k.wanted) continue;
+      if (!k.decode || !k.wanted || out[c].packed) continue;
       const size_t n = n_of(c);
       out[c].rect = k.rect;
       if (out[c].samples.size() != n && k.reversible && k.ints.size() == n)
@@ -353,6 +433,7 @@ class InverseRun {
   }
 
   std::span<CoefficientPlane> comps_;
+  const PackTarget* pack_;
   bool mct_;
   int threads_;
   cu::GpuDwtVariant variant_;
@@ -368,8 +449,8 @@ void CudaBackend::inverse(std::span<CoefficientPlane> comps, bool mct, int threa
 }
 
 void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& table, bool mct,
-                      int threads, std::vector<TileComponentSamples>& out) {
-  InverseRun(planes, mct, threads).run(table, out);
+                      int threads, std::vector<TileComponentSamples>& out, const PackTarget* pack) {
+  InverseRun(planes, mct, threads, pack).run(table, out);
 }
 
 size_t release_gpu_pools() {
@@ -489,7 +570,7 @@ const TileBackend& cuda_backend() {
 }
 
 void cuda_decode_tile(std::span<CoefficientPlane>, const CodeBlockTable&, bool, int,
-                      std::vector<TileComponentSamples>&) {
+                      std::vector<TileComponentSamples>&, const PackTarget*) {
   throw Error(ErrorCode::kDevice, "cuda backend: gj2k was built without CUDA");
 }
 

@@ -231,11 +231,28 @@ GJ2K_API gj2k_status gj2k_decoder_output_component(gj2k_decoder* dec, uint32_t i
 /* Bytes a buffer of this type and layout needs for the decoded image (strides 0). */
 GJ2K_API gj2k_status gj2k_decoder_output_size(gj2k_decoder* dec, gj2k_sample_type type,
                                               gj2k_layout layout, size_t* size);
-/* Writes the decoded image into `out`. GJ2K_ERR_BUFFER_TOO_SMALL when out->size is too small. */
+/* Bytes a buffer of this type and layout (strides 0) needs for gj2k_decoder_decode_into with
+ * `params`, from the headers, without decoding: known when the tiles go straight into the
+ * buffer (see gj2k_decoder_decode_into); GJ2K_ERR_UNSUPPORTED when the output is known only
+ * after decoding. */
+GJ2K_API gj2k_status gj2k_decoder_direct_size(gj2k_decoder* dec, const gj2k_decode_params* params,
+                                              gj2k_sample_type type, gj2k_layout layout,
+                                              size_t* size);
+/* Writes the image of the last gj2k_decoder_decode into `out`. GJ2K_ERR_BUFFER_TOO_SMALL when
+ * out->size is too small; GJ2K_ERR_INVALID_ARGUMENT after gj2k_decoder_decode_into (it
+ * keeps no samples) or for a component whose precision exceeds the sample type. */
 GJ2K_API gj2k_status gj2k_decoder_copy(gj2k_decoder* dec, const gj2k_buffer* out);
-/* gj2k_decoder_decode then gj2k_decoder_copy. */
+/* gj2k_decoder_decode then gj2k_decoder_copy (the image stays in the decoder). */
 GJ2K_API gj2k_status gj2k_decode_into(gj2k_decoder* dec, const gj2k_decode_params* params,
                                       const gj2k_buffer* out);
+/* Decodes straight into `out`: the same samples as gj2k_decoder_decode then gj2k_decoder_copy.
+ * When the decode needs nothing done to the whole image (no JP2 palette or channel definitions,
+ * upsampling, force_rgb conversion), each tile goes into `out` as it is decoded (on the GPU
+ * packed on the device) and the buffer is checked before decoding; otherwise it decodes then
+ * copies. Afterwards gj2k_decoder_output / _output_component describe the output, and
+ * gj2k_decoder_copy is refused (no image is kept). */
+GJ2K_API gj2k_status gj2k_decoder_decode_into(gj2k_decoder* dec, const gj2k_decode_params* params,
+                                              const gj2k_buffer* out);
 
 /* ---- encoding ------------------------------------------------------------------------------ */
 typedef enum gj2k_format {

@@ -127,6 +127,12 @@ std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap = false,
                                 const std::string& name = "<memory>");
 // Writes P4 for .pbm, PAM (P7) for .pam, else as encode_pnm.
 void write_pnm(const Image& image, const std::filesystem::path& path);
+// The header write_pnm writes for `image` (its samples are not read) to a .pgm/.ppm/.pnm path,
+// when the format holds the image: the file is then that header followed by the samples
+// pixel-interleaved, 1 byte each, or 2 big-endian past 8 bits (what Decoder::decode_into writes
+// into an OutputBuffer of SampleType::k8 / k16, interleaved, big_endian). nullopt for other
+// extensions and for images write_pnm refuses.
+std::optional<std::string> pnm_header(const Image& image, const std::filesystem::path& path);
 
 // PAM (P7): WIDTH, HEIGHT, DEPTH (1..16384 components), MAXVAL (1..65535), optional TUPLTYPE;
 // samples pixel-interleaved, 16-bit big-endian when MAXVAL > 255. TUPLTYPE GRAYSCALE* or

@@ -258,7 +258,9 @@ struct PnmLayout {
   size_t row_bytes() const { return bitmap ? (width + 7) / 8 : width * components * bytes; }
 };
 
-PnmLayout pnm_layout(const Image& image, bool bitmap, const std::string& name) {
+// geometry_only: the samples are not looked at (pnm_header).
+PnmLayout pnm_layout(const Image& image, bool bitmap, const std::string& name,
+                     bool geometry_only = false) {
   const size_t n = image.components.size();
   if (n != 1 && n != 3)
     fail(ErrorCode::kUnsupported, name,
@@ -277,7 +279,7 @@ PnmLayout pnm_layout(const Image& image, bool bitmap, const std::string& name) {
       fail(ErrorCode::kUnsupported, name, which + "PNM needs one precision for all components");
     if (comp.width != c0.width || comp.height != c0.height)
       fail(ErrorCode::kUnsupported, name, which + "PNM needs one size for all components");
-    if (comp.samples.size() != size_t{comp.width} * comp.height)
+    if (!geometry_only && comp.samples.size() != size_t{comp.width} * comp.height)
       fail(ErrorCode::kInvalidArgument, name, which + "sample buffer does not match its size");
   }
   if (bitmap && (n != 1 || c0.precision != 1))
@@ -363,6 +365,17 @@ std::vector<uint8_t> encode_pnm(const Image& image, bool bitmap, const std::stri
   std::memcpy(out.data(), l.header.data(), l.header.size());
   if (!pnm_rows(image, l, 0, l.height, out.data() + l.header.size())) check_samples(image, l, name);
   return out;
+}
+
+std::optional<std::string> pnm_header(const Image& image, const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (ext != ".pgm" && ext != ".ppm" && ext != ".pnm") return std::nullopt;
+  try {
+    return pnm_layout(image, false, path.string(), true).header;
+  } catch (const Error&) {
+    return std::nullopt;  // write_pnm names the problem
+  }
 }
 
 // PNM goes to the file in slices of rows converted in parallel, without an image-sized

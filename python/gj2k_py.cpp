@@ -286,6 +286,8 @@ const char* code_name(gj2k::ErrorCode code) {
       return "internal";
     case gj2k::ErrorCode::kCancelled:
       return "cancelled";
+    case gj2k::ErrorCode::kBufferTooSmall:
+      return "buffer_too_small";
     case gj2k::ErrorCode::kResource:
       return "resource";
   }

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -14,6 +15,7 @@
 
 #include "codec/batch.h"
 #include "codec/device.h"
+#include "codec/trace.h"
 #include "gj2k/decoder.h"
 #include "io/image_io.h"
 #include "tools/batch_pipeline.h"
@@ -94,6 +96,66 @@ std::string result_line(const gj2k::cli::Job& job, const gj2k::Image& image, dou
                            gj2k::describe(image).c_str(), seconds);
 }
 
+// Raw files (io::encode_raw) are a planar buffer when every component has one size and one
+// sample width: 1 byte up to 8 bits, else 2, in the file's byte order.
+bool raw_is_planar_buffer(const gj2k::Image& shape) {
+  const gj2k::Component& c0 = shape.components[0];
+  for (const gj2k::Component& c : shape.components)
+    if (c.width != c0.width || c.height != c0.height || c.precision < 1 ||
+        c.precision > gj2k::kMaxFilePrecision || (c.precision > 8) != (c0.precision > 8))
+      return false;
+  return true;
+}
+
+// A PGM/PPM or raw output straight from the decoder (Decoder::decode_into): the file's bytes
+// are the header (PNM) and the samples the decoder packs into the buffer after it, no image of
+// int32 samples in between. nullopt, deciding nothing, when the decode needs whole-image work
+// or the format cannot hold the output as one buffer (write_image then writes, or refuses, as
+// for every format), and for PNM of one tile decoded on the CPU (--device cpu): its int32
+// samples are the image anyway, which write_image streams to the file in slices, so a
+// file-sized buffer would only add memory.
+using FileBytes = std::vector<uint8_t, gj2k::DefaultInitAllocator<uint8_t>>;
+std::optional<FileBytes> decode_file_direct(gj2k::Decoder& decoder, const gj2k::DecodeParams& p,
+                                            const std::filesystem::path& output,
+                                            gj2k::Image& described) {
+  using gj2k::io::Format;
+  const std::optional<Format> format = gj2k::io::format_from_extension(output);
+  if (!format ||
+      (*format != Format::kPnm && *format != Format::kRaw && *format != Format::kRawLittle))
+    return std::nullopt;
+  std::optional<gj2k::Image> shape;
+  try {
+    if (*format == Format::kPnm && p.device == gj2k::DecodeDevice::kCpu) {
+      const gj2k::HeaderInfo h = decoder.read_header();
+      if (p.tile || uint64_t{h.num_tiles_x} * h.num_tiles_y == 1) return std::nullopt;
+    }
+    shape = decoder.direct_output(p);
+  } catch (const gj2k::Error&) {
+    return std::nullopt;  // decode() reports it where it meets it, as for every format
+  }
+  if (!shape) return std::nullopt;
+  std::string header;
+  gj2k::OutputBuffer out;
+  if (*format == Format::kPnm) {
+    const std::optional<std::string> h = gj2k::io::pnm_header(*shape, output);
+    if (!h) return std::nullopt;
+    header = *h;
+    out.interleaved = true;
+    out.big_endian = true;
+  } else {
+    if (!raw_is_planar_buffer(*shape)) return std::nullopt;
+    out.big_endian = *format == Format::kRaw;
+  }
+  out.type = shape->components[0].precision > 8 ? gj2k::SampleType::k16 : gj2k::SampleType::k8;
+  const size_t payload = gj2k::output_bytes(*shape, out);
+  FileBytes bytes(header.size() + payload);  // not zeroed: the decoder writes every sample
+  std::memcpy(bytes.data(), header.data(), header.size());
+  out.data = bytes.data() + header.size();
+  out.size = payload;
+  described = decoder.decode_into(p, out);
+  return bytes;
+}
+
 int run_one(const Options& o, gj2k::DecodeParams p, const gj2k::cli::Job& job) {
   const auto& [input, output] = job;
   gj2k::io::check_output(output);  // a bad name costs nothing
@@ -103,10 +165,18 @@ int run_one(const Options& o, gj2k::DecodeParams p, const gj2k::cli::Job& job) {
   progress.set_prefix("decode");
   progress.update("decode", 0.0);  // then once per tile (DecodeParams::progress)
   p.render = render_for(output);
-  gj2k::Image image = gj2k::decode_file(input, p);
+  gj2k::Decoder decoder(input);
+  gj2k::Image image;
+  const std::optional<FileBytes> direct = decode_file_direct(decoder, p, output, image);
+  if (!direct) image = decoder.decode(p);
   const double seconds = seconds_since(start);
   progress.update(("writing " + output.filename().string()).c_str(), -1);
-  gj2k::io::write_image(image, output);
+  if (direct) {
+    gj2k::codec::TraceStage trace("write image");
+    gj2k::io::write_file(output, *direct);
+  } else {
+    gj2k::io::write_image(image, output);
+  }
   progress.clear();
   if (!o.quiet) {
     std::printf("%s\n", result_line(job, image, seconds).c_str());
@@ -130,7 +200,8 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
   std::atomic<uint64_t> bytes_in{0};
   std::atomic<size_t> started{0};
   struct Decoded {
-    gj2k::Image image;
+    gj2k::Image image;              // without samples when `file` holds them
+    std::optional<FileBytes> file;  // a PNM decoded straight into its bytes
     double seconds = 0;
     uint64_t bytes = 0;
   };
@@ -159,12 +230,16 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     progress.update_as(prefix, "decode", 0.0);
     const gj2k::codec::ThreadBudget::Lease lease(budget, static_cast<int>(p.threads));
     const auto start = std::chrono::steady_clock::now();  // the decode, not the wait
-    out.image = decoder.decode(p);
+    out.file = decode_file_direct(decoder, p, jobs[k].second, out.image);
+    if (!out.file) out.image = decoder.decode(p);
     out.seconds = seconds_since(start);
     return out;
   };
   stages.write = [&](size_t k, Decoded out) {
-    gj2k::io::write_image(out.image, jobs[k].second);
+    if (out.file)
+      gj2k::io::write_file(jobs[k].second, *out.file);
+    else
+      gj2k::io::write_image(out.image, jobs[k].second);
     bytes_in += out.bytes;
     if (!o.quiet) progress.print(stdout, result_line(jobs[k], out.image, out.seconds));
   };

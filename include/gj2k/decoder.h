@@ -4,6 +4,10 @@
 //   gj2k::HeaderInfo info = dec.read_header();  // geometry without decoding
 //   gj2k::DecodeParams params;  params.reduce = 1;
 //   gj2k::Image image = dec.decode(params);
+//   // or straight into your own 8/16/32-bit buffer, planar or interleaved:
+//   std::optional<gj2k::Image> shape = dec.direct_output(params);  // geometry, no samples
+//   gj2k::OutputBuffer out{pixels, bytes, gj2k::SampleType::k8, /*interleaved=*/true};
+//   dec.decode_into(params, out);
 //
 // Every failure is a gj2k::Error whose message names what was wrong and where (the file when
 // the decoder reads one, marker or box, byte offset, tile); allocation failures are
@@ -137,6 +141,38 @@ struct HeaderInfo {
   std::vector<uint8_t> icc_profile;  // JP2 colr ICC profile bytes when color_space == kICC
 };
 
+// The width of the samples of a caller's buffer: uint8_t, uint16_t or int32_t for unsigned
+// components, int8_t, int16_t or int32_t for signed ones.
+enum class SampleType : uint8_t { k8 = 1, k16 = 2, k32 = 4 };
+
+// A caller-owned buffer that Decoder::decode_into or copy_to writes an output image into.
+// Sample (x, y) of output component k lies at
+//   data + k * plane_stride + y * row_stride + x * sample bytes            (planar)
+//   data + y * row_stride + (x * components + k) * sample bytes            (interleaved)
+// Every sample is stored as its value in the sample type's width, two's complement for signed
+// components, exactly (a component whose precision exceeds the width is refused, never
+// scaled). Interleaved buffers need components of one size.
+struct OutputBuffer {
+  void* data = nullptr;
+  size_t size = 0;  // bytes available from data
+  SampleType type = SampleType::k8;
+  bool interleaved = false;
+  bool big_endian = false;  // byte order of 16/32-bit samples (false: little-endian, the host's)
+  size_t row_stride = 0;    // bytes; 0: packed rows of the widest component
+  size_t plane_stride = 0;  // planar: bytes between planes; 0: row_stride * the tallest height
+};
+
+// The bytes `layout` (its data and size are not read) needs for the components of `image`
+// (their samples are not read). Throws Error(kInvalidArgument) for strides below a row or a
+// plane, an interleaved layout of components of different sizes, or a component whose
+// precision exceeds the sample type.
+GJ2K_API size_t output_bytes(const Image& image, const OutputBuffer& layout);
+
+// Writes `image` into `out` as OutputBuffer describes. Throws what output_bytes throws,
+// Error(kInvalidArgument) for null data, and Error(kBufferTooSmall) when out.size is below
+// output_bytes.
+GJ2K_API void copy_to(const Image& image, const OutputBuffer& out);
+
 class GJ2K_API Decoder {
  public:
   // Reads the whole file. Throws Error(kIo) when it cannot be read.
@@ -152,6 +188,24 @@ class GJ2K_API Decoder {
   HeaderInfo read_header();
   // Decodes with the given parameters. May be called more than once.
   Image decode(const DecodeParams& params = {});
+
+  // What decode(params) returns, without samples, known from the headers alone when the
+  // decode needs nothing done to the whole image after its tiles: no JP2 palette or channel
+  // definitions applied, no colour conversion (force_rgb, icc_to_srgb, a render that converts
+  // sYCC, e-sYCC, CMYK or CIELab), no upsampling or render of subsampled components. Then
+  // decode_into places every tile straight into the caller's buffer. nullopt otherwise (the
+  // output is known after decoding). Throws as decode does for bad parameters.
+  std::optional<Image> direct_output(const DecodeParams& params = {});
+
+  // Decodes into a caller's buffer, the samples identical to copy_to(decode(params), out).
+  // When direct_output(params) has a value, each tile's final samples go straight into `out`
+  // (on the GPU path packed on the device, so that only the packed bytes come down) and no
+  // image of int32 samples is made; otherwise decode() then copy_to. The layout and size are
+  // checked before any tile is decoded where direct_output is known. Returns the output's
+  // description (decode's image without samples). Throws what decode and copy_to throw; after
+  // a failure the buffer's bytes are unspecified. Bytes of `out` that hold no sample (row and
+  // plane padding) are not written.
+  Image decode_into(const DecodeParams& params, const OutputBuffer& out);
 
   struct Impl;
 

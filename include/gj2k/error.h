@@ -21,6 +21,7 @@ enum class ErrorCode {
                      // (DecodeParams::max_samples): raise the limit or free memory
   kInternal,         // a broken invariant inside gj2k: a bug
   kCancelled,        // a progress callback asked to stop
+  kBufferTooSmall,   // a caller's buffer cannot hold the output (gj2k::copy_to, decode_into)
 };
 
 GJ2K_API const char* to_string(ErrorCode code);

@@ -663,3 +663,84 @@ TEST(CApi, IrreversibleWithRates) {
 }
 
 }  // namespace
+
+// gj2k_decoder_decode_into: every sample type and layout, signed and unsigned, lossless (the
+// samples are the input's), several tiles and a region; the same bytes as gj2k_decoder_decode
+// then gj2k_decoder_copy; sizes from gj2k_decoder_direct_size; errors.
+TEST(CApi, DecoderDecodeInto) {
+  Ctx ctx;
+  const uint32_t w = 45, h = 30, nc = 3;
+  for (bool is_signed : {false, true}) {
+    const auto src = make_samples(w, h, nc, 8, is_signed, GJ2K_SAMPLE_8, GJ2K_PLANAR);
+    gj2k_encode_params ep;
+    gj2k_encode_params_init(&ep);
+    ep.tile_width = 32;
+    ep.tile_height = 16;
+    ep.levels = 2;
+    const auto bytes =
+        encode(ctx, desc(w, h, nc, 8, is_signed), src, GJ2K_SAMPLE_8, GJ2K_PLANAR, &ep);
+    Dec dec(gj2k_decoder_create_memory(ctx, bytes.data(), bytes.size()));
+    for (gj2k_sample_type type : {GJ2K_SAMPLE_8, GJ2K_SAMPLE_16, GJ2K_SAMPLE_32})
+      for (gj2k_layout layout : {GJ2K_PLANAR, GJ2K_INTERLEAVED}) {
+        SCOPED_TRACE(testing::Message()
+                     << "signed " << is_signed << " type " << type << " layout " << layout);
+        size_t size = 0;
+        ASSERT_EQ(gj2k_decoder_direct_size(dec, nullptr, type, layout, &size), GJ2K_OK);
+        EXPECT_EQ(size, size_t{w} * h * nc * type);
+        std::vector<uint8_t> out(size, 0xCD);
+        gj2k_buffer b{out.data(), out.size(), type, layout, 0, 0};
+        ASSERT_EQ(gj2k_decoder_decode_into(dec, nullptr, &b), GJ2K_OK) << gj2k_context_error(ctx);
+        EXPECT_EQ(out, make_samples(w, h, nc, 8, is_signed, type, layout));
+        gj2k_info info = info_struct();
+        ASSERT_EQ(gj2k_decoder_output(dec, &info), GJ2K_OK);
+        EXPECT_EQ(info.num_components, nc);
+        EXPECT_EQ(gj2k_decoder_copy(dec, &b), GJ2K_ERR_INVALID_ARGUMENT);  // nothing kept
+        // A region, against decode + copy.
+        gj2k_decode_params dp;
+        gj2k_decode_params_init(&dp);
+        dp.use_region = 1;
+        dp.region_x0 = 3, dp.region_y0 = 7, dp.region_x1 = 40, dp.region_y1 = 29;
+        ASSERT_EQ(gj2k_decoder_direct_size(dec, &dp, type, layout, &size), GJ2K_OK);
+        EXPECT_EQ(size, size_t{37} * 22 * nc * type);
+        std::vector<uint8_t> direct(size, 0xCD), copied(size, 0x5A);
+        gj2k_buffer bd{direct.data(), direct.size(), type, layout, 0, 0};
+        gj2k_buffer bc{copied.data(), copied.size(), type, layout, 0, 0};
+        ASSERT_EQ(gj2k_decoder_decode_into(dec, &dp, &bd), GJ2K_OK) << gj2k_context_error(ctx);
+        ASSERT_EQ(gj2k_decoder_decode(dec, &dp), GJ2K_OK);
+        ASSERT_EQ(gj2k_decoder_copy(dec, &bc), GJ2K_OK);
+        EXPECT_EQ(direct, copied);
+        // One byte short: refused before decoding.
+        bd.size = size - 1;
+        EXPECT_EQ(gj2k_decoder_decode_into(dec, &dp, &bd), GJ2K_ERR_BUFFER_TOO_SMALL);
+        EXPECT_NE(std::string(gj2k_context_error(ctx)).find("needs"), std::string::npos);
+      }
+  }
+}
+
+// 12-bit samples: direct with upsample set (nothing is subsampled), refused for 8-bit samples;
+// bad arguments.
+TEST(CApi, DecoderDecodeIntoPrecisionAndErrors) {
+  Ctx ctx;
+  const uint32_t w = 40, h = 20;
+  const auto src = make_samples(w, h, 3, 12, false, GJ2K_SAMPLE_16, GJ2K_PLANAR);
+  auto bytes = encode(ctx, desc(w, h, 3, 12, false), src, GJ2K_SAMPLE_16, GJ2K_PLANAR);
+  Dec dec(gj2k_decoder_create_memory(ctx, bytes.data(), bytes.size()));
+  gj2k_decode_params dp;
+  gj2k_decode_params_init(&dp);
+  dp.upsample = 1;  // nothing subsampled: still direct
+  size_t size = 0;
+  EXPECT_EQ(gj2k_decoder_direct_size(dec, &dp, GJ2K_SAMPLE_16, GJ2K_PLANAR, &size), GJ2K_OK);
+  std::vector<uint8_t> out(size);
+  gj2k_buffer b{out.data(), out.size(), GJ2K_SAMPLE_8, GJ2K_PLANAR, 0, 0};
+  EXPECT_EQ(gj2k_decoder_decode_into(dec, &dp, &b), GJ2K_ERR_INVALID_ARGUMENT);  // 12 bits
+  EXPECT_NE(std::string(gj2k_context_error(ctx)).find("12 bits"), std::string::npos);
+  b.type = GJ2K_SAMPLE_16;
+  ASSERT_EQ(gj2k_decoder_decode_into(dec, &dp, &b), GJ2K_OK) << gj2k_context_error(ctx);
+  EXPECT_EQ(out, src);
+  b.type = static_cast<gj2k_sample_type>(3);
+  EXPECT_EQ(gj2k_decoder_decode_into(dec, &dp, &b), GJ2K_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gj2k_decoder_decode_into(dec, &dp, nullptr), GJ2K_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gj2k_decoder_decode_into(nullptr, &dp, &b), GJ2K_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gj2k_decoder_direct_size(dec, &dp, GJ2K_SAMPLE_16, GJ2K_PLANAR, nullptr),
+            GJ2K_ERR_INVALID_ARGUMENT);
+}

@@ -6,7 +6,9 @@
 
 #include "common/shared_data.h"
 #include "gj2k/decoder.h"
+#include "gj2k/encoder.h"
 #include "io/image_io.h"
+#include "tests/codec/encode_test_util.h"
 
 namespace {
 
@@ -59,6 +61,60 @@ TEST(DecodeCli, WritesEachFormatAndHonoursOptions) {
   EXPECT_NE(run("-i " + in.string() + " -o " + (dir / "x.ppm").string() + " --region 5,5,1,1"), 0);
   EXPECT_NE(run("-i " + (dir / "missing.j2k").string() + " -o " + (dir / "x.ppm").string()), 0);
   EXPECT_NE(run("-i " + in.string() + " -o " + (dir / "x.ppm").string() + " --reduce 9"), 0);
+}
+
+// PGM/PPM and raw outputs that the decoder writes straight into the file's bytes (decode_into)
+// are the bytes encode_pnm / encode_raw make of decode()'s image: 8-bit RGB in tiles, 12-bit
+// grey (2 bytes) with a region, subsampled chroma (the fallback through the image), a batch.
+TEST(DecodeCli, PnmStraightFromTheDecoderEqualsTheImagePath) {
+  const auto dir = gj2k::test::scratch_dir() / "decode_cli_pnm";
+  std::filesystem::create_directories(dir / "batch");
+  struct Case {
+    std::string name, ext, options;
+    gj2k::Image image;
+    gj2k::EncodeParams ep;
+    gj2k::DecodeParams dp;
+  };
+  std::vector<Case> cases(3);
+  cases[0] = {"rgb", ".ppm", "", gj2k::test::random_image(90, 70, 3, 8, false, 1), {}, {}};
+  cases[0].ep.tile_width = cases[0].ep.tile_height = 32;
+  cases[1] = {
+      "grey12", ".pgm", "--region 5,6,70,50", gj2k::test::random_image(77, 60, 1, 12, false, 2),
+      {},       {}};
+  cases[1].dp.region = gj2k::Region{5, 6, 70, 50};
+  cases[2] = {
+      "sub", ".ppm",
+      "",    gj2k::test::random_image(64, 48, 3, 8, false, 3, 0, 0, {{1, 1}, {2, 2}, {2, 2}}),
+      {},    {}};
+  for (Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    c.ep.device = gj2k::EncodeParams::Device::kCpu;
+    const auto in = dir / (c.name + ".j2k");
+    gj2k::Encoder().encode_to_file(c.image, c.ep, in);
+    c.dp.render = gj2k::DecodeParams::Render::kRgb;  // as the CLI renders for PNM
+    const std::vector<uint8_t> want = gj2k::io::encode_pnm(gj2k::decode_file(in, c.dp));
+    const auto out = dir / (c.name + c.ext);
+    ASSERT_EQ(run("-i " + in.string() + " -o " + out.string() + " " + c.options), 0);
+    EXPECT_EQ(gj2k::io::read_file(out), want);
+    if (c.options.empty()) {
+      std::filesystem::copy_file(in, dir / "batch" / in.filename(),
+                                 std::filesystem::copy_options::overwrite_existing);
+      ASSERT_EQ(run("-i " + (dir / "batch").string() + " -o " + (dir / "batch").string() +
+                    " --format ppm"),
+                0);
+      EXPECT_EQ(gj2k::io::read_file(dir / "batch" / (c.name + ".ppm")), want);
+    }
+    // Raw planar samples, both byte orders: the bytes encode_raw makes of the image.
+    c.dp.render = gj2k::DecodeParams::Render::kNone;
+    const gj2k::Image image = gj2k::decode_file(in, c.dp);
+    for (const char* ext : {".raw", ".rawl"}) {
+      const auto raw = dir / (c.name + ext);
+      ASSERT_EQ(run("-i " + in.string() + " -o " + raw.string() + " " + c.options), 0);
+      EXPECT_EQ(gj2k::io::read_file(raw),
+                gj2k::io::encode_raw(image, std::string(ext) == ".raw", raw.string()))
+          << ext;
+    }
+  }
 }
 
 }  // namespace

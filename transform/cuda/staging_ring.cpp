@@ -65,11 +65,11 @@ void StagingRing::upload(void* dst, const void* src, size_t bytes, cudaStream_t 
   }
 }
 
-void StagingRing::download(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads) {
+template <class CopyOut>
+void StagingRing::download_with(const void* src, size_t bytes, cudaStream_t s, CopyOut&& copy_out) {
   if (bytes == 0) return;
   reserve(bytes);
   const char* from = static_cast<const char*>(src);
-  char* to = static_cast<char*>(dst);
   const size_t pieces = (bytes + chunk_bytes_ - 1) / chunk_bytes_;
   // Chunk k of the transfer goes through ring chunk (first + k) % chunks_; up to chunks_ DMAs
   // are in flight while the host copies out the oldest.
@@ -86,10 +86,42 @@ void StagingRing::download(void* dst, const void* src, size_t bytes, cudaStream_
   for (size_t k = 0; k < pieces; ++k) {
     const size_t i = slot(k), at = k * chunk_bytes_;
     GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[i]->get()));
-    copy(to + at, chunk(i), std::min(chunk_bytes_, bytes - at), threads);
+    copy_out(at, chunk(i), std::min(chunk_bytes_, bytes - at));
     if (k + chunks_ < pieces) enqueue(k + chunks_);
   }
   next_ = slot(pieces);
+}
+
+void StagingRing::download(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads) {
+  char* to = static_cast<char*>(dst);
+  download_with(src, bytes, s, [&](size_t at, const char* from, size_t len) {
+    copy(to + at, from, len, threads);
+  });
+}
+
+void StagingRing::download_rows(void* dst, size_t dst_pitch, const void* src, size_t row_bytes,
+                                size_t rows, cudaStream_t s, int threads) {
+  if (row_bytes == 0 || rows == 0) return;
+  if (dst_pitch == row_bytes) return download(dst, src, row_bytes * rows, s, threads);
+  char* to = static_cast<char*>(dst);
+  // Bytes [at, at + len) of the transfer: a row's tail, whole rows, a row's head.
+  download_with(src, row_bytes * rows, s, [&](size_t at, const char* from, size_t len) {
+    const size_t end = at + len;
+    size_t y = at / row_bytes, x = at % row_bytes;
+    if (x != 0) {
+      const size_t n = std::min(row_bytes - x, len);
+      std::memcpy(to + y * dst_pitch + x, from, n);
+      from += n;
+      at += n;
+      ++y;
+    }
+    const auto whole = static_cast<int64_t>((end - at) / row_bytes);
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && whole > 16)
+    for (int64_t r = 0; r < whole; ++r)
+      std::memcpy(to + (y + r) * dst_pitch, from + r * row_bytes, row_bytes);
+    at += whole * row_bytes;
+    if (at < end) std::memcpy(to + (y + whole) * dst_pitch, from + whole * row_bytes, end - at);
+  });
 }
 
 }  // namespace gj2k::transform::cuda

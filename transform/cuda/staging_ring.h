@@ -42,12 +42,20 @@ class StagingRing {
 
   void upload(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads);
   void download(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads);
+  // download of `rows` rows of row_bytes each, back to back at src, into host rows dst_pitch
+  // bytes apart (a rectangle of a larger host image).
+  void download_rows(void* dst, size_t dst_pitch, const void* src, size_t row_bytes, size_t rows,
+                     cudaStream_t s, int threads);
 
   // Pins chunks for transfers of up to `bytes` (see above).
   void reserve(size_t bytes);
   size_t pinned_bytes() const { return buffer_.bytes(); }
 
  private:
+  // download's pipeline; copy_out(at, chunk, len) moves bytes [at, at + len) of the transfer
+  // from a pinned chunk to their host place.
+  template <class CopyOut>
+  void download_with(const void* src, size_t bytes, cudaStream_t s, CopyOut&& copy_out);
   char* chunk(size_t i) const { return buffer_.as<char>() + i * chunk_bytes_; }
   size_t max_chunk_bytes_;
   size_t chunk_bytes_ = 0;  // current chunk size (0: nothing pinned yet)

@@ -1,0 +1,107 @@
+// Output buffers (codec/output_buffer.h) and the public output_bytes / copy_to.
+#include "codec/output_buffer.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "gj2k/error.h"
+
+namespace gj2k {
+namespace codec {
+namespace {
+
+[[noreturn]] void invalid(const std::string& what) {
+  throw Error(ErrorCode::kInvalidArgument, "output buffer: " + what);
+}
+
+}  // namespace
+
+BufferLayout buffer_layout(const Image& image, const OutputBuffer& b) {
+  BufferLayout g;
+  if (b.type != SampleType::k8 && b.type != SampleType::k16 && b.type != SampleType::k32)
+    invalid("sample type " + std::to_string(static_cast<int>(b.type)) + " is not 8, 16 or 32-bit");
+  const uint32_t bytes = static_cast<uint32_t>(b.type);
+  g.format = {bytes, b.big_endian};
+  const size_t ncomp = image.components.size();
+  uint32_t width = 0, height = 0;
+  for (size_t k = 0; k < ncomp; ++k) {
+    const Component& c = image.components[k];
+    width = std::max(width, c.width);
+    height = std::max(height, c.height);
+    if (b.interleaved &&
+        (c.width != image.components[0].width || c.height != image.components[0].height))
+      invalid(
+          "interleaved output needs components of one size; this image has subsampled "
+          "components (decode with upsample or use a planar buffer)");
+    if (c.precision > 8 * bytes)
+      invalid("component " + std::to_string(k) + " has " + std::to_string(c.precision) +
+              " bits; it does not fit " + std::to_string(8 * bytes) + "-bit samples");
+  }
+  if (ncomp == 0 || width == 0 || height == 0) return g;
+  const size_t max = std::numeric_limits<size_t>::max();
+  if (size_t{width} > max / bytes / ncomp) invalid("its size overflows size_t");
+  g.pixel = b.interleaved ? bytes * ncomp : bytes;
+  const size_t packed_row = size_t{width} * g.pixel;
+  g.row = b.row_stride ? b.row_stride : packed_row;
+  if (g.row < packed_row)
+    invalid("row_stride " + std::to_string(b.row_stride) + " is below the " +
+            std::to_string(packed_row) + " bytes of a row");
+  if (g.row > max / height) invalid("its size overflows size_t");
+  const size_t plane_bytes = g.row * (height - 1) + packed_row;
+  if (b.interleaved) {
+    g.comp_step = bytes;
+    g.needed = plane_bytes;
+    return g;
+  }
+  g.comp_step = b.plane_stride ? b.plane_stride : g.row * height;
+  if (g.comp_step < plane_bytes)
+    invalid("plane_stride " + std::to_string(b.plane_stride) + " is below the " +
+            std::to_string(plane_bytes) + " bytes of a plane");
+  if (g.comp_step > (max - plane_bytes) / ncomp) invalid("its size overflows size_t");
+  g.needed = g.comp_step * (ncomp - 1) + plane_bytes;
+  return g;
+}
+
+BufferLayout checked_layout(const Image& image, const OutputBuffer& out) {
+  const BufferLayout g = buffer_layout(image, out);
+  if (!out.data && g.needed) invalid("data is NULL");
+  if (out.size < g.needed)
+    throw Error(ErrorCode::kBufferTooSmall, "output buffer of " + std::to_string(out.size) +
+                                                " bytes; the decoded image needs " +
+                                                std::to_string(g.needed));
+  return g;
+}
+
+}  // namespace codec
+
+size_t output_bytes(const Image& image, const OutputBuffer& layout) {
+  return codec::buffer_layout(image, layout).needed;
+}
+
+void copy_to(const Image& image, const OutputBuffer& out) {
+  const codec::BufferLayout g = codec::checked_layout(image, out);
+  for (size_t k = 0; k < image.components.size(); ++k) {
+    const Component& c = image.components[k];
+    if (c.samples.size() != size_t{c.width} * c.height)
+      throw Error(ErrorCode::kInvalidArgument, "copy_to: component " + std::to_string(k) + " has " +
+                                                   std::to_string(c.samples.size()) +
+                                                   " samples for " + std::to_string(c.width) + "x" +
+                                                   std::to_string(c.height));
+  }
+  for (size_t k = 0; k < image.components.size(); ++k) {
+    const Component& c = image.components[k];
+    transform::PackRect r;
+    r.width = c.width;
+    r.height = c.height;
+    r.src_pitch = c.width;
+    r.dst_row = g.row;
+    r.dst_pixel = g.pixel;
+    transform::pack_rect(c.samples.data(), static_cast<uint8_t*>(out.data) + k * g.comp_step, r,
+                         g.format, omp_get_max_threads());
+  }
+}
+
+}  // namespace gj2k

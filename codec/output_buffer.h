@@ -1,0 +1,28 @@
+// Caller-owned output buffers (gj2k::OutputBuffer, include/gj2k/decoder.h): where each output
+// component's samples lie, checked once for copy_to, Decoder::decode_into and the C API.
+// Not public.
+#pragma once
+
+#include <cstddef>
+
+#include "gj2k/decoder.h"
+#include "gj2k/image.h"
+#include "transform/pack.h"
+
+namespace gj2k::codec {
+
+// Sample (x, y) of output component k at data + k * comp_step + y * row + x * pixel.
+struct BufferLayout {
+  transform::PackFormat format;
+  size_t pixel = 1, row = 0, comp_step = 0;
+  size_t needed = 0;  // bytes the buffer must hold
+};
+
+// The layout of `out` for the components of `image` (samples not read). Throws
+// Error(kInvalidArgument) as output_bytes documents.
+BufferLayout buffer_layout(const Image& image, const OutputBuffer& out);
+
+// buffer_layout, and refuses null data (kInvalidArgument) or a size below it (kBufferTooSmall).
+BufferLayout checked_layout(const Image& image, const OutputBuffer& out);
+
+}  // namespace gj2k::codec
