@@ -836,6 +836,28 @@ void Decoder::Impl::apply_colour(Image& image, const DecodeParams& p,
   if (p.upsample) codec::upsample(image);
 }
 
+namespace codec {
+
+transform::Device likely_decode_device(const std::filesystem::path& path, const DecodeParams& p) {
+  if (p.device == DecodeDevice::kCpu) return transform::Device::kCpu;
+  try {
+    constexpr size_t kPrefix = size_t{1} << 20;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return transform::Device::kCpu;
+    std::vector<uint8_t> prefix(kPrefix);
+    in.read(reinterpret_cast<char*>(prefix.data()), static_cast<std::streamsize>(kPrefix));
+    prefix.resize(static_cast<size_t>(in.gcount()));
+    Decoder::Impl impl;
+    impl.bytes = std::move(prefix);
+    impl.read_header();
+    return choose_device(p, impl.main.siz);
+  } catch (...) {  // headers beyond the prefix, or damaged: the decode decides
+    return transform::Device::kCpu;
+  }
+}
+
+}  // namespace codec
+
 Image decode_file(const std::filesystem::path& path, const DecodeParams& params) {
   return Decoder(path).decode(params);
 }

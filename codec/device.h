@@ -3,6 +3,8 @@
 // and nowhere else.
 #pragma once
 
+#include <filesystem>
+
 #include "gj2k/decoder.h"
 #include "gj2k/encoder.h"
 #include "transform/device.h"
@@ -20,6 +22,13 @@ inline transform::Device to_transform(DecodeDevice d) {
   }
   return transform::Device::kAuto;
 }
+
+// The device a decode of the file at `path` under `p` would pick (DecodeParams::device's
+// rule), judged from the headers in the file's first bytes, for callers that start CUDA
+// (codec::GpuWarmUp) while the file is read: kGpu/kAuto where the decode would go to the GPU,
+// kCpu where it would not, or where the headers do not fit the first 1 MB or do not parse (the
+// decode itself then decides and reports). Never throws.
+transform::Device likely_decode_device(const std::filesystem::path& path, const DecodeParams& p);
 
 inline transform::Device to_transform(EncodeParams::Device d) {
   switch (d) {

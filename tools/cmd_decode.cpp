@@ -4,6 +4,7 @@
 // (-i repeated, a folder, --img-dir) decode as one batch (run_batch).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -15,6 +16,7 @@
 
 #include "codec/batch.h"
 #include "codec/device.h"
+#include "codec/gpu_warm_up.h"
 #include "codec/trace.h"
 #include "gj2k/decoder.h"
 #include "io/image_io.h"
@@ -165,6 +167,11 @@ int run_one(const Options& o, gj2k::DecodeParams p, const gj2k::cli::Job& job) {
   progress.set_prefix("decode");
   progress.update("decode", 0.0);  // then once per tile (DecodeParams::progress)
   p.render = render_for(output);
+  // CUDA starts while the file is read when its headers say the decode will use the GPU (the
+  // decoder's own warm-up then finds the context made).
+  std::optional<gj2k::codec::GpuWarmUp> gpu_start;
+  if (gj2k::codec::likely_decode_device(input, p) != gj2k::transform::Device::kCpu)
+    gpu_start.emplace(false);
   gj2k::Decoder decoder(input);
   gj2k::Image image;
   const std::optional<FileBytes> direct = decode_file_direct(decoder, p, output, image);
@@ -197,6 +204,16 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
   const int coders = gj2k::codec::batch_workers(threads, jobs.size());
   gj2k::codec::ThreadBudget budget(threads);
   gj2k::codec::ThreadBudget gpu_places(gj2k::codec::kBatchGpuInFlight);
+  // CUDA starts once for the batch, while the first file is read, when its decode will use
+  // the GPU (judged for its share of the threads).
+  std::optional<gj2k::codec::GpuWarmUp> gpu_start;
+  {
+    gj2k::DecodeParams first = params;
+    first.threads = static_cast<uint32_t>(std::max(1, threads / coders));
+    if (gj2k::codec::likely_decode_device(jobs.front().first, first) !=
+        gj2k::transform::Device::kCpu)
+      gpu_start.emplace(false);
+  }
   std::atomic<uint64_t> bytes_in{0};
   std::atomic<size_t> started{0};
   struct Decoded {

@@ -1,8 +1,16 @@
 // The API boundary's device conversion (codec/device.h): every public choice of DecodeParams
-// and EncodeParams maps to the transform::Device of the same meaning.
+// and EncodeParams maps to the transform::Device of the same meaning; likely_decode_device
+// judges a file by the headers in its first megabyte as the decoder judges it.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
 #include "codec/device.h"
+#include "codec/synthetic.h"
+#include "gj2k/encoder.h"
 
 namespace gj2k::codec {
 namespace {
@@ -17,6 +25,44 @@ TEST(DeviceBoundary, EncodeDeviceMapsToTheSameChoice) {
   EXPECT_EQ(to_transform(EncodeParams::Device::kAuto), transform::Device::kAuto);
   EXPECT_EQ(to_transform(EncodeParams::Device::kCpu), transform::Device::kCpu);
   EXPECT_EQ(to_transform(EncodeParams::Device::kGpu), transform::Device::kGpu);
+}
+
+void write(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+}
+
+TEST(DeviceBoundary, LikelyDecodeDeviceReadsTheHeadersOnly) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("gj2k_likely_" + std::to_string(std::random_device{}()));
+  std::filesystem::create_directories(dir);
+  // A JP2 larger than the 1 MB the probe reads (noise: it barely compresses), a small .j2k,
+  // and bytes that are no codestream.
+  Image big = synthetic_image(1200, 1000, 3, 8, 5);
+  std::mt19937 rng(5);
+  for (Component& c : big.components)
+    for (int32_t& v : c.samples) v = static_cast<int32_t>(rng() & 255);
+  const std::vector<uint8_t> jp2 = Encoder().encode(big, EncodeParams{}, FileFormat::kJp2);
+  ASSERT_GT(jp2.size(), size_t{1} << 20);
+  write(dir / "big.jp2", jp2);
+  write(dir / "small.j2k", Encoder().encode(synthetic_image(64, 48, 3, 8, 6), EncodeParams{}));
+  write(dir / "junk.j2k", std::vector<uint8_t>(100, 0x42));
+  DecodeParams p;
+  p.device = DecodeDevice::kGpu;
+  EXPECT_EQ(likely_decode_device(dir / "big.jp2", p), transform::Device::kGpu);
+  EXPECT_EQ(likely_decode_device(dir / "small.j2k", p), transform::Device::kGpu);
+  EXPECT_EQ(likely_decode_device(dir / "junk.j2k", p), transform::Device::kCpu);
+  EXPECT_EQ(likely_decode_device(dir / "missing.j2k", p), transform::Device::kCpu);
+  p.device = DecodeDevice::kCpu;
+  EXPECT_EQ(likely_decode_device(dir / "big.jp2", p), transform::Device::kCpu);
+  // auto: a small image stays on the CPU; the 1200x1000 one as the cost model says.
+  p.device = DecodeDevice::kAuto;
+  p.threads = 1;
+  EXPECT_EQ(likely_decode_device(dir / "small.j2k", p), transform::Device::kCpu);
+  EXPECT_EQ(likely_decode_device(dir / "big.jp2", p),
+            transform::auto_choice_decode(transform::Device::kAuto, 1200 * 1000 * 3, 1, 1));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
