@@ -148,8 +148,15 @@ void apply_thresholds(std::vector<TileCoding>& tiles, const RateAllocator& ra,
 // Registers every code-block with passes with the allocator (blk.rc); returns how many
 // code-blocks the tiles have.
 uint64_t register_blocks(std::vector<TileCoding>& tiles, RateAllocator& ra) {
-  std::vector<uint32_t> ends;
-  std::vector<double> gains;
+  // The blocks with passes in order; their hulls made in parallel, then added in that order.
+  struct Item {
+    BlockCoding* blk;
+    double weight;
+    std::vector<uint32_t> ends;
+    std::vector<double> gains;
+    std::vector<entropy::TruncationPoint> hull;
+  };
+  std::vector<Item> items;
   uint64_t blocks = 0;
   for (TileCoding& tile : tiles)
     for (TileComponentCoding& tcc : tile.components)
@@ -157,15 +164,21 @@ uint64_t register_blocks(std::vector<TileCoding>& tiles, RateAllocator& ra) {
         for (BandCoding& bc : res)
           for (BlockCoding& blk : bc.blocks) {
             ++blocks;
-            if (blk.enc.passes.empty()) continue;
-            ends.clear();
-            gains.clear();
-            for (const entropy::CodedPass& p : blk.enc.passes) {
-              ends.push_back(p.end);
-              gains.push_back(p.distortion * bc.weight);
-            }
-            blk.rc = static_cast<uint32_t>(ra.add_block(ends.data(), gains.data(), ends.size()));
+            if (!blk.enc.passes.empty()) items.push_back({&blk, bc.weight, {}, {}, {}});
           }
+  const int64_t n = static_cast<int64_t>(items.size());
+#pragma omp parallel for schedule(dynamic, 64) if (n >= 1024)
+  for (int64_t i = 0; i < n; ++i) {
+    Item& it = items[static_cast<size_t>(i)];
+    for (const entropy::CodedPass& p : it.blk->enc.passes) {
+      it.ends.push_back(p.end);
+      it.gains.push_back(p.distortion * it.weight);
+    }
+    it.hull = entropy::convex_hull(it.ends.data(), it.gains.data(), it.ends.size());
+  }
+  for (Item& it : items)
+    it.blk->rc = static_cast<uint32_t>(
+        ra.add_block(it.ends.data(), it.gains.data(), it.ends.size(), it.hull));
   return blocks;
 }
 

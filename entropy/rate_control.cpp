@@ -46,9 +46,13 @@ std::vector<TruncationPoint> convex_hull(const uint32_t* ends, const double* gai
 }
 
 size_t RateAllocator::add_block(const uint32_t* ends, const double* gains, size_t n) {
+  return add_block(ends, gains, n, convex_hull(ends, gains, n));
+}
+
+size_t RateAllocator::add_block(const uint32_t* ends, const double* gains, size_t n,
+                                const std::vector<TruncationPoint>& hull) {
   Block b;
   b.first = static_cast<uint32_t>(points_.size());
-  auto hull = convex_hull(ends, gains, n);
   double g = 0;
   size_t pass = 0;
   for (const auto& p : hull) {

@@ -46,6 +46,10 @@ class RateAllocator {
   // Adds a block and returns its index (0, 1, ...). Not thread-safe; blocks are added after
   // Tier-1 has run, in any fixed order.
   size_t add_block(const uint32_t* ends, const double* gains, size_t n);
+  // The same with the block's hull already made (convex_hull(ends, gains, n), which callers
+  // may compute for many blocks in parallel).
+  size_t add_block(const uint32_t* ends, const double* gains, size_t n,
+                   const std::vector<TruncationPoint>& hull);
   size_t num_blocks() const { return blocks_.size(); }
 
   // Passes of block b included at threshold lambda: those up to the last hull point with

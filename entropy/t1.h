@@ -28,10 +28,11 @@ inline constexpr uint8_t kAll = 0x3F;              // every Part 1 bit
 // Subband orientation (B-15), shared with transform/: core/band.h.
 using core::Band;
 
+// (16 bytes: the GPU encoder brings one back per coded pass.)
 struct CodedPass {
-  uint32_t end;       // cumulative bytes of the block's data needed to decode through this pass
   double distortion;  // decrease in squared error of the coefficients (in units of the quantized
                       // index, unweighted, midpoint reconstruction) that this pass achieves
+  uint32_t end;       // cumulative bytes of the block's data needed to decode through this pass
   bool terminated;    // the MQ/raw codeword segment ends after this pass (TERMALL, bypass...)
 };
 

@@ -438,7 +438,9 @@ GJ2K_HD EncodeStatus run_encode(const Tables& tables, const uint32_t* values, si
     const uint32_t p = pass_plane(i, nbp);
     const int64_t d = e.run_pass(kind, p, is_raw, style);
     const bool term = segment_ends(style, i) || i + 1 == num_passes;
-    passes[i] = {0, pass_distortion(kind, p, d), term};
+    passes[i].distortion = pass_distortion(kind, p, d);
+    passes[i].end = 0;
+    passes[i].terminated = term;
     if (term) {
       if (is_raw)
         e.raw.flush(predictable);

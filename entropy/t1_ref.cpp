@@ -285,7 +285,10 @@ EncodedBlock encode_block_ref(const int32_t* q, size_t stride, uint32_t w, uint3
     }
     const double new_err = block_error(b.mag, known);
     const bool term = pass_ends_segment(style, i) || i + 1 == max_passes(nbp);
-    out.passes.push_back({0, std::max(0.0, err - new_err), term});
+    CodedPass& cp = out.passes.emplace_back();
+    cp.distortion = std::max(0.0, err - new_err);
+    cp.end = 0;
+    cp.terminated = term;
     err = new_err;
     if (term) {
       if (is_raw) {

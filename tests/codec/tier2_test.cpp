@@ -112,7 +112,7 @@ TileCoding random_tile(Rng& rng, const MainHeader& mh, uint32_t t) {
           uint32_t end = 0;
           for (uint32_t p = 0; p < passes; ++p) {
             end += uni(rng, 0, 3) == 0 ? 0 : uni(rng, 1, 300);
-            blk.enc.passes.push_back({end, 0.0, false});
+            blk.enc.passes.push_back({0.0, end, false});
           }
           for (uint32_t i = 0; i < end; ++i) blk.enc.data.push_back(static_cast<uint8_t>(rng()));
           uint32_t included = 0;

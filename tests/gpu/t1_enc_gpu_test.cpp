@@ -130,7 +130,7 @@ void check_batch(uint32_t seed, int count, int max_side, const cuda::LaunchShape
   const size_t n = b.jobs.size();
   // CPU: the same coder, reading the plane as the kernel does.
   std::vector<uint8_t> want(b.out_bytes, kGuard);
-  std::vector<CodedPass> want_passes(b.pass_records + 1, CodedPass{0xFFFFFFFFu, -1.0, true});
+  std::vector<CodedPass> want_passes(b.pass_records + 1, CodedPass{-1.0, 0xFFFFFFFFu, true});
   std::vector<t1::EncodeResult> want_results(n);
   std::vector<uint8_t> want_status(n);
   std::vector<uint32_t> state(t1::kMaxStateWords);
@@ -161,7 +161,7 @@ void check_batch(uint32_t seed, int count, int max_side, const cuda::LaunchShape
   DeviceBuffer d_jobs = upload(b.jobs), d_plane = upload(b.plane);
   DeviceBuffer d_bytes = upload(std::vector<uint8_t>(b.out_bytes, kGuard));
   DeviceBuffer d_passes =
-      upload(std::vector<CodedPass>(b.pass_records + 1, CodedPass{0xFFFFFFFFu, -1.0, true}));
+      upload(std::vector<CodedPass>(b.pass_records + 1, CodedPass{-1.0, 0xFFFFFFFFu, true}));
   DeviceBuffer d_results(n * sizeof(t1::EncodeResult)), d_status(n), d_counter(sizeof(uint32_t));
   const size_t threads = cuda::encode_threads(uint32_t(n), sms, shape);
   size_t state_words = 0;
