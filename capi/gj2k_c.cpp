@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/output_buffer.h"
 #include "codec/parallel.h"
 #include "gj2k/gj2k.h"
 
@@ -177,11 +178,11 @@ size_t sample_bytes(gj2k_sample_type type) {
   return static_cast<size_t>(type);
 }
 
-// Where each sample of a buffer lies: sample (x, y) of component c at
-// data + c * comp_step + y * row + x * pixel.
+// Where each sample of an input buffer lies (codec::strided_layout): sample (x, y) of
+// component c at data + c * comp_step + y * row + x * pixel.
 struct Geometry {
   size_t bytes = 1;  // per sample
-  size_t pixel = 1, row = 0, plane = 0, comp_step = 0;
+  size_t pixel = 1, row = 0, comp_step = 0;
   size_t needed = 0;  // bytes the buffer must hold
 };
 
@@ -191,29 +192,16 @@ Geometry geometry(const gj2k_buffer& b, uint32_t width, uint32_t height, uint32_
   if (b.layout != GJ2K_PLANAR && b.layout != GJ2K_INTERLEAVED)
     invalid("buffer layout " + std::to_string(static_cast<int>(b.layout)) +
             " is not GJ2K_PLANAR or GJ2K_INTERLEAVED");
-  if (ncomp == 0 || width == 0 || height == 0) return g;
-  const size_t max = std::numeric_limits<size_t>::max();
-  if (size_t{width} > max / g.bytes / ncomp) invalid("buffer size overflows size_t");
-  const bool inter = b.layout == GJ2K_INTERLEAVED;
-  g.pixel = inter ? g.bytes * ncomp : g.bytes;
-  const size_t packed_row = size_t{width} * g.pixel;
-  g.row = b.row_stride ? b.row_stride : packed_row;
-  if (g.row < packed_row)
-    invalid("buffer row_stride " + std::to_string(b.row_stride) + " is below the " +
-            std::to_string(packed_row) + " bytes of a row");
-  if (g.row > max / height) invalid("buffer size overflows size_t");
-  const size_t plane_bytes = g.row * (height - 1) + packed_row;
-  if (inter) {
-    g.comp_step = g.bytes;
-    g.needed = plane_bytes;
-  } else {
-    g.plane = b.plane_stride ? b.plane_stride : g.row * height;
-    if (g.plane < plane_bytes)
-      invalid("buffer plane_stride " + std::to_string(b.plane_stride) + " is below the " +
-              std::to_string(plane_bytes) + " bytes of a plane");
-    if (g.plane > (max - plane_bytes) / ncomp) invalid("buffer size overflows size_t");
-    g.comp_step = g.plane;
-    g.needed = g.plane * (ncomp - 1) + plane_bytes;
+  try {
+    const gj2k::codec::BufferLayout s =
+        gj2k::codec::strided_layout(width, height, ncomp, g.bytes, b.layout == GJ2K_INTERLEAVED,
+                                    b.row_stride, b.plane_stride, "input buffer");
+    g.pixel = s.pixel;
+    g.row = s.row;
+    g.comp_step = s.comp_step;
+    g.needed = s.needed;
+  } catch (const gj2k::Error& e) {
+    invalid(e.what());
   }
   return g;
 }

@@ -19,6 +19,38 @@ namespace {
 
 }  // namespace
 
+BufferLayout strided_layout(uint32_t width, uint32_t height, size_t ncomp, size_t bytes,
+                            bool interleaved, size_t row_stride, size_t plane_stride,
+                            const char* what) {
+  auto bad = [what](const std::string& why) {
+    throw Error(ErrorCode::kInvalidArgument, std::string(what) + ": " + why);
+  };
+  BufferLayout g;
+  if (ncomp == 0 || width == 0 || height == 0) return g;
+  const size_t max = std::numeric_limits<size_t>::max();
+  if (size_t{width} > max / bytes / ncomp) bad("its size overflows size_t");
+  g.pixel = interleaved ? bytes * ncomp : bytes;
+  const size_t packed_row = size_t{width} * g.pixel;
+  g.row = row_stride ? row_stride : packed_row;
+  if (g.row < packed_row)
+    bad("row_stride " + std::to_string(row_stride) + " is below the " + std::to_string(packed_row) +
+        " bytes of a row");
+  if (g.row > max / height) bad("its size overflows size_t");
+  const size_t plane_bytes = g.row * (height - 1) + packed_row;
+  if (interleaved) {
+    g.comp_step = bytes;
+    g.needed = plane_bytes;
+    return g;
+  }
+  g.comp_step = plane_stride ? plane_stride : g.row * height;
+  if (g.comp_step < plane_bytes)
+    bad("plane_stride " + std::to_string(plane_stride) + " is below the " +
+        std::to_string(plane_bytes) + " bytes of a plane");
+  if (g.comp_step > (max - plane_bytes) / ncomp) bad("its size overflows size_t");
+  g.needed = g.comp_step * (ncomp - 1) + plane_bytes;
+  return g;
+}
+
 BufferLayout buffer_layout(const Image& image, const OutputBuffer& b) {
   BufferLayout g;
   if (b.type != SampleType::k8 && b.type != SampleType::k16 && b.type != SampleType::k32)
@@ -40,28 +72,12 @@ BufferLayout buffer_layout(const Image& image, const OutputBuffer& b) {
       invalid("component " + std::to_string(k) + " has " + std::to_string(c.precision) +
               " bits; it does not fit " + std::to_string(8 * bytes) + "-bit samples");
   }
-  if (ncomp == 0 || width == 0 || height == 0) return g;
-  const size_t max = std::numeric_limits<size_t>::max();
-  if (size_t{width} > max / bytes / ncomp) invalid("its size overflows size_t");
-  g.pixel = b.interleaved ? bytes * ncomp : bytes;
-  const size_t packed_row = size_t{width} * g.pixel;
-  g.row = b.row_stride ? b.row_stride : packed_row;
-  if (g.row < packed_row)
-    invalid("row_stride " + std::to_string(b.row_stride) + " is below the " +
-            std::to_string(packed_row) + " bytes of a row");
-  if (g.row > max / height) invalid("its size overflows size_t");
-  const size_t plane_bytes = g.row * (height - 1) + packed_row;
-  if (b.interleaved) {
-    g.comp_step = bytes;
-    g.needed = plane_bytes;
-    return g;
-  }
-  g.comp_step = b.plane_stride ? b.plane_stride : g.row * height;
-  if (g.comp_step < plane_bytes)
-    invalid("plane_stride " + std::to_string(b.plane_stride) + " is below the " +
-            std::to_string(plane_bytes) + " bytes of a plane");
-  if (g.comp_step > (max - plane_bytes) / ncomp) invalid("its size overflows size_t");
-  g.needed = g.comp_step * (ncomp - 1) + plane_bytes;
+  const BufferLayout s = strided_layout(width, height, ncomp, bytes, b.interleaved, b.row_stride,
+                                        b.plane_stride, "output buffer");
+  g.pixel = s.pixel;
+  g.row = s.row;
+  g.comp_step = s.comp_step;
+  g.needed = s.needed;
   return g;
 }
 

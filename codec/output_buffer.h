@@ -18,6 +18,15 @@ struct BufferLayout {
   size_t needed = 0;  // bytes the buffer must hold
 };
 
+// The strides of a caller's buffer of `ncomp` components of width x height samples of `bytes`
+// bytes (interleaved, or planar planes `plane_stride` apart; a stride of 0: packed): sample
+// (x, y) of component k at k * comp_step + y * row + x * pixel, `needed` bytes in all. Throws
+// Error(kInvalidArgument), "<what>: ...", for strides below the packed ones and sizes that
+// overflow size_t. Shared by decode outputs and the C API's encode inputs.
+BufferLayout strided_layout(uint32_t width, uint32_t height, size_t ncomp, size_t bytes,
+                            bool interleaved, size_t row_stride, size_t plane_stride,
+                            const char* what);
+
 // The layout of `out` for the components of `image` (samples not read). Throws
 // Error(kInvalidArgument) as output_bytes documents.
 BufferLayout buffer_layout(const Image& image, const OutputBuffer& out);
