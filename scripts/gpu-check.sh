@@ -158,9 +158,9 @@ if [ -n "$gj2k_bin" ]; then
     row "decode 9/7" "decode -i $work/i.j2k -o $work/o.ppm" \
       "opj_decompress -i $work/i.j2k -o $work/o2.ppm -threads $threads" \
       "grk_decompress -i $work/i.j2k -o $work/o3.ppm -H $threads"
-    # What auto chose (the encoder says where its transform ran), and a lossless GPU decode
+    # What auto chose (the encoder says where it coded), and a lossless GPU decode
     # against the input.
-    "$gj2k_bin" encode -i "$work/in.ppm" -o "$work/o.j2k" | sed 's/^.*, transform/auto: transform/' |
+    "$gj2k_bin" encode -i "$work/in.ppm" -o "$work/o.j2k" | sed 's/^.*, coded/auto: coded/' |
       tee -a "$whole_log"
     "$gj2k_bin" decode -i "$work/l.j2k" -o "$work/back.ppm" --device gpu &&
       "$gj2k_bin" compare "$work/in.ppm" "$work/back.ppm" | tee -a "$whole_log"

@@ -255,7 +255,7 @@ std::string result_line(const std::filesystem::path& output, const Image& image,
   const double pixels = double(image.width()) * image.height();
   return cli::format(
       "%s: %s -> %zu bytes (%s), ratio %.2f:1, %.3f bpp, %.3f s, %.1f Mpixel/s, "
-      "transform on the %s",
+      "coded on the %s",
       output.c_str(), describe(image).c_str(), stats.bytes,
       format == FileFormat::kJp2 ? "JP2" : "codestream",
       stats.bytes ? double(raw_bytes) / stats.bytes : 0.0, stats.bytes * 8.0 / pixels,
