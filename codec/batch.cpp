@@ -39,30 +39,40 @@ bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int thre
          transform::Device::kCpu;
 }
 
-EncodeShare batch_encode_share(transform::Device requested, uint64_t samples, int threads,
-                               int workers) {
-  EncodeShare s;
-  s.gpu = !batch_on_cpu(requested, samples);
+namespace {
+
+// Whether an image of `samples` runs alone on all the threads (batch.h, BatchShare).
+bool runs_alone(int workers, uint64_t samples) {
+  return workers <= 1 || samples >= kBatchConcurrentMaxSamples;
+}
+
+// The threads of an image that does not run alone, on the GPU or the CPU.
+int shared_threads(int threads, int workers, bool gpu) {
+  return std::max(1, threads / (gpu ? std::min(workers, kBatchGpuInFlight) : workers));
+}
+
+}  // namespace
+
+BatchShare batch_encode_share(transform::Device requested, uint64_t samples, int threads,
+                              int workers) {
   threads = std::max(threads, 1);
-  if (workers <= 1 || samples >= kBatchConcurrentMaxSamples)
-    s.threads = threads;
-  else
-    s.threads = std::max(1, threads / (s.gpu ? std::min(workers, kBatchGpuInFlight) : workers));
+  BatchShare s;
+  s.gpu = !batch_on_cpu(requested, samples);
+  s.threads = runs_alone(workers, samples) ? threads : shared_threads(threads, workers, s.gpu);
   return s;
 }
 
-DecodeShare batch_decode_share(transform::Device requested, uint64_t samples, int threads,
-                               int workers, uint64_t tiles) {
+BatchShare batch_decode_share(transform::Device requested, uint64_t samples, int threads,
+                              int workers, uint64_t tiles) {
   threads = std::max(threads, 1);
-  DecodeShare s;
-  if (workers <= 1 || samples >= kBatchConcurrentMaxSamples) {
+  BatchShare s;
+  if (runs_alone(workers, samples)) {
     s.threads = threads;
     s.gpu = !batch_decode_on_cpu(requested, samples, threads, tiles);
     return s;
   }
-  s.threads = std::max(1, threads / workers);
-  s.gpu = !batch_decode_on_cpu(requested, samples, s.threads, tiles);
-  if (s.gpu) s.threads = std::max(1, threads / std::min(workers, kBatchGpuInFlight));
+  s.gpu = !batch_decode_on_cpu(requested, samples, shared_threads(threads, workers, false), tiles);
+  s.threads = shared_threads(threads, workers, s.gpu);
   return s;
 }
 
@@ -174,7 +184,7 @@ std::vector<BatchResult<Image>> decode_batch(std::span<const std::span<const uin
               samples += uint64_t{c.width} * c.height;
             const uint64_t tiles = uint64_t{header.num_tiles_x} * header.num_tiles_y;
             DecodeParams p = params;
-            const codec::DecodeShare share = codec::batch_decode_share(
+            const codec::BatchShare share = codec::batch_decode_share(
                 codec::to_transform(params.device), samples, threads, workers, tiles);
             p.threads = static_cast<uint32_t>(share.threads);
             std::optional<codec::ThreadBudget::Lease> gpu_place;
@@ -207,7 +217,7 @@ std::vector<BatchResult<std::vector<uint8_t>>> encode_batch(std::span<const Imag
               throw Error(ErrorCode::kCancelled, "cancelled before it started");
             EncodeParams p = params;
             const uint64_t samples = codec::image_samples(images[k]);
-            const codec::EncodeShare share = codec::batch_encode_share(
+            const codec::BatchShare share = codec::batch_encode_share(
                 codec::to_transform(params.device), samples, threads, workers);
             p.threads = share.threads;
             p.progress = callbacks.progress();

@@ -39,31 +39,22 @@ bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int thre
 // state) and a pinned ring.
 inline constexpr int kBatchGpuInFlight = 8;
 
-// How one encode of a batch runs, as DecodeShare for decodes: below kBatchConcurrentMaxSamples
-// an image goes to the device batch_on_cpu picks, with threads / workers on the CPU or
-// threads / min(workers, kBatchGpuInFlight) on the GPU (then it takes one of the
-// kBatchGpuInFlight places: a small image's GPU encode is short kernels between serial host
-// parts, staging, rate control and Tier-2, which several in flight overlap); from it, all the
-// threads (it runs alone).
-struct EncodeShare {
+// How one image of a batch is coded: on how many threads, and whether on the GPU (then it also
+// takes one of the kBatchGpuInFlight places: a small image's GPU work is short kernels between
+// serial host parts, which several in flight overlap). Below kBatchConcurrentMaxSamples it
+// gets threads / workers on the CPU, or threads / min(workers, kBatchGpuInFlight) on the GPU
+// (as many are in flight there); from it, all the threads (it runs alone).
+struct BatchShare {
   int threads = 1;
   bool gpu = false;
 };
-EncodeShare batch_encode_share(transform::Device requested, uint64_t samples, int threads,
-                               int workers);
-
-// How one decode of a batch runs: on how many threads, and whether on the GPU (then it also
-// takes one of the kBatchGpuInFlight places). Below kBatchConcurrentMaxSamples a decode goes
-// to the device batch_decode_on_cpu picks for threads / workers, and gets that share on the
-// CPU, or threads / min(workers, kBatchGpuInFlight) on the GPU (as many are in flight there);
-// from it, all the threads (it runs alone). `tiles`: the image's tiles (the cost model's
-// per-tile term).
-struct DecodeShare {
-  int threads = 1;
-  bool gpu = false;
-};
-DecodeShare batch_decode_share(transform::Device requested, uint64_t samples, int threads,
-                               int workers, uint64_t tiles = 1);
+// An encode's share, on the device batch_on_cpu picks.
+BatchShare batch_encode_share(transform::Device requested, uint64_t samples, int threads,
+                              int workers);
+// A decode's share, on the device batch_decode_on_cpu picks for threads / workers. `tiles`:
+// the image's tiles (the cost model's per-tile term).
+BatchShare batch_decode_share(transform::Device requested, uint64_t samples, int threads,
+                              int workers, uint64_t tiles = 1);
 
 // A count of threads handed out in arrival order: acquire(n) waits until every earlier caller
 // has been served and n threads are free, so an image that needs all of them waits for the

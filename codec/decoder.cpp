@@ -324,12 +324,8 @@ class BufferPlacer {
       Rect cut;
       uint8_t* dst = target_.place(order_[k], src.rect, cut);
       if (!dst) continue;
-      transform::PackRect r;
-      r.width = cut.width();
-      r.height = cut.height();
-      r.src_pitch = src.rect.width();
-      r.dst_row = target_.row_stride;
-      r.dst_pixel = target_.pixel_step;
+      const transform::PackRect r{cut.width(), cut.height(), src.rect.width(), target_.row_stride,
+                                  target_.pixel_step};
       transform::pack_rect(
           src.samples.data() + size_t{cut.y0 - src.rect.y0} * r.src_pitch + (cut.x0 - src.rect.x0),
           dst, r, target_.format, threads_);
@@ -350,12 +346,8 @@ class BufferPlacer {
     for (size_t k = 0; k < order_.size(); ++k)
       if (target_.components[order_[k]].k == 0) dst = target_.place(order_[k], first.rect, cut);
     if (!dst) return true;
-    transform::PackRect r;
-    r.width = cut.width();
-    r.height = cut.height();
-    r.src_pitch = first.rect.width();
-    r.dst_row = target_.row_stride;
-    r.dst_pixel = target_.pixel_step;
+    const transform::PackRect r{cut.width(), cut.height(), first.rect.width(), target_.row_stride,
+                                target_.pixel_step};
     const size_t at = size_t{cut.y0 - first.rect.y0} * r.src_pitch + (cut.x0 - first.rect.x0);
     std::vector<const int32_t*> src(order_.size());
     for (size_t k = 0; k < order_.size(); ++k) src[k] = tcs[order_[k]].samples.data() + at;

@@ -53,7 +53,7 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
     const std::vector<WrittenPacket>& packets = tile_packet_lists[ti];  // the parts' views
     for (const WrittenPacket& p : packets) layer_packet_bytes[p.id.layer] += p.size();
     for (WrittenTilePart& part : write_tile_parts(static_cast<uint16_t>(tiles[ti].index), packets,
-                                                  params.tile_parts, params.plt, measure))
+                                                  params.tile_parts, params.plt))
       parts.push_back(std::move(part));
   }
 

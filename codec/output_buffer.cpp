@@ -109,12 +109,7 @@ void copy_to(const Image& image, const OutputBuffer& out) {
   }
   for (size_t k = 0; k < image.components.size(); ++k) {
     const Component& c = image.components[k];
-    transform::PackRect r;
-    r.width = c.width;
-    r.height = c.height;
-    r.src_pitch = c.width;
-    r.dst_row = g.row;
-    r.dst_pixel = g.pixel;
+    const transform::PackRect r{c.width, c.height, c.width, g.row, g.pixel};
     transform::pack_rect(c.samples.data(), static_cast<uint8_t*>(out.data) + k * g.comp_step, r,
                          g.format, omp_get_max_threads());
   }

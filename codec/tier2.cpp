@@ -565,7 +565,7 @@ std::vector<uint8_t> WrittenTilePart::joined() const {
 }
 
 std::vector<WrittenTilePart> write_tile_parts(uint16_t tile, std::span<const WrittenPacket> packets,
-                                              TilePartSplit split, bool plt, bool measure) {
+                                              TilePartSplit split, bool plt) {
   std::vector<std::pair<size_t, size_t>> ranges;  // [begin, end) packet indices
   size_t begin = 0;
   for (size_t i = 1; i <= packets.size(); ++i)
@@ -580,7 +580,6 @@ std::vector<WrittenTilePart> write_tile_parts(uint16_t tile, std::span<const Wri
                 "--tile-parts: tile " + std::to_string(tile) + " would need " +
                     std::to_string(ranges.size()) +
                     " tile-parts (at most 255); choose a progression order that groups them");
-  (void)measure;  // sizes are exact either way
   std::vector<WrittenTilePart> parts;
   for (size_t k = 0; k < ranges.size(); ++k) {
     const auto part = packets.subspan(ranges[k].first, ranges[k].second - ranges[k].first);

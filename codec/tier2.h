@@ -172,8 +172,8 @@ struct WrittenTilePart {
 // Splits the packets of tile `tile` into tile-parts (A.4.2): a new one whenever the packet's
 // resolution, layer or component (as `split` says) changes. With `plt`, each tile-part header
 // carries the lengths of its packets (PLT, A.7.3). Throws Error(kInvalidArgument) for more than
-// 255 tile-parts. (`measure` is accepted for symmetry: sizes are exact either way.)
+// 255 tile-parts. Sizes are exact for measured packets too.
 std::vector<WrittenTilePart> write_tile_parts(uint16_t tile, std::span<const WrittenPacket> packets,
-                                              TilePartSplit split, bool plt, bool measure);
+                                              TilePartSplit split, bool plt);
 
 }  // namespace gj2k::codec

@@ -235,7 +235,7 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     for (const gj2k::ComponentInfo& c : header.components) samples += uint64_t{c.width} * c.height;
     const uint64_t tiles = uint64_t{header.num_tiles_x} * header.num_tiles_y;
     gj2k::DecodeParams p = params;
-    const gj2k::codec::DecodeShare share = gj2k::codec::batch_decode_share(
+    const gj2k::codec::BatchShare share = gj2k::codec::batch_decode_share(
         gj2k::codec::to_transform(p.device), samples, threads, coders, tiles);
     p.threads = static_cast<uint32_t>(share.threads);
     std::optional<gj2k::codec::ThreadBudget::Lease> gpu_place;

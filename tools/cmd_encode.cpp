@@ -347,7 +347,7 @@ int run_batch_jobs(const Options& o, const EncodeParams& params,
     if (!o.save_input.empty()) io::write_image(image, o.save_input);
     uint64_t samples = 0;
     for (const Component& c : image.components) samples += uint64_t{c.width} * c.height;
-    const codec::EncodeShare share =
+    const codec::BatchShare share =
         codec::batch_encode_share(codec::to_transform(p.device), samples, threads, coders);
     p.threads = share.threads;
     p.progress = [&progress, &prefix](const char* stage, double f) {

@@ -174,7 +174,7 @@ TEST(BatchThreads, SmallImagesShareTheThreadsLargeOnesTakeThemAll) {
   EXPECT_EQ(codec::batch_encode_share(Device::kCpu, small, 16, 3).threads, 5);
   EXPECT_EQ(codec::batch_encode_share(Device::kCpu, large, 16, 3).threads, 16);
   EXPECT_EQ(codec::batch_encode_share(Device::kCpu, small, 8, 1).threads, 8);
-  const codec::EncodeShare enc_gpu = codec::batch_encode_share(Device::kGpu, small, 16, 16);
+  const codec::BatchShare enc_gpu = codec::batch_encode_share(Device::kGpu, small, 16, 16);
   EXPECT_TRUE(enc_gpu.gpu);
   EXPECT_EQ(enc_gpu.threads, 16 / codec::kBatchGpuInFlight);
   EXPECT_EQ(codec::batch_encode_share(Device::kGpu, small, 16, 4).threads, 4);
@@ -188,18 +188,22 @@ TEST(BatchThreads, SmallImagesShareTheThreadsLargeOnesTakeThemAll) {
   // Decodes follow the decode cost model (transform::auto_choice_decode) for their share of
   // the threads: below its break-even the CPU, from it (and under kGpu) the GPU.
   const uint64_t even = transform::decode_break_even(2, transform::gpu_opened());
-  if (even > 0) EXPECT_TRUE(codec::batch_decode_on_cpu(Device::kAuto, even - 1, 2));
-  if (even != ~0ull) EXPECT_FALSE(codec::batch_decode_on_cpu(Device::kAuto, even, 2));
+  if (even > 0) {
+    EXPECT_TRUE(codec::batch_decode_on_cpu(Device::kAuto, even - 1, 2));
+  }
+  if (even != ~0ull) {
+    EXPECT_FALSE(codec::batch_decode_on_cpu(Device::kAuto, even, 2));
+  }
   EXPECT_TRUE(codec::batch_decode_on_cpu(Device::kCpu, large, 2));
   EXPECT_FALSE(codec::batch_decode_on_cpu(Device::kGpu, 1, 2));
   // A decode's share: small ones split the threads (on the GPU too), large ones run alone.
-  const codec::DecodeShare gpu_small = codec::batch_decode_share(Device::kGpu, small, 16, 4);
+  const codec::BatchShare gpu_small = codec::batch_decode_share(Device::kGpu, small, 16, 4);
   EXPECT_EQ(gpu_small.threads, 4);
   EXPECT_TRUE(gpu_small.gpu);
-  const codec::DecodeShare gpu_many = codec::batch_decode_share(Device::kGpu, small, 16, 16);
+  const codec::BatchShare gpu_many = codec::batch_decode_share(Device::kGpu, small, 16, 16);
   EXPECT_EQ(gpu_many.threads, 16 / codec::kBatchGpuInFlight);  // as many as are in flight
   EXPECT_TRUE(gpu_many.gpu);
-  const codec::DecodeShare cpu_small = codec::batch_decode_share(Device::kCpu, small, 16, 3);
+  const codec::BatchShare cpu_small = codec::batch_decode_share(Device::kCpu, small, 16, 3);
   EXPECT_EQ(cpu_small.threads, 5);
   EXPECT_FALSE(cpu_small.gpu);
   EXPECT_EQ(codec::batch_decode_share(Device::kCpu, large, 16, 3).threads, 16);

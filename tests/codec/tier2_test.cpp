@@ -284,7 +284,7 @@ Stream make_stream(Rng& rng, const Config& cfg) {
       s.cut.back() = cut;
     } else if (cfg.packing == Packing::kNone)
       for (WrittenTilePart& p :
-           write_tile_parts(static_cast<uint16_t>(t), packets, cfg.split, cfg.plt, false))
+           write_tile_parts(static_cast<uint16_t>(t), packets, cfg.split, cfg.plt))
         parts.push_back(p.joined());
     else
       for (auto& p :

@@ -57,7 +57,7 @@ Batch make_batch(uint32_t seed, int count, uint32_t pitch, int max_side) {
       y += row_h + 1 + rng() % 2;
       row_h = 0;
     }
-    placed.push_back({x, y, w, h, 1 + rng() % 20});
+    placed.push_back({x, y, w, h, static_cast<uint32_t>(1 + rng() % 20)});
     x += w + 1 + rng() % 4;
     row_h = std::max(row_h, h);
   }
