@@ -72,6 +72,11 @@ TileCoding code_tile_gpu(transform::cuda::TileTransformer& tt, const Image& imag
 uint32_t t1_budget_divisor();
 void set_t1_budget_divisor(uint32_t divisor);
 
+// The transformer's results (slot 0) for tile-components of these rects, brought to the host
+// (waits for the slot's work).
+TileCoefficients download_coefficients(transform::cuda::TileTransformer& tt,
+                                       std::vector<transform::Rect> rects);
+
 // Destroys the idle objects of the encoder's process-wide GPU pools (the forward stage's
 // transformers, the Tier-1 stage's buffers); returns how many.
 size_t release_encoder_gpu_pool();

@@ -83,32 +83,27 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
   a.size = total;
   if (!measure) {
     TraceStage trace_copy("codestream copy");
-    // Every byte is copied once, into place: the headers, then the code-block data ranges of
-    // the packets' bodies, in parallel.
+    // Every byte is copied once, into place, the pieces (headers and the code-block data
+    // ranges of the packets' bodies) in parallel: with one tile-part, a few packets hold most
+    // of the data.
     struct Piece {
       const uint8_t* src;
       size_t n, at;
     };
     std::vector<Piece> pieces;
     size_t at = out.size();
-    for (const WrittenTilePart& part : parts) {
-      pieces.push_back({part.header.data(), part.header.size(), at});
-      at += part.header.size();
-      for (const WrittenPacket& p : part.packets) {
-        pieces.push_back({p.bytes.data(), p.bytes.size(), at});
-        at += p.bytes.size();
-        for (std::span<const uint8_t> b : p.bodies) {
-          pieces.push_back({b.data(), b.size(), at});
-          at += b.size();
-        }
-      }
-    }
-    if (at + 2 != total)
+    for (const WrittenTilePart& part : parts)
+      part.for_each_piece([&](const uint8_t* p, size_t n) {
+        pieces.push_back({p, n, at});
+        at += n;
+      });
+    ByteWriter eoc;
+    write_eoc(eoc);
+    pieces.push_back({eoc.data().data(), eoc.size(), at});
+    if (at + eoc.size() != total)
       throw Error(ErrorCode::kInternal, "encoder: codestream size bookkeeping is off");
-    write_eoc(out);
     a.stream.resize(total);
-    std::memcpy(a.stream.data(), out.data().data(), out.size() - 2);
-    std::memcpy(a.stream.data() + total - 2, out.data().data() + out.size() - 2, 2);
+    std::memcpy(a.stream.data(), out.data().data(), out.size());
     const int64_t np = static_cast<int64_t>(pieces.size());
 #pragma omp parallel for schedule(dynamic, 256) if (total >= (size_t{1} << 22))
     for (int64_t i = 0; i < np; ++i) {

@@ -60,11 +60,14 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   const int threads = std::max(1, setup.threads);
   cudaStream_t st = tt.stream(0);
   const int32_t* base = tt.device_output(0, 0);
+  std::vector<uint64_t> comp_at(tile.components.size());  // each component's values in base
+  for (size_t c = 0; c < comp_at.size(); ++c)
+    comp_at[c] = static_cast<uint64_t>(tt.device_output(0, static_cast<int>(c)) - base);
 
   // One kernel job per non-empty code-block: where its values are, its byte budget and room
   // for every pass it can have.
   std::vector<ecu::EncodeJob> kj;
-  std::vector<size_t> job_of;  // kj[i] codes jobs[job_of[i]] (before arranging)
+  std::vector<size_t> job_of;  // kj[i] codes jobs[job_of[i]]
   kj.reserve(jobs.size());
   job_of.reserve(jobs.size());
   uint64_t out_bytes = 0, records = 0;
@@ -77,8 +80,7 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
     const BandLayout& bl = tcc.layout.resolutions[j.r].bands[j.b];
     const BandCoding& bc = tcc.bands[j.r][j.b];
     ecu::EncodeJob e{};
-    e.in_offset = static_cast<uint64_t>(tt.device_output(0, static_cast<int>(j.c)) - base) +
-                  job_offset(tile, levels, j);
+    e.in_offset = comp_at[j.c] + job_offset(tile, levels, j);
     e.out_offset = out_bytes;
     e.stride = tcc.layout.rect.width();
     e.capacity = t1::encode_budget(j.rect.width(), j.rect.height(), bc.mb) / divisor;
@@ -126,14 +128,9 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
     // down and Tier-1 runs on the CPU (the same blocks).
     if (!cu::out_of_memory(e)) throw;
     lease.succeeded();
-    TileCoefficients coeffs;
-    coeffs.rects.resize(tile.components.size());
-    coeffs.data.resize(tile.components.size());
-    for (size_t c = 0; c < tile.components.size(); ++c) {
-      coeffs.rects[c] = tile.components[c].layout.rect;
-      coeffs.data[c].resize(size_t{coeffs.rects[c].width()} * coeffs.rects[c].height());
-      tt.output(0, static_cast<int>(c), coeffs.data[c].data());
-    }
+    std::vector<transform::Rect> rects;
+    for (const TileComponentCoding& tcc : tile.components) rects.push_back(tcc.layout.rect);
+    TileCoefficients coeffs = download_coefficients(tt, std::move(rects));
     return code_tile(coeffs, image, setup, params, t);
   }
   // The jobs up, Tier-1 of them all, their results and statuses down.

@@ -184,22 +184,26 @@ std::unique_ptr<TileTransformer> start(const Image& image, const EncodeSetup& se
 
 }  // namespace
 
+TileCoefficients download_coefficients(TileTransformer& tt, std::vector<Rect> rects) {
+  TileCoefficients out;
+  out.data.resize(rects.size());
+  for (size_t c = 0; c < rects.size(); ++c) {
+    out.data[c].resize(size_t{rects[c].width()} * rects[c].height());  // not zeroed
+    tt.output(0, static_cast<int>(c), out.data[c].data());             // waits for the slot's work
+  }
+  out.rects = std::move(rects);
+  return out;
+}
+
 TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup, uint32_t t,
                                     GpuLookAhead* ahead) {
   TileSpec spec;
   std::unique_ptr<TileTransformer> started = start(image, setup, t, ahead, spec);
   if (!started) return cpu_backend().forward(image, setup, t, nullptr);
   transform::cuda::Lease<TileTransformer> lease(pool(), std::move(started));
-  TileTransformer& tt = *lease;
-  const size_t nc = spec.comps.size();
-  TileCoefficients out;
-  out.rects.resize(nc);
-  out.data.resize(nc);
-  for (size_t c = 0; c < nc; ++c) {
-    out.rects[c] = spec.comps[c].rect;
-    out.data[c].resize(size_t{out.rects[c].width()} * out.rects[c].height());  // not zeroed
-    tt.output(0, static_cast<int>(c), out.data[c].data());  // waits for the slot's work
-  }
+  std::vector<Rect> rects;
+  for (const TileComponentSpec& cs : spec.comps) rects.push_back(cs.rect);
+  TileCoefficients out = download_coefficients(*lease, std::move(rects));
   lease.succeeded();
   return out;
 }
@@ -215,10 +219,7 @@ TileCoding encode_tile_gpu(const Image& image, const EncodeSetup& setup, const E
     // on the CPU, with the same result. Other failures stay failures.
     if (!transform::cuda::out_of_memory(e)) throw;
   }
-  if (!started) {
-    TileCoefficients coeffs = cpu_backend().forward(image, setup, t, nullptr);
-    return code_tile(coeffs, image, setup, params, t);
-  }
+  if (!started) return cpu_backend().encode(image, setup, params, t, nullptr);
   transform::cuda::Lease<TileTransformer> lease(pool(), std::move(started));
   TileCoding tile = code_tile_gpu(*lease, image, setup, params, t);
   lease.succeeded();

@@ -529,12 +529,10 @@ std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const Main
 
 void WrittenPacket::write_to(uint8_t* dst) const {
   if (measured) throw Error(ErrorCode::kInternal, "tier-2: a measured packet has no body");
-  std::memcpy(dst, bytes.data(), bytes.size());
-  dst += bytes.size();
-  for (std::span<const uint8_t> b : bodies) {
-    std::memcpy(dst, b.data(), b.size());
-    dst += b.size();
-  }
+  for_each_piece([&dst](const uint8_t* p, size_t n) {
+    if (n) std::memcpy(dst, p, n);
+    dst += n;
+  });
 }
 
 std::vector<uint8_t> WrittenPacket::joined() const {
@@ -550,12 +548,12 @@ size_t WrittenTilePart::size() const {
 }
 
 void WrittenTilePart::write_to(uint8_t* dst) const {
-  std::memcpy(dst, header.data(), header.size());
-  dst += header.size();
-  for (const WrittenPacket& p : packets) {
-    p.write_to(dst);
-    dst += p.size();
-  }
+  for (const WrittenPacket& p : packets)
+    if (p.measured) throw Error(ErrorCode::kInternal, "tier-2: a measured packet has no body");
+  for_each_piece([&dst](const uint8_t* p, size_t n) {
+    if (n) std::memcpy(dst, p, n);
+    dst += n;
+  });
 }
 
 std::vector<uint8_t> WrittenTilePart::joined() const {

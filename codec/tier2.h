@@ -145,6 +145,13 @@ struct WrittenPacket {
   size_t body = 0;                               // bytes of the body
   bool measured = false;                         // the body was counted, not listed
   size_t size() const { return sop + header + body; }
+  // Calls f(data, bytes) for the packet's pieces in order: SOP, header and EPH, then each
+  // range of its body (not when measured).
+  template <class F>
+  void for_each_piece(F&& f) const {
+    f(bytes.data(), bytes.size());
+    for (std::span<const uint8_t> b : bodies) f(b.data(), b.size());
+  }
   // Writes the whole packet at dst (size() bytes; not when measured).
   void write_to(uint8_t* dst) const;
   std::vector<uint8_t> joined() const;  // the whole packet
@@ -164,6 +171,12 @@ struct WrittenTilePart {
   std::vector<uint8_t> header;             // SOT .. SOD, Psot set
   std::span<const WrittenPacket> packets;  // its packets
   size_t size() const;
+  // for_each_piece of the header, then of its packets.
+  template <class F>
+  void for_each_piece(F&& f) const {
+    f(header.data(), header.size());
+    for (const WrittenPacket& p : packets) p.for_each_piece(f);
+  }
   // Writes the whole tile-part at dst (size() bytes; not when measured).
   void write_to(uint8_t* dst) const;
   std::vector<uint8_t> joined() const;  // the whole tile-part

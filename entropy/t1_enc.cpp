@@ -1,6 +1,7 @@
 // Tier-1 code-block encoder (15444-1 Annex D), the mirror of t1_dec.cpp: the host-device
 // coder of t1_enc_block.h with the constexpr tables and stripe-major values on the stack, its
 // statuses turned into the exceptions of t1.h's contract; and the segment rules Tier-2 uses.
+#include <memory>
 #include <string>
 
 #include "entropy/t1.h"
@@ -57,19 +58,25 @@ void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band 
                                                  " exceeds 1024 per side or 4096 samples");
   }
   // Working memory for the largest block the standard allows; one instantiation per
-  // orientation, whose zero-coding table is then a constant address. The data buffer starts at
-  // the default budget and doubles until the block fits.
+  // orientation, whose zero-coding table is then a constant address. The data is coded into
+  // the thread's scratch buffer (not zero-filled; kept between blocks), from the default budget
+  // doubling until the block fits, and only its bytes are copied out.
   uint32_t state[kMaxStateWords];
   uint32_t values[kMaxValueWords];
   CodedPass passes[kMaxPasses];
+  thread_local std::unique_ptr<uint8_t[]> scratch;
+  thread_local size_t scratch_bytes = 0;
   EncodeResult result;
   EncodeStatus status = EncodeStatus::kOverflow;
   for (size_t capacity = encode_budget(w, h, mb); status == EncodeStatus::kOverflow;
        capacity *= 2) {
-    out.data.resize(capacity);
+    if (scratch_bytes < capacity) {
+      scratch = std::make_unique_for_overwrite<uint8_t[]>(capacity);
+      scratch_bytes = capacity;
+    }
     auto run = [&]<int kBand>() {
       return encode_checked<true>(ConstEncBandTables<kBand>{}, q, stride, w, h, style, mb,
-                                  out.data.data(), static_cast<uint32_t>(capacity), passes, state,
+                                  scratch.get(), static_cast<uint32_t>(capacity), passes, state,
                                   values, &result);
     };
     switch (band) {
@@ -88,7 +95,6 @@ void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band 
     }
   }
   if (status == EncodeStatus::kMinValue) {
-    out.data.clear();
     for (uint32_t y = 0; y < h; ++y)
       for (uint32_t x = 0; x < w; ++x)
         if (q[y * stride + x] == INT32_MIN)
@@ -97,12 +103,11 @@ void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band 
                                                        std::to_string(y) + ")");
   }
   if (status == EncodeStatus::kTooFewPlanes) {
-    out.data.clear();
     throw Error(ErrorCode::kInvalidArgument, "Tier-1 encode: magnitudes need " +
                                                  std::to_string(result.planes) +
                                                  " bit-planes, Mb is " + std::to_string(mb));
   }
-  out.data.resize(result.bytes);
+  out.data.assign(scratch.get(), scratch.get() + result.bytes);
   out.passes.assign(passes, passes + result.passes);
   out.missing_msbs = mb - result.planes;
 }
