@@ -341,10 +341,8 @@ class BufferPlacer {
     for (uint32_t c : order_)
       if (tcs[c].packed || tcs[c].samples.empty() || tcs[c].rect != first.rect) return false;
     for (size_t k = 0; k < order_.size(); ++k) placed_[k].store(true, std::memory_order_relaxed);
-    Rect cut;
-    uint8_t* dst = nullptr;
-    for (size_t k = 0; k < order_.size(); ++k)
-      if (target_.components[order_[k]].k == 0) dst = target_.place(order_[k], first.rect, cut);
+    Rect cut;  // output 0 holds the pixels' first byte (pack_target: components[order[k]].k = k)
+    uint8_t* dst = target_.place(order_[0], first.rect, cut);
     if (!dst) return true;
     const transform::PackRect r{cut.width(), cut.height(), first.rect.width(), target_.row_stride,
                                 target_.pixel_step};

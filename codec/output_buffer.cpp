@@ -107,11 +107,20 @@ void copy_to(const Image& image, const OutputBuffer& out) {
                                                    " samples for " + std::to_string(c.width) + "x" +
                                                    std::to_string(c.height));
   }
+  uint8_t* dst = static_cast<uint8_t*>(out.data);
+  if (out.interleaved && !image.components.empty()) {  // whole pixels in one pass (one size)
+    const Component& c0 = image.components[0];
+    const transform::PackRect r{c0.width, c0.height, c0.width, g.row, g.pixel};
+    std::vector<const int32_t*> src;
+    for (const Component& c : image.components) src.push_back(c.samples.data());
+    transform::pack_pixels(src.data(), src.size(), dst, r, g.format, omp_get_max_threads());
+    return;
+  }
   for (size_t k = 0; k < image.components.size(); ++k) {
     const Component& c = image.components[k];
     const transform::PackRect r{c.width, c.height, c.width, g.row, g.pixel};
-    transform::pack_rect(c.samples.data(), static_cast<uint8_t*>(out.data) + k * g.comp_step, r,
-                         g.format, omp_get_max_threads());
+    transform::pack_rect(c.samples.data(), dst + k * g.comp_step, r, g.format,
+                         omp_get_max_threads());
   }
 }
 

@@ -126,11 +126,6 @@ struct CodeBlockTable {
   std::span<const uint8_t> source;
   std::vector<uint8_t, DefaultInitAllocator<uint8_t>> bytes;
   std::vector<entropy::t1::SegmentRef> segments;  // offsets into source, then bytes
-  // The bytes of segment `s` (host): of source or of bytes.
-  const uint8_t* data(const entropy::t1::SegmentRef& s) const {
-    return s.offset < source.size() ? source.data() + s.offset
-                                    : bytes.data() + (s.offset - source.size());
-  }
   std::vector<Block> blocks;
 };
 

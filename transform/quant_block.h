@@ -67,9 +67,4 @@ GJ2K_HD_INLINE int32_t irreversible_half_units(int32_t c, const IrreversibleRule
   return c;
 }
 
-// E-6: y = (|q| + r) Delta_b sign(q), r = 1/2 for every nonzero coefficient.
-GJ2K_HD_INLINE float reconstruct_float(int32_t c, const IrreversibleRule& r) {
-  return static_cast<float>(irreversible_half_units(c, r)) * r.scale;
-}
-
 }  // namespace gj2k::transform

@@ -147,9 +147,13 @@ TEST(DecodeBlockTable, HostDecodeOfTheTableEqualsTheCpuDecode) {
     }
     EXPECT_GT(blocks, 0u);
     EXPECT_GT(referenced + copied, 0u);
-    if (c.one_layer) EXPECT_EQ(copied, 0u) << "one layer: every segment lies in one packet";
-    if (!c.one_layer && !c.cut) EXPECT_GT(copied, 0u) << "layers: segments continue";
-    if (c.one_layer) EXPECT_GT(referenced, 0u);
+    if (c.one_layer) {
+      EXPECT_EQ(copied, 0u) << "one layer: every segment lies in one packet";
+      EXPECT_GT(referenced, 0u);
+    }
+    if (!c.one_layer && !c.cut) {
+      EXPECT_GT(copied, 0u) << "layers: segments continue";
+    }
   }
 }
 
