@@ -447,8 +447,11 @@ void decode_tiles(std::span<const uint8_t> cs, const Codestream& code, const Dec
                   bool tile_parallel, int threads,
                   const std::function<void(std::vector<codec::TileComponentSamples>&)>& place,
                   std::vector<char>& placed, std::vector<std::string>& warnings) {
+  // The error of the first failing tile in `tiles` order, whichever thread met it first, so that
+  // a stream with several damaged tiles fails the same way on every run and device.
   std::string error;
   ErrorCode error_code = ErrorCode::kInternal;
+  size_t error_at = SIZE_MAX;
   std::atomic<size_t> tiles_done{0};
   std::atomic<bool> cancelled{false};
   std::vector<std::vector<std::string>> tile_warnings(tiles.size());
@@ -456,9 +459,10 @@ void decode_tiles(std::span<const uint8_t> cs, const Codestream& code, const Dec
     if (cancelled.load(std::memory_order_relaxed)) return;
     auto failed = [&](ErrorCode c, const std::string& what) {
 #pragma omp critical(gj2k_decoder_error)
-      if (error.empty()) {
+      if (i < error_at) {
         error = what;
         error_code = c;
+        error_at = i;
       }
     };
     try {
