@@ -217,7 +217,6 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
                                       FileFormat format, EncodeStats* stats) {
   const auto start = std::chrono::steady_clock::now();
   codec::TraceStage trace_setup("validate + setup");
-  validate(params, image_in);
   // The transform stage's device: auto = the GPU when one is present, from
   // transform::kGpuAutoMinSamples up (transform::auto_choice); gpu without one throws.
   uint64_t samples = 0;
@@ -225,6 +224,9 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
   const transform::Device requested =
       transform::auto_choice(codec::to_transform(params.device), samples);
   const bool on_gpu = transform::resolve_device(requested) == transform::Device::kGpu;
+  // On the GPU, the sample ranges are checked while the samples are staged for upload (one
+  // pass over the image, not two).
+  codec::validate(params, image_in, /*samples=*/!on_gpu);
 
   std::optional<Image> moved;
   if (params.set_image_origin &&

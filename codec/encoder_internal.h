@@ -79,6 +79,15 @@ struct EncodeSetup {
   bool gpu = false;                 // transform stage on the GPU (encoder_gpu.h), from --device
 };
 
+// gj2k::validate(const Image&) in two halves: the layout (area, components, subsampling,
+// sizes, precisions, buffer sizes), and every sample inside its precision's range. Both throw
+// Error(kInvalidArgument) naming the component (and the first bad sample, in raster order).
+void validate_layout(const Image& image);
+void validate_samples(const Image& image);
+// gj2k::validate(params, image); without `samples`, the sample ranges are left to the caller
+// (the GPU encoder checks them as it stages the samples, and calls validate_samples to report).
+void validate(const EncodeParams& params, const Image& image, bool samples);
+
 // Builds the main header and setup from the validated params and the (origin-adjusted) image.
 EncodeSetup make_setup(const EncodeParams& params, const Image& image);
 

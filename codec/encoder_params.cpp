@@ -81,14 +81,16 @@ int exponent_of(uint32_t pow2) {
 namespace {
 
 // The image itself (geometry, sample ranges), with the origin (x0, y0) applied.
-void validate_image(const EncodeParams& p, const Image& image_in, uint32_t x0, uint32_t y0) {
+void validate_image(const EncodeParams& p, const Image& image_in, uint32_t x0, uint32_t y0,
+                    bool samples) {
   if (uint64_t{x0} + image_in.width() > UINT32_MAX || uint64_t{y0} + image_in.height() > UINT32_MAX)
     refuse("--image-origin", "the image would extend past the 32-bit reference grid");
   if (image_in.components.empty()) refuse("input", "the image has no components");
   if (image_in.components.size() > 16384)
     refuse("input", "the image has " + std::to_string(image_in.components.size()) +
                         " components, JPEG 2000 allows at most 16384");
-  ::gj2k::validate(image_in);
+  codec::validate_layout(image_in);
+  if (samples) codec::validate_samples(image_in);
   if (p.set_image_origin) {
     for (size_t c = 0; c < image_in.components.size(); ++c) {
       const Component& comp = image_in.components[c];
@@ -237,10 +239,12 @@ void validate_progression_changes(const EncodeParams& p) {
 
 }  // namespace
 
-void validate(const EncodeParams& p, const Image& image_in) {
+namespace codec {
+
+void validate(const EncodeParams& p, const Image& image_in, bool samples) {
   const uint32_t x0 = p.set_image_origin ? p.image_x0 : image_in.x0;
   const uint32_t y0 = p.set_image_origin ? p.image_y0 : image_in.y0;
-  validate_image(p, image_in, x0, y0);
+  validate_image(p, image_in, x0, y0, samples);
   validate_coding(p);
   validate_rates(p);
   validate_mct(p, image_in.components);
@@ -249,5 +253,9 @@ void validate(const EncodeParams& p, const Image& image_in) {
   if (p.comment.size() > 65531) refuse("--comment", "longer than 65531 bytes");
   validate_progression_changes(p);
 }
+
+}  // namespace codec
+
+void validate(const EncodeParams& p, const Image& image_in) { codec::validate(p, image_in, true); }
 
 }  // namespace gj2k

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "codec/encoder_internal.h"
@@ -20,29 +22,33 @@ namespace {
 
 using entropy::RateAllocator;
 
-struct Assembled {
-  std::vector<uint8_t> stream;        // empty when measuring
-  uint64_t size = 0;                  // codestream bytes
-  std::vector<uint64_t> layer_bytes;  // headers + packets of layers <= l
+// The codestream for the blocks' layer_passes at the time it was written, not yet joined: the
+// main header, and the tile-parts, whose packets' bodies are views of the blocks' data (valid
+// while the tiles live).
+struct Written {
+  std::vector<std::vector<WrittenPacket>> packets;  // per tile, in progression order
+  std::vector<WrittenTilePart> parts;               // views of `packets`
+  std::vector<uint8_t> main_header;                 // SOC .. the last main-header segment
+  std::vector<Tlm> tlm;                             // the main header's TLM segments
+  uint64_t size = 0;                                // codestream bytes, EOC included
+  std::vector<uint64_t> layer_bytes;                // headers + packets of layers <= l
 };
 
-// Writes the codestream for the current layer_passes of every block.
-// With `measure`, packet bodies are counted, not copied: layer_bytes and the size are exact,
-// the stream is not.
-Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
-                   const EncodeParams& params, bool measure) {
+// Writes every tile's packets and tile-parts and the main header (with TLM when asked, which
+// is also left in setup.main).
+Written write_codestream(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
+                         const EncodeParams& params) {
   const size_t layers = static_cast<size_t>(setup.layers);
   std::vector<uint64_t> layer_packet_bytes(layers, 0);
-  std::vector<WrittenTilePart> parts;
+  Written w;
   // Packets of every tile, tiles in parallel (Tier-2 state is per precinct, so per tile).
-  std::vector<std::vector<WrittenPacket>> tile_packet_lists(tiles.size());
+  w.packets.resize(tiles.size());
   std::exception_ptr failure;
-  TraceStage trace_packets(measure ? nullptr : "tier-2 packets");
 #pragma omp parallel for schedule(dynamic, 1) if (tiles.size() > 1)
   for (int64_t t = 0; t < static_cast<int64_t>(tiles.size()); ++t) {
     try {
-      tile_packet_lists[static_cast<size_t>(t)] =
-          write_tile_packets(tiles[static_cast<size_t>(t)], setup.main, measure);
+      w.packets[static_cast<size_t>(t)] =
+          write_tile_packets(tiles[static_cast<size_t>(t)], setup.main);
     } catch (...) {
 #pragma omp critical(gj2k_encode_packets)
       if (!failure) failure = std::current_exception();
@@ -50,11 +56,11 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
   }
   if (failure) std::rethrow_exception(failure);
   for (size_t ti = 0; ti < tiles.size(); ++ti) {
-    const std::vector<WrittenPacket>& packets = tile_packet_lists[ti];  // the parts' views
+    const std::vector<WrittenPacket>& packets = w.packets[ti];  // the parts' views
     for (const WrittenPacket& p : packets) layer_packet_bytes[p.id.layer] += p.size();
     for (WrittenTilePart& part : write_tile_parts(static_cast<uint16_t>(tiles[ti].index), packets,
                                                   params.tile_parts, params.plt))
-      parts.push_back(std::move(part));
+      w.parts.push_back(std::move(part));
   }
 
   // Main header, with TLM when asked (ST = 2: 16-bit tile indices, SP = 4: 32-bit lengths).
@@ -62,64 +68,64 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
   mh.tlm.clear();
   if (params.tlm) {
     const size_t per_segment = (65535 - 4) / 6;
-    for (size_t i = 0; i < parts.size(); i += per_segment) {
+    for (size_t i = 0; i < w.parts.size(); i += per_segment) {
       Tlm tlm;
       tlm.index = static_cast<uint8_t>(mh.tlm.size());
       if (mh.tlm.size() > 255)
         throw Error(ErrorCode::kInvalidArgument, "--tlm: too many tile-parts for 256 TLM segments");
       tlm.tile_bytes = 2;
       tlm.length_bytes = 4;
-      for (size_t k = i; k < std::min(parts.size(), i + per_segment); ++k)
-        tlm.entries.push_back({parts[k].tile, static_cast<uint32_t>(parts[k].size())});
+      for (size_t k = i; k < std::min(w.parts.size(), i + per_segment); ++k)
+        tlm.entries.push_back({w.parts[k].tile, static_cast<uint32_t>(w.parts[k].size())});
       mh.tlm.push_back(std::move(tlm));
     }
   }
+  w.tlm = mh.tlm;
   ByteWriter out;
   write_main_header(out, mh);
-  size_t total = out.size() + 2;
-  for (const WrittenTilePart& p : parts) total += p.size();
-  trace_packets.end();
-  Assembled a;
-  a.size = total;
-  if (!measure) {
-    TraceStage trace_copy("codestream copy");
-    // Every byte is copied once, into place, the pieces (headers and the code-block data
-    // ranges of the packets' bodies) in parallel: with one tile-part, a few packets hold most
-    // of the data.
-    struct Piece {
-      const uint8_t* src;
-      size_t n, at;
-    };
-    std::vector<Piece> pieces;
-    size_t at = out.size();
-    for (const WrittenTilePart& part : parts)
-      part.for_each_piece([&](const uint8_t* p, size_t n) {
-        pieces.push_back({p, n, at});
-        at += n;
-      });
-    ByteWriter eoc;
-    write_eoc(eoc);
-    pieces.push_back({eoc.data().data(), eoc.size(), at});
-    if (at + eoc.size() != total)
-      throw Error(ErrorCode::kInternal, "encoder: codestream size bookkeeping is off");
-    a.stream.resize(total);
-    std::memcpy(a.stream.data(), out.data().data(), out.size());
-    const int64_t np = static_cast<int64_t>(pieces.size());
-#pragma omp parallel for schedule(dynamic, 256) if (total >= (size_t{1} << 22))
-    for (int64_t i = 0; i < np; ++i) {
-      const Piece& pc = pieces[static_cast<size_t>(i)];
-      if (pc.n) std::memcpy(a.stream.data() + pc.at, pc.src, pc.n);
-    }
-  }
+  w.main_header = std::move(out.data());
+  w.size = w.main_header.size() + 2;  // and EOC
+  for (const WrittenTilePart& p : w.parts) w.size += p.size();
   uint64_t packet_total = 0;
   for (uint64_t b : layer_packet_bytes) packet_total += b;
-  const uint64_t overhead = a.size - packet_total;
-  uint64_t cumulative = overhead;
+  uint64_t cumulative = w.size - packet_total;  // markers and tile-part headers
   for (uint64_t b : layer_packet_bytes) {
     cumulative += b;
-    a.layer_bytes.push_back(cumulative);
+    w.layer_bytes.push_back(cumulative);
   }
-  return a;
+  return w;
+}
+
+// The codestream of `w` in one buffer. Every byte is copied once, into place, the pieces
+// (headers and the code-block data ranges of the packets' bodies) in parallel: with one
+// tile-part, a few packets hold most of the data.
+std::vector<uint8_t> join(const Written& w) {
+  TraceStage trace_copy("codestream copy");
+  struct Piece {
+    const uint8_t* src;
+    size_t n, at;
+  };
+  std::vector<Piece> pieces;
+  size_t at = w.main_header.size();
+  for (const WrittenTilePart& part : w.parts)
+    part.for_each_piece([&](const uint8_t* p, size_t n) {
+      pieces.push_back({p, n, at});
+      at += n;
+    });
+  ByteWriter eoc;
+  write_eoc(eoc);
+  pieces.push_back({eoc.data().data(), eoc.size(), at});
+  if (at + eoc.size() != w.size)
+    throw Error(ErrorCode::kInternal, "encoder: codestream size bookkeeping is off");
+  std::vector<uint8_t> stream(w.size);
+  std::memcpy(stream.data(), w.main_header.data(), w.main_header.size());
+  const int64_t np = static_cast<int64_t>(pieces.size());
+#pragma omp parallel for schedule(dynamic, 256) if (w.size >= (size_t{1} << 22))
+  for (int64_t i = 0; i < np; ++i) {
+    const Piece& pc = pieces[static_cast<size_t>(i)];
+    if (pc.n) std::memcpy(stream.data() + pc.at, pc.src, pc.n);
+  }
+  return stream;
 }
 
 // Sets every block's layer_passes from per-layer thresholds; the last layer's from
@@ -243,10 +249,12 @@ std::vector<double> byte_targets(const EncodeParams& params, const Image& image,
 // measured sizes (bracketing + secant) until the file is at most the target and within 0.2% of
 // it; lower layers follow a fixed-point estimate of their overhead (markers, packet headers:
 // first a guess, then measured). Without byte targets the thresholds are applied as they are.
-// Returns the final assembly.
-Assembled fit_bytes(std::vector<TileCoding>& tiles, EncodeSetup& setup, const EncodeParams& params,
-                    const RateAllocator& ra, uint64_t blocks,
-                    const std::vector<double>& byte_target, std::vector<double>& lambda) {
+// Returns the final codestream: the round that set the final thresholds is reused when they are
+// those a measured round wrote (the usual case: the search stops on the round it keeps).
+std::vector<uint8_t> fit_bytes(std::vector<TileCoding>& tiles, EncodeSetup& setup,
+                               const EncodeParams& params, const RateAllocator& ra,
+                               uint64_t blocks, const std::vector<double>& byte_target,
+                               std::vector<double>& lambda, EncodeStats* stats) {
   const size_t layers = lambda.size(), last = layers - 1;
   const double container = setup.container_bytes;
   bool have_bytes = false;
@@ -269,21 +277,36 @@ Assembled fit_bytes(std::vector<TileCoding>& tiles, EncodeSetup& setup, const En
       apply_thresholds(tiles, ra, lambda, nullptr);
     }
   };
+  // A measured round and what chose its passes: the thresholds and the last layer's budget
+  // (fill's input). Equal inputs give equal layer_passes, so equal packets.
+  struct Round {
+    Written written;
+    std::vector<double> lambda;
+    double budget;
+  };
+  std::optional<Round> under, latest;  // the round kept as under_b; the last round
   const uint64_t all_hull_bytes = ra.total_bytes(1e-300);
   const int max_rounds = have_bytes ? 16 : 0;
   for (int round = 0; round < max_rounds; ++round) {
     set_lambdas(budget);
     report_progress(params, "rate control", double(round + 1) / max_rounds);
-    const Assembled a = assemble(tiles, setup, params, /*measure=*/true);
-    const double size = double(a.size) + container;
+    TraceStage trace_round("rate control round");
+    latest = Round{write_codestream(tiles, setup, params), lambda, budget};
+    trace_round.end();
+    const Written& w = latest->written;
+    const double size = double(w.size) + container;
     for (size_t l = 0; l < last; ++l)
-      overhead[l] = double(a.layer_bytes[l]) + container - double(ra.total_bytes(lambda[l]));
+      overhead[l] = double(w.layer_bytes[l]) + container - double(ra.total_bytes(lambda[l]));
     if (target < 0) {
       if (round >= 2) break;
       continue;
     }
     if (size <= target) {
-      if (size > under_size) under_b = budget, under_size = size;
+      if (size > under_size) {
+        under_b = budget, under_size = size;
+        under = std::move(latest);
+        latest.reset();
+      }
       if (size >= target * 0.998) break;
       if (budget >= double(all_hull_bytes)) break;  // nothing more to add
     } else if (over_b < 0 || budget < over_b) {
@@ -300,7 +323,30 @@ Assembled fit_bytes(std::vector<TileCoding>& tiles, EncodeSetup& setup, const En
   }
   if (target >= 0 && under_b >= 0) budget = under_b;
   set_lambdas(budget);
-  return assemble(tiles, setup, params, /*measure=*/false);
+  const Written* final_written = nullptr;
+  for (const std::optional<Round>* r : {&under, &latest})
+    if (*r && (*r)->lambda == lambda && (*r)->budget == budget) final_written = &(*r)->written;
+  Written fresh;
+  if (final_written) {
+    setup.main.tlm = final_written->tlm;  // as the reused round's main header has it
+  } else {
+    TraceStage trace_packets("tier-2 packets");
+    fresh = write_codestream(tiles, setup, params);
+    final_written = &fresh;
+  }
+  if (stats) stats->layer_bytes = final_written->layer_bytes;
+  return join(*final_written);
+}
+
+// Lossless with one layer and no size or quality target: every pass of every block goes into
+// the one layer (what threshold kAllPasses selects), without hulls.
+void include_all_passes(std::vector<TileCoding>& tiles) {
+  for (TileCoding& tile : tiles)
+    for (TileComponentCoding& tcc : tile.components)
+      for (auto& res : tcc.bands)
+        for (BandCoding& bc : res)
+          for (BlockCoding& blk : bc.blocks)
+            blk.layer_passes.assign(1, static_cast<uint32_t>(blk.enc.passes.size()));
 }
 
 }  // namespace
@@ -309,11 +355,33 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
                                          const EncodeParams& params, const Image& image,
                                          EncodeStats* stats) {
   const size_t layers = static_cast<size_t>(setup.layers);
+  const bool targets = !params.rates.empty() || !params.bpp.empty() || !params.psnr.empty();
+  if (!targets && layers == 1) {
+    include_all_passes(tiles);
+    uint64_t blocks = 0;
+    for (const TileCoding& tile : tiles)
+      for (const TileComponentCoding& tcc : tile.components)
+        for (const auto& res : tcc.bands)
+          for (const BandCoding& bc : res) blocks += bc.blocks.size();
+    if (stats) stats->code_blocks = blocks;
+    TraceStage trace_packets("tier-2 packets");
+    const Written w = write_codestream(tiles, setup, params);
+    trace_packets.end();
+    if (stats) stats->layer_bytes = w.layer_bytes;
+    return join(w);
+  }
   RateAllocator ra;
   TraceStage trace_hulls("rate control hulls");
   const uint64_t blocks = register_blocks(tiles, ra);
   trace_hulls.end();
   if (stats) stats->code_blocks = blocks;
+  {
+    TraceStage trace_order("rate control order");
+    ra.prepare([](int64_t n, const std::function<void(int64_t)>& body) {
+#pragma omp parallel for schedule(dynamic, 1)
+      for (int64_t i = 0; i < n; ++i) body(i);
+    });
+  }
   // Per-layer targets: bytes (ratio, bpp), distortion (PSNR), or none (lossless last layer).
   const std::vector<double> byte_target = byte_targets(params, image, layers);
   std::vector<double> lambda(layers, RateAllocator::kAllPasses);
@@ -325,9 +393,7 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
     for (size_t l = 0; l + 1 < layers; ++l)
       lambda[l] = ra.threshold_for_bytes(all / std::pow(2.0, double(layers - 1 - l)));
   }
-  Assembled best = fit_bytes(tiles, setup, params, ra, blocks, byte_target, lambda);
-  if (stats) stats->layer_bytes = best.layer_bytes;
-  return std::move(best.stream);
+  return fit_bytes(tiles, setup, params, ra, blocks, byte_target, lambda, stats);
 }
 
 }  // namespace gj2k::codec

@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -38,22 +39,59 @@ transform::cuda::Pool<TileTransformer>& pool() {
   return *p;
 }
 
-// Rows [r.y0, r.y1) of component `comp` restricted to r (B-12), narrowed to T.
+// Rows [r.y0, r.y1) of component `comp` restricted to r (B-12), narrowed to T. Returns whether
+// every sample lies inside the component's range (validate_samples; the encoder leaves that
+// check to this pass over the samples).
 template <class T>
-void stage_samples(const Image& image, const Component& comp, const Rect& r, T* dst) {
+bool stage_samples(const Image& image, const Component& comp, const Rect& r, T* dst) {
   const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
   const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
   const size_t w = r.width();
-#pragma omp parallel for schedule(static)
+  const int64_t lo = comp.min_value(), hi = comp.max_value();
+  int32_t vmin = INT32_MAX, vmax = INT32_MIN;
+#pragma omp parallel for schedule(static) reduction(min : vmin) reduction(max : vmax)
   for (int64_t yy = r.y0; yy < int64_t{r.y1}; ++yy) {
     const uint32_t y = static_cast<uint32_t>(yy);
     const int32_t* src = comp.samples.data() + size_t{y - cy0} * comp.width + (r.x0 - cx0);
     T* out = dst + size_t{y - r.y0} * w;
+    int32_t row_min = INT32_MAX, row_max = INT32_MIN;
+    for (size_t x = 0; x < w; ++x) {
+      row_min = std::min(row_min, src[x]);
+      row_max = std::max(row_max, src[x]);
+    }
     if constexpr (sizeof(T) == 4) {
       std::memcpy(out, src, w * 4);
     } else {
       for (size_t x = 0; x < w; ++x) out[x] = static_cast<T>(src[x]);
     }
+    vmin = std::min(vmin, row_min);
+    vmax = std::max(vmax, row_max);
+  }
+  return r.empty() || (vmin >= lo && vmax <= hi);
+}
+
+// Throws validate_samples' error when a staged tile-component had a sample out of range.
+void check_staged(bool in_range, const Image& image) {
+  if (in_range) return;
+  validate_samples(image);  // throws, naming the first bad sample of the image
+  throw Error(ErrorCode::kInternal, "encoder: staging saw a sample out of range that validate_samples did not find");
+}
+
+// validate_samples for the tile-components of tile t only: for tiles that the CPU encodes on
+// the GPU path (the corner cases below), which staging does not see.
+void check_tile_samples(const Image& image, const EncodeSetup& setup, uint32_t t) {
+  for (size_t c = 0; c < image.components.size(); ++c) {
+    const Component& comp = image.components[c];
+    const Rect r = tile_component_rect(setup.main.siz, t, static_cast<uint16_t>(c));
+    const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
+    const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+    const int64_t lo = comp.min_value(), hi = comp.max_value();
+    bool in_range = true;
+    for (uint32_t y = r.y0; y < r.y1 && in_range; ++y) {
+      const int32_t* src = comp.samples.data() + size_t{y - cy0} * comp.width + (r.x0 - cx0);
+      for (size_t x = 0; x < r.width(); ++x) in_range = in_range && src[x] >= lo && src[x] <= hi;
+    }
+    check_staged(in_range, image);
   }
 }
 
@@ -85,7 +123,8 @@ bool make_spec(const Image& image, const EncodeSetup& setup, uint32_t t, TileSpe
     all_signed = all_signed && comp.is_signed;
     all_unsigned = all_unsigned && !comp.is_signed;
   }
-  // Narrow upload when every sample fits (validate() keeps samples inside their precision).
+  // Narrow upload when every sample fits (samples outside their precision stop the encode:
+  // stage_samples).
   spec.sample_bytes = !(all_signed || all_unsigned) ? 4
                       : max_precision <= 8          ? 1
                       : max_precision <= 16         ? 2
@@ -101,19 +140,17 @@ void enqueue(const Image& image, const TileSpec& spec, TileTransformer& tt) {
     void* dst = tt.input_raw(0, spec, static_cast<int>(c));
     const Component& comp = image.components[c];
     const Rect& r = spec.comps[c].rect;
+    bool in_range;
     if (spec.sample_bytes == 1) {
-      if (spec.sample_signed)
-        stage_samples(image, comp, r, static_cast<int8_t*>(dst));
-      else
-        stage_samples(image, comp, r, static_cast<uint8_t*>(dst));
+      in_range = spec.sample_signed ? stage_samples(image, comp, r, static_cast<int8_t*>(dst))
+                                    : stage_samples(image, comp, r, static_cast<uint8_t*>(dst));
     } else if (spec.sample_bytes == 2) {
-      if (spec.sample_signed)
-        stage_samples(image, comp, r, static_cast<int16_t*>(dst));
-      else
-        stage_samples(image, comp, r, static_cast<uint16_t*>(dst));
+      in_range = spec.sample_signed ? stage_samples(image, comp, r, static_cast<int16_t*>(dst))
+                                    : stage_samples(image, comp, r, static_cast<uint16_t*>(dst));
     } else {
-      stage_samples(image, comp, r, static_cast<int32_t*>(dst));
+      in_range = stage_samples(image, comp, r, static_cast<int32_t*>(dst));
     }
+    check_staged(in_range, image);
   }
   tt.encode(0, spec);
 }
@@ -199,7 +236,10 @@ TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup
                                     GpuLookAhead* ahead) {
   TileSpec spec;
   std::unique_ptr<TileTransformer> started = start(image, setup, t, ahead, spec);
-  if (!started) return cpu_backend().forward(image, setup, t, nullptr);
+  if (!started) {
+    check_tile_samples(image, setup, t);
+    return cpu_backend().forward(image, setup, t, nullptr);
+  }
   transform::cuda::Lease<TileTransformer> lease(pool(), std::move(started));
   std::vector<Rect> rects;
   for (const TileComponentSpec& cs : spec.comps) rects.push_back(cs.rect);
@@ -219,7 +259,10 @@ TileCoding encode_tile_gpu(const Image& image, const EncodeSetup& setup, const E
     // on the CPU, with the same result. Other failures stay failures.
     if (!transform::cuda::out_of_memory(e)) throw;
   }
-  if (!started) return cpu_backend().encode(image, setup, params, t, nullptr);
+  if (!started) {
+    check_tile_samples(image, setup, t);
+    return cpu_backend().encode(image, setup, params, t, nullptr);
+  }
   transform::cuda::Lease<TileTransformer> lease(pool(), std::move(started));
   TileCoding tile = code_tile_gpu(*lease, image, setup, params, t);
   lease.succeeded();

@@ -98,7 +98,9 @@ Image make_image(uint32_t width, uint32_t height, uint32_t num_components, uint3
   return image;
 }
 
-void validate(const Image& image) {
+namespace codec {
+
+void validate_layout(const Image& image) {
   if (image.x1 <= image.x0 || image.y1 <= image.y0) bad("empty image area");
   if (image.components.empty()) bad("no components");
   for (size_t c = 0; c < image.components.size(); ++c) {
@@ -115,6 +117,12 @@ void validate(const Image& image) {
     if (comp.samples.size() != static_cast<size_t>(comp.width) * comp.height)
       bad(name + "sample buffer holds " + std::to_string(comp.samples.size()) +
           " samples, expected " + std::to_string(size_t{comp.width} * comp.height));
+  }
+}
+
+void validate_samples(const Image& image) {
+  for (size_t c = 0; c < image.components.size(); ++c) {
+    const Component& comp = image.components[c];
     const int64_t lo = comp.min_value(), hi = comp.max_value();
     // The range of the samples first (a vectorised reduction, threads for large images), then
     // the first sample outside [lo, hi] for the message.
@@ -131,11 +139,18 @@ void validate(const Image& image) {
     if (n == 0 || (vmin >= lo && vmax <= hi)) continue;
     for (size_t i = 0; i < comp.samples.size(); ++i) {
       if (comp.samples[i] < lo || comp.samples[i] > hi)
-        bad(name + "sample " + std::to_string(comp.samples[i]) + " at (" +
-            std::to_string(i % comp.width) + "," + std::to_string(i / comp.width) +
+        bad("component " + std::to_string(c) + ": sample " + std::to_string(comp.samples[i]) +
+            " at (" + std::to_string(i % comp.width) + "," + std::to_string(i / comp.width) +
             ") outside the range of its precision");
     }
   }
+}
+
+}  // namespace codec
+
+void validate(const Image& image) {
+  codec::validate_layout(image);
+  codec::validate_samples(image);
 }
 
 std::optional<std::string> compare(const Image& a, const Image& b) {

@@ -341,7 +341,7 @@ TileWriters tile_writers(const TileCoding& tile, const MainHeader& main) {
 // Packet `id` (the next layer of its precinct): header from the blocks' contributions to the
 // layer, then their data in the header's order.
 WrittenPacket write_packet(const TileCoding& tile, const PacketId& id, PrecinctWriter& w,
-                           const entropy::PacketFraming& framing, uint32_t index, bool measure) {
+                           const entropy::PacketFraming& framing, uint32_t index) {
   const TileComponentCoding& tcc = tile.components[id.component];
   const Precinct& prec = w.precinct;
   const entropy::SegmentStyle& seg = w.encoder.style();
@@ -371,13 +371,12 @@ WrittenPacket write_packet(const TileCoding& tile, const PacketId& id, PrecinctW
   }
   WrittenPacket pk;
   pk.id = id;
-  pk.measured = measure;
   pk.sop = framing.sop ? kSopSize : 0;
   pk.header =
       w.encoder.encode_packet(static_cast<int>(id.layer), contrib, framing, index, pk.bytes) -
       pk.sop;
   for (std::span<const uint8_t> body : bodies) pk.body += body.size();
-  if (!measure) pk.bodies = std::move(bodies);
+  pk.bodies = std::move(bodies);
   return pk;
 }
 
@@ -480,8 +479,7 @@ TilePackets read_tile_packets(std::span<const uint8_t> codestream, const Codestr
   return out;
 }
 
-std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const MainHeader& main,
-                                              bool measure) {
+std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const MainHeader& main) {
   std::vector<const TileComponentLayout*> layouts;
   for (const TileComponentCoding& tcc : tile.components) layouts.push_back(&tcc.layout);
   const TileProgression prog = tile_progression(main, nullptr, tile.index, layouts);
@@ -516,8 +514,7 @@ std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const Main
   for (int64_t wi = 0; wi < nw; ++wi) {
     try {
       for (uint32_t k : packets_of[static_cast<size_t>(wi)])
-        packets[k] = write_packet(tile, order[k], *writer_list[static_cast<size_t>(wi)], framing, k,
-                                  measure);
+        packets[k] = write_packet(tile, order[k], *writer_list[static_cast<size_t>(wi)], framing, k);
     } catch (...) {
 #pragma omp critical(gj2k_tile_packets)
       if (!failure) failure = std::current_exception();
@@ -528,7 +525,6 @@ std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const Main
 }
 
 void WrittenPacket::write_to(uint8_t* dst) const {
-  if (measured) throw Error(ErrorCode::kInternal, "tier-2: a measured packet has no body");
   for_each_piece([&dst](const uint8_t* p, size_t n) {
     if (n) std::memcpy(dst, p, n);
     dst += n;
@@ -548,8 +544,6 @@ size_t WrittenTilePart::size() const {
 }
 
 void WrittenTilePart::write_to(uint8_t* dst) const {
-  for (const WrittenPacket& p : packets)
-    if (p.measured) throw Error(ErrorCode::kInternal, "tier-2: a measured packet has no body");
   for_each_piece([&dst](const uint8_t* p, size_t n) {
     if (n) std::memcpy(dst, p, n);
     dst += n;

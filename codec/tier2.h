@@ -139,30 +139,28 @@ TilePackets read_tile_packets(std::span<const uint8_t> codestream, const Codestr
 struct WrittenPacket {
   PacketId id;
   std::vector<uint8_t> bytes;                    // SOP, header, EPH
-  std::vector<std::span<const uint8_t>> bodies;  // the body, in order (empty when measured)
+  std::vector<std::span<const uint8_t>> bodies;  // the body, in order
   size_t sop = 0;                                // bytes of the SOP marker segment (0 or 6)
   size_t header = 0;                             // bytes of the header, EPH included
   size_t body = 0;                               // bytes of the body
-  bool measured = false;                         // the body was counted, not listed
   size_t size() const { return sop + header + body; }
   // Calls f(data, bytes) for the packet's pieces in order: SOP, header and EPH, then each
-  // range of its body (not when measured).
+  // range of its body.
   template <class F>
   void for_each_piece(F&& f) const {
     f(bytes.data(), bytes.size());
     for (std::span<const uint8_t> b : bodies) f(b.data(), b.size());
   }
-  // Writes the whole packet at dst (size() bytes; not when measured).
+  // Writes the whole packet at dst (size() bytes).
   void write_to(uint8_t* dst) const;
   std::vector<uint8_t> joined() const;  // the whole packet
 };
 
 // The packets of one coded tile in progression order (the main header's COD order, or its
 // POC), with SOP and EPH as COD says. Every block's layer_passes must hold one entry per
-// layer (or none: never included). With `measure`, bodies are counted, not listed. Precincts
-// are written in parallel (their packet coders are independent, B.10).
-std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const MainHeader& main,
-                                              bool measure);
+// layer (or none: never included). Bodies are views of the blocks' data (valid while the
+// tile lives). Precincts are written in parallel (their packet coders are independent, B.10).
+std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const MainHeader& main);
 
 // One tile-part as written: SOT, PLT (when asked), SOD, then its packets (views of the list
 // write_tile_packets returned, valid while that lives).
@@ -177,7 +175,7 @@ struct WrittenTilePart {
     f(header.data(), header.size());
     for (const WrittenPacket& p : packets) p.for_each_piece(f);
   }
-  // Writes the whole tile-part at dst (size() bytes; not when measured).
+  // Writes the whole tile-part at dst (size() bytes).
   void write_to(uint8_t* dst) const;
   std::vector<uint8_t> joined() const;  // the whole tile-part
 };
@@ -185,7 +183,7 @@ struct WrittenTilePart {
 // Splits the packets of tile `tile` into tile-parts (A.4.2): a new one whenever the packet's
 // resolution, layer or component (as `split` says) changes. With `plt`, each tile-part header
 // carries the lengths of its packets (PLT, A.7.3). Throws Error(kInvalidArgument) for more than
-// 255 tile-parts. Sizes are exact for measured packets too.
+// 255 tile-parts.
 std::vector<WrittenTilePart> write_tile_parts(uint16_t tile, std::span<const WrittenPacket> packets,
                                               TilePartSplit split, bool plt);
 

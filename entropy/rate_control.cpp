@@ -2,6 +2,7 @@
 #include "entropy/rate_control.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "gj2k/error.h"
 
@@ -114,52 +115,148 @@ double RateAllocator::total_gain(double lambda) const {
   return sum;
 }
 
-void RateAllocator::sort_steps() const {
-  if (sorted_) return;
-  steps_.clear();
-  steps_.reserve(points_.size());
-  for (size_t b = 0; b < blocks_.size(); ++b) {
-    const Block& blk = blocks_[b];
-    uint32_t prev_bytes = 0;
-    double prev_gain = 0;
-    for (uint32_t k = 0; k < blk.count; ++k) {
-      const auto& p = points_[blk.first + k];
-      const double g = point_gain_[blk.first + k];
-      steps_.push_back(
-          {p.slope, p.bytes - prev_bytes, g - prev_gain, static_cast<uint32_t>(b), blk.first + k});
-      prev_bytes = p.bytes;
-      prev_gain = g;
+namespace {
+
+// A hull point's place in the global order: decreasing slope, then increasing point index
+// (points_ holds the blocks in order, each block's points in order). A total order, so any
+// correct sort gives the one result.
+struct SlopeKey {
+  double slope;
+  uint32_t point;
+  uint32_t block;  // the point's block (not part of the order)
+};
+struct Before {
+  bool operator()(const SlopeKey& a, const SlopeKey& b) const {
+    return a.slope > b.slope || (a.slope == b.slope && a.point < b.point);
+  }
+};
+constexpr Before before;
+
+// Sorts keys by `before`. With a scheduler and many keys, a sample sort: kBuckets - 1
+// splitters from a regular sample, every key's bucket found in parallel over kChunks chunks,
+// the keys scattered bucket by bucket (counts and offsets per chunk), then the buckets sorted
+// in parallel. Bucket and chunk counts are constants, so the work does not depend on the
+// thread count (and the result never does: the order is total).
+void sort_keys(std::vector<SlopeKey>& keys, const ParallelFor& run) {
+  constexpr size_t kBuckets = 64, kChunks = 64, kOversample = 32;
+  const size_t n = keys.size();
+  if (!run || n < (size_t{1} << 16)) {
+    std::sort(keys.begin(), keys.end(), before);
+    return;
+  }
+  std::vector<SlopeKey> sample(kBuckets * kOversample);
+  for (size_t i = 0; i < sample.size(); ++i) sample[i] = keys[i * (n / sample.size())];
+  std::sort(sample.begin(), sample.end(), before);
+  std::vector<SlopeKey> splitters(kBuckets - 1);
+  for (size_t b = 0; b + 1 < kBuckets; ++b) splitters[b] = sample[(b + 1) * kOversample - 1];
+  std::vector<uint8_t> bucket(n);
+  std::vector<size_t> count(kChunks * kBuckets, 0);  // [chunk][bucket], then offsets
+  auto chunk_range = [n](size_t c) { return std::pair(c * n / kChunks, (c + 1) * n / kChunks); };
+  run(kChunks, [&](int64_t c) {
+    const auto [lo, hi] = chunk_range(static_cast<size_t>(c));
+    size_t* cnt = count.data() + static_cast<size_t>(c) * kBuckets;
+    for (size_t i = lo; i < hi; ++i) {
+      const size_t b = static_cast<size_t>(
+          std::upper_bound(splitters.begin(), splitters.end(), keys[i], before) -
+          splitters.begin());
+      bucket[i] = static_cast<uint8_t>(b);
+      ++cnt[b];
+    }
+  });
+  std::vector<size_t> bucket_start(kBuckets + 1, 0);
+  size_t at = 0;
+  for (size_t b = 0; b < kBuckets; ++b) {
+    bucket_start[b] = at;
+    for (size_t c = 0; c < kChunks; ++c) {
+      const size_t k = count[c * kBuckets + b];
+      count[c * kBuckets + b] = at;
+      at += k;
     }
   }
-  // Decreasing slope; within a block its points keep their order (their slopes decrease).
-  std::stable_sort(steps_.begin(), steps_.end(),
-                   [](const Step& a, const Step& b) { return a.slope > b.slope; });
+  bucket_start[kBuckets] = at;
+  std::vector<SlopeKey> out(n);
+  run(kChunks, [&](int64_t c) {
+    const auto [lo, hi] = chunk_range(static_cast<size_t>(c));
+    size_t* next = count.data() + static_cast<size_t>(c) * kBuckets;
+    for (size_t i = lo; i < hi; ++i) out[next[bucket[i]]++] = keys[i];
+  });
+  run(kBuckets, [&](int64_t b) {
+    std::sort(out.begin() + static_cast<ptrdiff_t>(bucket_start[static_cast<size_t>(b)]),
+              out.begin() + static_cast<ptrdiff_t>(bucket_start[static_cast<size_t>(b) + 1]),
+              before);
+  });
+  keys.swap(out);
+}
+
+// Calls fn(first, last) over [0, n) in pieces of 2^14 through `run` (or at once without one).
+template <class Fn>
+void in_pieces(size_t n, const ParallelFor& run, const Fn& fn) {
+  constexpr size_t kPiece = size_t{1} << 14;
+  if (!run || n <= kPiece) {
+    fn(size_t{0}, n);
+    return;
+  }
+  run(static_cast<int64_t>((n + kPiece - 1) / kPiece), [&](int64_t k) {
+    const size_t first = static_cast<size_t>(k) * kPiece;
+    fn(first, std::min(n, first + kPiece));
+  });
+}
+
+}  // namespace
+
+void RateAllocator::prepare(const ParallelFor& run) const { sort_steps(run); }
+
+void RateAllocator::sort_steps(const ParallelFor& run) const {
+  if (sorted_) return;
+  const size_t n = points_.size();
+  std::vector<SlopeKey> keys(n);
+  in_pieces(blocks_.size(), run, [&](size_t first, size_t last) {
+    for (size_t b = first; b < last; ++b)
+      for (uint32_t k = 0; k < blocks_[b].count; ++k) {
+        const uint32_t i = blocks_[b].first + k;
+        keys[i] = {points_[i].slope, i, static_cast<uint32_t>(b)};
+      }
+  });
+  sort_keys(keys, run);
+  // Each step: its point's increments over the block's previous hull point (or over zero).
+  steps_.resize(n);
+  in_pieces(n, run, [&](size_t first, size_t last) {
+    for (size_t s = first; s < last; ++s) {
+      const SlopeKey& key = keys[s];
+      const uint32_t i = key.point;
+      const bool head = i == blocks_[key.block].first;
+      const uint32_t prev_bytes = head ? 0 : points_[i - 1].bytes;
+      const double prev_gain = head ? 0 : point_gain_[i - 1];
+      steps_[s] = {key.slope, points_[i].bytes - prev_bytes, point_gain_[i] - prev_gain, key.block,
+                   i};
+    }
+  });
+  // Including a step means including every step of the same slope: the candidate thresholds
+  // are the ends of equal-slope runs.
+  group_ends_.clear();
+  group_bytes_.clear();
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < n; ++i) {
+    bytes += steps_[i].delta_bytes;
+    if (i + 1 == n || steps_[i + 1].slope != steps_[i].slope) {
+      group_ends_.push_back(i + 1);
+      group_bytes_.push_back(bytes);
+    }
+  }
   sorted_ = true;
 }
 
 double RateAllocator::threshold_for_bytes(
     double budget, const std::function<double(double lambda)>& overhead) const {
   sort_steps();
-  // Including a step means including every step of the same slope: candidates are the ends of
-  // equal-slope groups. Cost (bytes + overhead) grows with the group end; bisect over them.
-  const size_t n = steps_.size();
-  std::vector<size_t> group_ends;
-  std::vector<uint64_t> group_bytes;
-  uint64_t bytes = 0;
-  for (size_t i = 0; i < n; ++i) {
-    bytes += steps_[i].delta_bytes;
-    if (i + 1 == n || steps_[i + 1].slope != steps_[i].slope) {
-      group_ends.push_back(i + 1);
-      group_bytes.push_back(bytes);
-    }
-  }
+  // Cost (bytes + overhead) grows with the group end; bisect over the groups.
   auto fits = [&](size_t g) {
-    const double lambda = steps_[group_ends[g] - 1].slope;
+    const double lambda = steps_[group_ends_[g] - 1].slope;
     const double extra = overhead ? overhead(lambda) : 0.0;
-    return double(group_bytes[g]) + extra <= budget;
+    return double(group_bytes_[g]) + extra <= budget;
   };
   // Largest g with fits(g); fits is monotone (true then false).
-  size_t lo = 0, hi = group_ends.size();  // answer count of fitting groups in [lo, hi]
+  size_t lo = 0, hi = group_ends_.size();  // answer count of fitting groups in [lo, hi]
   while (lo < hi) {
     const size_t mid = lo + (hi - lo + 1) / 2;  // try mid groups
     if (fits(mid - 1))
@@ -168,7 +265,7 @@ double RateAllocator::threshold_for_bytes(
       hi = mid - 1;
   }
   if (lo == 0) return kNothing;
-  return steps_[group_ends[lo - 1] - 1].slope;
+  return steps_[group_ends_[lo - 1] - 1].slope;
 }
 
 std::vector<uint32_t> RateAllocator::fill(double lambda, double budget) const {

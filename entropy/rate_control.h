@@ -36,6 +36,11 @@ struct TruncationPoint {
 // into the previous point (infinite slope is never produced: it is folded forward).
 std::vector<TruncationPoint> convex_hull(const uint32_t* ends, const double* gains, size_t n);
 
+// Runs body(i) for every i in [0, n), in any order, possibly on several threads at once (calls
+// for different i touch disjoint data). The allocator has no threads of its own: the caller
+// passes its scheduler. An empty ParallelFor means one thread.
+using ParallelFor = std::function<void(int64_t n, const std::function<void(int64_t i)>& body)>;
+
 class RateAllocator {
  public:
   // A threshold that selects every pass of every block (lossless).
@@ -80,6 +85,11 @@ class RateAllocator {
   // kAllPasses when even all hull points do not reach it.
   double threshold_for_gain(double gain) const;
 
+  // Builds the global order of all hull points by decreasing slope, which the threshold
+  // queries above otherwise build on their first call (on one thread), with `run`'s threads.
+  // The order is the same either way: decreasing slope, ties in block order then point order.
+  void prepare(const ParallelFor& run) const;
+
  private:
   struct Block {
     uint32_t first = 0, count = 0;  // hull points in points_
@@ -92,13 +102,17 @@ class RateAllocator {
     uint32_t block;  // its block
     uint32_t point;  // its index in points_
   };
-  void sort_steps() const;
+  void sort_steps(const ParallelFor& run = {}) const;
 
   std::vector<Block> blocks_;
   std::vector<TruncationPoint> points_;
   std::vector<double> point_gain_;  // cumulative gain at each hull point
   double gain_all_ = 0;
   mutable std::vector<Step> steps_;  // sorted by decreasing slope, built lazily
+  // The ends of runs of equal slope in steps_ (one past their last step) and the data bytes
+  // of all steps up to each end: the candidates of threshold_for_bytes.
+  mutable std::vector<size_t> group_ends_;
+  mutable std::vector<uint64_t> group_bytes_;
   mutable bool sorted_ = false;
 };
 

@@ -274,7 +274,7 @@ Stream make_stream(Rng& rng, const Config& cfg) {
   std::vector<std::vector<uint8_t>> parts, ppm;
   for (uint32_t t = 0; t < num_tiles(s.main.siz); ++t) {
     s.tiles.push_back(random_tile(rng, s.main, t));
-    s.packets.push_back(write_tile_packets(s.tiles.back(), s.main, false));
+    s.packets.push_back(write_tile_packets(s.tiles.back(), s.main));
     const auto& packets = s.packets.back();
     s.cut.push_back(false);
     if (cfg.straddle) {

@@ -294,6 +294,68 @@ TEST(GpuCodec, Tier1FallbacksMatchCpu) {
 }
 #endif
 
+// A sample outside its precision's range: the GPU encoder finds it while staging the samples
+// (validate() leaves it to that pass) and reports the CPU's error, the first bad sample of the
+// image in raster order, whichever tile meets it first; tiles whose subsampled component is
+// empty (the CPU stage on the GPU path) are checked too.
+TEST(GpuCodec, OutOfRangeSamplesGiveTheCpuError) {
+  GJ2K_REQUIRE_GPU();
+  struct Case {
+    std::string name;
+    EncodeParams params;
+    uint32_t comp, x, y;
+    int32_t value;
+    uint32_t dy = 1;  // component 1's vertical subsampling
+  };
+  std::vector<Case> cases;
+  cases.push_back({"one tile, 8-bit", {}, 1, 40, 30, 256});
+  {
+    EncodeParams q;
+    q.tile_width = 32;
+    q.tile_height = 24;
+    q.levels = 2;
+    cases.push_back({"tiles, late tile", q, 2, 90, 70, -1});
+    q.threads = 4;
+    cases.push_back({"tiles in parallel, two bad samples", q, 0, 5, 3, 300});
+  }
+  {
+    EncodeParams q;
+    // Component 1 at dy = 8 is empty in the tiles of image rows 4..7, which the CPU stage
+    // encodes on the GPU path; the bad sample is in one of them.
+    q.tile_width = q.tile_height = 4;
+    q.levels = 0;
+    cases.push_back({"tiles with empty tile-components", q, 0, 3, 5, 999, 8});
+  }
+  for (bool irreversible : {false, true})
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.name + (irreversible ? ", 9/7" : ", 5/3"));
+      std::vector<std::pair<uint32_t, uint32_t>> sub;
+      if (c.dy != 1) sub = {{1, 1}, {1, c.dy}, {1, 1}};
+      Image im = test::random_image(101, 77, 3, 8, false, 77, 0, 0, sub);
+      Component& bad = im.components[c.comp];
+      bad.samples[size_t{c.y} * bad.width + c.x] = c.value;
+      if (c.name.find("two bad") != std::string::npos)
+        im.components[2].samples[size_t{76} * im.components[2].width + 100] = 512;
+      EncodeParams p = c.params;
+      p.irreversible = irreversible;
+      std::string cpu_error, gpu_error;
+      try {
+        encode_on(im, p, Device::kCpu);
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+        cpu_error = e.what();
+      }
+      try {
+        encode_on(im, p, Device::kGpu);
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+        gpu_error = e.what();
+      }
+      EXPECT_NE(cpu_error.find("outside the range"), std::string::npos) << cpu_error;
+      EXPECT_EQ(cpu_error, gpu_error);
+    }
+}
+
 // OpenJPEG reads GPU-written lossless streams back bit-exactly.
 TEST(GpuCodec, OpenJpegDecodesLosslessGpuStreamsExactly) {
   GJ2K_REQUIRE_GPU();
