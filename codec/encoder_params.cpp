@@ -256,6 +256,8 @@ void validate(const EncodeParams& p, const Image& image_in, bool samples) {
 
 }  // namespace codec
 
-void validate(const EncodeParams& p, const Image& image_in) { codec::validate(p, image_in, true); }
+void validate(const EncodeParams& p, const Image& image_in) {
+  codec::validate(p, image_in, true);
+}
 
 }  // namespace gj2k

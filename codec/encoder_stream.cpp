@@ -252,9 +252,9 @@ std::vector<double> byte_targets(const EncodeParams& params, const Image& image,
 // Returns the final codestream: the round that set the final thresholds is reused when they are
 // those a measured round wrote (the usual case: the search stops on the round it keeps).
 std::vector<uint8_t> fit_bytes(std::vector<TileCoding>& tiles, EncodeSetup& setup,
-                               const EncodeParams& params, const RateAllocator& ra,
-                               uint64_t blocks, const std::vector<double>& byte_target,
-                               std::vector<double>& lambda, EncodeStats* stats) {
+                               const EncodeParams& params, const RateAllocator& ra, uint64_t blocks,
+                               const std::vector<double>& byte_target, std::vector<double>& lambda,
+                               EncodeStats* stats) {
   const size_t layers = lambda.size(), last = layers - 1;
   const double container = setup.container_bytes;
   bool have_bytes = false;

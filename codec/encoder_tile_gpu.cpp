@@ -74,7 +74,8 @@ bool stage_samples(const Image& image, const Component& comp, const Rect& r, T* 
 void check_staged(bool in_range, const Image& image) {
   if (in_range) return;
   validate_samples(image);  // throws, naming the first bad sample of the image
-  throw Error(ErrorCode::kInternal, "encoder: staging saw a sample out of range that validate_samples did not find");
+  throw Error(ErrorCode::kInternal,
+              "encoder: staging saw a sample out of range that validate_samples did not find");
 }
 
 // validate_samples for the tile-components of tile t only: for tiles that the CPU encodes on

@@ -514,7 +514,8 @@ std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const Main
   for (int64_t wi = 0; wi < nw; ++wi) {
     try {
       for (uint32_t k : packets_of[static_cast<size_t>(wi)])
-        packets[k] = write_packet(tile, order[k], *writer_list[static_cast<size_t>(wi)], framing, k);
+        packets[k] =
+            write_packet(tile, order[k], *writer_list[static_cast<size_t>(wi)], framing, k);
     } catch (...) {
 #pragma omp critical(gj2k_tile_packets)
       if (!failure) failure = std::current_exception();

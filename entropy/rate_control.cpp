@@ -204,7 +204,9 @@ void in_pieces(size_t n, const ParallelFor& run, const Fn& fn) {
 
 }  // namespace
 
-void RateAllocator::prepare(const ParallelFor& run) const { sort_steps(run); }
+void RateAllocator::prepare(const ParallelFor& run) const {
+  sort_steps(run);
+}
 
 void RateAllocator::sort_steps(const ParallelFor& run) const {
   if (sorted_) return;
