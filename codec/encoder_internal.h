@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -44,9 +45,16 @@ int exponent_of(uint32_t pow2);
 
 // One coded code-block.
 struct BlockCoding {
-  entropy::EncodedBlock enc;
+  entropy::EncodedBlock enc;  // enc.data is empty when `coded_at` is set
+  // Blocks coded on the GPU: their bytes inside the tile's coded_bytes (no copy per block).
+  const uint8_t* coded_at = nullptr;
   uint32_t rc = UINT32_MAX;            // index in the rate allocator (blocks with passes)
   std::vector<uint32_t> layer_passes;  // cumulative passes included after each layer
+  // The block's coded bytes, all passes (the last pass's end of them).
+  std::span<const uint8_t> bytes() const {
+    if (!coded_at) return enc.data;
+    return {coded_at, enc.passes.empty() ? 0 : size_t{enc.passes.back().end}};
+  }
 };
 
 // One subband of one resolution of a tile-component.
@@ -66,6 +74,8 @@ struct TileCoding {
   uint32_t index = 0;
   transform::Rect rect;  // on the reference grid
   std::vector<TileComponentCoding> components;
+  // The bytes of the blocks coded on the GPU, one download (BlockCoding::coded_at points in).
+  std::vector<uint8_t, DefaultInitAllocator<uint8_t>> coded_bytes;
 };
 
 // Everything the codestream stage needs besides the coded tiles.

@@ -25,7 +25,7 @@ std::vector<entropy::Segment> included_segments(const BlockCoding& blk, uint8_t 
   for (uint32_t p = 0; p < passes; ++p) {
     if (p + 1 == passes || entropy::pass_ends_segment(style, p)) {
       const uint32_t end = blk.enc.passes[p].end;
-      segs.push_back({blk.enc.data.data() + start, end - start, p + 1 - first});
+      segs.push_back({blk.bytes().data() + start, end - start, p + 1 - first});
       start = end;
       first = p + 1;
     }

@@ -187,7 +187,7 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
 
   // Only what was written comes back: compacted on the device, then one download each.
   // (Not zero-filled: the downloads write every byte.)
-  std::vector<uint8_t, DefaultInitAllocator<uint8_t>> all_bytes(total_bytes);
+  tile.coded_bytes.resize(total_bytes);  // the blocks view it (BlockCoding::coded_at)
   std::vector<entropy::CodedPass, DefaultInitAllocator<entropy::CodedPass>> all_records(
       total_records);
   if (!ranges.empty()) {
@@ -202,7 +202,7 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
     cu::gather_ranges(b.passes.as<uint8_t>(), d_ranges + byte_ranges,
                       static_cast<uint32_t>(ranges.size() - byte_ranges), b.records.as<uint8_t>(),
                       st);
-    b.ring.download(all_bytes.data(), b.bytes.get(), total_bytes, st, threads);
+    b.ring.download(tile.coded_bytes.data(), b.bytes.get(), total_bytes, st, threads);
     b.ring.download(all_records.data(), b.records.get(), total_records * sizeof(entropy::CodedPass),
                     st, threads);
   }
@@ -211,7 +211,8 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   TraceStage trace_blocks("gpu tier-1 blocks");
 
   // Each block's EncodedBlock, as entropy::encode_block gives it (the kernel's pass ends are
-  // relative to the block's data, as encode_block's).
+  // relative to the block's data, as encode_block's), its bytes viewed in the tile's buffer.
+  std::atomic<bool> bad_end{false};
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t kk = 0; kk < int64_t{count}; ++kk) {
     const uint32_t k = static_cast<uint32_t>(kk);
@@ -221,11 +222,14 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
     BandCoding& bc = tile.components[j.c].bands[j.r][j.b];
     entropy::EncodedBlock& enc = bc.blocks[j.k].enc;
     enc.missing_msbs = bc.mb - o.planes;
-    enc.data.assign(all_bytes.begin() + static_cast<ptrdiff_t>(byte_at[k]),
-                    all_bytes.begin() + static_cast<ptrdiff_t>(byte_at[k] + o.bytes));
+    enc.data.clear();
+    bc.blocks[j.k].coded_at = tile.coded_bytes.data() + byte_at[k];
     enc.passes.assign(all_records.begin() + static_cast<ptrdiff_t>(record_at[k]),
                       all_records.begin() + static_cast<ptrdiff_t>(record_at[k] + o.passes));
+    if ((enc.passes.empty() ? 0 : enc.passes.back().end) != o.bytes) bad_end = true;
   }
+  if (bad_end)  // BlockCoding::bytes() takes the block's length from its last pass
+    throw Error(ErrorCode::kInternal, "gpu tier-1: a block's last pass does not end its bytes");
   report_progress(params, "tier-1", 1.0);
   return tile;
 }

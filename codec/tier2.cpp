@@ -366,7 +366,7 @@ WrittenPacket write_packet(const TileCoding& tile, const PacketId& id, PrecinctW
           first = last;
         }
         const uint32_t from = bytes_through(blk.enc, prev);
-        bodies.push_back(std::span(blk.enc.data).subspan(from, bytes_through(blk.enc, cur) - from));
+        bodies.push_back(blk.bytes().subspan(from, bytes_through(blk.enc, cur) - from));
       }
   }
   WrittenPacket pk;
