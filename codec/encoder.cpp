@@ -23,6 +23,10 @@
 #include "gj2k/error.h"
 #include "gj2k/gj2k.h"
 #include "transform/device.h"
+#if defined(GJ2K_HAVE_CUDA)
+#include "codec/encoder_gpu.h"
+#include "transform/cuda/cuda_memory.h"
+#endif
 #include "transform/quant.h"
 
 namespace gj2k {
@@ -287,6 +291,13 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
   }
   codec::report_progress(params, "transform + tier-1", 1.0);
   trace_tiles.end();
+#if defined(GJ2K_HAVE_CUDA)
+  if (on_gpu) {
+    const transform::cuda::DeviceMemoryUse use = transform::cuda::device_memory_use();
+    codec::trace_note("gpu memory: %.1f MB at most (process), %u tile(s) on the CPU (process)",
+                      double(use.peak) / 1e6, codec::gpu_path_cpu_tiles());
+  }
+#endif
   codec::TraceStage trace_assemble("rate control + tier-2");
   std::vector<uint8_t> stream = codec::assemble_codestream(tiles, setup, params, image, stats);
   trace_assemble.end();

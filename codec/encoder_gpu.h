@@ -79,6 +79,14 @@ TileCoefficients download_coefficients(transform::cuda::TileTransformer& tt,
 
 // Destroys the idle objects of the encoder's process-wide GPU pools (the forward stage's
 // transformers, the Tier-1 stage's buffers); returns how many.
+// Whether tiles other than the caller's have GPU work under way in encode_tile_gpu (the caller's
+// out-of-memory failure may then be retried once they end).
+bool other_gpu_tiles_active();
+
+// Tiles that encode_tile_gpu handed to the CPU backend (a tile-component empty, or buffers
+// beyond the device memory) since the process started.
+uint32_t gpu_path_cpu_tiles();
+
 size_t release_encoder_gpu_pool();
 size_t release_encoder_t1_pool();
 #endif

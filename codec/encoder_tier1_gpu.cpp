@@ -124,9 +124,10 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
     b.passes.reserve(std::max<uint64_t>(records, 1) * sizeof(entropy::CodedPass));
     b.workspace.reserve(std::max<size_t>(gpu_threads * state_words * 4, 4));
   } catch (const Error& e) {
-    // The budgets do not fit the device memory beside the transform's buffers: the values come
+    // The budgets do not fit the device memory beside the transform's buffers. With other tiles
+    // on the device, encode_tile_gpu waits for them and tries again; alone, the values come
     // down and Tier-1 runs on the CPU (the same blocks).
-    if (!cu::out_of_memory(e)) throw;
+    if (!cu::out_of_memory(e) || other_gpu_tiles_active()) throw;
     lease.succeeded();
     std::vector<transform::Rect> rects;
     for (const TileComponentCoding& tcc : tile.components) rects.push_back(tcc.layout.rect);

@@ -7,9 +7,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -38,6 +41,8 @@ transform::cuda::Pool<TileTransformer>& pool() {
   });
   return *p;
 }
+
+std::atomic<uint32_t> g_cpu_tiles{0};  // gpu_path_cpu_tiles()
 
 // Rows [r.y0, r.y1) of component `comp` restricted to r (B-12), narrowed to T. Returns whether
 // every sample lies inside the component's range (validate_samples; the encoder leaves that
@@ -249,25 +254,86 @@ TileCoefficients transform_tile_gpu(const Image& image, const EncodeSetup& setup
   return out;
 }
 
+namespace {
+
+// Tiles whose GPU work is under way (they hold device memory), for the out-of-memory waits.
+struct ActiveTiles {
+  std::mutex mutex;
+  std::condition_variable ended;
+  int count = 0;
+};
+ActiveTiles& active_tiles() {
+  static auto* a = new ActiveTiles;
+  return *a;
+}
+
+class ActiveTile {
+ public:
+  ActiveTile() {
+    std::lock_guard<std::mutex> lock(active_tiles().mutex);
+    ++active_tiles().count;
+  }
+  ~ActiveTile() {
+    {
+      std::lock_guard<std::mutex> lock(active_tiles().mutex);
+      --active_tiles().count;
+    }
+    active_tiles().ended.notify_all();
+  }
+  ActiveTile(const ActiveTile&) = delete;
+  ActiveTile& operator=(const ActiveTile&) = delete;
+};
+
+}  // namespace
+
+bool other_gpu_tiles_active() {
+  std::lock_guard<std::mutex> lock(active_tiles().mutex);
+  return active_tiles().count > 1;
+}
+
 TileCoding encode_tile_gpu(const Image& image, const EncodeSetup& setup, const EncodeParams& params,
                            uint32_t t, GpuLookAhead* ahead) {
-  TileSpec spec;
-  std::unique_ptr<TileTransformer> started;
-  try {
-    started = start(image, setup, t, ahead, spec);
-  } catch (const Error& e) {
-    // A tile larger than the device memory (the transformer's buffers did not fit): this tile
-    // on the CPU, with the same result. Other failures stay failures.
-    if (!transform::cuda::out_of_memory(e)) throw;
+  // A tile whose device memory does not fit (out of memory anywhere in its GPU work) waits for
+  // other tiles to end theirs and tries again; once it has failed with no other tile active, it
+  // is encoded on the CPU, with the same result. So tiles of an image larger than the device's
+  // memory go through the GPU as many at a time as fit. Other failures stay failures.
+  bool tried_alone = false;
+  for (;;) {
+    bool alone = false;
+    {
+      ActiveTile active;
+      try {
+        TileSpec spec;
+        std::unique_ptr<TileTransformer> started = start(image, setup, t, ahead, spec);
+        if (!started) break;  // an empty tile-component: the CPU stage
+        transform::cuda::Lease<TileTransformer> lease(pool(), std::move(started));
+        TileCoding tile = code_tile_gpu(*lease, image, setup, params, t);
+        lease.succeeded();
+        return tile;
+      } catch (const Error& e) {
+        if (!transform::cuda::out_of_memory(e)) throw;
+      }
+    }
+    if (ahead) ahead->impl->drop();  // the look-ahead's tile holds device memory too
+    release_encoder_gpu_pool();      // and so do the pools' idle buffers
+    {
+      std::unique_lock<std::mutex> lock(active_tiles().mutex);
+      const int others = active_tiles().count;
+      alone = others == 0;
+      if (!alone)
+        active_tiles().ended.wait(
+            lock, [&] { return active_tiles().count < others || active_tiles().count == 0; });
+    }
+    if (alone && tried_alone) break;
+    tried_alone = tried_alone || alone;
   }
-  if (!started) {
-    check_tile_samples(image, setup, t);
-    return cpu_backend().encode(image, setup, params, t, nullptr);
-  }
-  transform::cuda::Lease<TileTransformer> lease(pool(), std::move(started));
-  TileCoding tile = code_tile_gpu(*lease, image, setup, params, t);
-  lease.succeeded();
-  return tile;
+  check_tile_samples(image, setup, t);
+  g_cpu_tiles.fetch_add(1, std::memory_order_relaxed);
+  return cpu_backend().encode(image, setup, params, t, nullptr);
+}
+
+uint32_t gpu_path_cpu_tiles() {
+  return g_cpu_tiles.load();
 }
 
 size_t release_encoder_gpu_pool() {

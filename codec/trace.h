@@ -17,6 +17,15 @@ inline bool trace_enabled() {
   return on;
 }
 
+// Prints "gj2k trace: <text>" when tracing is on (a figure that is not a stage's time).
+template <class... Args>
+void trace_note(const char* format, Args... args) {
+  if (!trace_enabled()) return;
+  std::fprintf(stderr, "gj2k trace: ");
+  std::fprintf(stderr, format, args...);
+  std::fprintf(stderr, "\n");
+}
+
 class TraceStage {
  public:
   explicit TraceStage(const char* name) : name_(trace_enabled() ? name : nullptr) {

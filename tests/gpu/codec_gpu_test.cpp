@@ -21,6 +21,9 @@
 #include "gj2k/encoder.h"
 #include "gpu/gpu_test_util.h"
 #include "transform/device.h"
+#if defined(GJ2K_HAVE_CUDA)
+#include "transform/cuda/cuda_memory.h"
+#endif
 
 namespace gj2k {
 namespace {
@@ -355,6 +358,47 @@ TEST(GpuCodec, OutOfRangeSamplesGiveTheCpuError) {
       EXPECT_EQ(cpu_error, gpu_error);
     }
 }
+
+#if defined(GJ2K_HAVE_CUDA)  // the memory limit and the tile counter exist with CUDA only
+// Images larger than the GPU's memory, with the device memory limited (cuda_memory.h) below
+// what the image needs as one tile: encoded in tiles, every tile still runs on the GPU, one
+// after another within the limit; as one tile, the tile goes to the CPU. Both give the CPU's
+// codestream.
+TEST(GpuCodec, TilesEncodeWithinADeviceMemoryLimit) {
+  GJ2K_REQUIRE_GPU();
+  namespace cu = transform::cuda;
+  const Image im = codec::synthetic_image(1000, 700, 3, 8, 5);
+  for (bool irreversible : {false, true}) {
+    SCOPED_TRACE(irreversible ? "9/7 rate 20" : "5/3");
+    EncodeParams whole;
+    whole.irreversible = irreversible;
+    if (irreversible) whole.rates = {20};
+    whole.threads = 2;
+    EncodeParams tiled = whole;
+    tiled.tile_width = tiled.tile_height = 256;
+    codec::release_gpu_pools();
+    const size_t base = cu::device_memory_use().current;
+    cu::reset_device_memory_peak();
+    const std::vector<uint8_t> whole_cpu = encode_on(im, whole, Device::kCpu);
+    EXPECT_TRUE(encode_on(im, whole, Device::kGpu) == whole_cpu);
+    const size_t whole_need = cu::device_memory_use().peak - base;
+    codec::release_gpu_pools();
+    const size_t limit = base + whole_need / 2;
+    cu::set_device_memory_limit(limit);
+    cu::reset_device_memory_peak();
+    const uint32_t cpu_tiles = codec::gpu_path_cpu_tiles();
+    const std::vector<uint8_t> tiled_gpu = encode_on(im, tiled, Device::kGpu);
+    EXPECT_EQ(codec::gpu_path_cpu_tiles(), cpu_tiles) << "a tile went to the CPU";
+    EXPECT_LE(cu::device_memory_use().peak, limit);
+    EXPECT_TRUE(tiled_gpu == encode_on(im, tiled, Device::kCpu));
+    codec::release_gpu_pools();
+    EXPECT_TRUE(encode_on(im, whole, Device::kGpu) == whole_cpu);
+    EXPECT_EQ(codec::gpu_path_cpu_tiles(), cpu_tiles + 1) << "the one tile did not fit";
+    cu::set_device_memory_limit(0);
+    codec::release_gpu_pools();
+  }
+}
+#endif
 
 // OpenJPEG reads GPU-written lossless streams back bit-exactly.
 TEST(GpuCodec, OpenJpegDecodesLosslessGpuStreamsExactly) {

@@ -9,6 +9,21 @@
 
 namespace gj2k::transform::cuda {
 
+// Device memory held by this process's DeviceBuffers: now, and the most at once since the last
+// reset_device_memory_peak().
+struct DeviceMemoryUse {
+  size_t current = 0, peak = 0;
+};
+DeviceMemoryUse device_memory_use();
+void reset_device_memory_peak();
+// The limit on that total from the environment, GJ2K_GPU_MEMORY_LIMIT (bytes, with an optional
+// K, M or G suffix; 0 or unset: none). A DeviceBuffer beyond it fails as cudaMalloc does on a
+// full device (Error(kDevice) naming cudaErrorMemoryAllocation, out_of_memory() true), so the
+// paths for images larger than the GPU's memory run, and are tested, on any GPU.
+size_t device_memory_limit();
+// Replaces the limit (0: none), for tests.
+void set_device_memory_limit(size_t bytes);
+
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
