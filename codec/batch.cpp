@@ -29,8 +29,9 @@ int batch_workers(int threads, size_t items) {
   return static_cast<int>(std::max<size_t>(1, std::min<size_t>(std::max(threads, 1), items)));
 }
 
-bool batch_on_cpu(transform::Device requested, uint64_t samples) {
-  return transform::auto_choice(requested, samples) == transform::Device::kCpu;
+bool batch_on_cpu(transform::Device requested, uint64_t samples, int threads, uint64_t tiles) {
+  return transform::auto_choice_encode(requested, samples, threads, tiles) ==
+         transform::Device::kCpu;
 }
 
 bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int threads,
@@ -57,8 +58,10 @@ BatchShare batch_encode_share(transform::Device requested, uint64_t samples, int
                               int workers) {
   threads = std::max(threads, 1);
   BatchShare s;
-  s.gpu = !batch_on_cpu(requested, samples);
-  s.threads = runs_alone(workers, samples) ? threads : shared_threads(threads, workers, s.gpu);
+  const bool alone = runs_alone(workers, samples);
+  s.gpu =
+      !batch_on_cpu(requested, samples, alone ? threads : shared_threads(threads, workers, false));
+  s.threads = alone ? threads : shared_threads(threads, workers, s.gpu);
   return s;
 }
 

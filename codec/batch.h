@@ -12,9 +12,7 @@
 namespace gj2k::codec {
 
 // Images of fewer samples than this (all components) are coded several at once in a batch,
-// each on a share of the threads; larger ones one at a time on all of them. It is also
-// transform::kGpuAutoMinSamples, so images coded side by side never compete for the GPU under
-// --device auto: below it, auto chooses the CPU.
+// each on a share of the threads; larger ones one at a time on all of them.
 inline constexpr uint64_t kBatchConcurrentMaxSamples = uint64_t{1} << 24;
 
 // The threads of a batch: `requested`, or (<= 0) as many as OpenMP uses.
@@ -23,9 +21,9 @@ int batch_threads(int requested);
 // How many images of a batch of `items` are coded at once on `threads` threads (>= 1).
 int batch_workers(int threads, size_t items);
 
-// Whether an image of `samples` samples is encoded on the CPU under `requested`
-// (transform::auto_choice).
-bool batch_on_cpu(transform::Device requested, uint64_t samples);
+// Whether an encode of `samples` samples in `tiles` tiles runs on the CPU under `requested`
+// (transform::auto_choice_encode), asked with the share of the threads it would get there.
+bool batch_on_cpu(transform::Device requested, uint64_t samples, int threads, uint64_t tiles = 1);
 // Whether a decode of `samples` samples in `tiles` tiles on `threads` threads runs on the CPU
 // under `requested` (transform::auto_choice_decode), asked with the share of the threads it
 // would get.

@@ -221,12 +221,19 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
                                       FileFormat format, EncodeStats* stats) {
   const auto start = std::chrono::steady_clock::now();
   codec::TraceStage trace_setup("validate + setup");
-  // The transform stage's device: auto = the GPU when one is present, from
-  // transform::kGpuAutoMinSamples up (transform::auto_choice); gpu without one throws.
+  // The device: auto = the GPU when one is present and the image is large enough for it to be
+  // faster (transform::auto_choice_encode); gpu without one throws.
   uint64_t samples = 0;
   for (const Component& c : image_in.components) samples += uint64_t{c.width} * c.height;
-  const transform::Device requested =
-      transform::auto_choice(codec::to_transform(params.device), samples);
+  const auto tiles_along = [](uint32_t extent, uint32_t tile) -> uint64_t {
+    return tile ? (uint64_t{extent} + tile - 1) / tile : 1;
+  };
+  const uint64_t tiles_estimate = tiles_along(image_in.width(), params.tile_width) *
+                                  tiles_along(image_in.height(), params.tile_height);
+  const transform::Device requested = transform::auto_choice_encode(
+      codec::to_transform(params.device), samples,
+      params.threads > 0 ? static_cast<int>(params.threads) : omp_get_max_threads(),
+      tiles_estimate);
   const bool on_gpu = transform::resolve_device(requested) == transform::Device::kGpu;
   // On the GPU, the sample ranges are checked while the samples are staged for upload (one
   // pass over the image, not two).

@@ -38,10 +38,23 @@ const bool registered = gj2k::cli::register_command(
                "  so for a one-tile image the GPU from %.1f Msamples on (e.g. %.0f x %.0f RGB) on "
                "%d threads; in a batch, once CUDA is up, from the first sample\n",
                even / 1e6, std::sqrt(even / 3.0 * 1.6), std::sqrt(even / 3.0 / 1.6), threads);
+         const tf::EncodeCosts& e = tf::kEncodeCosts;
          std::printf(
-             "encode, --device auto: the GPU transform stage for images of %llu samples "
-             "or more, else the CPU\n",
-             tf::kGpuAutoMinSamples);
+             "encode, --device auto: CPU %.0f ns per sample and thread (%.2f ns on %d threads), "
+             "GPU %.1f ns per sample, %.0f ms CUDA start-up for the process's first GPU encode "
+             "and %.0f ms for each tile's Tier-1 launch\n",
+             e.cpu_ns_per_sample_thread, e.cpu_ns_per_sample_thread / threads, threads,
+             e.gpu_ns_per_sample, e.gpu_start_ms, e.gpu_tile_ms);
+         const unsigned long long cold = tf::encode_break_even(threads, false);
+         const unsigned long long warm = tf::encode_break_even(threads, true);
+         if (cold == ~0ull)
+           std::printf("  so encodes stay on the CPU on %d threads\n", threads);
+         else
+           std::printf(
+               "  so for a one-tile image the GPU from %.1f Msamples on (e.g. %.0f x %.0f RGB) on "
+               "%d threads; once CUDA is up, from %.1f Msamples\n",
+               cold / 1e6, std::sqrt(cold / 3.0 * 1.6), std::sqrt(cold / 3.0 / 1.6), threads,
+               warm / 1e6);
          return 0;
        };
      }});

@@ -268,13 +268,14 @@ void encode_job(const Options& o, const EncodeParams& params, const io::ReadOpti
                 const Job& job, ProgressLine& progress) {
   const auto& [input, output] = job;
   // CUDA start-up overlaps reading or making the image when the encode may well run on the
-  // GPU: --device gpu, or auto with an input file of at least kGpuAutoMinSamples bytes (8-bit
-  // samples: that many samples). The encoder decides on the image it gets
-  // (transform::auto_choice).
+  // GPU: --device gpu, or auto with an input file as large as the samples the GPU is faster
+  // from (8-bit samples: bytes count as samples; transform::auto_choice_encode). The encoder
+  // decides on the image it gets.
   std::optional<codec::GpuWarmUp> gpu_start;
   std::pair<uint32_t, uint32_t> size{0, 0};
   const uint64_t expected = expected_input_bytes(o, input, size);
-  if (transform::auto_choice(codec::to_transform(params.device), expected) !=
+  if (transform::auto_choice_encode(codec::to_transform(params.device), expected,
+                                    codec::batch_threads(params.threads)) !=
       transform::Device::kCpu)
     gpu_start.emplace(false);
   Image image;
@@ -311,14 +312,14 @@ int run_batch_jobs(const Options& o, const EncodeParams& params,
   // run on the GPU (as encode_job decides for one file).
   std::optional<codec::GpuWarmUp> gpu_start;
   std::pair<uint32_t, uint32_t> unused{0, 0};
-  if (transform::auto_choice(codec::to_transform(params.device),
-                             expected_input_bytes(o, jobs.front().first, unused)) !=
-      transform::Device::kCpu)
+  const int threads = codec::batch_threads(o.threads);
+  const int coders = codec::batch_workers(threads, jobs.size());
+  if (!codec::batch_on_cpu(codec::to_transform(params.device),
+                           expected_input_bytes(o, jobs.front().first, unused),
+                           std::max(1, threads / coders)))
     gpu_start.emplace(false);
   ProgressLine progress(o.quiet);
   const auto batch_start = std::chrono::steady_clock::now();
-  const int threads = codec::batch_threads(o.threads);
-  const int coders = codec::batch_workers(threads, jobs.size());
   codec::ThreadBudget budget(threads);
   codec::ThreadBudget gpu_places(codec::kBatchGpuInFlight);
   std::atomic<uint64_t> bytes_in{0};

@@ -68,9 +68,25 @@ Device resolve_device(Device requested) {
   return info.available ? Device::kGpu : Device::kCpu;
 }
 
-Device auto_choice(Device requested, unsigned long long samples) {
+unsigned long long encode_break_even(int threads, bool started, unsigned long long tiles) {
+  const EncodeCosts& k = kEncodeCosts;
+  threads = std::max(1, threads);
+  const double cpu = k.cpu_ns_per_sample_thread / threads;
+  if (cpu <= k.gpu_ns_per_sample) return ~0ull;  // the CPU is never slower
+  // Launches one after another: every tile, or, when the encoder runs tiles side by side (two
+  // tiles per thread or more), one per round of `threads` tiles.
+  const unsigned long long n = std::max(1ull, tiles);
+  const unsigned long long t = static_cast<unsigned long long>(threads);
+  const unsigned long long rounds = threads > 1 && n >= 2 * t ? (n + t - 1) / t : n;
+  const double fixed_ms = (started ? 0.0 : k.gpu_start_ms) + k.gpu_tile_ms * double(rounds);
+  const double even = fixed_ms * 1e6 / (cpu - k.gpu_ns_per_sample);
+  return even >= 1.8e19 ? ~0ull : static_cast<unsigned long long>(even);
+}
+
+Device auto_choice_encode(Device requested, unsigned long long samples, int threads,
+                          unsigned long long tiles) {
   if (requested != Device::kAuto) return requested;
-  return samples < kGpuAutoMinSamples ? Device::kCpu : Device::kAuto;
+  return samples < encode_break_even(threads, gpu_opened(), tiles) ? Device::kCpu : Device::kAuto;
 }
 
 }  // namespace gj2k::transform

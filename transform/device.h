@@ -29,16 +29,31 @@ bool open_gpu();
 // Error(kDevice) with the reason.
 Device resolve_device(Device requested);
 
-// --device auto: the GPU when one is present (resolve_device), for transform work of
-// kGpuAutoMinSamples samples (all components, at the decoded resolution) or more; below that
-// the CPU, since CUDA start-up alone costs a process more than the whole CPU transform of
-// smaller inputs (the start-up and whole-process figures behind the threshold are in
-// docs/PERFORMANCE.md). Start-up runs on a background thread where it can (codec::GpuWarmUp,
-// codec/gpu_warm_up.h); no buffer the size of the data is pinned (cuda/staging_ring.h). kCpu and
-// kGpu are returned as they are; kAuto comes back as kCpu or kAuto (then resolve_device picks
-// the GPU when one is present).
-inline constexpr unsigned long long kGpuAutoMinSamples = 1ull << 24;  // 16 Msamples
-Device auto_choice(Device requested, unsigned long long samples);
+// What --device auto weighs for an encode, where the GPU runs the transform stage and Tier-1:
+// per sample (all components), the CPU path's time on one thread and the GPU path's time; the
+// CUDA start-up that a process's first GPU encode waits for after reading its image; and the
+// latency of each tile's Tier-1 launch, which lasts as long as its slowest code-block (one GPU
+// thread codes a block), so that small images are faster on the CPU even with CUDA up.
+// Measured on the GPU machine (docs/PERFORMANCE.md, "Choosing the device for an encode");
+// `gj2k device` prints them.
+struct EncodeCosts {
+  double cpu_ns_per_sample_thread;
+  double gpu_ns_per_sample;
+  double gpu_start_ms;
+  double gpu_tile_ms;
+};
+inline constexpr EncodeCosts kEncodeCosts{125.0, 1.0, 300.0, 50.0};
+
+// The samples from which the GPU is expected to encode faster than `threads` CPU threads
+// (kEncodeCosts), for `tiles` tiles (one launch each; tiles side by side when there are at
+// least two per thread), with or without the start-up still to pay. ~0 when never.
+unsigned long long encode_break_even(int threads, bool started, unsigned long long tiles = 1);
+
+// --device auto for an encode of `samples` samples in `tiles` tiles on `threads` CPU threads:
+// kCpu below encode_break_even(threads, gpu_opened(), tiles), else kAuto (the GPU when one is
+// present; resolve_device). kCpu and kGpu are returned as they are.
+Device auto_choice_encode(Device requested, unsigned long long samples, int threads,
+                          unsigned long long tiles = 1);
 
 // What --device auto weighs for a decode, where the GPU runs everything from the code-blocks
 // on (Tier-1, reconstruction, inverse transforms): per decoded sample, the CPU path's time on

@@ -180,11 +180,20 @@ TEST(BatchThreads, SmallImagesShareTheThreadsLargeOnesTakeThemAll) {
   EXPECT_EQ(codec::batch_encode_share(Device::kGpu, small, 16, 4).threads, 4);
   EXPECT_FALSE(codec::batch_encode_share(Device::kCpu, small, 16, 4).gpu);
   EXPECT_EQ(codec::batch_encode_share(Device::kGpu, large, 16, 3).threads, 16);
-  // Under auto, images below the threshold stay on the CPU.
-  EXPECT_TRUE(codec::batch_on_cpu(Device::kAuto, small));
-  EXPECT_FALSE(codec::batch_on_cpu(Device::kAuto, large));
-  EXPECT_TRUE(codec::batch_on_cpu(Device::kCpu, large));
-  EXPECT_FALSE(codec::batch_on_cpu(Device::kGpu, 1));
+  // Under auto, encodes follow the encode cost model (transform::auto_choice_encode) for their
+  // share of the threads: below its break-even the CPU, from it the GPU.
+  const uint64_t enc_even = transform::encode_break_even(2, transform::gpu_opened());
+  EXPECT_TRUE(codec::batch_on_cpu(Device::kAuto, enc_even - 1, 2));
+  EXPECT_FALSE(codec::batch_on_cpu(Device::kAuto, enc_even, 2));
+  EXPECT_TRUE(codec::batch_on_cpu(Device::kCpu, large, 2));
+  EXPECT_FALSE(codec::batch_on_cpu(Device::kGpu, 1, 2));
+  // An image coded beside others is asked with its share of the threads (here 16 / 4): a
+  // size the GPU wins against that share but not against all 16 threads goes to the GPU.
+  const uint64_t share_even = transform::encode_break_even(4, transform::gpu_opened());
+  ASSERT_LT(share_even, transform::encode_break_even(16, transform::gpu_opened()));
+  ASSERT_LT(share_even, codec::kBatchConcurrentMaxSamples);
+  EXPECT_TRUE(codec::batch_encode_share(Device::kAuto, share_even, 16, 4).gpu);
+  EXPECT_FALSE(codec::batch_encode_share(Device::kAuto, share_even - 1, 16, 4).gpu);
   // Decodes follow the decode cost model (transform::auto_choice_decode) for their share of
   // the threads: below its break-even the CPU, from it (and under kGpu) the GPU.
   const uint64_t even = transform::decode_break_even(2, transform::gpu_opened());

@@ -115,7 +115,7 @@ TEST(GpuCodec, LosslessStreamsIdenticalToCpu) {
     const std::vector<uint8_t> gpu = encode_on(im, k.params, Device::kGpu);
     EXPECT_EQ(cpu.size(), gpu.size());
     EXPECT_TRUE(cpu == gpu) << "GPU codestream differs from the CPU one";
-    // auto (the CPU for images this small, transform::kGpuAutoMinSamples) gives the same bytes.
+    // auto (the CPU for images this small, transform::auto_choice_encode) gives the same bytes.
     EXPECT_TRUE(encode_on(im, k.params, Device::kAuto) == cpu);
   }
 }

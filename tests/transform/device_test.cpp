@@ -1,4 +1,4 @@
-// transform/device.h: device resolution without a GPU, and the size floor of --device auto.
+// transform/device.h: device resolution without a GPU, and the cost models of --device auto.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,15 +9,36 @@
 namespace gj2k::transform {
 namespace {
 
-// --device auto (device.h): the CPU below the floor, else the GPU when one is present (kAuto,
-// which resolve_device turns into kGpu or kCpu); explicit choices pass through.
-TEST(XformDevice, AutoChoice) {
-  EXPECT_EQ(auto_choice(Device::kAuto, 0), Device::kCpu);
-  EXPECT_EQ(auto_choice(Device::kAuto, kGpuAutoMinSamples - 1), Device::kCpu);
-  EXPECT_EQ(auto_choice(Device::kAuto, kGpuAutoMinSamples), Device::kAuto);
-  EXPECT_EQ(auto_choice(Device::kAuto, 1ull << 40), Device::kAuto);
-  EXPECT_EQ(auto_choice(Device::kGpu, 1), Device::kGpu);
-  EXPECT_EQ(auto_choice(Device::kCpu, 1ull << 40), Device::kCpu);
+// --device auto for encoding (device.h): the break-even follows the cost model (CPU time per
+// sample over the threads against the GPU's per sample plus start-up and one launch per tile,
+// or per round of tiles side by side); below it the CPU, from it the GPU (kAuto, which
+// resolve_device turns into kGpu or kCpu); explicit choices pass through.
+TEST(XformDevice, AutoChoiceEncode) {
+  const EncodeCosts& k = kEncodeCosts;
+  for (int threads : {1, 2, 16}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    const double cpu = k.cpu_ns_per_sample_thread / threads;
+    ASSERT_GT(cpu, k.gpu_ns_per_sample);
+    EXPECT_NEAR(double(encode_break_even(threads, false)),
+                (k.gpu_start_ms + k.gpu_tile_ms) * 1e6 / (cpu - k.gpu_ns_per_sample), 1.0);
+    EXPECT_NEAR(double(encode_break_even(threads, true)),
+                k.gpu_tile_ms * 1e6 / (cpu - k.gpu_ns_per_sample), 1.0);
+    const unsigned long long even = encode_break_even(threads, gpu_opened());
+    EXPECT_EQ(auto_choice_encode(Device::kAuto, even - 1, threads), Device::kCpu);
+    EXPECT_EQ(auto_choice_encode(Device::kAuto, even, threads), Device::kAuto);
+    EXPECT_EQ(auto_choice_encode(Device::kGpu, 1, threads), Device::kGpu);
+    EXPECT_EQ(auto_choice_encode(Device::kCpu, 1ull << 40, threads), Device::kCpu);
+  }
+  // A serial tile loop pays each tile's launch; tiles side by side (two per thread or more)
+  // one per round of `threads` tiles.
+  const double per = k.cpu_ns_per_sample_thread / 4 - k.gpu_ns_per_sample;
+  EXPECT_NEAR(double(encode_break_even(4, true, 7)), 7 * k.gpu_tile_ms * 1e6 / per, 1.0);
+  EXPECT_NEAR(double(encode_break_even(4, true, 9)), 3 * k.gpu_tile_ms * 1e6 / per, 1.0);
+  // More threads make the CPU faster: the break-even grows; with as many as make the CPU as
+  // fast per sample as the GPU, never the GPU.
+  EXPECT_LT(encode_break_even(2, false), encode_break_even(16, false));
+  const int never = static_cast<int>(k.cpu_ns_per_sample_thread / k.gpu_ns_per_sample) + 1;
+  EXPECT_EQ(encode_break_even(never, false), ~0ull);
 }
 
 // --device auto for decoding (device.h): the break-even sample count follows the cost model
