@@ -147,6 +147,28 @@ int main(int argc, char** argv) {
     std::printf("decode %s: peak |gpu - cpu| = %lld\n", kind,
                 static_cast<long long>(peak_difference(cpu, gpu)));
   }
+  // The same decodes into a caller's 8-bit interleaved buffer (Decoder::decode_into: no int32
+  // image; on the GPU the samples are packed on the device and only the packed bytes come down).
+  for (bool irreversible : {false, true}) {
+    const char* kind = irreversible ? "9/7" : "5/3";
+    const std::vector<uint8_t>& bytes = streams[irreversible ? 1 : 0];
+    std::vector<uint8_t> out_cpu(size_t{w} * h * 3), out_gpu(size_t{w} * h * 3);
+    gj2k::OutputBuffer out{nullptr, out_cpu.size(), gj2k::SampleType::k8, /*interleaved=*/true};
+    gj2k::DecodeParams p;
+    gj2k::Decoder dec(bytes);  // the codestream in memory, copied once, outside the timing
+    for (gj2k::DecodeDevice d : {gj2k::DecodeDevice::kCpu, gj2k::DecodeDevice::kGpu}) {
+      const bool on_gpu = d == gj2k::DecodeDevice::kGpu;
+      if (on_gpu && !info.available) continue;
+      p.device = d;
+      out.data = on_gpu ? out_gpu.data() : out_cpu.data();
+      decode_rows.push_back({std::string("decode_into 8-bit interleaved ") + kind + ", --device " +
+                                 (on_gpu ? "gpu" : "cpu"),
+                             time_ms(iters, [&] { dec.decode_into(p, out); }), bytes.size()});
+    }
+    if (info.available)
+      std::printf("decode_into %s: GPU bytes %s the CPU's\n", kind,
+                  out_cpu == out_gpu ? "identical to" : "DIFFER from");
+  }
 
   std::vector<Row> rows;
   for (bool irreversible : {false, true}) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 
@@ -316,53 +317,79 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
                            const TileDecodeOptions& o, uint32_t t,
                            std::vector<std::string>* warnings) {
   const std::vector<BlockJob> jobs = list_blocks(comps);
+  // Each block's entry, checked as the CPU decoder checks it (entropy::check_block), the blocks
+  // in parallel; its segments are listed after, in block order.
+  struct Entry {
+    bool keep = false, over_passes = false, too_many = false;
+    CodeBlockTable::Block b;
+  };
+  std::vector<Entry> entries(jobs.size());
+  BlockErrors errors;
+  std::mutex errors_mutex;
+  const auto njobs = static_cast<int64_t>(jobs.size());
+#pragma omp parallel num_threads(std::max(1, o.threads))
+  {
+    std::vector<entropy::Segment> segs;
+#pragma omp for schedule(dynamic, 64)
+    for (int64_t jj = 0; jj < njobs; ++jj) {
+      const size_t j = static_cast<size_t>(jj);
+      const BlockJob& job = jobs[j];
+      ComponentState& cs = *job.cs;
+      const BlockPlace p = place_block(cs, *job.band, job.index);
+      const BlockPlanes bp = block_planes(job);
+      if (p.cb.empty() || !bp.coded) continue;
+      const uint32_t passes = segment_list(data, *job.seg, segs, nullptr);
+      uint64_t decoded = 0;
+      Entry& e = entries[j];
+      try {
+        e.over_passes =
+            entropy::check_block(segs.data(), segs.size(), static_cast<uint32_t>(bp.planes),
+                                 job.band->band, cs.coding->cblk_style, p.cb.width(), p.cb.height(),
+                                 &decoded) > 0;
+      } catch (const Error& err) {
+        std::lock_guard<std::mutex> lock(errors_mutex);
+        errors.record(j, job, err);  // keeps the first block in order
+        continue;
+      }
+      if (decoded == 0) continue;
+      e.too_many = job.seg->segs.size() > UINT16_MAX;
+      e.keep = !e.too_many;
+      if (!e.keep) continue;
+      CodeBlockTable::Block& b = e.b;
+      b.component = static_cast<uint32_t>(&cs - comps.data());
+      b.x = static_cast<uint32_t>(p.x);
+      b.y = static_cast<uint32_t>(p.y);
+      b.w = static_cast<uint16_t>(p.cb.width());
+      b.h = static_cast<uint16_t>(p.cb.height());
+      b.seg_count = static_cast<uint16_t>(job.seg->segs.size());
+      b.planes = static_cast<uint8_t>(bp.planes);
+      b.band = static_cast<uint8_t>(job.band->band);
+      b.style = cs.coding->cblk_style;
+      b.q = reconstruction(cs, *job.band, bp.step, passes, static_cast<uint32_t>(bp.planes));
+    }
+  }
+  for (const Entry& e : entries) {
+    errors.over_passes += e.over_passes;
+    if (e.too_many)
+      fail(ErrorCode::kUnsupported, t,
+           "more than 65535 codeword segments in a code-block, or 4 GB of code-block data in "
+           "the tile, for the GPU decode (use --device cpu)");
+  }
   CodeBlockTable table;
-  table.blocks.reserve(jobs.size());
   // Each listed segment (its block, its index), and whether it lies in one piece of `data`;
   // the range of `data` those span, and how many bytes each kind holds.
   std::vector<std::pair<const BlockSegments*, uint32_t>> from;
   std::vector<uint8_t> in_data;
   uint64_t lo = UINT64_MAX, hi = 0, referenced = 0, copied = 0;
-  BlockErrors errors;
-  std::vector<entropy::Segment> segs;
   for (size_t j = 0; j < jobs.size(); ++j) {
-    const BlockJob& job = jobs[j];
-    ComponentState& cs = *job.cs;
-    const BlockPlace p = place_block(cs, *job.band, job.index);
-    const BlockPlanes bp = block_planes(job);
-    if (p.cb.empty() || !bp.coded) continue;
-    const uint32_t passes = segment_list(data, *job.seg, segs, nullptr);
-    uint64_t decoded = 0;
-    try {
-      if (entropy::check_block(segs.data(), segs.size(), static_cast<uint32_t>(bp.planes),
-                               job.band->band, cs.coding->cblk_style, p.cb.width(), p.cb.height(),
-                               &decoded) > 0)
-        ++errors.over_passes;
-    } catch (const Error& e) {
-      errors.record(j, job, e);
-      continue;
-    }
-    if (decoded == 0) continue;
-    if (job.seg->segs.size() > UINT16_MAX)
-      fail(ErrorCode::kUnsupported, t,
-           "more than 65535 codeword segments in a code-block, or 4 GB of code-block data in "
-           "the tile, for the GPU decode (use --device cpu)");
-    CodeBlockTable::Block b;
-    b.component = static_cast<uint32_t>(&cs - comps.data());
-    b.x = static_cast<uint32_t>(p.x);
-    b.y = static_cast<uint32_t>(p.y);
-    b.w = static_cast<uint16_t>(p.cb.width());
-    b.h = static_cast<uint16_t>(p.cb.height());
+    if (!entries[j].keep) continue;
+    CodeBlockTable::Block b = entries[j].b;
+    const BlockSegments& seg = *jobs[j].seg;
     b.seg_first = static_cast<uint32_t>(table.segments.size());
-    b.seg_count = static_cast<uint16_t>(job.seg->segs.size());
-    b.planes = static_cast<uint8_t>(bp.planes);
-    b.band = static_cast<uint8_t>(job.band->band);
-    b.style = cs.coding->cblk_style;
-    b.q = reconstruction(cs, *job.band, bp.step, passes, static_cast<uint32_t>(bp.planes));
-    for (size_t k = 0; k < segs.size(); ++k) {
-      const BlockSegments::Seg& sg = job.seg->segs[k];
+    for (size_t k = 0; k < seg.segs.size(); ++k) {
+      const BlockSegments::Seg& sg = seg.segs[k];
       table.segments.push_back({0, sg.length, sg.passes});
-      from.push_back({job.seg, static_cast<uint32_t>(k)});
+      from.push_back({&seg, static_cast<uint32_t>(k)});
       const bool ref = sg.parts == 0 && sg.length > 0;
       in_data.push_back(ref);
       if (ref) {
