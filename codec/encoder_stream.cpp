@@ -153,8 +153,6 @@ uint64_t register_blocks(std::vector<TileCoding>& tiles, RateAllocator& ra) {
   struct Item {
     BlockCoding* blk;
     double weight;
-    std::vector<uint32_t> ends;
-    std::vector<double> gains;
     std::vector<entropy::TruncationPoint> hull;
   };
   std::vector<Item> items;
@@ -165,21 +163,39 @@ uint64_t register_blocks(std::vector<TileCoding>& tiles, RateAllocator& ra) {
         for (BandCoding& bc : res)
           for (BlockCoding& blk : bc.blocks) {
             ++blocks;
-            if (!blk.enc.passes.empty()) items.push_back({&blk, bc.weight, {}, {}, {}});
+            if (!blk.enc.passes.empty()) items.push_back({&blk, bc.weight, {}});
           }
-  const int64_t n = static_cast<int64_t>(items.size());
-#pragma omp parallel for schedule(dynamic, 64) if (n >= 1024)
-  for (int64_t i = 0; i < n; ++i) {
-    Item& it = items[static_cast<size_t>(i)];
+  // A block's pass ends and weighted gains, into per-thread scratch.
+  const auto inputs = [](const Item& it, std::vector<uint32_t>& ends, std::vector<double>& gains) {
+    ends.clear();
+    gains.clear();
     for (const entropy::CodedPass& p : it.blk->enc.passes) {
-      it.ends.push_back(p.end);
-      it.gains.push_back(p.distortion * it.weight);
+      ends.push_back(p.end);
+      gains.push_back(p.distortion * it.weight);
     }
-    it.hull = entropy::convex_hull(it.ends.data(), it.gains.data(), it.ends.size());
+  };
+  const int64_t n = static_cast<int64_t>(items.size());
+#pragma omp parallel if (n >= 1024)
+  {
+    std::vector<uint32_t> ends;
+    std::vector<double> gains;
+#pragma omp for schedule(dynamic, 64)
+    for (int64_t i = 0; i < n; ++i) {
+      Item& it = items[static_cast<size_t>(i)];
+      inputs(it, ends, gains);
+      it.hull = entropy::convex_hull(ends.data(), gains.data(), ends.size());
+    }
   }
-  for (Item& it : items)
-    it.blk->rc = static_cast<uint32_t>(
-        ra.add_block(it.ends.data(), it.gains.data(), it.ends.size(), it.hull));
+  size_t points = 0;
+  for (const Item& it : items) points += it.hull.size();
+  ra.reserve(items.size(), points);
+  std::vector<uint32_t> ends;
+  std::vector<double> gains;
+  for (Item& it : items) {
+    inputs(it, ends, gains);
+    it.blk->rc =
+        static_cast<uint32_t>(ra.add_block(ends.data(), gains.data(), ends.size(), it.hull));
+  }
   return blocks;
 }
 

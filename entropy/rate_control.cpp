@@ -46,6 +46,12 @@ std::vector<TruncationPoint> convex_hull(const uint32_t* ends, const double* gai
   return hull;
 }
 
+void RateAllocator::reserve(size_t blocks, size_t points) {
+  blocks_.reserve(blocks_.size() + blocks);
+  points_.reserve(points_.size() + points);
+  point_gain_.reserve(point_gain_.size() + points);
+}
+
 size_t RateAllocator::add_block(const uint32_t* ends, const double* gains, size_t n) {
   return add_block(ends, gains, n, convex_hull(ends, gains, n));
 }

@@ -56,6 +56,8 @@ class RateAllocator {
   size_t add_block(const uint32_t* ends, const double* gains, size_t n,
                    const std::vector<TruncationPoint>& hull);
   size_t num_blocks() const { return blocks_.size(); }
+  // Room for `blocks` more blocks of `points` hull points in all (saves regrowing).
+  void reserve(size_t blocks, size_t points);
 
   // Passes of block b included at threshold lambda: those up to the last hull point with
   // slope >= lambda. lambda <= 0 (kAllPasses) includes every pass, even those off the hull.
