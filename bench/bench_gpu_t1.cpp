@@ -152,12 +152,12 @@ Batch encode_batch(const Image& image, const EncodeParams& params, EncodeBatch* 
           const uint32_t at = uint32_t(b.bytes.size());
           uint32_t start = 0, first = 0;
           for (uint32_t i = 0; i < passes; ++i)
-            if (blk.enc.passes[i].terminated || i + 1 == passes) {
-              b.segs.push_back({at + start, blk.enc.passes[i].end - start, i - first + 1});
-              start = blk.enc.passes[i].end;
+            if (blk.passes()[i].terminated || i + 1 == passes) {
+              b.segs.push_back({at + start, blk.passes()[i].end - start, i - first + 1});
+              start = blk.passes()[i].end;
               first = i + 1;
             }
-          b.bytes.insert(b.bytes.end(), blk.enc.data.begin(), blk.enc.data.begin() + start);
+          b.bytes.insert(b.bytes.end(), blk.bytes().begin(), blk.bytes().begin() + start);
           j.seg_count = uint32_t(b.segs.size()) - j.seg_first;
           j.cost = uint64_t{passes} * j.w * j.h;
           b.samples += uint64_t{j.w} * j.h;

@@ -45,15 +45,25 @@ int exponent_of(uint32_t pow2);
 
 // One coded code-block.
 struct BlockCoding {
-  entropy::EncodedBlock enc;  // enc.data is empty when `coded_at` is set
-  // Blocks coded on the GPU: their bytes inside the tile's coded_bytes (no copy per block).
+  // The coder's output. For blocks coded on the GPU, enc.data and enc.passes are empty and
+  // their bytes and pass records lie in the tile's coded_bytes and coded_passes (one download
+  // each, no copy per block): coded_at and passes_at point there.
+  entropy::EncodedBlock enc;
   const uint8_t* coded_at = nullptr;
+  const entropy::CodedPass* passes_at = nullptr;
+  uint32_t pass_count = 0;             // with passes_at
   uint32_t rc = UINT32_MAX;            // index in the rate allocator (blocks with passes)
   std::vector<uint32_t> layer_passes;  // cumulative passes included after each layer
+  // The block's passes, wherever they are.
+  std::span<const entropy::CodedPass> passes() const {
+    if (!passes_at) return enc.passes;
+    return {passes_at, pass_count};
+  }
   // The block's coded bytes, all passes (the last pass's end of them).
   std::span<const uint8_t> bytes() const {
     if (!coded_at) return enc.data;
-    return {coded_at, enc.passes.empty() ? 0 : size_t{enc.passes.back().end}};
+    const std::span<const entropy::CodedPass> p = passes();
+    return {coded_at, p.empty() ? 0 : size_t{p.back().end}};
   }
 };
 
@@ -74,8 +84,10 @@ struct TileCoding {
   uint32_t index = 0;
   transform::Rect rect;  // on the reference grid
   std::vector<TileComponentCoding> components;
-  // The bytes of the blocks coded on the GPU, one download (BlockCoding::coded_at points in).
+  // The bytes and pass records of the blocks coded on the GPU, one download each
+  // (BlockCoding::coded_at and passes_at point in).
   std::vector<uint8_t, DefaultInitAllocator<uint8_t>> coded_bytes;
+  std::vector<entropy::CodedPass, DefaultInitAllocator<entropy::CodedPass>> coded_passes;
 };
 
 // Everything the codestream stage needs besides the coded tiles.

@@ -24,7 +24,7 @@ std::vector<entropy::Segment> included_segments(const BlockCoding& blk, uint8_t 
   uint32_t start = 0, first = 0;
   for (uint32_t p = 0; p < passes; ++p) {
     if (p + 1 == passes || entropy::pass_ends_segment(style, p)) {
-      const uint32_t end = blk.enc.passes[p].end;
+      const uint32_t end = blk.passes()[p].end;
       segs.push_back({blk.bytes().data() + start, end - start, p + 1 - first});
       start = end;
       first = p + 1;

@@ -163,13 +163,13 @@ uint64_t register_blocks(std::vector<TileCoding>& tiles, RateAllocator& ra) {
         for (BandCoding& bc : res)
           for (BlockCoding& blk : bc.blocks) {
             ++blocks;
-            if (!blk.enc.passes.empty()) items.push_back({&blk, bc.weight, {}});
+            if (!blk.passes().empty()) items.push_back({&blk, bc.weight, {}});
           }
   // A block's pass ends and weighted gains, into per-thread scratch.
   const auto inputs = [](const Item& it, std::vector<uint32_t>& ends, std::vector<double>& gains) {
     ends.clear();
     gains.clear();
-    for (const entropy::CodedPass& p : it.blk->enc.passes) {
+    for (const entropy::CodedPass& p : it.blk->passes()) {
       ends.push_back(p.end);
       gains.push_back(p.distortion * it.weight);
     }
@@ -362,7 +362,7 @@ void include_all_passes(std::vector<TileCoding>& tiles) {
       for (auto& res : tcc.bands)
         for (BandCoding& bc : res)
           for (BlockCoding& blk : bc.blocks)
-            blk.layer_passes.assign(1, static_cast<uint32_t>(blk.enc.passes.size()));
+            blk.layer_passes.assign(1, static_cast<uint32_t>(blk.passes().size()));
 }
 
 }  // namespace

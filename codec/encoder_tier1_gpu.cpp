@@ -189,8 +189,7 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   // Only what was written comes back: compacted on the device, then one download each.
   // (Not zero-filled: the downloads write every byte.)
   tile.coded_bytes.resize(total_bytes);  // the blocks view it (BlockCoding::coded_at)
-  std::vector<entropy::CodedPass, DefaultInitAllocator<entropy::CodedPass>> all_records(
-      total_records);
+  tile.coded_passes.resize(total_records);
   if (!ranges.empty()) {
     b.ranges.reserve(ranges.size() * sizeof(cu::GatherRange));
     b.bytes.reserve(std::max<uint64_t>(total_bytes, 16));
@@ -204,8 +203,8 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
                       static_cast<uint32_t>(ranges.size() - byte_ranges), b.records.as<uint8_t>(),
                       st);
     b.ring.download(tile.coded_bytes.data(), b.bytes.get(), total_bytes, st, threads);
-    b.ring.download(all_records.data(), b.records.get(), total_records * sizeof(entropy::CodedPass),
-                    st, threads);
+    b.ring.download(tile.coded_passes.data(), b.records.get(),
+                    total_records * sizeof(entropy::CodedPass), st, threads);
   }
   lease.succeeded();
   trace_back.end();
@@ -225,9 +224,11 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
     enc.missing_msbs = bc.mb - o.planes;
     enc.data.clear();
     bc.blocks[j.k].coded_at = tile.coded_bytes.data() + byte_at[k];
-    enc.passes.assign(all_records.begin() + static_cast<ptrdiff_t>(record_at[k]),
-                      all_records.begin() + static_cast<ptrdiff_t>(record_at[k] + o.passes));
-    if ((enc.passes.empty() ? 0 : enc.passes.back().end) != o.bytes) bad_end = true;
+    enc.passes.clear();
+    BlockCoding& blk = bc.blocks[j.k];
+    blk.passes_at = tile.coded_passes.data() + record_at[k];
+    blk.pass_count = o.passes;
+    if ((o.passes ? blk.passes_at[o.passes - 1].end : 0) != o.bytes) bad_end = true;
   }
   if (bad_end)  // BlockCoding::bytes() takes the block's length from its last pass
     throw Error(ErrorCode::kInternal, "gpu tier-1: a block's last pass does not end its bytes");

@@ -295,8 +295,8 @@ const BlockCoding& block_at(const TileComponentCoding& tcc, uint32_t r, size_t b
 }
 
 // Bytes of block data that passes [0, passes) occupy.
-uint32_t bytes_through(const entropy::EncodedBlock& b, uint32_t passes) {
-  return passes ? b.passes[passes - 1].end : 0;
+uint32_t bytes_through(const BlockCoding& b, uint32_t passes) {
+  return passes ? b.passes()[passes - 1].end : 0;
 }
 
 // The coders of every precinct of the tile, indexed [c][r][p], with the missing bit-planes of
@@ -362,11 +362,11 @@ WrittenPacket write_packet(const TileCoding& tile, const PacketId& id, PrecinctW
         uint32_t first = prev;
         for (int n : entropy::split_passes(seg, static_cast<int>(prev), bc.new_passes)) {
           const uint32_t last = first + static_cast<uint32_t>(n);
-          bc.piece_lengths.push_back(bytes_through(blk.enc, last) - bytes_through(blk.enc, first));
+          bc.piece_lengths.push_back(bytes_through(blk, last) - bytes_through(blk, first));
           first = last;
         }
-        const uint32_t from = bytes_through(blk.enc, prev);
-        bodies.push_back(blk.bytes().subspan(from, bytes_through(blk.enc, cur) - from));
+        const uint32_t from = bytes_through(blk, prev);
+        bodies.push_back(blk.bytes().subspan(from, bytes_through(blk, cur) - from));
       }
   }
   WrittenPacket pk;
