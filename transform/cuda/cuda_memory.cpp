@@ -1,6 +1,7 @@
 #include "transform/cuda/cuda_memory.h"
 
 #include <atomic>
+#include <bit>
 #include <cctype>
 #include <cstdlib>
 
@@ -80,7 +81,12 @@ DeviceBuffer::~DeviceBuffer() {
   g_current.fetch_sub(bytes_);
 }
 void DeviceBuffer::reserve(size_t bytes) {
-  if (bytes > bytes_) *this = DeviceBuffer(bytes);
+  if (bytes <= bytes_) return;
+  // Below 64 MiB, grow to a power of two: buffers reused for inputs of varying sizes (a batch's
+  // code-block bytes and tables) then regrow rarely, and each regrowth's cudaFree waits for
+  // the whole device, every stream's work in flight.
+  constexpr size_t kRoundBelow = size_t{64} << 20;
+  *this = DeviceBuffer(bytes < kRoundBelow ? std::bit_ceil(bytes) : bytes);
 }
 
 PinnedBuffer::PinnedBuffer(size_t bytes) {

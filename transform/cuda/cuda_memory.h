@@ -44,7 +44,9 @@ class DeviceBuffer {
     return static_cast<T*>(d_ptr_);
   }
   size_t bytes() const { return bytes_; }
-  // Grows to at least `bytes` (contents are lost when it grows).
+  // Grows to at least `bytes` (contents are lost when it grows): below 64 MiB to the next
+  // power of two, so that reuse with varying sizes seldom regrows (a cudaFree synchronises the
+  // device).
   void reserve(size_t bytes);
 
  private:

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "gj2k/error.h"
@@ -39,7 +40,9 @@ StagingRing::StagingRing(size_t max_chunk_bytes, int chunks)
 void StagingRing::reserve(size_t bytes) {
   constexpr size_t kGrain = size_t{64} << 10;
   const size_t per_chunk = (bytes + chunks_ - 1) / chunks_;
-  const size_t want = std::min(max_chunk_bytes_, (per_chunk + kGrain - 1) / kGrain * kGrain);
+  // A power of two (from 64 KB): inputs of varying sizes seldom regrow it (re-pinning waits
+  // for the whole device).
+  const size_t want = std::min(max_chunk_bytes_, std::bit_ceil(std::max(per_chunk, kGrain)));
   if (want <= chunk_bytes_) return;
   for (const auto& e : events_) GJ2K_CUDA_CHECK(cudaEventSynchronize(e->get()));
   buffer_ = PinnedBuffer();  // unpin first: the two need not be held at once

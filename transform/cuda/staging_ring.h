@@ -16,8 +16,9 @@
 //   chunk), whatever stream it ran on, so several streams may share one ring; one host
 //   thread at a time.
 // - Pinned on demand: a transfer of B bytes makes the chunks at least B / chunks (rounded up
-//   to 64 KB) and at most max_chunk_bytes, so the slots of a decode or encode of small tiles
-//   pin little; growing waits for every transfer in flight. reserve(B) does it ahead.
+//   to a power of two from 64 KB) and at most max_chunk_bytes, so the slots of a decode or encode
+//   of small tiles pin little; growing waits for every transfer in flight. reserve(B) does it
+//   ahead.
 // - `threads`: OpenMP threads for the host copies of a chunk (1: the calling thread alone).
 // Failures throw Error(kDevice).
 #pragma once
