@@ -26,6 +26,7 @@
 #include "codec/encoder_internal.h"
 #include "codec/gpu_warm_up.h"
 #include "codec/tile_backend.h"
+#include "codec/trace.h"
 
 #include "gj2k/error.h"
 #include "transform/device.h"
@@ -150,12 +151,15 @@ class InverseRun {
     finish(out);
   }
 
-  // From code-blocks (cuda_decode_tile).
+  // From code-blocks (cuda_decode_tile). With GJ2K_TRACE, the device time of its parts.
   void run(const CodeBlockTable& table, std::vector<TileComponentSamples>& out) {
-    decode_blocks(table);
+    std::optional<DeviceTimes> times;
+    if (trace_enabled()) times.emplace(st(0));
+    decode_blocks(table, times ? &*times : nullptr);
     for (size_t c = 0; c < comps_.size(); ++c)
       if (needed(c)) idwt(c);
     finish(out);
+    if (times) times->report();
   }
 
  private:
@@ -238,9 +242,26 @@ class InverseRun {
     F_[c] = bf;
   }
 
+  // Events on stream 0 for the trace: start, inputs up, Tier-1 and reconstruction done; the
+  // end is when the download returns.
+  struct DeviceTimes {
+    cu::Event start, up, tier1;
+    std::chrono::steady_clock::time_point host_start = std::chrono::steady_clock::now();
+    explicit DeviceTimes(cudaStream_t s) { start.record(s); }
+    void report() {
+      const double host = std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - host_start)
+                              .count();
+      const double upload = cu::Event::elapsed_ms(start, up);
+      const double t1 = cu::Event::elapsed_ms(up, tier1);
+      trace_note("gpu tile: %.1f ms (host), of which device: inputs up %.1f ms, tier-1 %.1f ms",
+                 host, upload, t1);
+    }
+  };
+
   // Tier-1 and reconstruct_blocks of the table into A on stream 0 (A zeroed first: blocks
   // without data), then streams 1.. wait for it.
-  void decode_blocks(const CodeBlockTable& t) {
+  void decode_blocks(const CodeBlockTable& t, DeviceTimes* times = nullptr) {
     namespace ecu = entropy::cuda;
     cudaStream_t s0 = st(0);
     for (size_t c = 0; c < comps_.size(); ++c)
@@ -260,7 +281,10 @@ class InverseRun {
       recon.push_back({at, k.rect.width(), b.w, b.h, b.q});
       state_words = std::max(state_words, entropy::t1::state_words(b.w, b.h));
     }
-    if (jobs.empty()) return join_stream0();
+    if (jobs.empty()) {
+      if (times) times->up.record(s0), times->tier1.record(s0);
+      return join_stream0();
+    }
     const int sms = std::max(1, transform::gpu_info().multiprocessors);
     const size_t threads = ecu::decode_threads(static_cast<uint32_t>(jobs.size()), sms);
     ecu::arrange_jobs(jobs, t.segments, threads);  // the heaviest blocks first, spread over warps
@@ -282,6 +306,7 @@ class InverseRun {
     sl.t1_state.reserve(threads * state_words * 4);
     sl.t1_status.reserve(jobs.size());
     sl.t1_counter.reserve(4);
+    if (times) times->up.record(s0);
     ecu::decode_blocks(sl.t1_jobs.as<ecu::BlockJob>(), static_cast<uint32_t>(jobs.size()),
                        sl.t1_segs.as<entropy::t1::SegmentRef>(), sl.t1_bytes.as<uint8_t>(),
                        sl.coef.as<int32_t>(), sl.t1_status.as<uint8_t>(),
@@ -289,6 +314,7 @@ class InverseRun {
                        sl.t1_counter.as<uint32_t>(), sms, s0);
     cu::reconstruct_blocks(sl.t1_recon.as<cu::ReconstructJob>(),
                            static_cast<uint32_t>(recon.size()), sl.coef.as<int32_t>(), s0);
+    if (times) times->tier1.record(s0);
     join_stream0();
   }
   void join_stream0() {
