@@ -327,7 +327,9 @@ struct BlockDecoder {
       for (uint32_t r = 0; r < nr; ++r, o += stride) {
         const int sh = 19 + static_cast<int>(r);
         for (uint32_t x = 0; x < w; ++x) {
-          const int32_t m = static_cast<int32_t>(v[x * vstep() + vrow(int(r))]);
+          int32_t m = static_cast<int32_t>(v[x * vstep() + vrow(int(r))]);
+          // Stripe-major values are not zeroed first: an insignificant sample's is stale.
+          if constexpr (kStripeValues) m &= -static_cast<int32_t>((f[x] >> (4 + 3 * r)) & 1);
           const int32_t neg = -static_cast<int32_t>((f[x] >> sh) & 1);
           o[x] = (m ^ neg) - neg;
         }
@@ -397,9 +399,10 @@ GJ2K_HD void run_block(const Tables& tables, const Segs& segs, size_t num_segs,
   d.state = state;
   for (size_t k = 0, n = state_words(w, h); k < n; ++k) state[k] = 0;
   if constexpr (kStripeValues) {
+    // Not zeroed: a value is written when its sample becomes significant, and write_out
+    // reads only those of significant samples.
     d.val = values;
     d.vstride = 0;
-    for (size_t k = 0, n = value_words(w, h); k < n; ++k) values[k] = 0;
   } else {
     d.val = reinterpret_cast<uint32_t*>(out);
     d.vstride = stride;
