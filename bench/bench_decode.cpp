@@ -6,6 +6,8 @@
 //   bench_decode [--big] [google-benchmark flags]     --big adds the 10240x6400 image
 // Prints a summary table (seconds and Mpixel/s per decoder; the median of 3 repetitions for
 // the photo, each after 0.3 s of warm-up) after the benchmarks. gj2k runs with --device cpu.
+// Then the whole-process table (bench_cli.h): the gj2k, Grok and OpenJPEG command-line
+// decoders on the same stream files, 1 thread and all threads.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -21,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_cli.h"
 #include "gj2k/decoder.h"
 #include "io/image_io.h"
 
@@ -262,6 +265,7 @@ int main(int argc, char** argv) {
   }
   int n = static_cast<int>(args.size());
   register_all(big);
+  const std::string cli = gj2k::bench::gj2k_cli(argv[0]);
   benchmark::Initialize(&n, args.data());
   TableReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
@@ -275,5 +279,14 @@ int main(int argc, char** argv) {
     std::printf("%-40s %10.3f %10.1f %10.3f %10.1f %8.2f\n", key.c_str(), row.seconds, row.mpix,
                 o.seconds, o.mpix, o.seconds > 0 ? o.seconds / row.seconds : 0.0);
   }
+  std::vector<gj2k::bench::CliStream> streams;
+  for (const char* im : {"photo2560x1600", "big10240x6400"}) {
+    if (!big && std::string(im) != "photo2560x1600") continue;
+    for (const char* kind : {"-53", "-97"}) {
+      const std::string name = std::string(im) + kind;
+      streams.push_back({name, cache_dir() / ("gj2k-bench-" + name + ".j2k")});
+    }
+  }
+  gj2k::bench::print_cli_table(streams, {1, omp_get_max_threads()}, cli, cache_dir());
   return 0;
 }

@@ -12,6 +12,12 @@
 //     build/bin/bench_t1 --benchmark_filter='BM_T1Decode<false>/lossy:0/threads:1/'
 //     --benchmark_min_time=0.0001   (one command line)
 // (encode_block and BM_T1Encode for the encoder, lossy:1 for the lossy proxy).
+//
+// After the benchmarks, the whole-process table (bench_cli.h): gj2k, Grok and OpenJPEG
+// command-line decoders, 1 thread and all threads, on a lossless and a 9/7 rate-20 stream
+// that the gj2k CLI encodes (--device cpu) from $GJ2K_BENCH_PHOTO (any image gj2k reads) or
+// its 2560x1600 --synthetic scene, cached in $GJ2K_BENCH_CACHE or the temp folder.
+// --no-cli leaves the table out.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -23,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_cli.h"
 #include "entropy/mq_dec.h"
 #include "entropy/mq_enc.h"
 #include "entropy/mq_ref.h"
@@ -348,6 +355,55 @@ BENCHMARK(BM_MqEncodeFast)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MqDecodeRef)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MqDecodeFast)->Unit(benchmark::kMillisecond);
 
+// The table's streams: lossless and 9/7 rate 20, encoded once by the gj2k CLI.
+std::vector<gj2k::bench::CliStream> cli_streams(const std::string& cli) {
+  const char* cache = std::getenv("GJ2K_BENCH_CACHE");
+  const std::filesystem::path dir =
+      cache && *cache ? std::filesystem::path(cache) : std::filesystem::temp_directory_path();
+  const char* photo = std::getenv("GJ2K_BENCH_PHOTO");
+  const bool synthetic = !(photo && *photo);
+  const std::string tag =
+      synthetic ? "synthetic2560x1600" : std::filesystem::path(photo).stem().string();
+  std::vector<gj2k::bench::CliStream> streams;
+  for (bool lossy : {false, true}) {
+    const std::string name = tag + (lossy ? "-97r20" : "-53");
+    const std::filesystem::path file = dir / ("gj2k-bench-t1-" + name + ".j2k");
+    if (!std::filesystem::exists(file)) {
+      std::vector<std::string> argv = {cli, "encode", "--device", "cpu", "-o", file.string()};
+      if (synthetic) {
+        argv.insert(argv.end(), {"--synthetic", "2560,1600"});
+      } else {
+        argv.insert(argv.end(), {"-i", photo});
+      }
+      if (lossy) argv.insert(argv.end(), {"--irreversible", "--rate", "20"});
+      if (!gj2k::bench::time_process(argv, 1).ok)
+        std::printf("could not encode %s with %s\n", file.string().c_str(), cli.c_str());
+    }
+    streams.push_back({name, file});
+  }
+  return streams;
+}
+
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  bool cli_table = true;
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::string(argv[i]) == "--no-cli")
+      cli_table = false;
+    else
+      args.push_back(argv[i]);
+  }
+  int n = static_cast<int>(args.size());
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (cli_table) {
+    const std::string cli = gj2k::bench::gj2k_cli(argv[0]);
+    gj2k::bench::print_cli_table(cli_streams(cli), {1, omp_get_max_threads()}, cli,
+                                 std::filesystem::temp_directory_path());
+  }
+  return 0;
+}

@@ -317,19 +317,43 @@ struct BlockDecoder {
     if (style & cblk_style::kReset) reset_contexts();
   }
 
-  // Signs applied: stripe-major values to the row-major output, or in place.
+  // Sample r of a stripe column with state word `word` and value m, signed: zero where not
+  // significant (stripe-major values are not zeroed first, an insignificant sample's is
+  // stale).
+  GJ2K_HD_INLINE static int32_t signed_value(uint32_t word, uint32_t m, int r) {
+    const int32_t kept = static_cast<int32_t>(m) & -static_cast<int32_t>((word >> (4 + 3 * r)) & 1);
+    const int32_t neg = -static_cast<int32_t>((word >> (19 + r)) & 1);
+    return (kept ^ neg) - neg;
+  }
+  // Signs applied: stripe-major values to the row-major output column by column (one state
+  // word and four adjacent values per column), or row-major values in place.
   GJ2K_HD void write_out(int32_t* out, size_t stride) {
     for (uint32_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       const uint32_t* f = col(s);
       const uint32_t* v = vcol(s);
       int32_t* o = out + size_t{4} * s * stride;
-      for (uint32_t r = 0; r < nr; ++r, o += stride) {
-        const int sh = 19 + static_cast<int>(r);
-        for (uint32_t x = 0; x < w; ++x) {
-          const int32_t m = static_cast<int32_t>(v[x * vstep() + vrow(int(r))]);
-          const int32_t neg = -static_cast<int32_t>((f[x] >> sh) & 1);
-          o[x] = (m ^ neg) - neg;
+      if constexpr (kStripeValues) {
+        if (nr == 4) {
+          for (uint32_t x = 0; x < w; ++x, v += 4) {
+            const uint32_t word = f[x];
+            o[x] = signed_value(word, v[0], 0);
+            o[stride + x] = signed_value(word, v[1], 1);
+            o[2 * stride + x] = signed_value(word, v[2], 2);
+            o[3 * stride + x] = signed_value(word, v[3], 3);
+          }
+        } else {
+          for (uint32_t x = 0; x < w; ++x, v += 4)
+            for (uint32_t r = 0; r < nr; ++r) o[r * stride + x] = signed_value(f[x], v[r], int(r));
+        }
+      } else {
+        for (uint32_t r = 0; r < nr; ++r, o += stride) {
+          const int sh = 19 + static_cast<int>(r);
+          for (uint32_t x = 0; x < w; ++x) {
+            const int32_t m = static_cast<int32_t>(v[x + vrow(int(r))]);
+            const int32_t neg = -static_cast<int32_t>((f[x] >> sh) & 1);
+            o[x] = (m ^ neg) - neg;
+          }
         }
       }
     }
@@ -397,9 +421,10 @@ GJ2K_HD void run_block(const Tables& tables, const Segs& segs, size_t num_segs,
   d.state = state;
   for (size_t k = 0, n = state_words(w, h); k < n; ++k) state[k] = 0;
   if constexpr (kStripeValues) {
+    // Not zeroed: a value is written when its sample becomes significant, and write_out
+    // reads only those of significant samples.
     d.val = values;
     d.vstride = 0;
-    for (size_t k = 0, n = value_words(w, h); k < n; ++k) values[k] = 0;
   } else {
     d.val = reinterpret_cast<uint32_t*>(out);
     d.vstride = stride;

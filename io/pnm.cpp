@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "codec/file_output.h"
@@ -390,11 +391,12 @@ void write_pnm(const Image& image, const std::filesystem::path& path) {
       std::clamp<size_t>((size_t{8} << 20) / std::max<size_t>(1, l.row_bytes()), 1, 4096));
   gj2k::detail::write_stream_replacing(path, [&](const gj2k::detail::ByteSink& put) {
     put({reinterpret_cast<const uint8_t*>(l.header.data()), l.header.size()});
-    std::vector<uint8_t> buffer(l.row_bytes() * std::min(slice, l.height));
+    // Not zero-filled: pnm_rows writes every byte of the rows it converts.
+    const std::unique_ptr<uint8_t[]> buffer(new uint8_t[l.row_bytes() * std::min(slice, l.height)]);
     for (uint32_t y = 0; y < l.height; y += slice) {
       const uint32_t y1 = std::min(l.height, y + slice);
-      if (!pnm_rows(image, l, y, y1, buffer.data())) check_samples(image, l, name);
-      put({buffer.data(), l.row_bytes() * (y1 - y)});
+      if (!pnm_rows(image, l, y, y1, buffer.get())) check_samples(image, l, name);
+      put({buffer.get(), l.row_bytes() * (y1 - y)});
     }
   });
 }

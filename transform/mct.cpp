@@ -104,10 +104,45 @@ void dc_shift_ict_forward(const int32_t* __restrict in0, const int32_t* __restri
   }
 }
 
+namespace {
+
+// Whether every coefficient of c0..c2[0, n) lies in [-2^28, 2^28): then the inverse RCT's
+// sums with offsets of at most 2^30 stay within 32 bits.
+bool rct_fits_32(const int32_t* c0, const int32_t* c1, const int32_t* c2, size_t n) {
+  constexpr uint32_t kBias = 1u << 28;
+  uint32_t any = 0;
+  for (size_t i = 0; i < n; ++i)
+    any |= (static_cast<uint32_t>(c0[i]) + kBias) | (static_cast<uint32_t>(c1[i]) + kBias) |
+           (static_cast<uint32_t>(c2[i]) + kBias);
+  return any < 2 * kBias;
+}
+
+}  // namespace
+
 void rct_inverse_dc_shift(int32_t* __restrict c0, int32_t* __restrict c1, int32_t* __restrict c2,
                           size_t n, const int32_t offset[3], const int32_t lo[3],
                           const int32_t hi[3]) {
-  for (size_t i = 0; i < n; ++i) {
+  // Runs of coefficients within rct_fits_32 take a 32-bit loop that vectorises; others (only
+  // corrupt or extreme data) the 64-bit one below. Both give the same samples.
+  constexpr size_t kRun = 1024;
+  const int32_t o0 = offset[0], o1 = offset[1], o2 = offset[2];
+  const int32_t l0 = lo[0], l1 = lo[1], l2 = lo[2], h0 = hi[0], h1 = hi[1], h2 = hi[2];
+  auto small = [](int32_t o) { return o >= -(1 << 30) && o <= (1 << 30); };
+  const bool offsets_fit = small(o0) && small(o1) && small(o2);
+  size_t i = 0;
+  while (offsets_fit && i < n) {
+    const size_t len = n - i < kRun ? n - i : kRun;
+    if (!rct_fits_32(c0 + i, c1 + i, c2 + i, len)) break;
+    for (const size_t end = i + len; i < end; ++i) {
+      const int32_t y = c0[i], u = c1[i], v = c2[i];
+      const int32_t g = y - ((u + v) >> 2);
+      const int32_t r = v + g + o0, gg = g + o1, b = u + g + o2;
+      c0[i] = r < l0 ? l0 : (r > h0 ? h0 : r);
+      c1[i] = gg < l1 ? l1 : (gg > h1 ? h1 : gg);
+      c2[i] = b < l2 ? l2 : (b > h2 ? h2 : b);
+    }
+  }
+  for (; i < n; ++i) {
     const int32_t y = c0[i], u = c1[i], v = c2[i];
     const int32_t g = y - ((u + v) >> 2);
     c0[i] = clamp_i(int64_t{v} + g + offset[0], lo[0], hi[0]);

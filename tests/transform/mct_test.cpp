@@ -2,6 +2,7 @@
 // and the lossless DC shift + RCT + 5/3 pipeline.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -225,6 +226,37 @@ TEST(XformMct, RoundingMatchesNearbyint) {
         ASSERT_EQ(g2[i], expect) << "seed " << seed << " value " << in[i];
       }
     }
+}
+
+// Inverse RCT with clamping against a 64-bit spelling of G.2, for coefficients of every size:
+// small runs (the 32-bit loop), runs with one coefficient beyond 2^28 (the 64-bit loop) and
+// a run of extremes, with the clamps cutting both ways.
+TEST(XformMct, RctInverseClampsAsIn64Bits) {
+  const uint64_t seed = xtest::base_seed() + 17;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const size_t n = 5000;
+  const int32_t off[3] = {2048, -7, 1 << 30}, lo[3] = {0, -100, -(1 << 30)},
+                hi[3] = {4095, 100, (1 << 30) - 1};
+  std::vector<int32_t> c[3];
+  for (auto& v : c) {
+    v.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const bool huge = (i >= 1500 && i < 1510) || i >= 4000;
+      const int32_t m = huge ? INT32_MAX / 2 : 5000;
+      v[i] = std::uniform_int_distribution<int32_t>(-m, m)(rng);
+    }
+  }
+  std::vector<int32_t> want[3] = {c[0], c[1], c[2]};
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t y = c[0][i], u = c[1][i], v = c[2][i];
+    const int64_t g = y - ((u + v) >> 2);
+    const int64_t out[3] = {v + g + off[0], g + off[1], u + g + off[2]};
+    for (int k = 0; k < 3; ++k)
+      want[k][i] = static_cast<int32_t>(std::clamp<int64_t>(out[k], lo[k], hi[k]));
+  }
+  rct_inverse_dc_shift(c[0].data(), c[1].data(), c[2].data(), n, off, lo, hi);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(c[k], want[k]) << "component " << k;
 }
 
 // Lossless path: DC shift + RCT + 5-level 5/3 (every CPU variant) and back, bit-exact.

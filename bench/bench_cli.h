@@ -1,0 +1,149 @@
+// Whole-process decode comparison of command-line decoders, for the benchmarks' summaries:
+// gj2k (the CLI built next to the benchmark, `gj2k decode --device cpu --threads n`), Grok
+// (`grk_decompress -H n`) and OpenJPEG (`opj_decompress -threads n`), each decoding the same
+// codestream file to a PPM, timed as a child process: wall, user and system seconds, the
+// median (by wall time) of a few runs. A decoder not found is reported with a line saying so
+// and left out of the table. POSIX only (fork, execvp, wait4).
+#pragma once
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace gj2k::bench {
+
+struct ProcessTime {
+  double wall = 0, user = 0, sys = 0;
+  bool ok = false;  // every run exited with status 0
+};
+
+// Runs `argv` (no shell; output to /dev/null) `runs` times; the run of median wall time.
+inline ProcessTime time_process(const std::vector<std::string>& argv, int runs) {
+  std::vector<ProcessTime> all;
+  for (int k = 0; k < runs; ++k) {
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    const auto t0 = std::chrono::steady_clock::now();
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const int null = open("/dev/null", O_WRONLY);
+      if (null >= 0) {
+        dup2(null, 1);
+        dup2(null, 2);
+      }
+      execvp(args[0], args.data());
+      _exit(127);
+    }
+    if (pid < 0) return {};
+    int status = 0;
+    rusage ru{};
+    if (wait4(pid, &status, 0, &ru) != pid) return {};
+    ProcessTime t;
+    t.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    t.user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
+    t.sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+    t.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!t.ok) return t;
+    all.push_back(t);
+  }
+  if (all.empty()) return {};
+  std::sort(all.begin(), all.end(),
+            [](const ProcessTime& a, const ProcessTime& b) { return a.wall < b.wall; });
+  return all[all.size() / 2];
+}
+
+// Whether `tool` is an executable file, given as a path or found on PATH.
+inline bool executable(const std::string& tool) {
+  if (tool.find('/') != std::string::npos) return access(tool.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    const size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string dir = dirs.substr(start, end - start);
+    if (!dir.empty() && access((dir + "/" + tool).c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+// The gj2k CLI built next to the benchmark executable (argv[0]), or "gj2k" on PATH.
+inline std::string gj2k_cli(const char* argv0) {
+  const std::filesystem::path next = std::filesystem::path(argv0).parent_path() / "gj2k";
+  if (!next.parent_path().empty() && executable(next.string())) return next.string();
+  return "gj2k";
+}
+
+struct CliStream {
+  std::string name;            // as printed
+  std::filesystem::path file;  // a .j2k codestream
+};
+
+// Decodes each stream with each decoder on each thread count and prints the table; the
+// PPMs go to `scratch` (deleted after). `gj2k`: the CLI to run (gj2k_cli).
+inline void print_cli_table(const std::vector<CliStream>& streams, const std::vector<int>& threads,
+                            const std::string& gj2k, const std::filesystem::path& scratch,
+                            int runs = 5) {
+  struct Tool {
+    const char* label;
+    std::string exe;
+    bool found;
+  };
+  std::vector<Tool> tools = {{"gj2k", gj2k, executable(gj2k)},
+                             {"grok", "grk_decompress", executable("grk_decompress")},
+                             {"openjpeg", "opj_decompress", executable("opj_decompress")}};
+  std::printf("\nWhole process, decode to PPM (median of %d runs by wall time; wall/user/sys s)\n",
+              runs);
+  for (const Tool& t : tools)
+    if (!t.found) std::printf("  %s: %s not found, left out\n", t.label, t.exe.c_str());
+  std::printf("%-26s %4s", "stream", "thr");
+  for (const Tool& t : tools)
+    if (t.found) std::printf(" %22s", t.label);
+  std::printf(" %12s %12s\n", "grok/gj2k", "opj/gj2k");
+  const std::filesystem::path out = scratch / "gj2k-bench-cli-out.ppm";
+  for (const CliStream& s : streams) {
+    if (!std::filesystem::exists(s.file)) {
+      std::printf("%-26s (no stream file %s)\n", s.name.c_str(), s.file.string().c_str());
+      continue;
+    }
+    for (int n : threads) {
+      const std::string ns = std::to_string(n), in = s.file.string(), o = out.string();
+      std::printf("%-26s %4d", s.name.c_str(), n);
+      double wall[3] = {0, 0, 0};
+      for (size_t k = 0; k < tools.size(); ++k) {
+        if (!tools[k].found) continue;
+        std::vector<std::string> argv;
+        if (k == 0)
+          argv = {tools[k].exe, "decode", "--device", "cpu", "--threads", ns, "-i", in, "-o", o};
+        else if (k == 1)
+          argv = {tools[k].exe, "-H", ns, "-i", in, "-o", o};
+        else
+          argv = {tools[k].exe, "-threads", ns, "-i", in, "-o", o};
+        const ProcessTime t = time_process(argv, runs);
+        if (t.ok) {
+          wall[k] = t.wall;
+          std::printf("   %6.3f/%6.3f/%6.3f", t.wall, t.user, t.sys);
+        } else {
+          std::printf(" %22s", "failed");
+        }
+        std::fflush(stdout);
+      }
+      std::printf(" %12.2f %12.2f\n", wall[0] > 0 ? wall[1] / wall[0] : 0.0,
+                  wall[0] > 0 ? wall[2] / wall[0] : 0.0);
+    }
+  }
+  std::filesystem::remove(out);
+}
+
+}  // namespace gj2k::bench
