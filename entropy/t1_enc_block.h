@@ -292,12 +292,14 @@ struct BlockEncoder {
     uint32_t word = *f;
     if constexpr (kFull) {
       if ((word & (kSigAll | kVisitAll)) == 0) {
-        // Run-length mode: four insignificant samples with insignificant neighbourhoods.
+        // Run-length mode: four insignificant samples with insignificant neighbourhoods. The
+        // plane's bit (< 2^31, below the sign) of any of the four, in one test.
+        const uint32_t any = (sample(v, 0) | sample(v, 1) | sample(v, 2) | sample(v, 3)) & pl.bit;
+        c.encode(tab.mq, cx[kCtxRl], any != 0);
+        if (any == 0) return;  // all four stay insignificant, no visit mark to clear
         const uint32_t bits =
             ((sample(v, 0) & pl.bit) != 0) | (((sample(v, 1) & pl.bit) != 0) << 1) |
             (((sample(v, 2) & pl.bit) != 0) << 2) | (((sample(v, 3) & pl.bit) != 0) << 3);
-        c.encode(tab.mq, cx[kCtxRl], bits != 0);
-        if (bits == 0) return;  // all four stay insignificant, no visit mark to clear
         const int r = lowest_bit(bits);
         c.encode(tab.mq, cx[kCtxUni], uint32_t(r) >> 1);
         c.encode(tab.mq, cx[kCtxUni], uint32_t(r) & 1);
