@@ -2,6 +2,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <memory>
+#include <new>
 #include <string>
 
 #include "codec/encoder_internal.h"
@@ -18,7 +20,6 @@ namespace {
 
 using transform::Band;
 using transform::Rect;
-using Floats = std::vector<float, DefaultInitAllocator<float>>;  // resize does not zero
 
 size_t area(const Rect& r) {
   return size_t{r.width()} * r.height();
@@ -186,14 +187,12 @@ void forward_dc_shift_rct(const Image& image, bool mct, std::vector<Samples>& in
 // 9/7: G.1.2 DC level shift with G.3 (ICT) on components 0..2 when mct, from the image's
 // samples of tile t straight into floats (rects: the tile-components', B-12).
 void forward_dc_shift_ict(const Image& image, bool mct, const std::vector<Rect>& rects,
-                          std::vector<Floats>& floats) {
+                          const std::vector<float*>& floats) {
   const size_t nc = rects.size();
   std::vector<int32_t> offset(nc);
-  for (size_t c = 0; c < nc; ++c) {
+  for (size_t c = 0; c < nc; ++c)
     offset[c] = transform::dc_offset(static_cast<int>(image.components[c].precision),
                                      image.components[c].is_signed);
-    floats[c].resize(area(rects[c]));  // not zeroed: written below
-  }
   if (mct && !rects[0].empty()) {
     // MCT components share one geometry (validated), so the three rows line up.
     const int32_t off3[3] = {offset[0], offset[1], offset[2]};
@@ -201,26 +200,35 @@ void forward_dc_shift_ict(const Image& image, bool mct, const std::vector<Rect>&
         tile_component_origin(image, 1, rects[1]) - tile_component_origin(image, 0, rects[0]);
     const ptrdiff_t d2 =
         tile_component_origin(image, 2, rects[2]) - tile_component_origin(image, 0, rects[0]);
-    float* f[3] = {floats[0].data(), floats[1].data(), floats[2].data()};
+    float* const f[3] = {floats[0], floats[1], floats[2]};
     over_tile_rows(image, 0, rects[0], [&](const int32_t* in, size_t at, size_t len) {
       transform::dc_shift_ict_forward(in, in + d1, in + d2, f[0] + at, f[1] + at, f[2] + at, len,
                                       off3);
     });
   }
   for (size_t c = mct ? 3 : 0; c < nc; ++c) {
-    float* f = floats[c].data();
+    float* const f = floats[c];
     over_tile_rows(image, c, rects[c], [&](const int32_t* in, size_t at, size_t len) {
       transform::dc_shift_to_float(in, f + at, len, offset[c]);
     });
   }
 }
 
-// E.1 dead-zone quantization of every subband of a 9/7 tile-component into `q` (same
-// arrangement), with the steps the decoder derives (band_deltas).
-void quantize_bands(const Floats& y, Samples& q, const Rect& r, int levels,
-                    const std::vector<double>& deltas) {
+// The storage of a 9/7 tile-component's samples as floats: the plane goes through the DWT as
+// floats and is quantized back to integers in the same words (quantize_bands), so that the
+// tile needs one buffer per component. Begins the floats' lifetime there.
+float* float_plane(Samples& plane) {
+  static_assert(sizeof(float) == sizeof(int32_t) && alignof(float) <= alignof(int32_t));
+  void* p = plane.data();
+  std::uninitialized_default_construct_n(static_cast<float*>(p), plane.size());
+  return std::launder(static_cast<float*>(p));
+}
+
+// E.1 dead-zone quantization of every subband of a 9/7 tile-component in place: `y` (the
+// float_plane of its samples) becomes their integers again (the subbands cover every
+// position), with the steps the decoder derives (band_deltas).
+void quantize_bands(float* y, const Rect& r, int levels, const std::vector<double>& deltas) {
   const size_t w = r.width();
-  q.resize(y.size());  // the subbands below cover every position
   auto band = [&](int n, Band b) {
     const transform::BandPlacement pl = transform::band_placement(r, levels, n, b);
     if (pl.rect.empty()) return;
@@ -230,7 +238,7 @@ void quantize_bands(const Floats& y, Samples& q, const Rect& r, int levels,
 #pragma omp parallel for schedule(static)
     for (int64_t row = 0; row < int64_t{pl.rect.height()}; ++row) {
       const size_t at = (size_t{pl.y_off} + static_cast<size_t>(row)) * w + pl.x_off;
-      transform::quantize(y.data() + at, q.data() + at, bw, d);
+      transform::quantize_in_place(y + at, bw, d);
     }
   };
   band(levels, Band::kLL);
@@ -250,10 +258,13 @@ class CpuBackend final : public TileBackend {
     TileCoefficients out;
     out.rects.resize(nc);
     out.data.resize(nc);
-    std::vector<Floats> floats(nc);
+    std::vector<float*> floats(nc);
     if (irreversible) {  // the image's samples go straight to floats, no integer copy
-      for (size_t c = 0; c < nc; ++c)
+      for (size_t c = 0; c < nc; ++c) {
         out.rects[c] = tile_component_rect(setup.main.siz, t, static_cast<uint16_t>(c));
+        out.data[c].resize(area(out.rects[c]));  // not zeroed: written below
+        floats[c] = float_plane(out.data[c]);
+      }
       forward_dc_shift_ict(image, setup.mct, out.rects, floats);
     } else {
       for (size_t c = 0; c < nc; ++c)
@@ -268,10 +279,9 @@ class CpuBackend final : public TileBackend {
         ops.forward53({out.data[c].data(), r.width()}, r, cc.levels);
         continue;
       }
-      ops.forward97({floats[c].data(), r.width()}, r, cc.levels);
-      quantize_bands(floats[c], out.data[c], r, cc.levels,
+      ops.forward97({floats[c], r.width()}, r, cc.levels);
+      quantize_bands(floats[c], r, cc.levels,
                      band_deltas(setup, static_cast<uint16_t>(c), image.components[c].precision));
-      Floats().swap(floats[c]);
     }
     return out;
   }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <new>
 #include <string>
 
 #include "gj2k/error.h"
@@ -210,6 +211,21 @@ void quantize(const float* __restrict in, int32_t* __restrict out, size_t n, flo
     const int32_t q = static_cast<int32_t>(m);
     out[i] = in[i] < 0 ? -q : q;
   }
+}
+
+int32_t* quantize_in_place(float* y, size_t n, float delta) {
+  static_assert(sizeof(float) == sizeof(int32_t) && alignof(int32_t) <= alignof(float));
+  constexpr float kMax = 2147483520.0f;
+  void* const words = y;
+  for (size_t i = 0; i < n; ++i) {
+    const float v = y[i];
+    float m = std::fabs(v) / delta;  // as quantize
+    m = m >= 0 ? m : 0.0f;
+    m = m < kMax ? m : kMax;
+    const int32_t q = static_cast<int32_t>(m);
+    ::new (static_cast<void*>(y + i)) int32_t(v < 0 ? -q : q);
+  }
+  return std::launder(static_cast<int32_t*>(words));
 }
 
 void dequantize(const int32_t* __restrict in, float* __restrict out, size_t n, float delta,

@@ -3,6 +3,7 @@
 // inverse DWT).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -152,6 +153,10 @@ TEST(XformQuant, QuantizeEdgeCases) {
       const int32_t expect = static_cast<int32_t>(m) * (in[i] < 0 ? -1 : 1);
       EXPECT_EQ(q[i], expect) << "in " << in[i] << " delta " << delta;
     }
+    float y[n];
+    std::copy_n(in, n, y);
+    const int32_t* p = quantize_in_place(y, n, delta);
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(p[i], q[i]) << "in place: " << in[i];
   }
 }
 
