@@ -65,7 +65,7 @@ namespace {
 }
 }  // namespace
 
-void detail::advise_huge_pages(void* p, size_t bytes) noexcept {
+void advise_huge_pages(void* p, size_t bytes) noexcept {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;
   const uintptr_t first = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
