@@ -96,14 +96,17 @@ std::string code_block(const int32_t* q, size_t stride, uint8_t style, const Cod
   TileComponentCoding& tcc = tile.components[job.c];
   const BandLayout& bl = tcc.layout.resolutions[job.r].bands[job.b];
   BandCoding& bc = tcc.bands[job.r][job.b];
-  uint32_t max_mag = 0;
-  for (uint32_t y = 0; y < job.rect.height(); ++y)
+  // The OR of the magnitudes has the bit count of the largest (and vectorizes).
+  uint32_t any_mag = 0;
+  for (uint32_t y = 0; y < job.rect.height(); ++y) {
+    const int32_t* row = q + y * stride;
     for (uint32_t x = 0; x < job.rect.width(); ++x) {
-      const int32_t v = q[y * stride + x];
-      max_mag = std::max(max_mag, v < 0 ? 0u - static_cast<uint32_t>(v) : uint32_t(v));
+      const uint32_t v = static_cast<uint32_t>(row[x]), s = 0u - (v >> 31);
+      any_mag |= (v ^ s) - s;
     }
-  if (magnitude_bit_count(max_mag) > bc.mb)
-    return guard_bits_message(job.c, magnitude_bit_count(max_mag), bc.mb);
+  }
+  if (magnitude_bit_count(any_mag) > bc.mb)
+    return guard_bits_message(job.c, magnitude_bit_count(any_mag), bc.mb);
   try {
     entropy::encode_block(q, stride, job.rect.width(), job.rect.height(), bl.band, style, bc.mb,
                           bc.blocks[job.k].enc);

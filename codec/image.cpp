@@ -7,6 +7,10 @@
 #include <cstdio>
 #include <string>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "codec/api_guard.h"
 #include "codec/tile_backend.h"
 #include "gj2k/error.h"
@@ -60,6 +64,18 @@ namespace {
   throw Error(ErrorCode::kInvalidArgument, "image: " + what);
 }
 }  // namespace
+
+void advise_huge_pages(void* p, size_t bytes) noexcept {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  const uintptr_t first = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  if (end > first) madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
 
 void allocate_components(Image& image) {
   if (image.x1 <= image.x0 || image.y1 <= image.y0) bad("empty image area");

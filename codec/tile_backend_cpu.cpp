@@ -2,6 +2,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <memory>
+#include <new>
 #include <string>
 
 #include "codec/encoder_internal.h"
@@ -18,7 +20,6 @@ namespace {
 
 using transform::Band;
 using transform::Rect;
-using Floats = std::vector<float, DefaultInitAllocator<float>>;  // resize does not zero
 
 size_t area(const Rect& r) {
   return size_t{r.width()} * r.height();
@@ -126,27 +127,45 @@ void inverse_single(CoefficientPlane& p, int threads, TileComponentSamples& out)
 
 // ---- forward ------------------------------------------------------------------------------
 
-// The samples of tile-component c of tile t, on the component's grid (B-12), packed rows.
-Samples tile_component_samples(const Image& image, const Siz& siz, uint32_t t, size_t c, Rect& r) {
+// Where row 0 of tile-component c's rectangle r (B-12) starts in the image's samples; its rows
+// are the component's width apart.
+const int32_t* tile_component_origin(const Image& image, size_t c, const Rect& r) {
   const Component& comp = image.components[c];
-  r = tile_component_rect(siz, t, static_cast<uint16_t>(c));
-  Samples out(area(r));
   const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
   const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+  return comp.samples.data() + size_t{r.y0 - cy0} * comp.width + (r.x0 - cx0);
+}
+
+// fn(in, first, len) over the samples of rectangle r (packed rows of r.width()) in pieces
+// that stay within a row, where in is the image row's sample at packed position first, in
+// parallel chunks.
+template <class Fn>
+void over_tile_rows(const Image& image, size_t c, const Rect& r, const Fn& fn) {
+  if (r.empty()) return;
+  const int32_t* origin = tile_component_origin(image, c, r);
+  const size_t w = r.width(), pitch = image.components[c].width;
+  in_chunks(area(r), [&](size_t at, size_t len) {
+    while (len > 0) {
+      const size_t y = at / w, x = at % w, n = std::min(len, w - x);
+      fn(origin + y * pitch + x, at, n);
+      at += n;
+      len -= n;
+    }
+  });
+}
+
+// The samples of tile-component c of tile t, on the component's grid (B-12), packed rows.
+Samples tile_component_samples(const Image& image, const Siz& siz, uint32_t t, size_t c, Rect& r) {
+  r = tile_component_rect(siz, t, static_cast<uint16_t>(c));
+  Samples out(area(r));
   int32_t* dst = out.data();
-#pragma omp parallel for schedule(static)
-  for (int64_t yy = r.y0; yy < int64_t{r.y1}; ++yy) {
-    const uint32_t y = static_cast<uint32_t>(yy);
-    const int32_t* src = comp.samples.data() + size_t{y - cy0} * comp.width + (r.x0 - cx0);
-    std::copy(src, src + r.width(), dst + size_t{y - r.y0} * r.width());
-  }
+  over_tile_rows(image, c, r,
+                 [&](const int32_t* in, size_t at, size_t len) { std::copy_n(in, len, dst + at); });
   return out;
 }
 
-// G.1.2 DC level shift with G.2 (RCT) or G.3 (ICT) on components 0..2 when mct: 5/3 in place
-// in ints; 9/7 into floats (ints released).
-void forward_dc_shift_mct(const Image& image, bool mct, bool irreversible,
-                          std::vector<Samples>& ints, std::vector<Floats>& floats) {
+// 5/3: G.1.2 DC level shift with G.2 (RCT) on components 0..2 when mct, in place.
+void forward_dc_shift_rct(const Image& image, bool mct, std::vector<Samples>& ints) {
   const size_t nc = ints.size();
   std::vector<int32_t> offset(nc);
   for (size_t c = 0; c < nc; ++c)
@@ -154,37 +173,62 @@ void forward_dc_shift_mct(const Image& image, bool mct, bool irreversible,
                                      image.components[c].is_signed);
   if (mct) {
     const int32_t off3[3] = {offset[0], offset[1], offset[2]};
-    if (irreversible)
-      for (int c = 0; c < 3; ++c) floats[c].resize(ints[c].size());
     in_chunks(ints[0].size(), [&](size_t at, size_t len) {
-      if (irreversible)
-        transform::dc_shift_ict_forward(ints[0].data() + at, ints[1].data() + at,
-                                        ints[2].data() + at, floats[0].data() + at,
-                                        floats[1].data() + at, floats[2].data() + at, len, off3);
-      else
-        transform::dc_shift_rct_forward(ints[0].data() + at, ints[1].data() + at,
-                                        ints[2].data() + at, len, off3);
+      transform::dc_shift_rct_forward(ints[0].data() + at, ints[1].data() + at, ints[2].data() + at,
+                                      len, off3);
+    });
+  }
+  for (size_t c = mct ? 3 : 0; c < nc; ++c)
+    in_chunks(ints[c].size(), [&](size_t at, size_t len) {
+      transform::dc_shift_forward(ints[c].data() + at, len, offset[c]);
+    });
+}
+
+// 9/7: G.1.2 DC level shift with G.3 (ICT) on components 0..2 when mct, from the image's
+// samples of tile t straight into floats (rects: the tile-components', B-12).
+void forward_dc_shift_ict(const Image& image, bool mct, const std::vector<Rect>& rects,
+                          const std::vector<float*>& floats) {
+  const size_t nc = rects.size();
+  std::vector<int32_t> offset(nc);
+  for (size_t c = 0; c < nc; ++c)
+    offset[c] = transform::dc_offset(static_cast<int>(image.components[c].precision),
+                                     image.components[c].is_signed);
+  if (mct && !rects[0].empty()) {
+    // MCT components share one geometry (validated), so the three rows line up.
+    const int32_t off3[3] = {offset[0], offset[1], offset[2]};
+    const ptrdiff_t d1 =
+        tile_component_origin(image, 1, rects[1]) - tile_component_origin(image, 0, rects[0]);
+    const ptrdiff_t d2 =
+        tile_component_origin(image, 2, rects[2]) - tile_component_origin(image, 0, rects[0]);
+    float* const f[3] = {floats[0], floats[1], floats[2]};
+    over_tile_rows(image, 0, rects[0], [&](const int32_t* in, size_t at, size_t len) {
+      transform::dc_shift_ict_forward(in, in + d1, in + d2, f[0] + at, f[1] + at, f[2] + at, len,
+                                      off3);
     });
   }
   for (size_t c = mct ? 3 : 0; c < nc; ++c) {
-    if (irreversible) floats[c].resize(ints[c].size());
-    in_chunks(ints[c].size(), [&](size_t at, size_t len) {
-      if (irreversible)
-        transform::dc_shift_to_float(ints[c].data() + at, floats[c].data() + at, len, offset[c]);
-      else
-        transform::dc_shift_forward(ints[c].data() + at, len, offset[c]);
+    float* const f = floats[c];
+    over_tile_rows(image, c, rects[c], [&](const int32_t* in, size_t at, size_t len) {
+      transform::dc_shift_to_float(in, f + at, len, offset[c]);
     });
   }
-  if (irreversible)
-    for (auto& v : ints) Samples().swap(v);
 }
 
-// E.1 dead-zone quantization of every subband of a 9/7 tile-component into `q` (same
-// arrangement), with the steps the decoder derives (band_deltas).
-void quantize_bands(const Floats& y, Samples& q, const Rect& r, int levels,
-                    const std::vector<double>& deltas) {
+// The storage of a 9/7 tile-component's samples as floats: the plane goes through the DWT as
+// floats and is quantized back to integers in the same words (quantize_bands), so that the
+// tile needs one buffer per component. Begins the floats' lifetime there.
+float* float_plane(Samples& plane) {
+  static_assert(sizeof(float) == sizeof(int32_t) && alignof(float) <= alignof(int32_t));
+  void* p = plane.data();
+  std::uninitialized_default_construct_n(static_cast<float*>(p), plane.size());
+  return std::launder(static_cast<float*>(p));
+}
+
+// E.1 dead-zone quantization of every subband of a 9/7 tile-component in place: `y` (the
+// float_plane of its samples) becomes their integers again (the subbands cover every
+// position), with the steps the decoder derives (band_deltas).
+void quantize_bands(float* y, const Rect& r, int levels, const std::vector<double>& deltas) {
   const size_t w = r.width();
-  q.resize(y.size());  // the subbands below cover every position
   auto band = [&](int n, Band b) {
     const transform::BandPlacement pl = transform::band_placement(r, levels, n, b);
     if (pl.rect.empty()) return;
@@ -194,7 +238,7 @@ void quantize_bands(const Floats& y, Samples& q, const Rect& r, int levels,
 #pragma omp parallel for schedule(static)
     for (int64_t row = 0; row < int64_t{pl.rect.height()}; ++row) {
       const size_t at = (size_t{pl.y_off} + static_cast<size_t>(row)) * w + pl.x_off;
-      transform::quantize(y.data() + at, q.data() + at, bw, d);
+      transform::quantize_in_place(y + at, bw, d);
     }
   };
   band(levels, Band::kLL);
@@ -214,10 +258,19 @@ class CpuBackend final : public TileBackend {
     TileCoefficients out;
     out.rects.resize(nc);
     out.data.resize(nc);
-    for (size_t c = 0; c < nc; ++c)
-      out.data[c] = tile_component_samples(image, setup.main.siz, t, c, out.rects[c]);
-    std::vector<Floats> floats(nc);
-    forward_dc_shift_mct(image, setup.mct, irreversible, out.data, floats);
+    std::vector<float*> floats(nc);
+    if (irreversible) {  // the image's samples go straight to floats, no integer copy
+      for (size_t c = 0; c < nc; ++c) {
+        out.rects[c] = tile_component_rect(setup.main.siz, t, static_cast<uint16_t>(c));
+        out.data[c].resize(area(out.rects[c]));  // not zeroed: written below
+        floats[c] = float_plane(out.data[c]);
+      }
+      forward_dc_shift_ict(image, setup.mct, out.rects, floats);
+    } else {
+      for (size_t c = 0; c < nc; ++c)
+        out.data[c] = tile_component_samples(image, setup.main.siz, t, c, out.rects[c]);
+      forward_dc_shift_rct(image, setup.mct, out.data);
+    }
     const transform::DwtOps& ops = transform::dwt_ops(transform::codec_cpu_dwt());
     for (size_t c = 0; c < nc; ++c) {
       const Rect& r = out.rects[c];
@@ -226,10 +279,9 @@ class CpuBackend final : public TileBackend {
         ops.forward53({out.data[c].data(), r.width()}, r, cc.levels);
         continue;
       }
-      ops.forward97({floats[c].data(), r.width()}, r, cc.levels);
-      quantize_bands(floats[c], out.data[c], r, cc.levels,
+      ops.forward97({floats[c], r.width()}, r, cc.levels);
+      quantize_bands(floats[c], r, cc.levels,
                      band_deltas(setup, static_cast<uint16_t>(c), image.components[c].precision));
-      Floats().swap(floats[c]);
     }
     return out;
   }

@@ -84,11 +84,7 @@ class MqEncoder {
       }
       state = s.next_lps;
     }
-    do {
-      a_ <<= 1;
-      c_ <<= 1;
-      if (--ct_ == 0) byteout();
-    } while ((a_ & 0x8000) == 0);
+    renorm();
   }
 
   // FLUSH (C.2.9); predictable termination (D.4.2) when `predictable`.
@@ -144,6 +140,23 @@ class MqEncoder {
   GJ2K_HD_INLINE void put(uint8_t byte) {
     if (pos_ < cap_) buf_[pos_] = byte;
     ++pos_;
+  }
+  // RENORME (C.2.6) with 0 < A < 0x8000: A and C shift left until A's bit 15 is set, a BYTEOUT
+  // each time CT runs out; here the n shifts go at once, in runs of CT between BYTEOUTs.
+  GJ2K_HD_INLINE void renorm() {
+#if defined(__CUDA_ARCH__)
+    int n = __clz(a_) - 16;
+#else
+    int n = __builtin_clz(a_) - 16;
+#endif
+    a_ <<= n;
+    while (n >= ct_) {
+      c_ <<= ct_;
+      n -= ct_;
+      byteout();
+    }
+    c_ <<= n;
+    ct_ -= n;
   }
   // BYTEOUT (C.2.7): completes B (B is held here until no carry can reach it).
   GJ2K_HD_INLINE void emit() {

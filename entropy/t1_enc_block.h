@@ -39,6 +39,11 @@
 #if __cplusplus >= 202002L
 #include <bit>
 #endif
+// The CPU build (not nvcc's passes) stores stripe-major values with SSE2 (scan_planes).
+#if defined(__SSE2__) && !defined(__CUDACC__)
+#include <emmintrin.h>
+#define GJ2K_T1_ENC_SSE2 1
+#endif
 
 namespace gj2k::entropy::t1 {
 
@@ -292,12 +297,14 @@ struct BlockEncoder {
     uint32_t word = *f;
     if constexpr (kFull) {
       if ((word & (kSigAll | kVisitAll)) == 0) {
-        // Run-length mode: four insignificant samples with insignificant neighbourhoods.
+        // Run-length mode: four insignificant samples with insignificant neighbourhoods. The
+        // plane's bit (< 2^31, below the sign) of any of the four, in one test.
+        const uint32_t any = (sample(v, 0) | sample(v, 1) | sample(v, 2) | sample(v, 3)) & pl.bit;
+        c.encode(tab.mq, cx[kCtxRl], any != 0);
+        if (any == 0) return;  // all four stay insignificant, no visit mark to clear
         const uint32_t bits =
             ((sample(v, 0) & pl.bit) != 0) | (((sample(v, 1) & pl.bit) != 0) << 1) |
             (((sample(v, 2) & pl.bit) != 0) << 2) | (((sample(v, 3) & pl.bit) != 0) << 3);
-        c.encode(tab.mq, cx[kCtxRl], bits != 0);
-        if (bits == 0) return;  // all four stay insignificant, no visit mark to clear
         const int r = lowest_bit(bits);
         c.encode(tab.mq, cx[kCtxUni], uint32_t(r) >> 1);
         c.encode(tab.mq, cx[kCtxUni], uint32_t(r) & 1);
@@ -479,11 +486,63 @@ GJ2K_HD_INLINE EncodeStatus check_encode_arguments(uint32_t mb, uint32_t band, u
   return EncodeStatus::kOk;
 }
 
+#if GJ2K_T1_ENC_SSE2
+// scan_planes<true> with SSE2: the full stripes four columns at a time (a 4 x 4 transpose of
+// sign-magnitude words), the rest as scan_planes does.
+inline uint32_t scan_planes_sse2(const int32_t* q, size_t stride, uint32_t w, uint32_t h,
+                                 uint32_t* values) {
+  const __m128i sign = _mm_set1_epi32(INT32_MIN);
+  __m128i all4 = _mm_setzero_si128();
+  uint32_t all = 0;
+  auto store_scalar = [&](uint32_t x, uint32_t y) {
+    const int32_t v = q[y * stride + x];
+    const uint32_t a = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+    all |= a;
+    values[(y >> 2) * size_t{w} * 4 + size_t{x} * 4 + (y & 3)] = a | (v < 0 ? 0x80000000u : 0u);
+  };
+  for (uint32_t y0 = 0; y0 < h; y0 += 4) {
+    if (h - y0 < 4) {
+      for (uint32_t y = y0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) store_scalar(x, y);
+      break;
+    }
+    const int32_t* row = q + y0 * stride;
+    uint32_t* out = values + (y0 >> 2) * size_t{w} * 4;
+    uint32_t x = 0;
+    for (; x + 4 <= w; x += 4) {
+      __m128i m[4];
+      for (int r = 0; r < 4; ++r) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + r * stride + x));
+        const __m128i s = _mm_srai_epi32(a, 31);
+        const __m128i mag = _mm_sub_epi32(_mm_xor_si128(a, s), s);
+        all4 = _mm_or_si128(all4, mag);
+        m[r] = _mm_or_si128(mag, _mm_and_si128(a, sign));
+      }
+      const __m128i t0 = _mm_unpacklo_epi32(m[0], m[1]), t1 = _mm_unpacklo_epi32(m[2], m[3]);
+      const __m128i t2 = _mm_unpackhi_epi32(m[0], m[1]), t3 = _mm_unpackhi_epi32(m[2], m[3]);
+      __m128i* o = reinterpret_cast<__m128i*>(out + size_t{x} * 4);
+      _mm_storeu_si128(o, _mm_unpacklo_epi64(t0, t1));
+      _mm_storeu_si128(o + 1, _mm_unpackhi_epi64(t0, t1));
+      _mm_storeu_si128(o + 2, _mm_unpacklo_epi64(t2, t3));
+      _mm_storeu_si128(o + 3, _mm_unpackhi_epi64(t2, t3));
+    }
+    for (; x < w; ++x)
+      for (uint32_t y = y0; y < y0 + 4; ++y) store_scalar(x, y);
+  }
+  all4 = _mm_or_si128(all4, _mm_shuffle_epi32(all4, 0x4E));
+  all4 = _mm_or_si128(all4, _mm_shuffle_epi32(all4, 0xB1));
+  return bit_width(all | static_cast<uint32_t>(_mm_cvtsi128_si32(all4)));
+}
+#endif
+
 // Bit-planes the magnitudes of the w x h samples at q need (32 when one is -2^31); with
 // kStripeValues also stores them stripe-major (sign_magnitude) in `values`.
 template <bool kStripeValues>
 GJ2K_HD_INLINE uint32_t scan_planes(const int32_t* q, size_t stride, uint32_t w, uint32_t h,
                                     uint32_t* values) {
+#if GJ2K_T1_ENC_SSE2
+  if constexpr (kStripeValues) return scan_planes_sse2(q, stride, w, h, values);
+#endif
   uint32_t all = 0;
   for (uint32_t y = 0; y < h; ++y) {
     const int32_t* row = q + y * stride;

@@ -5,6 +5,8 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <new>
 #include <string>
 
 #include "gj2k/error.h"
@@ -91,45 +93,58 @@ std::vector<double> symmetric(const double* taps, int n) {  // taps t[0..n) -> f
   return f;
 }
 
-// 1-D norms [high?][n] of the iterated synthesis filters: the basis function of one level-n
-// coefficient is G(z^(2^(n-1))) G0(z^(2^(n-2))) ... G0(z) with G = G1 for high, G0 for low.
-using Norms1D = std::array<std::array<double, kMaxLevels + 1>, 2>;
-
-Norms1D norms_1d(const std::vector<double>& g0, const std::vector<double>& g1) {
-  Norms1D out{};
-  for (int high = 0; high < 2; ++high) {
-    out[high][0] = 1.0;
-    for (int n = 1; n <= kMaxLevels; ++n) {
-      if (n > kExactLevels) {
-        out[high][n] = out[high][n - 1] * (out[high][kExactLevels] / out[high][kExactLevels - 1]);
-        continue;
-      }
-      std::vector<double> f = high ? g1 : g0;
-      for (int s = 1; s < n; ++s) {  // f <- upsample(f) * g0
-        std::vector<double> up(2 * f.size() - 1, 0.0);
-        for (size_t i = 0; i < f.size(); ++i) up[2 * i] = f[i];
-        std::vector<double> c(up.size() + g0.size() - 1, 0.0);
-        for (size_t i = 0; i < up.size(); ++i)
-          if (up[i] != 0.0)
-            for (size_t j = 0; j < g0.size(); ++j) c[i + j] += up[i] * g0[j];
-        f.swap(c);
-      }
-      double s2 = 0;
-      for (double v : f) s2 += v * v;
-      out[high][n] = std::sqrt(s2);
-    }
+// 1-D norm of the iterated synthesis filter of one level-n coefficient (n <= kExactLevels):
+// its basis function is G(z^(2^(n-1))) G0(z^(2^(n-2))) ... G0(z) with G = G1 for high, G0 for
+// low.
+double exact_norm_1d(const std::vector<double>& g0, const std::vector<double>& g1, int high,
+                     int n) {
+  std::vector<double> f = high ? g1 : g0;
+  for (int s = 1; s < n; ++s) {  // f <- upsample(f) * g0
+    std::vector<double> up(2 * f.size() - 1, 0.0);
+    for (size_t i = 0; i < f.size(); ++i) up[2 * i] = f[i];
+    std::vector<double> c(up.size() + g0.size() - 1, 0.0);
+    for (size_t i = 0; i < up.size(); ++i)
+      if (up[i] != 0.0)
+        for (size_t j = 0; j < g0.size(); ++j) c[i + j] += up[i] * g0[j];
+    f.swap(c);
   }
-  return out;
+  double s2 = 0;
+  for (double v : f) s2 += v * v;
+  return std::sqrt(s2);
 }
 
-const Norms1D& cached_norms(Wavelet w) {
-  static const Norms1D n53 = [] {
+// The 1-D norms [high?][n] of one wavelet, each computed on first use (the deep levels cost
+// milliseconds, which an encode of few levels should not pay). Beyond kExactLevels the norms
+// grow by a converged constant ratio.
+class Norms1D {
+ public:
+  Norms1D(std::vector<double> g0, std::vector<double> g1)
+      : g0_(std::move(g0)), g1_(std::move(g1)) {}
+  double get(int high, int n) {
+    if (n == 0) return 1.0;
+    std::call_once(once_[high][n], [&] {
+      value_[high][n] =
+          n <= kExactLevels
+              ? exact_norm_1d(g0_, g1_, high, n)
+              : get(high, n - 1) * (get(high, kExactLevels) / get(high, kExactLevels - 1));
+    });
+    return value_[high][n];
+  }
+
+ private:
+  std::vector<double> g0_, g1_;
+  std::once_flag once_[2][kMaxLevels + 1];
+  double value_[2][kMaxLevels + 1] = {};
+};
+
+Norms1D& cached_norms(Wavelet w) {
+  static Norms1D n53 = [] {
     const double lo[] = {1.0, 0.5}, hi[] = {0.75, -0.25, -0.125};  // F.4.8.1 synthesis
-    return norms_1d(symmetric(lo, 2), symmetric(hi, 3));
+    return Norms1D(symmetric(lo, 2), symmetric(hi, 3));
   }();
-  static const Norms1D n97 = [] {
+  static Norms1D n97 = [] {
     const Dwt97Filters& f = dwt97_filters();
-    return norms_1d(symmetric(f.syn_lo, 4), symmetric(f.syn_hi, 5));
+    return Norms1D(symmetric(f.syn_lo, 4), symmetric(f.syn_hi, 5));
   }();
   return w == Wavelet::k53 ? n53 : n97;
 }
@@ -140,9 +155,9 @@ double subband_l2_norm(Wavelet wavelet, int n, Band band) {
   if (n < 0 || n > kMaxLevels)
     throw Error(ErrorCode::kInvalidArgument, "subband_l2_norm: level outside 0..32");
   if (n == 0) return 1.0;
-  const Norms1D& t = cached_norms(wavelet);
+  Norms1D& t = cached_norms(wavelet);
   const int xh = static_cast<int>(band) & 1, yh = static_cast<int>(band) >> 1;
-  return t[xh][n] * t[yh][n];
+  return t.get(xh, n) * t.get(yh, n);
 }
 
 // ---- choosing steps ------------------------------------------------------------------------
@@ -187,13 +202,30 @@ std::vector<SubbandQuant> choose_steps(Wavelet wavelet, QuantStyle style, int le
 
 void quantize(const float* __restrict in, int32_t* __restrict out, size_t n, float delta) {
   constexpr float kMax = 2147483520.0f;  // largest float below 2^31
+  // |y| / delta >= 0, so floor is the truncation of the conversion to int32: the loop has no
+  // library call and vectorizes.
   for (size_t i = 0; i < n; ++i) {
-    float m = std::floor(std::fabs(in[i]) / delta);
-    if (!(m >= 0)) m = 0;     // NaN
+    float m = std::fabs(in[i]) / delta;
+    m = m >= 0 ? m : 0.0f;    // NaN
     m = m < kMax ? m : kMax;  // saturate instead of overflowing int32
     const int32_t q = static_cast<int32_t>(m);
     out[i] = in[i] < 0 ? -q : q;
   }
+}
+
+int32_t* quantize_in_place(float* y, size_t n, float delta) {
+  static_assert(sizeof(float) == sizeof(int32_t) && alignof(int32_t) <= alignof(float));
+  constexpr float kMax = 2147483520.0f;
+  void* const words = y;
+  for (size_t i = 0; i < n; ++i) {
+    const float v = y[i];
+    float m = std::fabs(v) / delta;  // as quantize
+    m = m >= 0 ? m : 0.0f;
+    m = m < kMax ? m : kMax;
+    const int32_t q = static_cast<int32_t>(m);
+    ::new (static_cast<void*>(y + i)) int32_t(v < 0 ? -q : q);
+  }
+  return std::launder(static_cast<int32_t*>(words));
 }
 
 void dequantize(const int32_t* __restrict in, float* __restrict out, size_t n, float delta,

@@ -94,6 +94,9 @@ std::vector<SubbandQuant> choose_steps(Wavelet wavelet, QuantStyle style, int le
 
 // Dead-zone scalar quantizer (E.1, informative encoder side): q = sign(y) floor(|y| / delta).
 void quantize(const float* in, int32_t* out, size_t n, float delta);
+// The same in place: the n floats at y become the n int32 quantization indices in their words
+// (ending the floats' lifetime there); returns the indices.
+int32_t* quantize_in_place(float* y, size_t n, float delta);
 
 // Dequantization (E-6): y = (q + sign(q) r') delta for q != 0, 0 for q = 0, with r' the
 // reconstruction offset in units of delta (reconstruction_offset).

@@ -34,6 +34,13 @@ enum class ColorSpace {
   kESYCC,    // JPX enumerated e-sYCC (24)
 };
 
+// A hint that the whole 2 MiB pages within [p, p + bytes) be backed by huge pages (Linux
+// transparent huge pages, madvise mode): a large buffer then faults in 2 MiB at a time instead
+// of 4 KiB, which saves most of the kernel time of its first touch. No effect elsewhere.
+// DefaultInitAllocator gives it every buffer of kHugePageHintBytes and more.
+GJ2K_API void advise_huge_pages(void* p, size_t bytes) noexcept;
+inline constexpr size_t kHugePageHintBytes = size_t{8} << 20;
+
 // The allocator of sample buffers. Like std::allocator, except that value-initialising
 // construction -- resize(n), vector(n) -- default-initialises, which leaves int32 samples
 // uninitialised: a decoder that writes every sample then pays for no zero fill first (on a
@@ -47,6 +54,7 @@ struct DefaultInitAllocator {
   constexpr DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
   T* allocate(size_t n) {
     T* p = std::allocator<T>{}.allocate(n);
+    if (n * sizeof(T) >= kHugePageHintBytes) advise_huge_pages(p, n * sizeof(T));
 #if defined(GJ2K_POISON_SAMPLES)  // sanitizer builds: a sample nobody writes shows up in tests
     if constexpr (std::is_trivially_copyable_v<T>)
       std::memset(static_cast<void*>(p), 0xA5, n * sizeof(T));

@@ -3,6 +3,7 @@
 // inverse DWT).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -117,6 +118,46 @@ TEST(XformQuant, ChooseStepsIrreversibleExpoundedAndDerived) {
     EXPECT_LE(std::abs(q.delta - ideal) / ideal, 0.25) << q.n << " " << int(q.band);
   }
   EXPECT_EQ(de[0].step, ex[0].step);
+}
+
+// The vectorized quantizer against the formula of E.1 at the edges: NaN gives 0, magnitudes
+// at or past 2^31 saturate, -0 and tiny values give 0, quotients just below an integer stay
+// below it.
+TEST(XformQuant, QuantizeEdgeCases) {
+  const float big = 3e9f, nan = std::nanf(""), inf = INFINITY;
+  const float in[] = {nan,
+                      -nan,
+                      inf,
+                      -inf,
+                      big,
+                      -big,
+                      2147483520.0f,
+                      -0.0f,
+                      1e-30f,
+                      -1e-30f,
+                      std::nextafter(4.0f, 0.0f),
+                      -std::nextafter(4.0f, 0.0f),
+                      4.0f,
+                      7.5f,
+                      -7.5f,
+                      1.0f,
+                      123456.7f,
+                      -98765.4f};
+  const size_t n = sizeof(in) / sizeof(in[0]);
+  for (const float delta : {1.0f, 0.37f, 2.0f, 1e-20f}) {
+    int32_t q[n];
+    quantize(in, q, n, delta);
+    for (size_t i = 0; i < n; ++i) {
+      const float f = std::floor(std::fabs(in[i]) / delta);  // the float quotient, floored
+      const double m = std::isnan(f) ? 0.0 : f >= 2147483520.0f ? 2147483520.0 : double(f);
+      const int32_t expect = static_cast<int32_t>(m) * (in[i] < 0 ? -1 : 1);
+      EXPECT_EQ(q[i], expect) << "in " << in[i] << " delta " << delta;
+    }
+    float y[n];
+    std::copy_n(in, n, y);
+    const int32_t* p = quantize_in_place(y, n, delta);
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(p[i], q[i]) << "in place: " << in[i];
+  }
 }
 
 TEST(XformQuant, DeadZoneAndReconstruction) {
