@@ -12,6 +12,7 @@
 #include "codec/markers/writer.h"
 #include "codec/tier2.h"
 #include "codec/trace.h"
+#include "core/thread_pool.h"
 #include "entropy/rate_control.h"
 #include "gj2k/error.h"
 
@@ -36,19 +37,11 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
   std::vector<WrittenTilePart> parts;
   // Packets of every tile, tiles in parallel (Tier-2 state is per precinct, so per tile).
   std::vector<std::vector<WrittenPacket>> tile_packet_lists(tiles.size());
-  std::exception_ptr failure;
   TraceStage trace_packets(measure ? nullptr : "tier-2 packets");
-#pragma omp parallel for schedule(dynamic, 1) if (tiles.size() > 1)
-  for (int64_t t = 0; t < static_cast<int64_t>(tiles.size()); ++t) {
-    try {
-      tile_packet_lists[static_cast<size_t>(t)] =
-          write_tile_packets(tiles[static_cast<size_t>(t)], setup.main, measure);
-    } catch (...) {
-#pragma omp critical(gj2k_encode_packets)
-      if (!failure) failure = std::current_exception();
-    }
-  }
-  if (failure) std::rethrow_exception(failure);
+  // A failure: the first tile's in tile order (the pool rethrows the lowest index's).
+  core::parallel_for(0, tiles.size(), 1, [&](size_t t) {
+    tile_packet_lists[t] = write_tile_packets(tiles[t], setup.main, measure);
+  });
   for (size_t ti = 0; ti < tiles.size(); ++ti) {
     const std::vector<WrittenPacket>& packets = tile_packet_lists[ti];  // the parts' views
     for (const WrittenPacket& p : packets) layer_packet_bytes[p.id.layer] += p.size();
@@ -104,12 +97,13 @@ Assembled assemble(const std::vector<TileCoding>& tiles, EncodeSetup& setup,
       throw Error(ErrorCode::kInternal, "encoder: codestream size bookkeeping is off");
     a.stream.resize(total);
     std::memcpy(a.stream.data(), out.data().data(), out.size());
-    const int64_t np = static_cast<int64_t>(pieces.size());
-#pragma omp parallel for schedule(dynamic, 256) if (total >= (size_t{1} << 22))
-    for (int64_t i = 0; i < np; ++i) {
-      const Piece& pc = pieces[static_cast<size_t>(i)];
-      if (pc.n) std::memcpy(a.stream.data() + pc.at, pc.src, pc.n);
-    }
+    core::parallel_for(
+        0, pieces.size(), 256,
+        [&](size_t i) {
+          const Piece& pc = pieces[i];
+          if (pc.n) std::memcpy(a.stream.data() + pc.at, pc.src, pc.n);
+        },
+        total >= (size_t{1} << 22) ? 0 : 1);
   }
   uint64_t packet_total = 0;
   for (uint64_t b : layer_packet_bytes) packet_total += b;
@@ -161,16 +155,17 @@ uint64_t register_blocks(std::vector<TileCoding>& tiles, RateAllocator& ra) {
             ++blocks;
             if (!blk.enc.passes.empty()) items.push_back({&blk, bc.weight, {}, {}, {}});
           }
-  const int64_t n = static_cast<int64_t>(items.size());
-#pragma omp parallel for schedule(dynamic, 64) if (n >= 1024)
-  for (int64_t i = 0; i < n; ++i) {
-    Item& it = items[static_cast<size_t>(i)];
-    for (const entropy::CodedPass& p : it.blk->enc.passes) {
-      it.ends.push_back(p.end);
-      it.gains.push_back(p.distortion * it.weight);
-    }
-    it.hull = entropy::convex_hull(it.ends.data(), it.gains.data(), it.ends.size());
-  }
+  core::parallel_for(
+      0, items.size(), 64,
+      [&](size_t i) {
+        Item& it = items[i];
+        for (const entropy::CodedPass& p : it.blk->enc.passes) {
+          it.ends.push_back(p.end);
+          it.gains.push_back(p.distortion * it.weight);
+        }
+        it.hull = entropy::convex_hull(it.ends.data(), it.gains.data(), it.ends.size());
+      },
+      items.size() >= 1024 ? 0 : 1);
   for (Item& it : items)
     it.blk->rc = static_cast<uint32_t>(
         ra.add_block(it.ends.data(), it.gains.data(), it.ends.size(), it.hull));

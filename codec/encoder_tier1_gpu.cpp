@@ -4,16 +4,16 @@
 // brought back in one transfer each.
 #if defined(GJ2K_HAVE_CUDA)
 
-#include <omp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "codec/context.h"
 #include "codec/encoder_gpu.h"
 #include "codec/trace.h"
+#include "core/thread_pool.h"
 #include "entropy/cuda/t1_enc_cuda.h"
 #include "entropy/t1_enc_block.h"
 #include "gj2k/error.h"
@@ -38,8 +38,16 @@ struct Tier1Buffers {
   cu::DeviceBuffer jobs, out, passes, results, status, workspace, counter, ranges, bytes, records;
 };
 
+// The current context's pool (codec/context.h), or without one the process-wide pool, never
+// destroyed. Selects the context's device for the calling thread.
 cu::Pool<Tier1Buffers>& t1_pool() {
-  static auto* p = new cu::Pool<Tier1Buffers>([] { return std::make_unique<Tier1Buffers>(); });
+  use_context_device();
+  auto make = [] {
+    return new cu::Pool<Tier1Buffers>([] { return std::make_unique<Tier1Buffers>(); });
+  };
+  if (ContextResources* c = current_context())
+    return c->gpu_object<cu::Pool<Tier1Buffers>>(GpuObject::kEncoderTier1, make);
+  static cu::Pool<Tier1Buffers>* p = make();
   return *p;
 }
 
@@ -212,20 +220,22 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
 
   // Each block's EncodedBlock, as entropy::encode_block gives it (the kernel's pass ends are
   // relative to the block's data, as encode_block's).
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t kk = 0; kk < int64_t{count}; ++kk) {
-    const uint32_t k = static_cast<uint32_t>(kk);
-    if (!coded(k)) continue;  // coded on the CPU above
-    const t1::EncodeResult& o = result[k];
-    const CodeBlockJob& j = block_of(k);
-    BandCoding& bc = tile.components[j.c].bands[j.r][j.b];
-    entropy::EncodedBlock& enc = bc.blocks[j.k].enc;
-    enc.missing_msbs = bc.mb - o.planes;
-    enc.data.assign(all_bytes.begin() + static_cast<ptrdiff_t>(byte_at[k]),
-                    all_bytes.begin() + static_cast<ptrdiff_t>(byte_at[k] + o.bytes));
-    enc.passes.assign(all_records.begin() + static_cast<ptrdiff_t>(record_at[k]),
-                      all_records.begin() + static_cast<ptrdiff_t>(record_at[k] + o.passes));
-  }
+  core::parallel_for_static(
+      0, count,
+      [&](size_t kk) {
+        const uint32_t k = static_cast<uint32_t>(kk);
+        if (!coded(k)) return;  // coded on the CPU above
+        const t1::EncodeResult& o = result[k];
+        const CodeBlockJob& j = block_of(k);
+        BandCoding& bc = tile.components[j.c].bands[j.r][j.b];
+        entropy::EncodedBlock& enc = bc.blocks[j.k].enc;
+        enc.missing_msbs = bc.mb - o.planes;
+        enc.data.assign(all_bytes.begin() + static_cast<ptrdiff_t>(byte_at[k]),
+                        all_bytes.begin() + static_cast<ptrdiff_t>(byte_at[k] + o.bytes));
+        enc.passes.assign(all_records.begin() + static_cast<ptrdiff_t>(record_at[k]),
+                          all_records.begin() + static_cast<ptrdiff_t>(record_at[k] + o.passes));
+      },
+      threads);
   report_progress(params, "tier-1", 1.0);
   return tile;
 }

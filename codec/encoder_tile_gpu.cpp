@@ -4,16 +4,16 @@
 // back into TileCoefficients through its staging ring.
 #if defined(GJ2K_HAVE_CUDA)
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <vector>
 
+#include "codec/context.h"
 #include "codec/encoder_gpu.h"
 #include "codec/structure.h"
+#include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "transform/cuda/cuda_check.h"
 #include "transform/cuda/resource_pool.h"
@@ -29,12 +29,21 @@ using transform::cuda::TileComponentSpec;
 using transform::cuda::TileSpec;
 using transform::cuda::TileTransformer;
 
-// Process-wide pool of one-slot transformers (resource_pool.h), never destroyed.
+// The pool of one-slot transformers (resource_pool.h) of the current context (codec/context.h),
+// or without one the process-wide pool, never destroyed. Selects the context's device for the
+// calling thread.
 transform::cuda::Pool<TileTransformer>& pool() {
-  static auto* p = new transform::cuda::Pool<TileTransformer>([] {
-    return std::make_unique<TileTransformer>(
-        1, static_cast<transform::cuda::GpuDwtVariant>(transform::codec_gpu_dwt()));
-  });
+  using TransformerPool = transform::cuda::Pool<TileTransformer>;
+  use_context_device();
+  auto make = [] {
+    return new TransformerPool([] {
+      return std::make_unique<TileTransformer>(
+          1, static_cast<transform::cuda::GpuDwtVariant>(transform::codec_gpu_dwt()));
+    });
+  };
+  if (ContextResources* c = current_context())
+    return c->gpu_object<TransformerPool>(GpuObject::kEncoderTransformers, make);
+  static TransformerPool* p = make();
   return *p;
 }
 
@@ -44,8 +53,7 @@ void stage_samples(const Image& image, const Component& comp, const Rect& r, T* 
   const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
   const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
   const size_t w = r.width();
-#pragma omp parallel for schedule(static)
-  for (int64_t yy = r.y0; yy < int64_t{r.y1}; ++yy) {
+  core::parallel_for_static(r.y0, r.y1, [&](size_t yy) {
     const uint32_t y = static_cast<uint32_t>(yy);
     const int32_t* src = comp.samples.data() + size_t{y - cy0} * comp.width + (r.x0 - cx0);
     T* out = dst + size_t{y - r.y0} * w;
@@ -54,7 +62,7 @@ void stage_samples(const Image& image, const Component& comp, const Rect& r, T* 
     } else {
       for (size_t x = 0; x < w; ++x) out[x] = static_cast<T>(src[x]);
     }
-  }
+  });
 }
 
 // The transform spec of tile t; false when a tile-component is empty (subsampling larger
