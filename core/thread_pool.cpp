@@ -15,7 +15,6 @@ thread_local ThreadPool* tl_pool = nullptr;  // the scope's pool (nullptr: the p
 thread_local int tl_threads = 0;             // the scope's thread count (0: the pool's)
 thread_local void* tl_context = nullptr;     // the scope's opaque context
 thread_local bool tl_in_loop = false;        // inside a loop's body
-thread_local bool tl_worker = false;         // a pool's worker thread
 
 // How long an idle worker, or a caller waiting for its helpers, polls before it sleeps: long
 // enough to catch the next loop of a stage that runs many short ones (the DWT's levels), short
@@ -165,7 +164,6 @@ void ThreadPool::run(Loop& loop, int participants) {
 }
 
 void ThreadPool::worker() {
-  tl_worker = true;
   uint64_t seen = posted_.load(std::memory_order_acquire);
   std::unique_lock lock(mutex_);
   for (;;) {
@@ -216,18 +214,12 @@ bool in_parallel() {
   return tl_in_loop;
 }
 
-bool is_worker() {
-  return tl_worker;
-}
-
 ThreadScope::ThreadScope(int threads, ThreadPool* pool, void* context)
     : saved_pool_(tl_pool), saved_threads_(tl_threads), saved_context_(tl_context) {
   if (pool) tl_pool = pool;
   if (context) tl_context = context;
-  if (threads > 0) {
-    tl_threads = threads;
-    current_pool().grow(threads);
-  }
+  if (threads > 0) tl_threads = threads;
+  if (threads > 1) current_pool().grow(threads);  // one thread needs no pool
 }
 
 ThreadScope::~ThreadScope() {

@@ -93,8 +93,6 @@ int max_threads();
 void* current_context();
 // Whether the calling thread is inside a loop's body (a nested loop then runs inline).
 bool in_parallel();
-// Whether the calling thread is one of a pool's workers (not the thread that called the API).
-bool is_worker();
 
 // Sets the calling thread's current pool (nullptr: keep the current one), thread count (<= 0:
 // keep the current one) and context (nullptr: keep) until destroyed, then restores them. A
