@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -14,13 +15,17 @@
 #include <string>
 #include <vector>
 
+#include "codec/context.h"
 #include "codec/output_buffer.h"
-#include "codec/parallel.h"
 #include "gj2k/gj2k.h"
 
 struct gj2k_context {
   uint32_t threads = 0;
   gj2k_device device = GJ2K_DEVICE_AUTO;
+  int32_t device_index = 0;
+  // Its worker threads and GPU objects (codec/context.h): made at the first call that codes,
+  // remade after a change of threads, freed with the context.
+  std::unique_ptr<gj2k::codec::ContextResources> owned;
   gj2k_progress_fn progress = nullptr;
   void* progress_user = nullptr;
   gj2k_log_fn log = nullptr;
@@ -101,6 +106,22 @@ void begin(gj2k_context* ctx) noexcept {
 }
 
 // Runs fn, translating every exception into a status recorded in ctx and the thread slot.
+template <class Fn>
+gj2k_status guarded(gj2k_context* ctx, Fn&& fn) noexcept;
+
+// guarded() for a call that decodes or encodes: it runs on the context's threads and GPU
+// objects (codec::ContextScope).
+template <class Fn>
+gj2k_status coding(gj2k_context* ctx, Fn&& fn) noexcept {
+  return guarded(ctx, [&] {
+    if (!ctx->owned)
+      ctx->owned = std::make_unique<gj2k::codec::ContextResources>(static_cast<int>(ctx->threads),
+                                                                   ctx->device_index);
+    const gj2k::codec::ContextScope scope(*ctx->owned);
+    fn();
+  });
+}
+
 template <class Fn>
 gj2k_status guarded(gj2k_context* ctx, Fn&& fn) noexcept {
   begin(ctx);
@@ -233,6 +254,15 @@ const gj2k::Image& decoded_samples(gj2k_decoder* dec) {
   if (!dec->has_samples)
     invalid("gj2k_decoder_decode_into keeps no samples: call gj2k_decoder_decode first");
   return image;
+}
+
+void check_threads(uint32_t threads) {
+  if (threads > 4096) invalid("threads " + std::to_string(threads) + " is above 4096");
+}
+
+void check_device(gj2k_device device) {
+  if (device != GJ2K_DEVICE_AUTO && device != GJ2K_DEVICE_CPU && device != GJ2K_DEVICE_GPU)
+    invalid("device " + std::to_string(static_cast<int>(device)) + " is not AUTO, CPU or GPU");
 }
 
 gj2k::DecodeParams to_cpp(const gj2k_context* ctx, const gj2k_decode_params* in) {
@@ -415,23 +445,42 @@ void gj2k_free(void* p) {
   std::free(p);
 }
 
-// Live contexts: the last one destroyed frees the GPU pools.
-static std::atomic<int64_t> g_live_contexts{0};
+void gj2k_context_params_init(gj2k_context_params* params) {
+  if (!params) return;
+  std::memset(params, 0, sizeof(*params));
+  params->struct_size = sizeof(*params);
+  params->device = GJ2K_DEVICE_AUTO;
+}
 
 gj2k_context* gj2k_context_create(void) {
+  gj2k_context_params p;
+  gj2k_context_params_init(&p);
+  return gj2k_context_create_ex(&p);
+}
+
+gj2k_context* gj2k_context_create_ex(const gj2k_context_params* params) {
   begin(nullptr);
-  gj2k_context* ctx = new (std::nothrow) gj2k_context;
-  if (!ctx)
-    fail(nullptr, GJ2K_ERR_OUT_OF_MEMORY, "out of memory");
-  else
-    g_live_contexts.fetch_add(1);
-  return ctx;
+  gj2k_context* ctx = nullptr;
+  const gj2k_status s = guarded(nullptr, [&] {
+    if (!params) invalid("params is NULL");
+    check_struct(params->struct_size,
+                 offsetof(gj2k_context_params, device_index) + sizeof(params->device_index),
+                 "gj2k_context_params");
+    check_threads(params->threads);
+    check_device(params->device);
+    if (params->device_index < 0)
+      invalid("device_index " + std::to_string(params->device_index) + " is negative");
+    auto made = std::make_unique<gj2k_context>();
+    made->threads = params->threads;
+    made->device = params->device;
+    made->device_index = params->device_index;
+    ctx = made.release();
+  });
+  return s == GJ2K_OK ? ctx : nullptr;
 }
 
 void gj2k_context_destroy(gj2k_context* ctx) {
-  if (!ctx) return;
-  delete ctx;
-  if (g_live_contexts.fetch_sub(1) == 1) gj2k_release_gpu_resources();
+  delete ctx;  // joins its threads, frees its GPU objects
 }
 
 size_t gj2k_release_gpu_resources(void) {
@@ -445,7 +494,8 @@ size_t gj2k_release_gpu_resources(void) {
 gj2k_status gj2k_context_set_threads(gj2k_context* ctx, uint32_t threads) {
   if (!ctx) return no_context(), GJ2K_ERR_INVALID_ARGUMENT;
   return guarded(ctx, [&] {
-    if (threads > 4096) invalid("threads " + std::to_string(threads) + " is above 4096");
+    check_threads(threads);
+    if (threads != ctx->threads) ctx->owned.reset();  // remade with the new count
     ctx->threads = threads;
   });
 }
@@ -453,8 +503,7 @@ gj2k_status gj2k_context_set_threads(gj2k_context* ctx, uint32_t threads) {
 gj2k_status gj2k_context_set_device(gj2k_context* ctx, gj2k_device device) {
   if (!ctx) return no_context(), GJ2K_ERR_INVALID_ARGUMENT;
   return guarded(ctx, [&] {
-    if (device != GJ2K_DEVICE_AUTO && device != GJ2K_DEVICE_CPU && device != GJ2K_DEVICE_GPU)
-      invalid("device " + std::to_string(static_cast<int>(device)) + " is not AUTO, CPU or GPU");
+    check_device(device);
     ctx->device = device;
   });
 }
@@ -621,7 +670,7 @@ void gj2k_decode_params_init(gj2k_decode_params* params) {
 
 gj2k_status gj2k_decoder_decode(gj2k_decoder* dec, const gj2k_decode_params* params) {
   GJ2K_NEED_DECODER(dec);
-  return guarded(dec->ctx, [&] {
+  return coding(dec->ctx, [&] {
     dec->image.reset();
     const gj2k::DecodeParams p = to_cpp(dec->ctx, params);
     dec->image = dec->decoder->decode(p);
@@ -690,10 +739,8 @@ gj2k_status gj2k_decoder_direct_size(gj2k_decoder* dec, const gj2k_decode_params
 
 gj2k_status gj2k_decoder_copy(gj2k_decoder* dec, const gj2k_buffer* out) {
   GJ2K_NEED_DECODER(dec);
-  return guarded(dec->ctx, [&] {
+  return coding(dec->ctx, [&] {  // the copy's threads are the context's
     if (!out) invalid("out is NULL");
-    // The copy's threads are the context's.
-    const gj2k::codec::ThreadScope scope(static_cast<int>(dec->ctx->threads));
     gj2k::copy_to(decoded_samples(dec), output_buffer(*out));
   });
 }
@@ -707,7 +754,7 @@ gj2k_status gj2k_decode_into(gj2k_decoder* dec, const gj2k_decode_params* params
 gj2k_status gj2k_decoder_decode_into(gj2k_decoder* dec, const gj2k_decode_params* params,
                                      const gj2k_buffer* out) {
   GJ2K_NEED_DECODER(dec);
-  return guarded(dec->ctx, [&] {
+  return coding(dec->ctx, [&] {
     if (!out) invalid("out is NULL");
     dec->image.reset();
     dec->has_samples = false;
@@ -735,7 +782,7 @@ gj2k_status gj2k_encode_to_memory(gj2k_context* ctx, const gj2k_image_desc* imag
                                   const gj2k_buffer* in, const gj2k_encode_params* params,
                                   uint8_t** out, size_t* out_size) {
   if (!ctx) return no_context(), GJ2K_ERR_INVALID_ARGUMENT;
-  return guarded(ctx, [&] {
+  return coding(ctx, [&] {
     if (!out || !out_size) invalid("out or out_size is NULL");
     *out = nullptr;
     *out_size = 0;
@@ -752,7 +799,7 @@ gj2k_status gj2k_encode_to_callback(gj2k_context* ctx, const gj2k_image_desc* im
                                     const gj2k_buffer* in, const gj2k_encode_params* params,
                                     gj2k_write_fn write, void* user) {
   if (!ctx) return no_context(), GJ2K_ERR_INVALID_ARGUMENT;
-  return guarded(ctx, [&] {
+  return coding(ctx, [&] {
     if (!write) invalid("write callback is NULL");
     const std::vector<uint8_t> bytes = encode(ctx, image, in, params);
     constexpr size_t kChunk = size_t{1} << 20;

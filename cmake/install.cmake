@@ -31,8 +31,8 @@ install(FILES ${PROJECT_BINARY_DIR}/gj2kConfig.cmake ${PROJECT_BINARY_DIR}/gj2kC
         DESTINATION ${GJ2K_INSTALL_CMAKEDIR} COMPONENT dev)
 
 # pkg-config: `pkg-config --cflags --libs gj2k` links the shared library; `--static` adds what
-# the static one needs (OpenMP's runtime, threads and, with CUDA, cudart_static).
-set(GJ2K_PC_PRIVATE_LIBS "-lgomp -lpthread")
+# the static one needs (threads and, with CUDA, cudart_static).
+set(GJ2K_PC_PRIVATE_LIBS "-lpthread")
 if(GJ2K_HAVE_CUDA)
   string(APPEND GJ2K_PC_PRIVATE_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt")
 endif()

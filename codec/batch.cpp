@@ -2,8 +2,6 @@
 // sharing they and the CLI's batches use (codec/batch.h).
 #include "codec/batch.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <functional>
@@ -15,6 +13,7 @@
 
 #include "codec/api_guard.h"
 #include "codec/device.h"
+#include "core/thread_pool.h"
 #include "gj2k/decoder.h"
 #include "gj2k/encoder.h"
 
@@ -22,7 +21,7 @@ namespace gj2k {
 namespace codec {
 
 int batch_threads(int requested) {
-  return requested > 0 ? requested : omp_get_max_threads();
+  return requested > 0 ? requested : core::max_threads();
 }
 
 int batch_workers(int threads, size_t items) {
@@ -113,11 +112,15 @@ void for_each_in_batch(size_t n, int threads,
   const int workers = batch_workers(threads, n);
   ThreadBudget budget(threads);
   std::atomic<size_t> next{0};
+  // The items' own loops run on the caller's pool (core/thread_pool.h), each within its lease.
+  const core::ThreadScope batch_scope(threads);
+  core::ThreadPool* const pool = &core::current_pool();
   auto work = [&] {
+    const core::ThreadScope scope(0, pool);
     for (size_t k = next++; k < n; k = next++) item(k, workers, budget);
   };
-  std::vector<std::jthread> pool;
-  for (int w = 1; w < workers; ++w) pool.emplace_back(work);
+  std::vector<std::jthread> workers_of_batch;
+  for (int w = 1; w < workers; ++w) workers_of_batch.emplace_back(work);
   work();
 }
 

@@ -2,7 +2,6 @@
 // geometry (reduce, region, tile, components), JP2 colour and the final conversions.
 #include "gj2k/decoder.h"
 
-#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +24,7 @@
 #include "codec/output_buffer.h"
 #include "codec/parallel.h"
 #include "codec/trace.h"
+#include "core/thread_pool.h"
 #include "transform/device.h"
 #include "transform/pack.h"
 
@@ -112,7 +112,7 @@ transform::Device choose_device(const DecodeParams& p, const codec::Siz& siz) {
     const uint64_t ty1 = (ay1 - 1 - std::min(ay1 - 1, siz.ytosiz)) / siz.ytsiz + 1;
     tiles = (tx1 - tx0) * (ty1 - ty0);
   }
-  const int threads = p.threads ? static_cast<int>(p.threads) : omp_get_max_threads();
+  const int threads = p.threads ? static_cast<int>(p.threads) : core::max_threads();
   return transform::auto_choice_decode(codec::to_transform(p.device), samples, threads, tiles);
 }
 
@@ -455,10 +455,11 @@ void decode_tiles(std::span<const uint8_t> cs, const Codestream& code, const Dec
   std::atomic<size_t> tiles_done{0};
   std::atomic<bool> cancelled{false};
   std::vector<std::vector<std::string>> tile_warnings(tiles.size());
+  std::mutex mutex;  // error and progress
   auto decode_one = [&](size_t i) {
     if (cancelled.load(std::memory_order_relaxed)) return;
     auto failed = [&](ErrorCode c, const std::string& what) {
-#pragma omp critical(gj2k_decoder_error)
+      const std::lock_guard lock(mutex);
       if (i < error_at) {
         error = what;
         error_code = c;
@@ -471,7 +472,7 @@ void decode_tiles(std::span<const uint8_t> cs, const Codestream& code, const Dec
       placed[i] = 1;
       const size_t done = tiles_done.fetch_add(1) + 1;
       if (p.progress) {
-#pragma omp critical(gj2k_decoder_progress)
+        const std::lock_guard lock(mutex);
         if (!p.progress("decode", double(done) / double(tiles.size()))) cancelled = true;
       }
     } catch (const Error& e) {
@@ -484,12 +485,10 @@ void decode_tiles(std::span<const uint8_t> cs, const Codestream& code, const Dec
       failed(ErrorCode::kInternal, "tile " + std::to_string(tiles[i]) + ": unknown failure");
     }
   };
-  // The serial loop must not be an OpenMP region of one thread: every parallel region inside
-  // a tile (the DWT opens two per level and component) would then be a nested team, which
-  // libgomp builds from fresh threads each time (docs/PERFORMANCE.md gives what that cost).
+  // The serial loop is a plain loop, so that the loops inside a tile (the DWT runs two per
+  // level and component) get the threads; inside a parallel_for they would run serially.
   if (tile_parallel) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (size_t i = 0; i < tiles.size(); ++i) decode_one(i);
+    core::parallel_for(0, tiles.size(), 1, decode_one, threads);
   } else {
     for (size_t i = 0; i < tiles.size(); ++i) decode_one(i);
   }
@@ -757,7 +756,7 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   const TileSelection sel = select_tiles(p, code, area, order, warnings);
   const std::vector<uint32_t>& tiles = sel.tiles;
 
-  const int threads = p.threads ? static_cast<int>(p.threads) : omp_get_max_threads();
+  const int threads = p.threads ? static_cast<int>(p.threads) : core::max_threads();
   codec::TileDecodeOptions to;
   to.reduce = p.reduce;
   to.max_layers = p.max_layers;

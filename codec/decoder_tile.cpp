@@ -1,9 +1,8 @@
 // One tile of the decoder (codec/decoder_tile.h).
 #include "codec/decoder_tile.h"
 
-#include <omp.h>
-
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -14,6 +13,7 @@
 #include "codec/structure.h"
 #include "codec/tier2.h"
 #include "codec/trace.h"
+#include "core/thread_pool.h"
 #include "entropy/t1.h"
 #include "gj2k/error.h"
 #include "transform/quant.h"
@@ -276,33 +276,37 @@ void decode_blocks(std::vector<ComponentState>& comps, std::span<const uint8_t> 
                    const TileDecodeOptions& o, uint32_t t, std::vector<std::string>* warnings) {
   const std::vector<BlockJob> jobs = list_blocks(comps);
   BlockErrors errors;
-  uint64_t over_passes = 0;  // code-blocks with passes past 3 Nb - 2
-#pragma omp parallel for schedule(dynamic, 4) num_threads(std::max(1, o.threads)) \
-    reduction(+ : over_passes)
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    const BlockJob& job = jobs[j];
-    ComponentState& cs = *job.cs;
-    const BlockPlace p = place_block(cs, *job.band, job.index);
-    if (p.cb.empty()) continue;
-    const BlockPlanes bp = block_planes(job);
-    if (!bp.coded) {  // no data: zero coefficients
-      // (unless the windowed inverse DWT cannot read it: its reach is under 8 samples at any
-      // level, dwt_cpu.cpp kWindowMargin; 16 leaves room)
-      if (!cs.plane.window || block_meets_region(p.cb, job.band->level, cs.region, 16))
-        zero_block(cs.plane, p);
-      continue;
-    }
-    try {
-      if (decode_block_into(cs, *job.band, bp.step, p, data, *job.seg,
-                            static_cast<uint32_t>(bp.planes)) > 0)
-        ++over_passes;
-    } catch (const Error& e) {
-#pragma omp critical(gj2k_decode_error)
-      errors.record(j, job, e);
-      zero_block(cs.plane, p);  // --allow-partial: a block that failed reads as zero
-    }
-  }
-  errors.over_passes = over_passes;
+  std::atomic<uint64_t> over_passes{0};  // code-blocks with passes past 3 Nb - 2
+  std::mutex error_mutex;
+  core::parallel_for(
+      0, jobs.size(), 4,
+      [&](size_t j) {
+        const BlockJob& job = jobs[j];
+        ComponentState& cs = *job.cs;
+        const BlockPlace p = place_block(cs, *job.band, job.index);
+        if (p.cb.empty()) return;
+        const BlockPlanes bp = block_planes(job);
+        if (!bp.coded) {  // no data: zero coefficients
+          // (unless the windowed inverse DWT cannot read it: its reach is under 8 samples at any
+          // level, dwt_cpu.cpp kWindowMargin; 16 leaves room)
+          if (!cs.plane.window || block_meets_region(p.cb, job.band->level, cs.region, 16))
+            zero_block(cs.plane, p);
+          return;
+        }
+        try {
+          if (decode_block_into(cs, *job.band, bp.step, p, data, *job.seg,
+                                static_cast<uint32_t>(bp.planes)) > 0)
+            over_passes.fetch_add(1, std::memory_order_relaxed);
+        } catch (const Error& e) {
+          {
+            const std::lock_guard lock(error_mutex);
+            errors.record(j, job, e);
+          }
+          zero_block(cs.plane, p);  // --allow-partial: a block that failed reads as zero
+        }
+      },
+      std::max(1, o.threads));
+  errors.over_passes = over_passes.load();
   errors.report(o, t, warnings);
 }
 
@@ -326,48 +330,47 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
   std::vector<Entry> entries(jobs.size());
   BlockErrors errors;
   std::mutex errors_mutex;
-  const auto njobs = static_cast<int64_t>(jobs.size());
-#pragma omp parallel num_threads(std::max(1, o.threads))
-  {
-    std::vector<entropy::Segment> segs;
-#pragma omp for schedule(dynamic, 64)
-    for (int64_t jj = 0; jj < njobs; ++jj) {
-      const size_t j = static_cast<size_t>(jj);
-      const BlockJob& job = jobs[j];
-      ComponentState& cs = *job.cs;
-      const BlockPlace p = place_block(cs, *job.band, job.index);
-      const BlockPlanes bp = block_planes(job);
-      if (p.cb.empty() || !bp.coded) continue;
-      const uint32_t passes = segment_list(data, *job.seg, segs, nullptr);
-      uint64_t decoded = 0;
-      Entry& e = entries[j];
-      try {
-        e.over_passes =
-            entropy::check_block(segs.data(), segs.size(), static_cast<uint32_t>(bp.planes),
-                                 job.band->band, cs.coding->cblk_style, p.cb.width(), p.cb.height(),
-                                 &decoded) > 0;
-      } catch (const Error& err) {
-        std::lock_guard<std::mutex> lock(errors_mutex);
-        errors.record(j, job, err);  // keeps the first block in order
-        continue;
-      }
-      if (decoded == 0) continue;
-      e.too_many = job.seg->segs.size() > UINT16_MAX;
-      e.keep = !e.too_many;
-      if (!e.keep) continue;
-      CodeBlockTable::Block& b = e.b;
-      b.component = static_cast<uint32_t>(&cs - comps.data());
-      b.x = static_cast<uint32_t>(p.x);
-      b.y = static_cast<uint32_t>(p.y);
-      b.w = static_cast<uint16_t>(p.cb.width());
-      b.h = static_cast<uint16_t>(p.cb.height());
-      b.seg_count = static_cast<uint16_t>(job.seg->segs.size());
-      b.planes = static_cast<uint8_t>(bp.planes);
-      b.band = static_cast<uint8_t>(job.band->band);
-      b.style = cs.coding->cblk_style;
-      b.q = reconstruction(cs, *job.band, bp.step, passes, static_cast<uint32_t>(bp.planes));
-    }
-  }
+  core::parallel_blocks(
+      jobs.size(),
+      [&](size_t first, size_t last) {
+        std::vector<entropy::Segment> segs;
+        for (size_t j = first; j < last; ++j) {
+          const BlockJob& job = jobs[j];
+          ComponentState& cs = *job.cs;
+          const BlockPlace p = place_block(cs, *job.band, job.index);
+          const BlockPlanes bp = block_planes(job);
+          if (p.cb.empty() || !bp.coded) continue;
+          const uint32_t passes = segment_list(data, *job.seg, segs, nullptr);
+          uint64_t decoded = 0;
+          Entry& e = entries[j];
+          try {
+            e.over_passes =
+                entropy::check_block(segs.data(), segs.size(), static_cast<uint32_t>(bp.planes),
+                                     job.band->band, cs.coding->cblk_style, p.cb.width(),
+                                     p.cb.height(), &decoded) > 0;
+          } catch (const Error& err) {
+            std::lock_guard<std::mutex> lock(errors_mutex);
+            errors.record(j, job, err);  // keeps the first block in order
+            continue;
+          }
+          if (decoded == 0) continue;
+          e.too_many = job.seg->segs.size() > UINT16_MAX;
+          e.keep = !e.too_many;
+          if (!e.keep) continue;
+          CodeBlockTable::Block& b = e.b;
+          b.component = static_cast<uint32_t>(&cs - comps.data());
+          b.x = static_cast<uint32_t>(p.x);
+          b.y = static_cast<uint32_t>(p.y);
+          b.w = static_cast<uint16_t>(p.cb.width());
+          b.h = static_cast<uint16_t>(p.cb.height());
+          b.seg_count = static_cast<uint16_t>(job.seg->segs.size());
+          b.planes = static_cast<uint8_t>(bp.planes);
+          b.band = static_cast<uint8_t>(job.band->band);
+          b.style = cs.coding->cblk_style;
+          b.q = reconstruction(cs, *job.band, bp.step, passes, static_cast<uint32_t>(bp.planes));
+        }
+      },
+      std::max(1, o.threads));
   for (const Entry& e : entries) {
     errors.over_passes += e.over_passes;
     if (e.too_many)
@@ -428,12 +431,15 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
   }
   table.bytes.resize(at);
   const auto count = static_cast<int64_t>(copies.size());
-#pragma omp parallel for schedule(dynamic, 256) num_threads(std::max(1, o.threads))
-  for (int64_t c = 0; c < count; ++c) {
-    const entropy::t1::SegmentRef& r = table.segments[copies[c]];
-    const auto [blk, k] = from[copies[c]];
-    gather_segment(data, *blk, blk->segs[k], table.bytes.data() + (r.offset - table.source.size()));
-  }
+  core::parallel_for(
+      0, static_cast<size_t>(count), 256,
+      [&](size_t c) {
+        const entropy::t1::SegmentRef& r = table.segments[copies[c]];
+        const auto [blk, k] = from[copies[c]];
+        gather_segment(data, *blk, blk->segs[k],
+                       table.bytes.data() + (r.offset - table.source.size()));
+      },
+      std::max(1, o.threads));
   return table;
 }
 

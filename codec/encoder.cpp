@@ -2,15 +2,15 @@
 // the codestream stage, and the optional JP2 wrapper (Annex I).
 #include "gj2k/encoder.h"
 
-#include <omp.h>
-
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <exception>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "codec/api_guard.h"
 #include "codec/device.h"
@@ -20,6 +20,7 @@
 #include "codec/markers/codestream.h"
 #include "codec/parallel.h"
 #include "codec/trace.h"
+#include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "gj2k/gj2k.h"
 #include "transform/device.h"
@@ -209,7 +210,7 @@ EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
     mh.com.push_back({1, std::vector<uint8_t>(text.begin(), text.end())});
   }
   if (s.mct) set_mct_norms(p.irreversible, s);
-  s.threads = p.threads > 0 ? p.threads : omp_get_max_threads();
+  s.threads = p.threads > 0 ? p.threads : core::max_threads();
   return s;
 }
 
@@ -232,8 +233,7 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
                                   tiles_along(image_in.height(), params.tile_height);
   const transform::Device requested = transform::auto_choice_encode(
       codec::to_transform(params.device), samples,
-      params.threads > 0 ? static_cast<int>(params.threads) : omp_get_max_threads(),
-      tiles_estimate);
+      params.threads > 0 ? static_cast<int>(params.threads) : core::max_threads(), tiles_estimate);
   const bool on_gpu = transform::resolve_device(requested) == transform::Device::kGpu;
   // On the GPU, the sample ranges are checked while the samples are staged for upload (one
   // pass over the image, not two).
@@ -263,29 +263,34 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
   std::vector<codec::TileCoding> tiles(ntiles);
   trace_setup.end();
   codec::TraceStage trace_tiles("tiles");
-  const int team = omp_get_max_threads();
+  const int team = core::max_threads();
   if (ntiles >= 2 * static_cast<uint32_t>(team) && team > 1) {
     // Many tiles: one tile per thread at a time (the stages inside run single-threaded, as
-    // nested parallel regions are inactive).
+    // loops nested in a parallel loop do).
     std::atomic<uint32_t> done{0};
     std::atomic<bool> cancelled{false};
-    std::exception_ptr failure;
-    const EncodeParams no_progress{};  // progress is reported here, from thread 0 only
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t t = 0; t < int64_t{ntiles}; ++t) {
-      if (cancelled.load(std::memory_order_relaxed)) continue;
+    std::exception_ptr failure;  // of the first failing tile in tile order
+    uint32_t failure_at = UINT32_MAX;
+    std::mutex failure_mutex;
+    const EncodeParams no_progress{};  // progress is reported here, from the caller only
+    const std::thread::id caller = std::this_thread::get_id();
+    core::parallel_for(0, ntiles, 1, [&](size_t i) {
+      const uint32_t t = static_cast<uint32_t>(i);
+      if (cancelled.load(std::memory_order_relaxed)) return;
       try {
-        tiles[static_cast<size_t>(t)] =
-            codec::encode_tile(image, setup, no_progress, static_cast<uint32_t>(t));
+        tiles[t] = codec::encode_tile(image, setup, no_progress, t);
       } catch (...) {
-#pragma omp critical(gj2k_encode_tiles)
-        if (!failure) failure = std::current_exception();
+        const std::lock_guard lock(failure_mutex);
+        if (t < failure_at) {
+          failure = std::current_exception();
+          failure_at = t;
+        }
       }
       const uint32_t d = done.fetch_add(1) + 1;
-      if (params.progress && omp_get_thread_num() == 0 &&
+      if (params.progress && std::this_thread::get_id() == caller &&
           !params.progress("transform + tier-1", double(d) / ntiles))
         cancelled = true;
-    }
+    });
     if (cancelled) throw Error(ErrorCode::kCancelled, "encode cancelled by the progress callback");
     if (failure) std::rethrow_exception(failure);
   } else {

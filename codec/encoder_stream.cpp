@@ -14,6 +14,7 @@
 #include "codec/markers/writer.h"
 #include "codec/tier2.h"
 #include "codec/trace.h"
+#include "core/thread_pool.h"
 #include "entropy/rate_control.h"
 #include "gj2k/error.h"
 
@@ -43,18 +44,9 @@ Written write_codestream(const std::vector<TileCoding>& tiles, EncodeSetup& setu
   Written w;
   // Packets of every tile, tiles in parallel (Tier-2 state is per precinct, so per tile).
   w.packets.resize(tiles.size());
-  std::exception_ptr failure;
-#pragma omp parallel for schedule(dynamic, 1) if (tiles.size() > 1)
-  for (int64_t t = 0; t < static_cast<int64_t>(tiles.size()); ++t) {
-    try {
-      w.packets[static_cast<size_t>(t)] =
-          write_tile_packets(tiles[static_cast<size_t>(t)], setup.main);
-    } catch (...) {
-#pragma omp critical(gj2k_encode_packets)
-      if (!failure) failure = std::current_exception();
-    }
-  }
-  if (failure) std::rethrow_exception(failure);
+  // A failure: the first tile's in tile order (the pool rethrows the lowest index's).
+  core::parallel_for(0, tiles.size(), 1,
+                     [&](size_t t) { w.packets[t] = write_tile_packets(tiles[t], setup.main); });
   for (size_t ti = 0; ti < tiles.size(); ++ti) {
     const std::vector<WrittenPacket>& packets = w.packets[ti];  // the parts' views
     for (const WrittenPacket& p : packets) layer_packet_bytes[p.id.layer] += p.size();
@@ -119,12 +111,13 @@ std::vector<uint8_t> join(const Written& w) {
     throw Error(ErrorCode::kInternal, "encoder: codestream size bookkeeping is off");
   std::vector<uint8_t> stream(w.size);
   std::memcpy(stream.data(), w.main_header.data(), w.main_header.size());
-  const int64_t np = static_cast<int64_t>(pieces.size());
-#pragma omp parallel for schedule(dynamic, 256) if (w.size >= (size_t{1} << 22))
-  for (int64_t i = 0; i < np; ++i) {
-    const Piece& pc = pieces[static_cast<size_t>(i)];
-    if (pc.n) std::memcpy(stream.data() + pc.at, pc.src, pc.n);
-  }
+  core::parallel_for(
+      0, pieces.size(), 256,
+      [&](size_t i) {
+        const Piece& pc = pieces[i];
+        if (pc.n) std::memcpy(stream.data() + pc.at, pc.src, pc.n);
+      },
+      w.size >= (size_t{1} << 22) ? 0 : 1);
   return stream;
 }
 
@@ -174,18 +167,18 @@ uint64_t register_blocks(std::vector<TileCoding>& tiles, RateAllocator& ra) {
       gains.push_back(p.distortion * it.weight);
     }
   };
-  const int64_t n = static_cast<int64_t>(items.size());
-#pragma omp parallel if (n >= 1024)
-  {
-    std::vector<uint32_t> ends;
-    std::vector<double> gains;
-#pragma omp for schedule(dynamic, 64)
-    for (int64_t i = 0; i < n; ++i) {
-      Item& it = items[static_cast<size_t>(i)];
-      inputs(it, ends, gains);
-      it.hull = entropy::convex_hull(ends.data(), gains.data(), ends.size());
-    }
-  }
+  core::parallel_blocks(
+      items.size(),
+      [&](size_t first, size_t last) {
+        std::vector<uint32_t> ends;
+        std::vector<double> gains;
+        for (size_t i = first; i < last; ++i) {
+          Item& it = items[i];
+          inputs(it, ends, gains);
+          it.hull = entropy::convex_hull(ends.data(), gains.data(), ends.size());
+        }
+      },
+      items.size() >= 1024 ? 0 : 1);
   size_t points = 0;
   for (const Item& it : items) points += it.hull.size();
   ra.reserve(items.size(), points);
@@ -394,8 +387,8 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
   {
     TraceStage trace_order("rate control order");
     ra.prepare([](int64_t n, const std::function<void(int64_t)>& body) {
-#pragma omp parallel for schedule(dynamic, 1)
-      for (int64_t i = 0; i < n; ++i) body(i);
+      core::parallel_for(0, static_cast<size_t>(n), 1,
+                         [&](size_t i) { body(static_cast<int64_t>(i)); });
     });
   }
   // Per-layer targets: bytes (ratio, bpp), distortion (PSNR), or none (lossless last layer).

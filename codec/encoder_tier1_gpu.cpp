@@ -4,16 +4,16 @@
 // brought back in one transfer each.
 #if defined(GJ2K_HAVE_CUDA)
 
-#include <omp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "codec/context.h"
 #include "codec/encoder_gpu.h"
 #include "codec/trace.h"
+#include "core/thread_pool.h"
 #include "entropy/cuda/t1_enc_cuda.h"
 #include "entropy/t1_enc_block.h"
 #include "gj2k/error.h"
@@ -38,8 +38,16 @@ struct Tier1Buffers {
   cu::DeviceBuffer jobs, out, passes, results, status, workspace, counter, ranges, bytes, records;
 };
 
+// The current context's pool (codec/context.h), or without one the process-wide pool, never
+// destroyed. Selects the context's device for the calling thread.
 cu::Pool<Tier1Buffers>& t1_pool() {
-  static auto* p = new cu::Pool<Tier1Buffers>([] { return std::make_unique<Tier1Buffers>(); });
+  use_context_device();
+  auto make = [] {
+    return new cu::Pool<Tier1Buffers>([] { return std::make_unique<Tier1Buffers>(); });
+  };
+  if (ContextResources* c = current_context())
+    return c->gpu_object<cu::Pool<Tier1Buffers>>(GpuObject::kEncoderTier1, make);
+  static cu::Pool<Tier1Buffers>* p = make();
   return *p;
 }
 
@@ -213,23 +221,24 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   // Each block's EncodedBlock, as entropy::encode_block gives it (the kernel's pass ends are
   // relative to the block's data, as encode_block's), its bytes viewed in the tile's buffer.
   std::atomic<bool> bad_end{false};
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t kk = 0; kk < int64_t{count}; ++kk) {
-    const uint32_t k = static_cast<uint32_t>(kk);
-    if (!coded(k)) continue;  // coded on the CPU above
-    const t1::EncodeResult& o = result[k];
-    const CodeBlockJob& j = block_of(k);
-    BandCoding& bc = tile.components[j.c].bands[j.r][j.b];
-    entropy::EncodedBlock& enc = bc.blocks[j.k].enc;
-    enc.missing_msbs = bc.mb - o.planes;
-    enc.data.clear();
-    bc.blocks[j.k].coded_at = tile.coded_bytes.data() + byte_at[k];
-    enc.passes.clear();
-    BlockCoding& blk = bc.blocks[j.k];
-    blk.passes_at = tile.coded_passes.data() + record_at[k];
-    blk.pass_count = o.passes;
-    if ((o.passes ? blk.passes_at[o.passes - 1].end : 0) != o.bytes) bad_end = true;
-  }
+  core::parallel_for_static(
+      0, count,
+      [&](size_t kk) {
+        const uint32_t k = static_cast<uint32_t>(kk);
+        if (!coded(k)) return;  // coded on the CPU above
+        const t1::EncodeResult& o = result[k];
+        const CodeBlockJob& j = block_of(k);
+        BandCoding& bc = tile.components[j.c].bands[j.r][j.b];
+        BlockCoding& blk = bc.blocks[j.k];
+        blk.enc.missing_msbs = bc.mb - o.planes;
+        blk.enc.data.clear();
+        blk.enc.passes.clear();
+        blk.coded_at = tile.coded_bytes.data() + byte_at[k];
+        blk.passes_at = tile.coded_passes.data() + record_at[k];
+        blk.pass_count = o.passes;
+        if ((o.passes ? blk.passes_at[o.passes - 1].end : 0) != o.bytes) bad_end = true;
+      },
+      threads);
   if (bad_end)  // BlockCoding::bytes() takes the block's length from its last pass
     throw Error(ErrorCode::kInternal, "gpu tier-1: a block's last pass does not end its bytes");
   report_progress(params, "tier-1", 1.0);

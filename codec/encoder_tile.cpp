@@ -1,14 +1,15 @@
 // Encoder, per tile: the forward stage through the tile backend (tile_backend.h: DC level
 // shift + MCT, Annex G; DWT, Annex F; quantization, Annex E), then the code-block partition
 // (B.7) and Tier-1 coding (Annex D), OpenMP over the code-blocks of the tile.
-#include <omp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "codec/encoder_internal.h"
+#include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "transform/dwt.h"
 #include "transform/mct.h"
@@ -164,27 +165,27 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
   std::string failure;
   const int levels = mh.cod.component.levels;
   const uint8_t style = mh.cod.component.cblk_style;
-  const int64_t njobs = static_cast<int64_t>(jobs.size());
-#pragma omp parallel for schedule(dynamic, 4)
-  for (int64_t ji = 0; ji < njobs; ++ji) {
-    if (failed.load(std::memory_order_relaxed) || cancelled.load(std::memory_order_relaxed))
-      continue;
+  const size_t njobs = jobs.size();
+  std::mutex failure_mutex;
+  const std::thread::id caller = std::this_thread::get_id();  // reports progress
+  core::parallel_for(0, jobs.size(), 4, [&](size_t ji) {
+    if (failed.load(std::memory_order_relaxed) || cancelled.load(std::memory_order_relaxed)) return;
     const CodeBlockJob& job = jobs[static_cast<size_t>(ji)];
-    if (job.rect.empty()) continue;
+    if (job.rect.empty()) return;
     std::string error = code_block(coeffs.data[job.c].data() + job_offset(tile, levels, job),
                                    coeffs.rects[job.c].width(), style, job, tile);
     if (!error.empty()) {
       if (!failed.exchange(true)) {
-#pragma omp critical(gj2k_encode_failure)
+        const std::lock_guard lock(failure_mutex);
         failure = std::move(error);
       }
-      continue;
+      return;
     }
     const size_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
-    if (params.progress && omp_get_thread_num() == 0 && (d & 63) == 0 &&
+    if (params.progress && std::this_thread::get_id() == caller && (d & 63) == 0 &&
         !params.progress("tier-1", double(d) / double(njobs)))
       cancelled = true;
-  }
+  });
   if (cancelled) throw Error(ErrorCode::kCancelled, "encode cancelled by the progress callback");
   if (failed) throw Error(ErrorCode::kInvalidArgument, failure);
   return tile;

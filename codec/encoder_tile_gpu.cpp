@@ -4,8 +4,6 @@
 // back into TileCoefficients through its staging ring.
 #if defined(GJ2K_HAVE_CUDA)
 
-#include <omp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -16,8 +14,10 @@
 #include <new>
 #include <vector>
 
+#include "codec/context.h"
 #include "codec/encoder_gpu.h"
 #include "codec/structure.h"
+#include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "transform/cuda/cuda_check.h"
 #include "transform/cuda/resource_pool.h"
@@ -33,12 +33,21 @@ using transform::cuda::TileComponentSpec;
 using transform::cuda::TileSpec;
 using transform::cuda::TileTransformer;
 
-// Process-wide pool of one-slot transformers (resource_pool.h), never destroyed.
+// The pool of one-slot transformers (resource_pool.h) of the current context (codec/context.h),
+// or without one the process-wide pool, never destroyed. Selects the context's device for the
+// calling thread.
 transform::cuda::Pool<TileTransformer>& pool() {
-  static auto* p = new transform::cuda::Pool<TileTransformer>([] {
-    return std::make_unique<TileTransformer>(
-        1, static_cast<transform::cuda::GpuDwtVariant>(transform::codec_gpu_dwt()));
-  });
+  using TransformerPool = transform::cuda::Pool<TileTransformer>;
+  use_context_device();
+  auto make = [] {
+    return new TransformerPool([] {
+      return std::make_unique<TileTransformer>(
+          1, static_cast<transform::cuda::GpuDwtVariant>(transform::codec_gpu_dwt()));
+    });
+  };
+  if (ContextResources* c = current_context())
+    return c->gpu_object<TransformerPool>(GpuObject::kEncoderTransformers, make);
+  static TransformerPool* p = make();
   return *p;
 }
 
@@ -53,26 +62,26 @@ bool stage_samples(const Image& image, const Component& comp, const Rect& r, T* 
   const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
   const size_t w = r.width();
   const int64_t lo = comp.min_value(), hi = comp.max_value();
-  int32_t vmin = INT32_MAX, vmax = INT32_MIN;
-#pragma omp parallel for schedule(static) reduction(min : vmin) reduction(max : vmax)
-  for (int64_t yy = r.y0; yy < int64_t{r.y1}; ++yy) {
-    const uint32_t y = static_cast<uint32_t>(yy);
-    const int32_t* src = comp.samples.data() + size_t{y - cy0} * comp.width + (r.x0 - cx0);
-    T* out = dst + size_t{y - r.y0} * w;
-    int32_t row_min = INT32_MAX, row_max = INT32_MIN;
-    for (size_t x = 0; x < w; ++x) {
-      row_min = std::min(row_min, src[x]);
-      row_max = std::max(row_max, src[x]);
+  std::atomic<bool> out_of_range{false};
+  core::parallel_blocks(r.height(), [&](size_t first, size_t last) {
+    int32_t vmin = INT32_MAX, vmax = INT32_MIN;
+    for (size_t i = first; i < last; ++i) {
+      const uint32_t y = r.y0 + static_cast<uint32_t>(i);
+      const int32_t* src = comp.samples.data() + size_t{y - cy0} * comp.width + (r.x0 - cx0);
+      T* out = dst + i * w;
+      for (size_t x = 0; x < w; ++x) {
+        vmin = std::min(vmin, src[x]);
+        vmax = std::max(vmax, src[x]);
+      }
+      if constexpr (sizeof(T) == 4) {
+        std::memcpy(out, src, w * 4);
+      } else {
+        for (size_t x = 0; x < w; ++x) out[x] = static_cast<T>(src[x]);
+      }
     }
-    if constexpr (sizeof(T) == 4) {
-      std::memcpy(out, src, w * 4);
-    } else {
-      for (size_t x = 0; x < w; ++x) out[x] = static_cast<T>(src[x]);
-    }
-    vmin = std::min(vmin, row_min);
-    vmax = std::max(vmax, row_max);
-  }
-  return r.empty() || (vmin >= lo && vmax <= hi);
+    if (vmin < lo || vmax > hi) out_of_range = true;
+  });
+  return !out_of_range;
 }
 
 // Throws validate_samples' error when a staged tile-component had a sample out of range.

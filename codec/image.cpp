@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <mutex>
 #include <string>
 
 #if defined(__linux__)
@@ -13,6 +14,7 @@
 
 #include "codec/api_guard.h"
 #include "codec/tile_backend.h"
+#include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "gj2k/gj2k.h"
 
@@ -143,15 +145,22 @@ void validate_samples(const Image& image) {
     // The range of the samples first (a vectorised reduction, threads for large images), then
     // the first sample outside [lo, hi] for the message.
     const int32_t* v = comp.samples.data();
-    const int64_t n = static_cast<int64_t>(comp.samples.size());
+    const size_t n = comp.samples.size();
     int32_t vmin = INT32_MAX, vmax = INT32_MIN;
-#pragma omp parallel for simd reduction(min                   \
-                                        : vmin) reduction(max \
-                                                          : vmax) if (n >= (int64_t{1} << 20))
-    for (int64_t i = 0; i < n; ++i) {
-      vmin = std::min(vmin, v[i]);
-      vmax = std::max(vmax, v[i]);
-    }
+    std::mutex partials;
+    core::parallel_blocks(
+        n,
+        [&](size_t first, size_t last) {
+          int32_t lo_part = INT32_MAX, hi_part = INT32_MIN;
+          for (size_t i = first; i < last; ++i) {
+            lo_part = std::min(lo_part, v[i]);
+            hi_part = std::max(hi_part, v[i]);
+          }
+          const std::lock_guard lock(partials);
+          vmin = std::min(vmin, lo_part);
+          vmax = std::max(vmax, hi_part);
+        },
+        n >= (size_t{1} << 20) ? 0 : 1);
     if (n == 0 || (vmin >= lo && vmax <= hi)) continue;
     for (size_t i = 0; i < comp.samples.size(); ++i) {
       if (comp.samples[i] < lo || comp.samples[i] > hi)

@@ -1,12 +1,11 @@
 // Output buffers (codec/output_buffer.h) and the public output_bytes / copy_to.
 #include "codec/output_buffer.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <limits>
 #include <string>
 
+#include "core/thread_pool.h"
 #include "gj2k/error.h"
 
 namespace gj2k {
@@ -113,14 +112,13 @@ void copy_to(const Image& image, const OutputBuffer& out) {
     const transform::PackRect r{c0.width, c0.height, c0.width, g.row, g.pixel};
     std::vector<const int32_t*> src;
     for (const Component& c : image.components) src.push_back(c.samples.data());
-    transform::pack_pixels(src.data(), src.size(), dst, r, g.format, omp_get_max_threads());
+    transform::pack_pixels(src.data(), src.size(), dst, r, g.format, core::max_threads());
     return;
   }
   for (size_t k = 0; k < image.components.size(); ++k) {
     const Component& c = image.components[k];
     const transform::PackRect r{c.width, c.height, c.width, g.row, g.pixel};
-    transform::pack_rect(c.samples.data(), dst + k * g.comp_step, r, g.format,
-                         omp_get_max_threads());
+    transform::pack_rect(c.samples.data(), dst + k * g.comp_step, r, g.format, core::max_threads());
   }
 }
 

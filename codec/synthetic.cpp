@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "gj2k/error.h"
 
 namespace gj2k::codec {
@@ -90,8 +91,7 @@ Image synthetic_image(uint32_t width, uint32_t height, uint32_t num_components, 
   const float scale = std::max(fw, fh) / 1024.0f;  // features keep their look at any size
   const float max_out = static_cast<float>((1u << precision) - 1);
 
-#pragma omp parallel for schedule(dynamic, 16)
-  for (int64_t yy = 0; yy < static_cast<int64_t>(height); ++yy) {
+  core::parallel_for(0, height, 16, [&](size_t yy) {
     const uint32_t y = static_cast<uint32_t>(yy);
     const float v = (y + 0.5f) / fh;
     for (uint32_t x = 0; x < width; ++x) {
@@ -155,7 +155,7 @@ Image synthetic_image(uint32_t width, uint32_t height, uint32_t num_components, 
         image.components[c].at(x, y) = static_cast<int32_t>(std::lround(s));
       }
     }
-  }
+  });
   return image;
 }
 

@@ -8,6 +8,7 @@
 
 #include "codec/encoder_internal.h"
 #include "codec/markers/writer.h"
+#include "core/thread_pool.h"
 #include "entropy/t2_packet.h"
 #include "gj2k/error.h"
 
@@ -508,20 +509,15 @@ std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const Main
     }
   }
   std::vector<WrittenPacket> packets(order.size());
-  std::exception_ptr failure;
-  const int64_t nw = static_cast<int64_t>(writer_list.size());
-#pragma omp parallel for schedule(dynamic, 1) if (nw > 1 && order.size() > 16)
-  for (int64_t wi = 0; wi < nw; ++wi) {
-    try {
-      for (uint32_t k : packets_of[static_cast<size_t>(wi)])
-        packets[k] =
-            write_packet(tile, order[k], *writer_list[static_cast<size_t>(wi)], framing, k);
-    } catch (...) {
-#pragma omp critical(gj2k_tile_packets)
-      if (!failure) failure = std::current_exception();
-    }
-  }
-  if (failure) std::rethrow_exception(failure);
+  const size_t nw = writer_list.size();
+  // A failure: the first writer's in list order (the pool rethrows the lowest index's).
+  core::parallel_for(
+      0, nw, 1,
+      [&](size_t wi) {
+        for (uint32_t k : packets_of[wi])
+          packets[k] = write_packet(tile, order[k], *writer_list[wi], framing, k);
+      },
+      nw > 1 && order.size() > 16 ? 0 : 1);
   return packets;
 }
 

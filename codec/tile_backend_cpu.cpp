@@ -1,6 +1,4 @@
 // The CPU backend of the per-tile stages (tile_backend.h).
-#include <omp.h>
-
 #include <algorithm>
 #include <memory>
 #include <new>
@@ -9,6 +7,7 @@
 #include "codec/encoder_internal.h"
 #include "codec/parallel.h"
 #include "codec/tile_backend.h"
+#include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "transform/dwt.h"
 #include "transform/dwt_cpu.h"
@@ -35,11 +34,11 @@ void over_needed(const CoefficientPlane& p, int threads, const Fn& fn) {
     return;
   }
   const Rect& w = *p.window;
-  const int64_t rows = int64_t{w.y1} - w.y0;
-  const int team = threads > 0 ? threads : omp_get_max_threads();
-#pragma omp parallel for schedule(static) \
-    num_threads(team) if (rows * w.width() >= (int64_t{1} << 16))
-  for (int64_t k = 0; k < rows; ++k) fn((w.y0 + static_cast<size_t>(k)) * pitch + w.x0, w.width());
+  const size_t rows = size_t{w.y1} - w.y0;
+  const int team = threads > 0 ? threads : core::max_threads();
+  core::parallel_for_static(
+      0, rows, [&](size_t k) { fn((w.y0 + k) * pitch + w.x0, w.width()); },
+      rows * w.width() >= (size_t{1} << 16) ? team : 1);
 }
 
 // The inverse DWT of one plane, over its window when it has one (dwt_cpu.h).
@@ -235,11 +234,10 @@ void quantize_bands(float* y, const Rect& r, int levels, const std::vector<doubl
     const float d =
         static_cast<float>(deltas[static_cast<size_t>(transform::qcd_index(levels, n, b))]);
     const uint32_t bw = pl.rect.width();
-#pragma omp parallel for schedule(static)
-    for (int64_t row = 0; row < int64_t{pl.rect.height()}; ++row) {
-      const size_t at = (size_t{pl.y_off} + static_cast<size_t>(row)) * w + pl.x_off;
+    core::parallel_for_static(0, pl.rect.height(), [&](size_t row) {
+      const size_t at = (size_t{pl.y_off} + row) * w + pl.x_off;
       transform::quantize_in_place(y + at, bw, d);
-    }
+    });
   };
   band(levels, Band::kLL);
   for (int n = 1; n <= levels; ++n)

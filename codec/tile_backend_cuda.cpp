@@ -39,6 +39,7 @@
 #include <optional>
 #include <string>
 
+#include "codec/context.h"
 #include "codec/encoder_gpu.h"
 #include "entropy/cuda/t1_dec_cuda.h"
 #include "transform/cuda/cuda_check.h"
@@ -89,9 +90,19 @@ struct Slot {
   }
 };
 
-cu::Pool<Slot>& pool() {
-  static auto* p = new cu::Pool<Slot>([] { return std::make_unique<Slot>(); });
+// The slots of context c (codec/context.h), or without one the process-wide pool, never
+// destroyed.
+cu::Pool<Slot>& slot_pool(ContextResources* c) {
+  auto make = [] { return new cu::Pool<Slot>([] { return std::make_unique<Slot>(); }); };
+  if (c) return c->gpu_object<cu::Pool<Slot>>(GpuObject::kDecoderSlots, make);
+  static cu::Pool<Slot>* p = make();
   return *p;
+}
+
+// The current context's slots; selects the context's device for the calling thread.
+cu::Pool<Slot>& pool() {
+  use_context_device();
+  return slot_pool(current_context());
 }
 
 size_t area(const Rect& r) {
@@ -480,7 +491,7 @@ void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& 
 }
 
 size_t release_gpu_pools() {
-  return pool().clear() + release_encoder_gpu_pool();
+  return slot_pool(nullptr).clear() + release_encoder_gpu_pool() + release_context_gpu_objects();
 }
 
 struct GpuWarmUp::Impl {
@@ -501,7 +512,15 @@ GpuWarmUp::GpuWarmUp(bool required) : impl_(std::make_unique<Impl>()) {
   m.required = required;
   m.present = m.gpu.get_future().share();
   try {
-    m.done = std::async(std::launch::async, [&gpu = m.gpu, f = m.sizes.get_future()]() mutable {
+    // The caller's context: its device and its slots (codec/context.h).
+    m.done = std::async(std::launch::async, [&gpu = m.gpu, f = m.sizes.get_future(),
+                                             context = current_context()]() mutable {
+      const core::ThreadScope scope(0, nullptr, context);
+      try {
+        use_context_device();
+      } catch (...) {  // the decode meets the error when it selects the device
+        return gpu.set_value(false);
+      }
       if (!transform::open_gpu()) return gpu.set_value(false);  // the query, the context
       const Impl::Sizes s = f.get();  // the destructor posts {0, 0} if prepare() never did
       pool().expect(s.slots);         // before any taker can see the answer

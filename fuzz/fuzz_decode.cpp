@@ -7,7 +7,7 @@
 //   cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
 //     -DGJ2K_FUZZ=ON -DGJ2K_SANITIZE=ON -DGJ2K_CUDA=OFF -DGJ2K_TESTS=OFF -DGJ2K_BENCH=OFF
 //   cmake --build build-fuzz --target fuzz_decode
-//   OMP_WAIT_POLICY=passive build-fuzz/bin/fuzz_decode -max_len=300000 -rss_limit_mb=2048 \
+//   build-fuzz/bin/fuzz_decode -max_len=300000 -rss_limit_mb=2048 \
 //     corpus/ ../shared/conformance/input
 #include <algorithm>
 #include <cstddef>

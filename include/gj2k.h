@@ -15,10 +15,12 @@
  * functions that take no context, or a context that could not be made, still report. No C++
  * exception ever crosses this interface (out of memory is GJ2K_ERR_OUT_OF_MEMORY).
  *
- * Threads: a context and the decoders made from it may be used by one thread at a time;
- * different contexts are independent. Callbacks are called during the gj2k call that uses them,
- * one call at a time, from the calling thread or (progress of a decode whose tiles run side by
- * side) from one of its worker threads.
+ * Threads: a context owns its worker threads (the calling thread works too: a context of N
+ * threads adds N - 1) and its GPU objects, and frees them when destroyed; nothing of a context
+ * outlives it. A context and the decoders made from it may be used by one thread at a time;
+ * different contexts are independent and may run at once. Callbacks are called during the gj2k
+ * call that uses them, one call at a time, from the calling thread or (progress of a decode
+ * whose tiles run side by side) from one of the context's worker threads.
  *
  * ABI: structs passed by pointer start with a struct_size member (set by their _init function,
  * or by the caller to sizeof), so that later versions can add members at the end. Handles are
@@ -80,20 +82,34 @@ typedef int (*gj2k_progress_fn)(void* user, const char* stage, double fraction);
 /* Log: a warning about the input or the request (level 1 = warning). */
 typedef void (*gj2k_log_fn)(void* user, int level, const char* message);
 
-/* A new context: all hardware threads, device AUTO, no callbacks. NULL when out of memory
- * (gj2k_last_error says so). */
+typedef struct gj2k_context_params {
+  uint32_t struct_size; /* sizeof(gj2k_context_params) (gj2k_context_params_init sets it) */
+  uint32_t threads;     /* threads of every call through the context (0 = all hardware threads) */
+  gj2k_device device;   /* AUTO, CPU or GPU */
+  int32_t device_index; /* the CUDA device its GPU work runs on (0 = the first) */
+} gj2k_context_params;
+
+/* threads 0, device AUTO, device_index 0. */
+GJ2K_API void gj2k_context_params_init(gj2k_context_params* params);
+/* A new context: all hardware threads, device AUTO on CUDA device 0, no callbacks. NULL when
+ * out of memory (gj2k_last_error says so). */
 GJ2K_API gj2k_context* gj2k_context_create(void);
-/* Destroys a context and what it owns: its settings, callbacks and error message. Decoders made
- * from it must be destroyed first. NULL: no-op. The GPU's buffers, pinned staging memory and
- * streams are pooled for reuse across contexts: destroying the last live context frees them
- * (gj2k_release_gpu_resources). The worker threads are the OpenMP runtime's pool, which
- * stays. */
+/* A new context with `params`. NULL when they are invalid or memory is out (gj2k_last_error
+ * says which). Its worker threads are started at its first decode or encode. A device_index
+ * that does not exist fails the context's first GPU decode or encode with GJ2K_ERR_DEVICE. */
+GJ2K_API gj2k_context* gj2k_context_create_ex(const gj2k_context_params* params);
+/* Destroys a context and what it owns: its settings, callbacks, error message, worker threads
+ * (joined before it returns) and GPU objects (device buffers, pinned staging memory, streams,
+ * pooled for reuse by the context's calls). Decoders made from it must be destroyed first; no
+ * call through it may be running. NULL: no-op. */
 GJ2K_API void gj2k_context_destroy(gj2k_context* ctx);
-/* Frees the GPU's pooled buffers, pinned memory and streams now (a later GPU decode or encode
- * makes them again); those in use by a running call are kept. Returns how many pooled objects
- * were freed. Thread-safe. */
+/* Frees the pooled GPU buffers, pinned memory and streams now, of every live context and of
+ * the C++ API (a later GPU decode or encode makes them again); those in use by a running call
+ * are kept. Returns how many pooled objects were freed. Thread-safe. */
 GJ2K_API size_t gj2k_release_gpu_resources(void);
-/* Worker threads of every decode and encode through this context (0 = all hardware threads). */
+/* Worker threads of every decode and encode through this context (0 = all hardware threads).
+ * A new count joins the context's threads and frees its GPU objects; the next call makes them
+ * anew. */
 GJ2K_API gj2k_status gj2k_context_set_threads(gj2k_context* ctx, uint32_t threads);
 GJ2K_API gj2k_status gj2k_context_set_device(gj2k_context* ctx, gj2k_device device);
 /* fn NULL removes the callback. */

@@ -1,11 +1,13 @@
 // PNM (netpbm P1..P6) reader and P4/P5/P6 writer (io/image_io.h).
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstring>
 #include <memory>
 #include <string>
 
 #include "codec/file_output.h"
+#include "core/thread_pool.h"
 #include "io/image_io.h"
 #include "io/io_util.h"
 
@@ -176,35 +178,34 @@ void read_raw_samples(std::span<const uint8_t> data, size_t base, const PnmHeade
   const size_t bytes = h.maxval > 255 ? 2 : 1;
   const uint32_t channels = h.channels;
   const size_t step = channels * bytes;
-  const int64_t rows = h.height;
   const size_t width = h.width;
   // Rows side by side on the threads (large images), every channel of a row in one pass.
-  uint32_t worst = 0;
-#pragma omp parallel for schedule(static) \
-    reduction(max                         \
-              : worst) if (uint64_t{h.width} * h.height * channels >= (uint64_t{1} << 20))
-  for (int64_t y = 0; y < rows; ++y) {
-    const size_t first = static_cast<size_t>(y) * width;
-    for (uint32_t c = 0; c < channels; ++c) {
-      int32_t* out = image.components[c].samples.data() + first;
-      const uint8_t* q = p + first * step + c * bytes;
-      uint32_t row_worst = 0;
-      if (bytes == 2) {
-        for (size_t i = 0; i < width; ++i, q += step) {
-          const uint32_t v = (uint32_t{q[0]} << 8) | q[1];
-          row_worst = std::max(row_worst, v);
-          out[i] = static_cast<int32_t>(v);
+  std::atomic<bool> too_large{false};  // a sample above maxval
+  core::parallel_for_static(
+      0, h.height,
+      [&](size_t y) {
+        const size_t first = static_cast<size_t>(y) * width;
+        for (uint32_t c = 0; c < channels; ++c) {
+          int32_t* out = image.components[c].samples.data() + first;
+          const uint8_t* q = p + first * step + c * bytes;
+          uint32_t row_worst = 0;
+          if (bytes == 2) {
+            for (size_t i = 0; i < width; ++i, q += step) {
+              const uint32_t v = (uint32_t{q[0]} << 8) | q[1];
+              row_worst = std::max(row_worst, v);
+              out[i] = static_cast<int32_t>(v);
+            }
+          } else {
+            for (size_t i = 0; i < width; ++i, q += step) {
+              row_worst = std::max<uint32_t>(row_worst, q[0]);
+              out[i] = q[0];
+            }
+          }
+          if (row_worst > h.maxval) too_large.store(true, std::memory_order_relaxed);
         }
-      } else {
-        for (size_t i = 0; i < width; ++i, q += step) {
-          row_worst = std::max<uint32_t>(row_worst, q[0]);
-          out[i] = q[0];
-        }
-      }
-      worst = std::max(worst, row_worst);
-    }
-  }
-  if (worst > h.maxval) {
+      },
+      uint64_t{h.width} * h.height * channels >= (uint64_t{1} << 20) ? 0 : 1);
+  if (too_large.load()) {
     // Find the first offender (in file order) for the message.
     const size_t count = width * h.height;
     for (size_t i = 0; i < count; ++i)
@@ -318,11 +319,10 @@ void check_samples(const Image& image, const PnmLayout& l, const std::string& na
 // Rows [y0, y1) as the file holds them, into dst (row_bytes() each), rows in parallel.
 // Returns false when a sample lies outside the precision (check_samples names it).
 bool pnm_rows(const Image& image, const PnmLayout& l, uint32_t y0, uint32_t y1, uint8_t* dst) {
-  bool outside = false;
+  std::atomic<bool> outside{false};
   const uint32_t width = l.width, maxval = l.maxval;
   const size_t n = l.components, row_bytes = l.row_bytes();
-#pragma omp parallel for schedule(static) reduction(|| : outside)
-  for (int64_t y = y0; y < int64_t{y1}; ++y) {
+  core::parallel_for_static(y0, y1, [&](size_t y) {
     const size_t first = static_cast<size_t>(y) * width;
     uint8_t* o = dst + static_cast<size_t>(y - y0) * row_bytes;
     uint32_t seen = 0;  // OR of the row's samples: above maxval or negative shows here
@@ -353,9 +353,9 @@ bool pnm_rows(const Image& image, const PnmLayout& l, uint32_t y0, uint32_t y1, 
           *o++ = static_cast<uint8_t>(v);
         }
     }
-    if (seen > maxval) outside = true;  // maxval + 1 is a power of two
-  }
-  return !outside;
+    if (seen > maxval) outside.store(true, std::memory_order_relaxed);  // maxval + 1: a power of 2
+  });
+  return !outside.load();
 }
 
 }  // namespace

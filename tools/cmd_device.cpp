@@ -1,11 +1,10 @@
 // `gj2k device`: what the transform stages would run on here.
 #include <CLI/CLI.hpp>
 
-#include <omp.h>
-
 #include <cmath>
 #include <cstdio>
 
+#include "core/thread_pool.h"
 #include "tools/command.h"
 #include "transform/device.h"
 
@@ -23,7 +22,7 @@ const bool registered = gj2k::cli::register_command(
          std::printf("gpu: %s (sm_%d%d, %d SMs, %.1f GiB)\n", info.name.c_str(), info.sm_major,
                      info.sm_minor, info.multiprocessors, info.global_memory / double(1u << 30));
          const tf::DecodeCosts& k = tf::kDecodeCosts;
-         const int threads = omp_get_max_threads();
+         const int threads = gj2k::core::max_threads();
          std::printf(
              "decode, --device auto weighs (per decoded sample): CPU %.1f ns on one thread "
              "(%.2f ns on %d threads), GPU %.2f ns, plus %.0f ms of CUDA start-up for a "

@@ -40,6 +40,19 @@ bool open_gpu() {
   return true;
 }
 
+void select_gpu(int index) {
+#if defined(GJ2K_HAVE_CUDA)
+  const cudaError_t err = cudaSetDevice(index);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    throw Error(ErrorCode::kDevice, "CUDA device " + std::to_string(index) +
+                                        " cannot be selected: " + cudaGetErrorString(err));
+  }
+#else
+  (void)index;
+#endif
+}
+
 bool gpu_opened() {
   return g_opened;
 }

@@ -25,6 +25,11 @@ GpuInfo gpu_info();
 // Whether a GPU is usable; when it is, also creates the CUDA context. For warm-up threads.
 bool open_gpu();
 
+// Makes CUDA device `index` the calling thread's current device (cudaSetDevice), for a
+// context's GPU work (codec/context.h). Throws Error(kDevice) when the device cannot be
+// selected. Without CUDA: nothing to select.
+void select_gpu(int index);
+
 // Resolves kAuto to kGpu when a GPU is present, else kCpu. kGpu without a GPU throws
 // Error(kDevice) with the reason.
 Device resolve_device(Device requested);

@@ -3,12 +3,11 @@
 // 9-tap high) that are equivalent to the Annex F lifting with its K scaling, applied directly
 // to the whole-sample symmetrically extended signal. Strips of columns and rows are spread over
 // OpenMP threads exactly as in the lifting variant (dwt_cpu.cpp).
-#include <omp.h>
-
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "transform/dwt_cpu.h"
 
 namespace gj2k::transform {
@@ -135,31 +134,32 @@ void horizontal(Plane<float> pl, const Rect& a, const Taps& t) {
   }
   const int p = a.x0 & 1;
   const size_t nl = (size_t{a.x1} + 1) / 2 - (size_t{a.x0} + 1) / 2;
-#pragma omp parallel if (size_t{w} * h >= kParallelMin)
-  {
-    std::vector<float> ext(w + 2 * kMargin);
-    float* e = ext.data() + kMargin;
-#pragma omp for schedule(static)
-    for (uint32_t y = 0; y < h; ++y) {
-      float* row = pl.data + y * pl.stride;
-      if constexpr (Forward) {
-        std::memcpy(e, row, w * sizeof(float));
-      } else {  // interleave the Mallat row
-        for (size_t j = 0; j < w; ++j) e[j] = row[deint(j, p, nl)];
-      }
-      for (int k = 1; k <= kMargin; ++k) {
-        e[-k] = e[reflect(-k, w)];
-        e[w - 1 + k] = e[reflect(std::ptrdiff_t(w) - 1 + k, w)];
-      }
-      for (size_t j = 0; j < w; ++j) {
-        const bool low = ((j & 1) == static_cast<size_t>(p));
-        if constexpr (Forward)
-          analyse(row + deint(j, p, nl), e + j, 1, 1, low, t);
-        else
-          synthesise(row + j, e + j, 1, 1, low, t);
-      }
-    }
-  }
+  core::parallel_blocks(
+      h,
+      [&](size_t first, size_t last) {
+        std::vector<float> ext(w + 2 * kMargin);
+        float* e = ext.data() + kMargin;
+        for (uint32_t y = static_cast<uint32_t>(first); y < last; ++y) {
+          float* row = pl.data + y * pl.stride;
+          if constexpr (Forward) {
+            std::memcpy(e, row, w * sizeof(float));
+          } else {  // interleave the Mallat row
+            for (size_t j = 0; j < w; ++j) e[j] = row[deint(j, p, nl)];
+          }
+          for (int k = 1; k <= kMargin; ++k) {
+            e[-k] = e[reflect(-k, w)];
+            e[w - 1 + k] = e[reflect(std::ptrdiff_t(w) - 1 + k, w)];
+          }
+          for (size_t j = 0; j < w; ++j) {
+            const bool low = ((j & 1) == static_cast<size_t>(p));
+            if constexpr (Forward)
+              analyse(row + deint(j, p, nl), e + j, 1, 1, low, t);
+            else
+              synthesise(row + j, e + j, 1, 1, low, t);
+          }
+        }
+      },
+      size_t{w} * h >= kParallelMin ? 0 : 1);
 }
 
 template <bool Forward>
@@ -174,32 +174,33 @@ void vertical(Plane<float> pl, const Rect& a, const Taps& t) {
   const int p = a.y0 & 1;
   const size_t nl = (size_t{a.y1} + 1) / 2 - (size_t{a.y0} + 1) / 2;
   const size_t S = cpu::kStripWidth, strips = (w + S - 1) / S;
-#pragma omp parallel if (size_t{w} * h >= kParallelMin)
-  {
-    std::vector<float> ext((h + 2 * kMargin) * S);
-    float* e = ext.data() + kMargin * S;
-#pragma omp for schedule(static)
-    for (size_t s = 0; s < strips; ++s) {
-      const size_t x = s * S, lanes = std::min(S, size_t{w} - x);
-      float* col = pl.data + x;
-      for (uint32_t y = 0; y < h; ++y) {  // interleaved rows of the strip
-        const size_t src = Forward ? y : deint(y, p, nl);
-        std::memcpy(e + size_t{y} * S, col + src * pl.stride, lanes * sizeof(float));
-      }
-      for (int k = 1; k <= kMargin; ++k) {
-        std::memcpy(e - k * std::ptrdiff_t(S), e + reflect(-k, h) * S, lanes * sizeof(float));
-        std::memcpy(e + (h - 1 + k) * S, e + reflect(std::ptrdiff_t(h) - 1 + k, h) * S,
-                    lanes * sizeof(float));
-      }
-      for (uint32_t y = 0; y < h; ++y) {
-        const bool low = ((y & 1) == static_cast<uint32_t>(p));
-        if constexpr (Forward)
-          analyse(col + deint(y, p, nl) * pl.stride, e + size_t{y} * S, S, lanes, low, t);
-        else
-          synthesise(col + size_t{y} * pl.stride, e + size_t{y} * S, S, lanes, low, t);
-      }
-    }
-  }
+  core::parallel_blocks(
+      strips,
+      [&](size_t first, size_t last) {
+        std::vector<float> ext((h + 2 * kMargin) * S);
+        float* e = ext.data() + kMargin * S;
+        for (size_t s = static_cast<size_t>(first); s < last; ++s) {
+          const size_t x = s * S, lanes = std::min(S, size_t{w} - x);
+          float* col = pl.data + x;
+          for (uint32_t y = 0; y < h; ++y) {  // interleaved rows of the strip
+            const size_t src = Forward ? y : deint(y, p, nl);
+            std::memcpy(e + size_t{y} * S, col + src * pl.stride, lanes * sizeof(float));
+          }
+          for (int k = 1; k <= kMargin; ++k) {
+            std::memcpy(e - k * std::ptrdiff_t(S), e + reflect(-k, h) * S, lanes * sizeof(float));
+            std::memcpy(e + (h - 1 + k) * S, e + reflect(std::ptrdiff_t(h) - 1 + k, h) * S,
+                        lanes * sizeof(float));
+          }
+          for (uint32_t y = 0; y < h; ++y) {
+            const bool low = ((y & 1) == static_cast<uint32_t>(p));
+            if constexpr (Forward)
+              analyse(col + deint(y, p, nl) * pl.stride, e + size_t{y} * S, S, lanes, low, t);
+            else
+              synthesise(col + size_t{y} * pl.stride, e + size_t{y} * S, S, lanes, low, t);
+          }
+        }
+      },
+      size_t{w} * h >= kParallelMin ? 0 : 1);
 }
 
 }  // namespace

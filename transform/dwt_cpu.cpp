@@ -8,13 +8,12 @@
 // signal symmetric about them, so an out-of-range neighbour index -1 or nS is simply clamped
 // to 0 or nS - 1. A step is therefore T[k] = op(T[k], S[clamp(k - o)], S[clamp(k - o + 1)])
 // with o = p (high from low) or o = 1 - p (low from high).
-#include <omp.h>
-
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "transform/dwt_cpu.h"
 
@@ -197,34 +196,35 @@ void horizontal(Plane<typename K::T> pl, const Rect& a) {
   }
   const int p = a.x0 & 1;
   const size_t nl = (size_t{a.x1} + 1) / 2 - (size_t{a.x0} + 1) / 2, nh = w - nl;
-#pragma omp parallel if (size_t{w} * h >= kParallelMin)
-  {
-    T* const tmp = scratch<T>(w);
-    T* L = tmp;
-    T* H = tmp + nl;
-    const auto step = row_step(L, nl, H, nh);
-    const auto scale = row_scale(L, nl, H, nh);
-#pragma omp for schedule(static)
-    for (uint32_t y = 0; y < h; ++y) {
-      T* row = pl.data + y * pl.stride;
-      if constexpr (Forward) {
-        // Deinterleave: the first sample is low when p == 0.
-        const T* src_l = row + p;
-        const T* src_h = row + (1 - p);
-        for (size_t k = 0; k < nl; ++k) L[k] = src_l[2 * k];
-        for (size_t k = 0; k < nh; ++k) H[k] = src_h[2 * k];
-        K::forward(step, scale, p);
-        std::memcpy(row, tmp, w * sizeof(T));
-      } else {
-        std::memcpy(tmp, row, w * sizeof(T));
-        K::inverse(step, scale, p);
-        T* dst_l = row + p;
-        T* dst_h = row + (1 - p);
-        for (size_t k = 0; k < nl; ++k) dst_l[2 * k] = L[k];
-        for (size_t k = 0; k < nh; ++k) dst_h[2 * k] = H[k];
-      }
-    }
-  }
+  core::parallel_blocks(
+      h,
+      [&](size_t first, size_t last) {
+        T* const tmp = scratch<T>(w);
+        T* L = tmp;
+        T* H = tmp + nl;
+        const auto step = row_step(L, nl, H, nh);
+        const auto scale = row_scale(L, nl, H, nh);
+        for (uint32_t y = static_cast<uint32_t>(first); y < last; ++y) {
+          T* row = pl.data + y * pl.stride;
+          if constexpr (Forward) {
+            // Deinterleave: the first sample is low when p == 0.
+            const T* src_l = row + p;
+            const T* src_h = row + (1 - p);
+            for (size_t k = 0; k < nl; ++k) L[k] = src_l[2 * k];
+            for (size_t k = 0; k < nh; ++k) H[k] = src_h[2 * k];
+            K::forward(step, scale, p);
+            std::memcpy(row, tmp, w * sizeof(T));
+          } else {
+            std::memcpy(tmp, row, w * sizeof(T));
+            K::inverse(step, scale, p);
+            T* dst_l = row + p;
+            T* dst_h = row + (1 - p);
+            for (size_t k = 0; k < nl; ++k) dst_l[2 * k] = L[k];
+            for (size_t k = 0; k < nh; ++k) dst_h[2 * k] = H[k];
+          }
+        }
+      },
+      size_t{w} * h >= kParallelMin ? 0 : 1);
 }
 
 // ---- one 1-D pass over columns (vertical), strips of kStripWidth columns ------------------
@@ -244,39 +244,40 @@ void vertical(Plane<typename K::T> pl, const Rect& a) {
   const size_t nl = (size_t{a.y1} + 1) / 2 - (size_t{a.y0} + 1) / 2, nh = h - nl;
   const size_t S = kStripWidth;
   const size_t strips = (w + S - 1) / S;
-#pragma omp parallel if (size_t{w} * h >= kParallelMin)
-  {
-    T* const tmp = scratch<T>(size_t{h} * S);
-    T* L = tmp;
-    T* H = tmp + nl * S;
-    size_t lanes = S;
-    const auto step = strip_step(L, nl, H, nh, S, lanes);
-    const auto scale = strip_scale(L, nl, H, nh, S);
-#pragma omp for schedule(static)
-    for (size_t s = 0; s < strips; ++s) {
-      const size_t x = s * S;
-      lanes = std::min(S, size_t{w} - x);
-      T* col = pl.data + x;
-      if constexpr (Forward) {
-        for (uint32_t y = 0; y < h; ++y) {  // deinterleave rows into the strip
-          const size_t dst = ((y & 1) == static_cast<uint32_t>(p)) ? y / 2 : nl + y / 2;
-          std::memcpy(tmp + dst * S, col + y * pl.stride, lanes * sizeof(T));
+  core::parallel_blocks(
+      strips,
+      [&](size_t first, size_t last) {
+        T* const tmp = scratch<T>(size_t{h} * S);
+        T* L = tmp;
+        T* H = tmp + nl * S;
+        size_t lanes = S;
+        const auto step = strip_step(L, nl, H, nh, S, lanes);
+        const auto scale = strip_scale(L, nl, H, nh, S);
+        for (size_t s = static_cast<size_t>(first); s < last; ++s) {
+          const size_t x = s * S;
+          lanes = std::min(S, size_t{w} - x);
+          T* col = pl.data + x;
+          if constexpr (Forward) {
+            for (uint32_t y = 0; y < h; ++y) {  // deinterleave rows into the strip
+              const size_t dst = ((y & 1) == static_cast<uint32_t>(p)) ? y / 2 : nl + y / 2;
+              std::memcpy(tmp + dst * S, col + y * pl.stride, lanes * sizeof(T));
+            }
+            // Rows of parity p (relative) are low: absolute y0 + y even <=> (y & 1) == p.
+            K::forward(step, scale, p);
+            for (uint32_t y = 0; y < h; ++y)
+              std::memcpy(col + y * pl.stride, tmp + size_t{y} * S, lanes * sizeof(T));
+          } else {
+            for (uint32_t y = 0; y < h; ++y)
+              std::memcpy(tmp + size_t{y} * S, col + y * pl.stride, lanes * sizeof(T));
+            K::inverse(step, scale, p);
+            for (uint32_t y = 0; y < h; ++y) {
+              const size_t src = ((y & 1) == static_cast<uint32_t>(p)) ? y / 2 : nl + y / 2;
+              std::memcpy(col + y * pl.stride, tmp + src * S, lanes * sizeof(T));
+            }
+          }
         }
-        // Rows of parity p (relative) are low: absolute y0 + y even <=> (y & 1) == p.
-        K::forward(step, scale, p);
-        for (uint32_t y = 0; y < h; ++y)
-          std::memcpy(col + y * pl.stride, tmp + size_t{y} * S, lanes * sizeof(T));
-      } else {
-        for (uint32_t y = 0; y < h; ++y)
-          std::memcpy(tmp + size_t{y} * S, col + y * pl.stride, lanes * sizeof(T));
-        K::inverse(step, scale, p);
-        for (uint32_t y = 0; y < h; ++y) {
-          const size_t src = ((y & 1) == static_cast<uint32_t>(p)) ? y / 2 : nl + y / 2;
-          std::memcpy(col + y * pl.stride, tmp + src * S, lanes * sizeof(T));
-        }
-      }
-    }
-  }
+      },
+      size_t{w} * h >= kParallelMin ? 0 : 1);
 }
 
 template <class K>
@@ -363,22 +364,23 @@ void horizontal_window(Plane<typename K::T> pl, const Rect& a, const Window1& x,
       }
     return;
   }
-#pragma omp parallel if (count * (x.e1 - x.e0) >= kParallelMin)
-  {
-    T* const tmp = scratch<T>(nl + nh);
-    T* L = tmp;
-    T* H = tmp + nl;
-    const auto step = row_step(L, nl, H, nh);
-    const auto scale = row_scale(L, nl, H, nh);
-#pragma omp for schedule(static)
-    for (size_t k = 0; k < count; ++k) {
-      T* row = pl.data + row_at(k) * pl.stride;
-      std::memcpy(L, row + x.l0, nl * sizeof(T));
-      std::memcpy(H, row + nl_all + x.h0, nh * sizeof(T));
-      K::inverse(step, scale, x.p);
-      for (size_t i = x.i0; i < x.i1; ++i) row[i] = x.at(i, L, H);
-    }
-  }
+  core::parallel_blocks(
+      count,
+      [&](size_t first, size_t last) {
+        T* const tmp = scratch<T>(nl + nh);
+        T* L = tmp;
+        T* H = tmp + nl;
+        const auto step = row_step(L, nl, H, nh);
+        const auto scale = row_scale(L, nl, H, nh);
+        for (size_t k = static_cast<size_t>(first); k < last; ++k) {
+          T* row = pl.data + row_at(k) * pl.stride;
+          std::memcpy(L, row + x.l0, nl * sizeof(T));
+          std::memcpy(H, row + nl_all + x.h0, nh * sizeof(T));
+          K::inverse(step, scale, x.p);
+          for (size_t i = x.i0; i < x.i1; ++i) row[i] = x.at(i, L, H);
+        }
+      },
+      count * (x.e1 - x.e0) >= kParallelMin ? 0 : 1);
 }
 
 // VER_SR on columns [c0, c1) of the level's area a, wanting output rows [y.i0, y.i1).
@@ -395,32 +397,33 @@ void vertical_window(Plane<typename K::T> pl, const Rect& a, const Window1& y, s
   const size_t nl = y.nl(), nh = y.nh();
   const size_t S = kStripWidth;
   const size_t strips = (c1 - c0 + S - 1) / S;
-#pragma omp parallel if ((c1 - c0) * (y.e1 - y.e0) >= kParallelMin)
-  {
-    T* const tmp = scratch<T>((nl + nh) * S);
-    T* L = tmp;
-    T* H = tmp + nl * S;
-    size_t lanes = S;
-    const auto step = strip_step(L, nl, H, nh, S, lanes);
-    const auto scale = strip_scale(L, nl, H, nh, S);
-#pragma omp for schedule(static)
-    for (size_t s = 0; s < strips; ++s) {
-      const size_t x = c0 + s * S;
-      lanes = std::min(S, c1 - x);
-      T* col = pl.data + x;
-      for (size_t k = 0; k < nl; ++k)
-        std::memcpy(L + k * S, col + (y.l0 + k) * pl.stride, lanes * sizeof(T));
-      for (size_t k = 0; k < nh; ++k)
-        std::memcpy(H + k * S, col + (nl_all + y.h0 + k) * pl.stride, lanes * sizeof(T));
-      K::inverse(step, scale, y.p);
-      for (size_t i = y.i0; i < y.i1; ++i) {
-        const size_t j = i - y.e0;
-        const T* src = ((j & 1) == static_cast<size_t>(y.p)) ? L + (j - y.p) / 2 * S
-                                                             : H + (j + y.p - 1) / 2 * S;
-        std::memcpy(col + i * pl.stride, src, lanes * sizeof(T));
-      }
-    }
-  }
+  core::parallel_blocks(
+      strips,
+      [&](size_t first, size_t last) {
+        T* const tmp = scratch<T>((nl + nh) * S);
+        T* L = tmp;
+        T* H = tmp + nl * S;
+        size_t lanes = S;
+        const auto step = strip_step(L, nl, H, nh, S, lanes);
+        const auto scale = strip_scale(L, nl, H, nh, S);
+        for (size_t s = static_cast<size_t>(first); s < last; ++s) {
+          const size_t x = c0 + s * S;
+          lanes = std::min(S, c1 - x);
+          T* col = pl.data + x;
+          for (size_t k = 0; k < nl; ++k)
+            std::memcpy(L + k * S, col + (y.l0 + k) * pl.stride, lanes * sizeof(T));
+          for (size_t k = 0; k < nh; ++k)
+            std::memcpy(H + k * S, col + (nl_all + y.h0 + k) * pl.stride, lanes * sizeof(T));
+          K::inverse(step, scale, y.p);
+          for (size_t i = y.i0; i < y.i1; ++i) {
+            const size_t j = i - y.e0;
+            const T* src = ((j & 1) == static_cast<size_t>(y.p)) ? L + (j - y.p) / 2 * S
+                                                                 : H + (j + y.p - 1) / 2 * S;
+            std::memcpy(col + i * pl.stride, src, lanes * sizeof(T));
+          }
+        }
+      },
+      (c1 - c0) * (y.e1 - y.e0) >= kParallelMin ? 0 : 1);
 }
 
 template <class K>

@@ -4,6 +4,8 @@
 
 #include <bit>
 
+#include "core/thread_pool.h"
+
 namespace gj2k::transform {
 namespace {
 
@@ -13,13 +15,15 @@ static_assert(std::endian::native == std::endian::little,
 template <uint32_t kBytes, bool kBigEndian>
 void pack_rows(const int32_t* src, uint8_t* dst, const PackRect& r, int threads) {
   const auto height = static_cast<int64_t>(r.height);
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && height > 1)
-  for (int64_t y = 0; y < height; ++y) {
-    const int32_t* s = src + static_cast<size_t>(y) * r.src_pitch;
-    uint8_t* d = dst + static_cast<size_t>(y) * r.dst_row;
-    for (uint32_t x = 0; x < r.width; ++x, d += r.dst_pixel)
-      pack_sample(d, s[x], kBytes, kBigEndian);
-  }
+  core::parallel_for_static(
+      0, r.height,
+      [&](size_t y) {
+        const int32_t* s = src + static_cast<size_t>(y) * r.src_pitch;
+        uint8_t* d = dst + static_cast<size_t>(y) * r.dst_row;
+        for (uint32_t x = 0; x < r.width; ++x, d += r.dst_pixel)
+          pack_sample(d, s[x], kBytes, kBigEndian);
+      },
+      threads > 1 && height > 1 ? threads : 1);
 }
 
 // Pixels of n components; kN > 0: n known at compile time.
@@ -28,14 +32,16 @@ void pack_pixel_rows(const int32_t* const* src, size_t n, uint8_t* dst, const Pa
                      int threads) {
   if constexpr (kN > 0) n = kN;
   const auto height = static_cast<int64_t>(r.height);
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && height > 1)
-  for (int64_t y = 0; y < height; ++y) {
-    const size_t row = static_cast<size_t>(y) * r.src_pitch;
-    uint8_t* d = dst + static_cast<size_t>(y) * r.dst_row;
-    for (uint32_t x = 0; x < r.width; ++x, d += r.dst_pixel)
-      for (size_t k = 0; k < n; ++k)
-        pack_sample(d + k * kBytes, src[k][row + x], kBytes, kBigEndian);
-  }
+  core::parallel_for_static(
+      0, r.height,
+      [&](size_t y) {
+        const size_t row = static_cast<size_t>(y) * r.src_pitch;
+        uint8_t* d = dst + static_cast<size_t>(y) * r.dst_row;
+        for (uint32_t x = 0; x < r.width; ++x, d += r.dst_pixel)
+          for (size_t k = 0; k < n; ++k)
+            pack_sample(d + k * kBytes, src[k][row + x], kBytes, kBigEndian);
+      },
+      threads > 1 && height > 1 ? threads : 1);
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ struct EncodeParams {
   bool no_comment = false;  // write no COM marker at all
 
   // ---- execution
-  int threads = 0;  // --threads: OpenMP threads, 0 = all available
+  int threads = 0;  // --threads: worker threads, 0 = all hardware threads
   enum class Device : uint8_t { kAuto, kCpu, kGpu };
   // --device: where the transform stages run. kAuto: the GPU when one is present, for images
   // of 16 Msamples (all components) or more, else the CPU (below that, CUDA's start-up alone

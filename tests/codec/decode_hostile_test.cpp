@@ -84,7 +84,7 @@ void empty_packets(Bytes& cs, size_t packets) {
 
 gj2k::DecodeParams one_thread() {
   gj2k::DecodeParams p;
-  p.threads = 1;  // the forked child may use one OpenMP thread only
+  p.threads = 1;  // the forked child may use one thread only
   p.device = gj2k::DecodeDevice::kCpu;
   return p;
 }

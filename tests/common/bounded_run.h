@@ -2,8 +2,8 @@
 // resident memory it added (Linux: the peak is reset through /proc/self/clear_refs, then read
 // as VmHWM - VmRSS at the start). The child is killed after `kill_after_s` seconds; outside
 // sanitizer builds its address space is also capped (RLIMIT_AS), so a runaway allocation fails
-// there instead of taking the machine. The child must not use more than one OpenMP thread
-// (libgomp's thread pool does not survive fork): pass threads = 1 to what it decodes.
+// there instead of taking the machine. The child must not use more than one thread (the
+// library's worker threads do not survive fork): pass threads = 1 to what it decodes.
 #pragma once
 
 #include <sys/resource.h>

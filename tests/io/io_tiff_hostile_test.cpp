@@ -209,7 +209,10 @@ TEST(IoHostile, OutputCheckedFirst) {
   // The encoder refuses a missing folder before coding: the progress callback never runs.
   gj2k::EncodeParams p;
   bool coded = false;
-  p.progress = [&](const char*, double) { coded = true; return true; };
+  p.progress = [&](const char*, double) {
+    coded = true;
+    return true;
+  };
   try {
     gj2k::Encoder().encode_to_file(im, p, scratch("nowhere/out.j2k"));
     ADD_FAILURE() << "encoded";
@@ -217,11 +220,14 @@ TEST(IoHostile, OutputCheckedFirst) {
     EXPECT_EQ(e.code(), ErrorCode::kIo) << e.what();
   }
   EXPECT_FALSE(coded);
-  // What is written leaves no temporary behind.
-  gj2k::io::write_image(im, scratch("clean.pgm"));
-  gj2k::io::write_image(im, scratch("clean.tif"));
-  gj2k::Encoder().encode_to_file(im, {}, scratch("clean.j2k"));
-  for (const auto& e : fs::directory_iterator(scratch("").parent_path()))
+  // What is written leaves no temporary behind (in a folder of this test's own: other tests of
+  // this file write in the shared one at the same time under ctest -j).
+  const fs::path own = scratch("output_checked_first");
+  fs::create_directories(own);
+  gj2k::io::write_image(im, own / "clean.pgm");
+  gj2k::io::write_image(im, own / "clean.tif");
+  gj2k::Encoder().encode_to_file(im, {}, own / "clean.j2k");
+  for (const auto& e : fs::directory_iterator(own))
     EXPECT_EQ(e.path().string().find("gj2k-tmp"), std::string::npos) << e.path();
 }
 

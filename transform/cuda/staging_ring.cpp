@@ -1,12 +1,11 @@
 // StagingRing (staging_ring.h): chunked pinned staging with host copies overlapping the DMA.
 #include "transform/cuda/staging_ring.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstring>
 
+#include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "transform/cuda/cuda_check.h"
 
@@ -21,11 +20,13 @@ void copy(char* dst, const char* src, size_t bytes, int threads) {
     std::memcpy(dst, src, bytes);
     return;
   }
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t k = 0; k < pieces; ++k) {
-    const size_t at = static_cast<size_t>(k) * kPiece;
-    std::memcpy(dst + at, src + at, std::min(kPiece, bytes - at));
-  }
+  core::parallel_for_static(
+      0, static_cast<size_t>(pieces),
+      [&](size_t k) {
+        const size_t at = static_cast<size_t>(k) * kPiece;
+        std::memcpy(dst + at, src + at, std::min(kPiece, bytes - at));
+      },
+      threads);
 }
 
 }  // namespace
@@ -119,9 +120,10 @@ void StagingRing::download_rows(void* dst, size_t dst_pitch, const void* src, si
       ++y;
     }
     const auto whole = static_cast<int64_t>((end - at) / row_bytes);
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && whole > 16)
-    for (int64_t r = 0; r < whole; ++r)
-      std::memcpy(to + (y + r) * dst_pitch, from + r * row_bytes, row_bytes);
+    core::parallel_for_static(
+        0, static_cast<size_t>(whole),
+        [&](size_t r) { std::memcpy(to + (y + r) * dst_pitch, from + r * row_bytes, row_bytes); },
+        threads > 1 && whole > 16 ? threads : 1);
     at += whole * row_bytes;
     if (at < end) std::memcpy(to + (y + whole) * dst_pitch, from + whole * row_bytes, end - at);
   });

@@ -1,11 +1,10 @@
 // TileTransformer (tile_transformer.h): per-slot streams, staging rings, device buffers.
 #include "transform/cuda/tile_transformer.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <string>
 
+#include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "gj2k/image.h"
 #include "transform/cuda/cuda_check.h"
@@ -119,7 +118,7 @@ void TileTransformer::encode(int slot, const TileSpec& spec) {
   const size_t first_single = spec.mct ? 3 : 0;
   Int3 off;
   for (int c = 0; c < 3 && c < int(ncomp); ++c) off.v[c] = spec.comps[c].dc_offset;
-  const int threads = omp_get_max_threads();
+  const int threads = core::max_threads();
   if (spec.sample_bytes != 4) {  // narrow upload into B, widen into A
     s.ring.upload(bi, s.in.data(), total * spec.sample_bytes, st, threads);
     widen_samples(bi, spec.sample_bytes, spec.sample_signed, ai, total, st);
@@ -156,7 +155,7 @@ void TileTransformer::output(int slot, int c, int32_t* dst) {
                                                  std::to_string(slot));
   const size_t at = s.offset[static_cast<size_t>(c)];
   s.ring.download(dst, s.b.as<int32_t>() + at, (s.offset[static_cast<size_t>(c) + 1] - at) * 4,
-                  s.stream.get(), omp_get_max_threads());
+                  s.stream.get(), core::max_threads());
 }
 
 const int32_t* TileTransformer::device_output(int slot, int c) const {

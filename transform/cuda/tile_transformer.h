@@ -64,7 +64,7 @@ class TileTransformer {
   void encode(int slot, const TileSpec& spec);
   // Waits for the slot's work and copies component c's result (packed rows) into dst; may be
   // called for each component, in any order, until the slot's next input call. Host copies
-  // use omp_get_max_threads() threads.
+  // use core::max_threads() threads.
   void output(int slot, int c, int32_t* dst);
   // Component c's result in device memory (packed rows, rect.width() apart) and the stream its
   // kernels run on: for later device stages (the GPU Tier-1), enqueued on that stream. Valid
