@@ -34,6 +34,16 @@ void select_gpu(int index);
 // Error(kDevice) with the reason.
 Device resolve_device(Device requested);
 
+// What --device auto weighs (kEncodeCosts, kDecodeCosts below): per sample, the CPU path's
+// time on one thread and the GPU path's; the CUDA start-up; the fixed cost of each tile's
+// Tier-1 launch on the GPU.
+struct DeviceCosts {
+  double cpu_ns_per_sample_thread;
+  double gpu_ns_per_sample;
+  double gpu_start_ms;
+  double gpu_tile_ms;
+};
+
 // What --device auto weighs for an encode, where the GPU runs the transform stage and Tier-1:
 // per sample (all components), the CPU path's time on one thread and the GPU path's time; the
 // CUDA start-up that a process's first GPU encode waits for after reading its image; and the
@@ -41,12 +51,7 @@ Device resolve_device(Device requested);
 // thread codes a block), so that small images are faster on the CPU even with CUDA up.
 // Measured on the GPU machine (docs/PERFORMANCE.md, "Choosing the device for an encode");
 // `gj2k device` prints them.
-struct EncodeCosts {
-  double cpu_ns_per_sample_thread;
-  double gpu_ns_per_sample;
-  double gpu_start_ms;
-  double gpu_tile_ms;
-};
+using EncodeCosts = DeviceCosts;
 inline constexpr EncodeCosts kEncodeCosts{125.0, 1.0, 300.0, 50.0};
 
 // The samples from which the GPU is expected to encode faster than `threads` CPU threads
@@ -68,12 +73,7 @@ Device auto_choice_encode(Device requested, unsigned long long samples, int thre
 // is its own Tier-1 launch, which lasts as long as its slowest code-block, and its own
 // transfers). Measured on the GPU machine (docs/PERFORMANCE.md, "GPU decode from the
 // code-blocks"); `gj2k device` prints them.
-struct DecodeCosts {
-  double cpu_ns_per_sample_thread;
-  double gpu_ns_per_sample;
-  double gpu_start_ms;
-  double gpu_tile_ms;
-};
+using DecodeCosts = DeviceCosts;
 inline constexpr DecodeCosts kDecodeCosts{86.0, 1.0, 250.0, 50.0};
 
 // The decoded samples from which the GPU is expected to be faster than `threads` CPU threads

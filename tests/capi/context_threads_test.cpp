@@ -2,6 +2,7 @@
 // process while it lives (made at its first encode or decode) and none after it is destroyed;
 // contexts of different thread counts used from different threads at once give the same
 // output as one thread; gj2k_context_create_ex checks its parameters.
+#include "common/capi_round_trip.h"
 #include "gj2k.h"
 
 #include <gtest/gtest.h>
@@ -39,53 +40,10 @@ std::vector<uint8_t> picture(uint32_t w, uint32_t h, uint32_t seed) {
   return v;
 }
 
-gj2k_image_desc rgb(uint32_t w, uint32_t h) {
-  gj2k_image_desc d{};
-  d.struct_size = sizeof(d);
-  d.width = w;
-  d.height = h;
-  d.num_components = 3;
-  d.precision = 8;
-  d.color_space = GJ2K_CS_SRGB;
-  return d;
-}
-
-// Encodes `pixels` (irreversible when asked, so that the float paths run too) and decodes the
-// result into interleaved 8-bit samples, through ctx. Empty on failure (reported).
-struct RoundTrip {
-  std::vector<uint8_t> stream, decoded;
-};
-RoundTrip round_trip(gj2k_context* ctx, const std::vector<uint8_t>& pixels, uint32_t w, uint32_t h,
-                     bool irreversible) {
-  RoundTrip r;
-  const gj2k_image_desc d = rgb(w, h);
-  gj2k_buffer in{
-      const_cast<uint8_t*>(pixels.data()), pixels.size(), GJ2K_SAMPLE_8, GJ2K_INTERLEAVED, 0, 0};
-  gj2k_encode_params ep;
-  gj2k_encode_params_init(&ep);
-  ep.irreversible = irreversible;
-  ep.cblk_width = ep.cblk_height = 32;  // many code-blocks for the threads
-  uint8_t* out = nullptr;
-  size_t size = 0;
-  if (gj2k_encode_to_memory(ctx, &d, &in, &ep, &out, &size) != GJ2K_OK) {
-    ADD_FAILURE() << gj2k_context_error(ctx);
-    return r;
-  }
-  r.stream.assign(out, out + size);
-  gj2k_free(out);
-  gj2k_decoder* dec = gj2k_decoder_create_memory(ctx, r.stream.data(), r.stream.size());
-  if (!dec) {
-    ADD_FAILURE() << gj2k_last_error();
-    return r;
-  }
-  r.decoded.resize(pixels.size());
-  gj2k_buffer buf{r.decoded.data(), r.decoded.size(), GJ2K_SAMPLE_8, GJ2K_INTERLEAVED, 0, 0};
-  if (gj2k_decode_into(dec, nullptr, &buf) != GJ2K_OK) {
-    ADD_FAILURE() << gj2k_context_error(ctx);
-    r.decoded.clear();
-  }
-  gj2k_decoder_destroy(dec);
-  return r;
+// Lossless or 9/7 through ctx and back, with 32x32 code-blocks (many for the threads).
+gj2k::test::CapiRoundTrip round_trip(gj2k_context* ctx, const std::vector<uint8_t>& pixels,
+                                     uint32_t w, uint32_t h, bool irreversible) {
+  return gj2k::test::capi_round_trip(ctx, pixels, w, h, irreversible, 32);
 }
 
 TEST(CApiContext, OwnsItsThreadsAndJoinsThemOnDestroy) {
@@ -94,7 +52,7 @@ TEST(CApiContext, OwnsItsThreadsAndJoinsThemOnDestroy) {
   ASSERT_NE(ctx, nullptr) << gj2k_last_error();
   EXPECT_EQ(task_count(), before);  // threads start with the first call that codes
   const std::vector<uint8_t> pixels = picture(256, 192, 1);
-  const RoundTrip r = round_trip(ctx, pixels, 256, 192, false);
+  const gj2k::test::CapiRoundTrip r = round_trip(ctx, pixels, 256, 192, false);
   EXPECT_EQ(r.decoded, pixels);         // lossless
   EXPECT_EQ(task_count(), before + 2);  // 3 threads: the caller and 2 workers, no more
   round_trip(ctx, pixels, 256, 192, true);
@@ -111,7 +69,7 @@ TEST(CApiContext, OwnsItsThreadsAndJoinsThemOnDestroy) {
 TEST(CApiContext, ContextsOfDifferentThreadsRunAtOnce) {
   constexpr uint32_t kW = 320, kH = 200;
   std::vector<std::vector<uint8_t>> inputs;
-  std::vector<RoundTrip> expected;
+  std::vector<gj2k::test::CapiRoundTrip> expected;
   {
     gj2k_context* serial = make_context(1);
     ASSERT_NE(serial, nullptr);
@@ -131,7 +89,7 @@ TEST(CApiContext, ContextsOfDifferentThreadsRunAtOnce) {
     }
     for (int round = 0; round < 3; ++round)
       for (size_t k = 0; k < inputs.size(); ++k) {
-        const RoundTrip r = round_trip(ctx, inputs[k], kW, kH, k % 2 == 1);
+        const gj2k::test::CapiRoundTrip r = round_trip(ctx, inputs[k], kW, kH, k % 2 == 1);
         if (r.stream != expected[k].stream || r.decoded != expected[k].decoded)
           failures[slot] +=
               "threads " + std::to_string(threads) + ": image " + std::to_string(k) + " differs; ";
