@@ -15,7 +15,7 @@ namespace gj2k::codec {
 // each on a share of the threads; larger ones one at a time on all of them.
 inline constexpr uint64_t kBatchConcurrentMaxSamples = uint64_t{1} << 24;
 
-// The threads of a batch: `requested`, or (<= 0) as many as OpenMP uses.
+// The threads of a batch: `requested`, or (<= 0) the current scope's (core::max_threads).
 int batch_threads(int requested);
 
 // How many images of a batch of `items` are coded at once on `threads` threads (>= 1).

@@ -151,8 +151,8 @@ std::string guard_bits_message(uint32_t c, uint32_t needed, uint32_t mb);
 std::string code_block(const int32_t* q, size_t stride, uint8_t style, const CodeBlockJob& job,
                        TileCoding& tile);
 
-// Coding stage of tile t: code-block partition, distortion weights and Tier-1 (OpenMP over
-// the tile's code-blocks). Reads `coeffs`.
+// Coding stage of tile t: code-block partition, distortion weights and Tier-1 (the current
+// pool over the tile's code-blocks). Reads `coeffs`.
 TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeSetup& setup,
                      const EncodeParams& params, uint32_t t);
 

@@ -152,8 +152,8 @@ class TileBackend {
   // The serial tile loop's pipeline state, or null when the backend keeps none.
   virtual std::unique_ptr<ForwardPipeline> forward_pipeline() const { return nullptr; }
   // The forward stage and Tier-1 of tile t: what the encoder's tile loop calls. The default
-  // (encoder_tile.cpp): forward(), then code_tile (Tier-1 on the CPU, OpenMP over the
-  // code-blocks). The CUDA backend codes the code-blocks on the device from its results
+  // (encoder_tile.cpp): forward(), then code_tile (Tier-1 on the CPU, the thread pool over
+  // the code-blocks). The CUDA backend codes the code-blocks on the device from its results
   // (encoder_gpu.h encode_tile_gpu). Every backend gives the CPU backend's EncodedBlocks
   // (the 9/7 too: the GPU's forward stage computes the CPU's floats).
   virtual TileCoding encode(const Image& image, const EncodeSetup& setup,
@@ -164,15 +164,15 @@ class TileBackend {
   // inverse RCT when all three are reversible, else the ICT (a 5/3 one taken to float first).
   // out (resized to the components) receives the rect and final samples of every wanted
   // component; the others are left as they are. A plane's buffers may be consumed (moved into
-  // out) and are unspecified afterwards. `threads` bounds the host threads used (0: OpenMP's
-  // team size). Results: 5/3 identical on every backend (integer lifting F.3.8, integer RCT);
+  // out) and are unspecified afterwards. `threads` bounds the host threads used (0: the current
+  // scope's, core::max_threads). Results: 5/3 identical on every backend (integer lifting F.3.8, integer RCT);
   // 9/7 identical with the default GPU DWT variant, within 1 with the others.
   // Throws Error(kInternal) for inconsistent planes, Error(kDevice) for device failures.
   virtual void inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
                        std::vector<TileComponentSamples>& out) const = 0;
 };
 
-// The CPU backend (codec/tile_backend_cpu.cpp): OpenMP over rows and chunks.
+// The CPU backend (codec/tile_backend_cpu.cpp): the thread pool over rows and chunks.
 const TileBackend& cpu_backend();
 
 // The whole decode of one tile on the GPU, from Tier-2's output to samples: the table up (one

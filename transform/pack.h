@@ -39,7 +39,8 @@ struct PackRect {
   size_t dst_pixel = 0;  // bytes between destination samples of a row (>= format.bytes)
 };
 
-// The CPU reference and host path: rows split over `threads` OpenMP threads (1: serial).
+// The CPU reference and host path: rows split over `threads` threads of the current pool
+// (core/thread_pool.h; 1: serial).
 void pack_rect(const int32_t* src, uint8_t* dst, const PackRect& r, PackFormat f, int threads);
 
 // pack_rect of n rectangles of one size at once into interleaved pixels: sample (x, y) of

@@ -19,7 +19,8 @@
 //   to a power of two from 64 KB) and at most max_chunk_bytes, so the slots of a decode or encode
 //   of small tiles pin little; growing waits for every transfer in flight. reserve(B) does it
 //   ahead.
-// - `threads`: OpenMP threads for the host copies of a chunk (1: the calling thread alone).
+// - `threads`: threads of the current pool for the host copies of a chunk (1: the calling
+//   thread alone).
 // Failures throw Error(kDevice).
 #pragma once
 
