@@ -165,9 +165,9 @@ class TileBackend {
   // out (resized to the components) receives the rect and final samples of every wanted
   // component; the others are left as they are. A plane's buffers may be consumed (moved into
   // out) and are unspecified afterwards. `threads` bounds the host threads used (0: the current
-  // scope's, core::max_threads). Results: 5/3 identical on every backend (integer lifting F.3.8, integer RCT);
-  // 9/7 identical with the default GPU DWT variant, within 1 with the others.
-  // Throws Error(kInternal) for inconsistent planes, Error(kDevice) for device failures.
+  // scope's, core::max_threads). Results: 5/3 identical on every backend (integer lifting F.3.8,
+  // integer RCT); 9/7 identical with the default GPU DWT variant, within 1 with the others. Throws
+  // Error(kInternal) for inconsistent planes, Error(kDevice) for device failures.
   virtual void inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
                        std::vector<TileComponentSamples>& out) const = 0;
 };
