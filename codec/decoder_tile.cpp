@@ -552,13 +552,22 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
     const bool on_gpu = o.gpu->use();
     trace_wait.end();
     if (on_gpu) {
-      for (auto& cs : comps) {
-        BlockSegmentMap().swap(cs.blocks);
-        planes.push_back(std::move(cs.plane));
+      for (auto& cs : comps) planes.push_back(std::move(cs.plane));
+      try {
+        TraceStage trace("gpu tile decode");
+        cuda_decode_tile(planes, table, tile_mct, o.threads, out, o.pack);
+        return out;
+      } catch (const Error& e) {
+        // A device too full for this tile (other work on it, or GJ2K_GPU_MEMORY_LIMIT): the
+        // tile decodes on the CPU, with the same samples, instead of failing.
+        if (!device_out_of_memory(e)) throw;
+        if (warnings)
+          warnings->push_back("tile " + std::to_string(t) +
+                              ": the GPU is out of memory, decoded on the CPU");
+        for (size_t c = 0; c < ncomp; ++c) comps[c].plane = std::move(planes[c]);
+        planes.clear();
+        out.assign(ncomp, TileComponentSamples{});
       }
-      TraceStage trace("gpu tile decode");
-      cuda_decode_tile(planes, table, tile_mct, o.threads, out, o.pack);
-      return out;
     }
   }
   for (auto& cs : comps) {

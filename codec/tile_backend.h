@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "entropy/t1_dec_block.h"
+#include "gj2k/error.h"
 #include "gj2k/image.h"
 #include "transform/geometry.h"
 #include "transform/pack.h"
@@ -190,6 +191,10 @@ const TileBackend& cpu_backend();
 void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& table, bool mct,
                       int threads, std::vector<TileComponentSamples>& out,
                       const PackTarget* pack = nullptr);
+
+// Whether `e` is a device allocation failure (a full device or GJ2K_GPU_MEMORY_LIMIT), which
+// the caller may answer by doing the work on the CPU. False when built without CUDA.
+bool device_out_of_memory(const Error& e);
 
 // Destroys the idle objects of the process-wide GPU pools (the decoder's tile slots with their
 // device buffers, pinned rings and streams; the encoder's transformers): what

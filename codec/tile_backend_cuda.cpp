@@ -22,7 +22,9 @@
 // (code-block bytes, segments, jobs) and the Tier-1 decoders' state; pinned host only the
 // slot's ring (at most 32 MB, sized by the tile). The slot is taken once Tier-2 is done, so
 // GpuWarmUp's device query, CUDA context and slot allocation overlap reading, parsing and
-// Tier-2. CUDA failures throw Error(kDevice); a slot whose work failed is dropped.
+// Tier-2. The pool holds as many slots as tiles were decoded at once: a warm-up adds only
+// those its decode needs beyond the free ones. CUDA failures throw Error(kDevice); a slot
+// whose work failed is dropped.
 #include "codec/encoder_internal.h"
 #include "codec/gpu_warm_up.h"
 #include "codec/tile_backend.h"
@@ -260,9 +262,9 @@ class InverseRun {
     std::chrono::steady_clock::time_point host_start = std::chrono::steady_clock::now();
     explicit DeviceTimes(cudaStream_t s) { start.record(s); }
     void report() {
-      const double host = std::chrono::duration<double, std::milli>(
-                              std::chrono::steady_clock::now() - host_start)
-                              .count();
+      const double host =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start)
+              .count();
       const double upload = cu::Event::elapsed_ms(start, up);
       const double t1 = cu::Event::elapsed_ms(up, tier1);
       trace_note("gpu tile: %.1f ms (host), of which device: inputs up %.1f ms, tier-1 %.1f ms",
@@ -490,6 +492,10 @@ void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& 
   InverseRun(planes, mct, threads, pack).run(table, out);
 }
 
+bool device_out_of_memory(const Error& e) {
+  return cu::out_of_memory(e);
+}
+
 size_t release_gpu_pools() {
   return slot_pool(nullptr).clear() + release_encoder_gpu_pool() + release_context_gpu_objects();
 }
@@ -523,9 +529,13 @@ GpuWarmUp::GpuWarmUp(bool required) : impl_(std::make_unique<Impl>()) {
       }
       if (!transform::open_gpu()) return gpu.set_value(false);  // the query, the context
       const Impl::Sizes s = f.get();  // the destructor posts {0, 0} if prepare() never did
-      pool().expect(s.slots);         // before any taker can see the answer
+      // Only the slots the pool lacks: those free now serve this decode (a taker regrows one
+      // sized for a smaller tile), so that decodes one after another, or a batch's in flight,
+      // reuse the same few slots instead of adding theirs each time.
+      const int make = std::max(0, s.slots - static_cast<int>(pool().free_count()));
+      pool().expect(make);  // before any taker can see the answer
       gpu.set_value(true);
-      for (int i = 0; i < s.slots; ++i) {
+      for (int i = 0; i < make; ++i) {
         std::unique_ptr<Slot> slot;
         try {
           slot = std::make_unique<Slot>();
@@ -617,6 +627,10 @@ const TileBackend& cuda_backend() {
 void cuda_decode_tile(std::span<CoefficientPlane>, const CodeBlockTable&, bool, int,
                       std::vector<TileComponentSamples>&, const PackTarget*) {
   throw Error(ErrorCode::kDevice, "cuda backend: gj2k was built without CUDA");
+}
+
+bool device_out_of_memory(const Error&) {
+  return false;
 }
 
 size_t release_gpu_pools() {

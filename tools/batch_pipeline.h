@@ -1,10 +1,12 @@
 // The CLI's batches (gj2k decode/encode with several inputs): reading, coding and writing
 // overlap. A reader thread loads the inputs in order, at most one ahead of the coders; the
 // coders (codec::batch_workers of them: several small images at once, codec/batch.h) code
-// them; a writer thread stores the outputs as they come. A job that fails at any stage is
+// them; `writers` writer threads store the outputs as they come (several for outputs large
+// enough that one thread's writes would hold the coders back). A job that fails at any stage is
 // reported and the others go on.
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -23,16 +25,19 @@ template <class In, class Out>
 struct BatchStages {
   std::function<In(size_t job)> read;                 // on the reader thread, in job order
   std::function<Out(size_t job, In input)> code;      // on a coder thread
-  std::function<void(size_t job, Out output)> write;  // on the writer thread
-  // A stage of `job` threw `error`; called from the coders and the writer, one at a time.
+  std::function<void(size_t job, Out output)> write;  // on a writer thread
+  // A stage of `job` threw `error`; called from the coders and the writers, one at a time.
   std::function<void(size_t job, const std::exception& error)> failed;
 };
 
-// Runs jobs [0, n) through the stages with `coders` coder threads; returns how many failed.
+// Runs jobs [0, n) through the stages with `coders` coder threads and `writers` writer threads;
+// returns how many failed.
 template <class In, class Out>
-size_t run_batch(size_t n, int coders, const BatchStages<In, Out>& stages) {
-  constexpr size_t kReadAhead = 1;   // inputs read beyond those the coders hold
-  constexpr size_t kWriteQueue = 2;  // outputs waiting for the writer before coders wait
+size_t run_batch(size_t n, int coders, const BatchStages<In, Out>& stages, int writers = 1) {
+  constexpr size_t kReadAhead = 1;  // inputs read beyond those the coders hold
+  writers = std::max(1, writers);
+  // outputs waiting for the writers before coders wait
+  const size_t write_queue = 2 * static_cast<size_t>(writers);
   std::mutex mutex, failed_mutex;
   std::condition_variable changed;
   std::vector<In> inputs(n);  // In is default-constructible and movable
@@ -72,7 +77,7 @@ size_t run_batch(size_t n, int coders, const BatchStages<In, Out>& stages) {
       changed.notify_all();
     }
   });
-  std::jthread writer([&] {
+  auto write = [&] {
     for (;;) {
       std::unique_lock lock(mutex);
       changed.wait(lock, [&] { return !outputs.empty() || coders_left == 0; });
@@ -87,7 +92,9 @@ size_t run_batch(size_t n, int coders, const BatchStages<In, Out>& stages) {
         fail(job, std::current_exception());
       }
     }
-  });
+  };
+  std::vector<std::jthread> writer_threads;
+  for (int w = 0; w < writers; ++w) writer_threads.emplace_back(write);
   auto code = [&] {
     for (;;) {
       std::unique_lock lock(mutex);
@@ -106,7 +113,7 @@ size_t run_batch(size_t n, int coders, const BatchStages<In, Out>& stages) {
       try {
         Out output = stages.code(k, std::move(input));
         lock.lock();
-        changed.wait(lock, [&] { return outputs.size() < kWriteQueue; });
+        changed.wait(lock, [&] { return outputs.size() < write_queue; });
         outputs.emplace_back(k, std::move(output));
         changed.notify_all();
       } catch (...) {
@@ -123,7 +130,7 @@ size_t run_batch(size_t n, int coders, const BatchStages<In, Out>& stages) {
     code();
   }
   reader.join();
-  writer.join();
+  for (std::jthread& w : writer_threads) w.join();
   return failures;
 }
 

@@ -10,9 +10,11 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "codec/batch.h"
 #include "codec/device.h"
@@ -117,9 +119,11 @@ bool raw_is_planar_buffer(const gj2k::Image& shape) {
 // samples are the image anyway, which write_image streams to the file in slices, so a
 // file-sized buffer would only add memory.
 using FileBytes = std::vector<uint8_t, gj2k::DefaultInitAllocator<uint8_t>>;
+// `recycled`: a buffer of an earlier file whose memory the output reuses (a batch's writers hand
+// theirs back, so that each file's bytes are not faulted in afresh).
 std::optional<FileBytes> decode_file_direct(gj2k::Decoder& decoder, const gj2k::DecodeParams& p,
                                             const std::filesystem::path& output,
-                                            gj2k::Image& described) {
+                                            gj2k::Image& described, FileBytes recycled = {}) {
   using gj2k::io::Format;
   const std::optional<Format> format = gj2k::io::format_from_extension(output);
   if (!format ||
@@ -150,7 +154,8 @@ std::optional<FileBytes> decode_file_direct(gj2k::Decoder& decoder, const gj2k::
   }
   out.type = shape->components[0].precision > 8 ? gj2k::SampleType::k16 : gj2k::SampleType::k8;
   const size_t payload = gj2k::output_bytes(*shape, out);
-  FileBytes bytes(header.size() + payload);  // not zeroed: the decoder writes every sample
+  FileBytes bytes = std::move(recycled);
+  bytes.resize(header.size() + payload);  // not zeroed: the decoder writes every sample
   std::memcpy(bytes.data(), header.data(), header.size());
   out.data = bytes.data() + header.size();
   out.size = payload;
@@ -222,6 +227,21 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     double seconds = 0;
     uint64_t bytes = 0;
   };
+  // File buffers the writers are done with, for the next decodes (at most one per thread).
+  std::mutex spare_mutex;
+  std::vector<FileBytes> spare;
+  const int writers = std::clamp(coders / 4, 1, 4);  // a PNM's write is about a decode's time
+  auto take_spare = [&] {
+    std::lock_guard lock(spare_mutex);
+    if (spare.empty()) return FileBytes{};
+    FileBytes b = std::move(spare.back());
+    spare.pop_back();
+    return b;
+  };
+  auto give_spare = [&](FileBytes b) {
+    std::lock_guard lock(spare_mutex);
+    if (spare.size() < static_cast<size_t>(coders + writers)) spare.push_back(std::move(b));
+  };
   gj2k::cli::BatchStages<std::vector<uint8_t>, Decoded> stages;
   stages.read = [&](size_t k) { return gj2k::io::read_file(jobs[k].first); };
   stages.code = [&](size_t k, std::vector<uint8_t> bytes) {
@@ -247,23 +267,25 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     progress.update_as(prefix, "decode", 0.0);
     const gj2k::codec::ThreadBudget::Lease lease(budget, static_cast<int>(p.threads));
     const auto start = std::chrono::steady_clock::now();  // the decode, not the wait
-    out.file = decode_file_direct(decoder, p, jobs[k].second, out.image);
+    out.file = decode_file_direct(decoder, p, jobs[k].second, out.image, take_spare());
     if (!out.file) out.image = decoder.decode(p);
     out.seconds = seconds_since(start);
     return out;
   };
   stages.write = [&](size_t k, Decoded out) {
-    if (out.file)
+    if (out.file) {
       gj2k::io::write_file(jobs[k].second, *out.file);
-    else
+      give_spare(std::move(*out.file));
+    } else {
       gj2k::io::write_image(out.image, jobs[k].second);
+    }
     bytes_in += out.bytes;
     if (!o.quiet) progress.print(stdout, result_line(jobs[k], out.image, out.seconds));
   };
   stages.failed = [&](size_t k, const std::exception& e) {
     progress.print(stderr, gj2k::cli::batch_failure(jobs[k].first, e));
   };
-  const size_t failed = gj2k::cli::run_batch(jobs.size(), coders, stages);
+  const size_t failed = gj2k::cli::run_batch(jobs.size(), coders, stages, writers);
   progress.clear();
   if (!o.quiet) gj2k::cli::print_batch_summary(jobs.size() - failed, batch_start, bytes_in);
   if (failed) std::fprintf(stderr, "gj2k: %zu of %zu files failed\n", failed, jobs.size());

@@ -26,6 +26,9 @@
 #include "gj2k/encoder.h"
 #include "gj2k/gj2k.h"
 #include "gpu/gpu_test_util.h"
+#if defined(GJ2K_HAVE_CUDA)
+#include "transform/cuda/cuda_memory.h"
+#endif
 
 #ifdef GJ2K_HAVE_OPENJPEG
 #include "codec/decode_opj.h"
@@ -171,6 +174,48 @@ TEST(DecodeGpu, ReleaseGpuResourcesAndDecodeAgain) {
   EXPECT_EQ(peak_difference(src, first), 0);
   EXPECT_EQ(peak_difference(first, again), 0);
   EXPECT_GE(gj2k::release_gpu_resources(), 1u);
+}
+
+// Decodes one after another reuse the pooled slot: each decoder's warm-up adds slots only
+// where the pool has too few free, so the pool holds one slot after six one-tile decodes
+// (before, each warm-up added its own: six slots of device and pinned memory).
+TEST(DecodeGpu, RepeatedDecodesReuseTheirSlot) {
+  GJ2K_REQUIRE_GPU();
+  const Image src = gj2k::codec::synthetic_image(257, 131);
+  gj2k::EncodeParams ep;
+  ep.device = gj2k::EncodeParams::Device::kCpu;
+  const std::vector<uint8_t> bytes = gj2k::Encoder().encode(src, ep);
+  gj2k::release_gpu_resources();
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(peak_difference(src, decode_on(bytes, DecodeDevice::kGpu, 0)), 0);
+  EXPECT_EQ(gj2k::release_gpu_resources(), 1u);
+}
+
+// A tile for which the device has no memory (here GJ2K_GPU_MEMORY_LIMIT's limit, set below
+// what the pool's empty slot needs) decodes on the CPU with the same samples and a warning,
+// instead of failing the decode.
+TEST(DecodeGpu, OutOfDeviceMemoryDecodesOnTheCpu) {
+  GJ2K_REQUIRE_GPU();
+#if defined(GJ2K_HAVE_CUDA)
+  namespace cu = gj2k::transform::cuda;
+  const Image src = gj2k::codec::synthetic_image(301, 199);
+  gj2k::EncodeParams ep;
+  ep.device = gj2k::EncodeParams::Device::kCpu;
+  const std::vector<uint8_t> bytes = gj2k::Encoder().encode(src, ep);
+  gj2k::release_gpu_resources();
+  cu::set_device_memory_limit(cu::device_memory_use().current + 4096);
+  std::vector<std::string> warnings;
+  DecodeParams p;
+  p.device = DecodeDevice::kGpu;
+  p.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  const Image got = gj2k::decode_memory(bytes, p);
+  cu::set_device_memory_limit(0);
+  EXPECT_EQ(peak_difference(src, got), 0);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("out of memory, decoded on the CPU"), std::string::npos)
+      << warnings[0];
+  gj2k::release_gpu_resources();
+#endif
 }
 
 // Damaged streams of every code-block style (gj2k's encoder, 5/3 and 9/7, several layers):

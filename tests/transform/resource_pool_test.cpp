@@ -1,5 +1,6 @@
 // transform/cuda/resource_pool.h (host-only code, tested here without a GPU): take, give,
-// leases that return only succeeded objects, announced objects waited for, and clear().
+// leases that return only succeeded objects, announced objects waited for, free_count() and
+// clear().
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -43,7 +44,9 @@ TEST(XformResourcePool, TakeGiveLeaseAndClear) {
     other.succeeded();
   }
   EXPECT_EQ(live, 2);
+  EXPECT_EQ(pool.free_count(), 1u);  // `other`; `held` is still out
   EXPECT_EQ(pool.clear(), 1u);
+  EXPECT_EQ(pool.free_count(), 0u);
   EXPECT_EQ(live, 1);  // the held one is still out
 }
 

@@ -60,6 +60,11 @@ class Pool {
     cv_.notify_all();
   }
 
+  // Free objects now (a snapshot: other threads may take or give at once).
+  size_t free_count() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return free_.size();
+  }
   // Destroys the free objects (those taken stay with their takers and come back as usual);
   // returns how many. The next take() makes new ones.
   size_t clear() {
@@ -88,7 +93,7 @@ class Pool {
 
  private:
   Factory factory_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::vector<std::unique_ptr<T>> free_;
   int pending_ = 0;
