@@ -88,6 +88,38 @@ void ThreadBudget::acquire(int n) {
   changed_.notify_all();
 }
 
+bool ThreadBudget::try_acquire(int n) {
+  n = std::clamp(n, 1, total_);
+  std::lock_guard lock(mutex_);
+  if (serving_ != next_ticket_ || free_ < n) return false;
+  ++next_ticket_;
+  ++serving_;
+  free_ -= n;
+  return true;
+}
+
+void place_batch_decode(BatchDecodePlace& place, transform::Device requested, uint64_t samples,
+                        uint64_t bytes, int threads, int workers, uint64_t tiles,
+                        ThreadBudget& gpu_places, size_t remaining) {
+  place.share = batch_decode_share(requested, samples, threads, workers, tiles);
+  if (!place.share.gpu) return;
+  const BatchStealCosts& k = kBatchStealCosts;
+  const double cpu_ns = double(samples) * k.cpu_ns_per_sample + double(bytes) * k.cpu_ns_per_byte;
+  const double gpu_ns_left = double(remaining) * double(samples) * k.gpu_ns_per_sample;
+  const bool may_steal = requested == transform::Device::kAuto && place.share.threads < threads &&
+                         cpu_ns <= gpu_ns_left;
+  if (!may_steal) {
+    place.gpu_place.emplace(gpu_places, 1);
+    return;
+  }
+  if (gpu_places.try_acquire(1)) {
+    place.gpu_place.emplace(gpu_places, 1, std::adopt_lock);
+    return;
+  }
+  place.share.gpu = false;
+  place.share.threads = shared_threads(std::max(threads, 1), workers, false);
+}
+
 void ThreadBudget::release(int n) {
   n = std::clamp(n, 1, total_);
   {
@@ -190,14 +222,16 @@ std::vector<BatchResult<Image>> decode_batch(std::span<const std::span<const uin
               samples += uint64_t{c.width} * c.height;
             const uint64_t tiles = uint64_t{header.num_tiles_x} * header.num_tiles_y;
             DecodeParams p = params;
-            const codec::BatchShare share = codec::batch_decode_share(
-                codec::to_transform(params.device), samples, threads, workers, tiles);
-            p.threads = static_cast<uint32_t>(share.threads);
-            std::optional<codec::ThreadBudget::Lease> gpu_place;
-            if (share.gpu) gpu_place.emplace(gpu_places, 1);
+            codec::BatchDecodePlace place;
+            codec::place_batch_decode(place, codec::to_transform(params.device), samples,
+                                      streams[k].size(), threads, workers, tiles, gpu_places,
+                                      streams.size() - k - 1);
+            p.threads = static_cast<uint32_t>(place.share.threads);
+            if (!place.share.gpu && params.device == DecodeDevice::kAuto)
+              p.device = DecodeDevice::kCpu;  // as placed (the decoder would ask again)
             p.progress = callbacks.progress();
             p.on_warning = callbacks.on_warning(name);
-            const codec::ThreadBudget::Lease lease(budget, static_cast<int>(p.threads));
+            const codec::ThreadBudget::Lease lease(budget, place.budget_threads());
             results[k].value = decoder.decode(p);
           });
         } catch (const Error& e) {

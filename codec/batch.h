@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 
 #include "transform/device.h"
 
@@ -61,6 +62,8 @@ class ThreadBudget {
  public:
   explicit ThreadBudget(int threads) : free_(threads), total_(threads) {}
   void acquire(int n);
+  // acquire(n) only when it would not wait (no earlier caller waiting, n free); whether it did.
+  bool try_acquire(int n);
   void release(int n);
   // Callers waiting in acquire().
   size_t waiting() const;
@@ -69,6 +72,8 @@ class ThreadBudget {
   class Lease {
    public:
     Lease(ThreadBudget& budget, int n) : budget_(budget), n_(n) { budget_.acquire(n_); }
+    // Holds n threads the caller acquired already (try_acquire).
+    Lease(ThreadBudget& budget, int n, std::adopt_lock_t) : budget_(budget), n_(n) {}
     ~Lease() { budget_.release(n_); }
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
@@ -84,5 +89,36 @@ class ThreadBudget {
   int free_, total_;
   uint64_t next_ticket_ = 0, serving_ = 0;
 };
+
+// A batch decode under --device auto uses the CPU cores that its GPU decodes leave idle: an
+// image whose share is on the GPU decodes on the CPU (one share of the threads) instead of
+// waiting when every GPU place is taken and the images still to start after it would keep the
+// GPU busy at least as long as its CPU decode takes (so the GPU does not wait for the CPU at
+// the end). Its CPU time is estimated from its samples and its codestream bytes (Tier-1 time
+// follows the coded bytes: a lossless photo takes about 2.7 times a 9/7 rate-20 one), the GPU's
+// from its samples at the GPU's batch throughput; measured on the GPU machine (16 cores all
+// busy, 2560x1600 photos; docs/PERFORMANCE.md).
+struct BatchStealCosts {
+  double cpu_ns_per_sample;  // one thread, the other cores busy
+  double cpu_ns_per_byte;
+  double gpu_ns_per_sample;  // a batch's throughput with kBatchGpuInFlight in flight
+};
+inline constexpr BatchStealCosts kBatchStealCosts{18.0, 85.0, 0.8};
+
+// How one image of a decode batch runs: its share (batch_decode_share; moved to the CPU when
+// it does not wait for a GPU place) and the GPU place it holds while it decodes.
+struct BatchDecodePlace {
+  BatchShare share;
+  std::optional<ThreadBudget::Lease> gpu_place;
+  // The threads it takes from the batch's ThreadBudget: a GPU decode that shares the GPU
+  // waits on the device most of its time, so it counts one.
+  int budget_threads() const { return share.gpu && share.threads > 1 ? 1 : share.threads; }
+};
+// Places an image of `samples` samples, `tiles` tiles and `bytes` codestream bytes of a batch
+// of `workers` on `threads` threads, taking its GPU place from `gpu_places`; `remaining`: the
+// images still to start after it (kBatchStealCosts).
+void place_batch_decode(BatchDecodePlace& place, transform::Device requested, uint64_t samples,
+                        uint64_t bytes, int threads, int workers, uint64_t tiles,
+                        ThreadBudget& gpu_places, size_t remaining);
 
 }  // namespace gj2k::codec

@@ -109,7 +109,12 @@ std::vector<uint8_t> join(const Written& w) {
   pieces.push_back({eoc.data().data(), eoc.size(), at});
   if (at + eoc.size() != w.size)
     throw Error(ErrorCode::kInternal, "encoder: codestream size bookkeeping is off");
-  std::vector<uint8_t> stream(w.size);
+  // Huge pages before the first touch: the zero fill that std::vector cannot skip then faults
+  // a large codestream in 2 MiB at a time.
+  std::vector<uint8_t> stream;
+  stream.reserve(w.size);
+  if (w.size >= kHugePageHintBytes) advise_huge_pages(stream.data(), w.size);
+  stream.resize(w.size);
   std::memcpy(stream.data(), w.main_header.data(), w.main_header.size());
   core::parallel_for(
       0, pieces.size(), 256,

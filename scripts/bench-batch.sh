@@ -65,6 +65,7 @@ geometry=$(head -c 32 "${ppms[0]}" | tr '\n' ' ' | awk '{print $2 "x" $3}')
 q() { "$@" >/dev/null 2>>"$log"; }
 dec_gj2k_gpu() { q "$gj2k" decode --img-dir "$1" --out-for ppm -o "$2" --device gpu --quiet; }
 dec_gj2k_cpu() { q "$gj2k" decode --img-dir "$1" --out-for ppm -o "$2" --device cpu --quiet; }
+dec_gj2k_auto() { q "$gj2k" decode --img-dir "$1" --out-for ppm -o "$2" --device auto --quiet; }
 dec_grk_loop() {
   local f
   for f in "$1"/*.j2k; do
@@ -199,6 +200,7 @@ decode_table() {  # TITLE SET CHECK
   row "grk_decompress loop (-H $cores)" "$2" ppm dec_grk_loop
   row "gj2k decode --device gpu (1 call)" "$2" ppm dec_gj2k_gpu "" "$3"
   row "gj2k decode --device cpu (1 call)" "$2" ppm dec_gj2k_cpu "" "$3"
+  row "gj2k decode --device auto (1 call)" "$2" ppm dec_gj2k_auto "" "$3"
   row "grk_decompress -y DIR (1 call)" "$2" ppm dec_grk_dir
   row "opj_decompress loop (-threads $cores)" "$2" ppm dec_opj_loop
   row "opj_decompress -ImgDir (1 call)" "$2" ppm dec_opj_dir copy_set

@@ -245,8 +245,9 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
   gj2k::cli::BatchStages<std::vector<uint8_t>, Decoded> stages;
   stages.read = [&](size_t k) { return gj2k::io::read_file(jobs[k].first); };
   stages.code = [&](size_t k, std::vector<uint8_t> bytes) {
+    const size_t order = ++started;
     const std::string prefix = gj2k::cli::batch_prefix(
-        ++started, jobs.size(), seconds_since(batch_start), bytes_in, jobs[k].first);
+        order, jobs.size(), seconds_since(batch_start), bytes_in, jobs[k].first);
     Decoded out;
     out.bytes = bytes.size();
     gj2k::Decoder decoder(std::move(bytes));
@@ -255,17 +256,18 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     for (const gj2k::ComponentInfo& c : header.components) samples += uint64_t{c.width} * c.height;
     const uint64_t tiles = uint64_t{header.num_tiles_x} * header.num_tiles_y;
     gj2k::DecodeParams p = params;
-    const gj2k::codec::BatchShare share = gj2k::codec::batch_decode_share(
-        gj2k::codec::to_transform(p.device), samples, threads, coders, tiles);
-    p.threads = static_cast<uint32_t>(share.threads);
-    std::optional<gj2k::codec::ThreadBudget::Lease> gpu_place;
-    if (share.gpu) gpu_place.emplace(gpu_places, 1);
+    gj2k::codec::BatchDecodePlace place;
+    gj2k::codec::place_batch_decode(place, gj2k::codec::to_transform(p.device), samples, out.bytes,
+                                    threads, coders, tiles, gpu_places, jobs.size() - order);
+    p.threads = static_cast<uint32_t>(place.share.threads);
+    if (!place.share.gpu && p.device == gj2k::DecodeDevice::kAuto)
+      p.device = gj2k::DecodeDevice::kCpu;  // as placed (the decoder would ask again)
     p.render = render_for(jobs[k].second);
     p.progress = [&progress, &prefix](const char* stage, double f) {
       return progress.update_as(prefix, stage, f);
     };
     progress.update_as(prefix, "decode", 0.0);
-    const gj2k::codec::ThreadBudget::Lease lease(budget, static_cast<int>(p.threads));
+    const gj2k::codec::ThreadBudget::Lease lease(budget, place.budget_threads());
     const auto start = std::chrono::steady_clock::now();  // the decode, not the wait
     out.file = decode_file_direct(decoder, p, jobs[k].second, out.image, take_spare());
     if (!out.file) out.image = decoder.decode(p);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -251,6 +252,64 @@ TEST(BatchThreads, BudgetServesInArrivalOrder) {
   EXPECT_EQ(large_at.load(), 0);
   EXPECT_EQ(small_at.load(), 1);
   EXPECT_EQ(budget.waiting(), 0u);
+}
+
+TEST(BatchThreads, TryAcquireNeverWaitsNorJumpsTheQueue) {
+  codec::ThreadBudget budget(2);
+  EXPECT_TRUE(budget.try_acquire(1));
+  EXPECT_FALSE(budget.try_acquire(2));  // one is taken
+  std::thread large([&] {
+    budget.acquire(2);
+    budget.release(2);
+  });
+  while (budget.waiting() < 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_FALSE(budget.try_acquire(1)) << "a thread is free, but the large request came first";
+  budget.release(1);
+  large.join();
+  EXPECT_TRUE(budget.try_acquire(2));
+  budget.release(2);
+}
+
+// A decode batch under kAuto decodes an image on the CPU instead of waiting for a GPU place
+// while the rest of the batch keeps the GPU busy longer than that CPU decode takes
+// (kBatchStealCosts); under kGpu, or near the batch's end, it waits.
+TEST(BatchThreads, AutoDecodesOnTheCpuWhenTheGpuPlacesAreTaken) {
+  using transform::Device;
+  const uint64_t small = codec::kBatchConcurrentMaxSamples - 1;
+  const int threads = 16, workers = 16;
+  const uint64_t bytes = small / 4;
+  const codec::BatchStealCosts& k = codec::kBatchStealCosts;
+  // The fewest images after it for which the GPU stays busy longer than its CPU decode.
+  const size_t many = static_cast<size_t>(std::ceil(
+      (small * k.cpu_ns_per_sample + bytes * k.cpu_ns_per_byte) / (small * k.gpu_ns_per_sample)));
+  if (codec::batch_decode_on_cpu(Device::kAuto, small, threads / codec::kBatchGpuInFlight))
+    GTEST_SKIP() << "the decode cost model puts this size on the CPU anyway";
+  codec::ThreadBudget places(1);
+  {
+    codec::BatchDecodePlace free_place;  // a place is free: the GPU
+    codec::place_batch_decode(free_place, Device::kAuto, small, bytes, threads, workers, 1, places,
+                              many);
+    EXPECT_TRUE(free_place.share.gpu);
+    EXPECT_TRUE(free_place.gpu_place.has_value());
+    EXPECT_EQ(free_place.share.threads, threads / codec::kBatchGpuInFlight);
+    EXPECT_EQ(free_place.budget_threads(), 1);
+    codec::BatchDecodePlace busy;  // the one place is taken: the CPU, one thread, no place
+    codec::place_batch_decode(busy, Device::kAuto, small, bytes, threads, workers, 1, places, many);
+    EXPECT_FALSE(busy.share.gpu);
+    EXPECT_FALSE(busy.gpu_place.has_value());
+    EXPECT_EQ(busy.share.threads, threads / workers);
+    EXPECT_EQ(busy.budget_threads(), threads / workers);
+  }
+  // Near the end of the batch (or under kGpu) an image waits for the place: here it is free
+  // again, so it gets it at once.
+  codec::BatchDecodePlace last;
+  codec::place_batch_decode(last, Device::kAuto, small, bytes, threads, workers, 1, places,
+                            many - 1);
+  EXPECT_TRUE(last.share.gpu && last.gpu_place.has_value());
+  last.gpu_place.reset();
+  codec::BatchDecodePlace asked;
+  codec::place_batch_decode(asked, Device::kGpu, small, bytes, threads, workers, 1, places, many);
+  EXPECT_TRUE(asked.share.gpu && asked.gpu_place.has_value());
 }
 
 }  // namespace
