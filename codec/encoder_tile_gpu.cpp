@@ -53,34 +53,47 @@ transform::cuda::Pool<TileTransformer>& pool() {
 
 std::atomic<uint32_t> g_cpu_tiles{0};  // gpu_path_cpu_tiles()
 
-// Rows [r.y0, r.y1) of component `comp` restricted to r (B-12), narrowed to T. Returns whether
-// every sample lies inside the component's range (validate_samples; the encoder leaves that
-// check to this pass over the samples).
+// Samples [first, first + n) of the tile as TileTransformer::SampleFill lays them out (the
+// spec's tile-components back to back, each its rect (B-12) in rows) into dst, narrowed to T.
+// Returns whether every one lies inside its component's range (validate_samples; the encoder
+// leaves that check to this pass over the samples).
 template <class T>
-bool stage_samples(const Image& image, const Component& comp, const Rect& r, T* dst) {
-  const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
-  const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
-  const size_t w = r.width();
-  const int64_t lo = comp.min_value(), hi = comp.max_value();
+bool stage_range(const Image& image, const TileSpec& spec, size_t first, size_t n, T* dst) {
   std::atomic<bool> out_of_range{false};
-  core::parallel_blocks(r.height(), [&](size_t first, size_t last) {
-    int32_t vmin = INT32_MAX, vmax = INT32_MIN;
-    for (size_t i = first; i < last; ++i) {
-      const uint32_t y = r.y0 + static_cast<uint32_t>(i);
-      const int32_t* src = comp.samples.data() + size_t{y - cy0} * comp.width + (r.x0 - cx0);
-      T* out = dst + i * w;
-      for (size_t x = 0; x < w; ++x) {
-        vmin = std::min(vmin, src[x]);
-        vmax = std::max(vmax, src[x]);
+  size_t base = 0;  // the component's first sample in the tile's layout
+  for (size_t c = 0; c < spec.comps.size(); base += spec.comps[c].rect.area(), ++c) {
+    const Rect& r = spec.comps[c].rect;
+    const size_t w = r.width(), count = r.area();
+    if (w == 0 || first >= base + count || first + n <= base) continue;
+    const size_t a = std::max(first, base) - base, b = std::min(first + n, base + count) - base;
+    const Component& comp = image.components[c];
+    const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
+    const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+    const int64_t lo = comp.min_value(), hi = comp.max_value();
+    const size_t row0 = a / w, rows = (b + w - 1) / w - row0;
+    core::parallel_blocks(rows, [&](size_t first_row, size_t last_row) {
+      int32_t vmin = INT32_MAX, vmax = INT32_MIN;
+      for (size_t i = first_row; i < last_row; ++i) {
+        const size_t y = row0 + i;
+        const size_t x0 = std::max(a, y * w) - y * w, x1 = std::min(b, (y + 1) * w) - y * w;
+        const int32_t* src = comp.samples.data() +
+                             size_t{r.y0 + static_cast<uint32_t>(y) - cy0} * comp.width +
+                             (r.x0 - cx0) + x0;
+        T* o = dst + (base + y * w + x0 - first);
+        const size_t len = x1 - x0;
+        for (size_t x = 0; x < len; ++x) {
+          vmin = std::min(vmin, src[x]);
+          vmax = std::max(vmax, src[x]);
+        }
+        if constexpr (sizeof(T) == 4) {
+          std::memcpy(o, src, len * 4);
+        } else {
+          for (size_t x = 0; x < len; ++x) o[x] = static_cast<T>(src[x]);
+        }
       }
-      if constexpr (sizeof(T) == 4) {
-        std::memcpy(out, src, w * 4);
-      } else {
-        for (size_t x = 0; x < w; ++x) out[x] = static_cast<T>(src[x]);
-      }
-    }
-    if (vmin < lo || vmax > hi) out_of_range = true;
-  });
+      if (vmin < lo || vmax > hi) out_of_range = true;
+    });
+  }
   return !out_of_range;
 }
 
@@ -148,26 +161,20 @@ bool make_spec(const Image& image, const EncodeSetup& setup, uint32_t t, TileSpe
   return true;
 }
 
-// Stages the tile's samples into tt's input, uploads them (returns once they are read) and
-// enqueues the transform.
+// Stages the tile's samples straight into tt's pinned staging as they go up (returns once they
+// are read) and enqueues the transform; throws validate_samples' error for a sample out of its
+// component's range.
 void enqueue(const Image& image, const TileSpec& spec, TileTransformer& tt) {
-  for (size_t c = 0; c < spec.comps.size(); ++c) {
-    void* dst = tt.input_raw(0, spec, static_cast<int>(c));
-    const Component& comp = image.components[c];
-    const Rect& r = spec.comps[c].rect;
-    bool in_range;
-    if (spec.sample_bytes == 1) {
-      in_range = spec.sample_signed ? stage_samples(image, comp, r, static_cast<int8_t*>(dst))
-                                    : stage_samples(image, comp, r, static_cast<uint8_t*>(dst));
-    } else if (spec.sample_bytes == 2) {
-      in_range = spec.sample_signed ? stage_samples(image, comp, r, static_cast<int16_t*>(dst))
-                                    : stage_samples(image, comp, r, static_cast<uint16_t*>(dst));
-    } else {
-      in_range = stage_samples(image, comp, r, static_cast<int32_t*>(dst));
-    }
-    check_staged(in_range, image);
-  }
-  tt.encode(0, spec);
+  const bool in_range = tt.encode(0, spec, [&](size_t first, size_t n, void* dst) {
+    if (spec.sample_bytes == 1)
+      return spec.sample_signed ? stage_range(image, spec, first, n, static_cast<int8_t*>(dst))
+                                : stage_range(image, spec, first, n, static_cast<uint8_t*>(dst));
+    if (spec.sample_bytes == 2)
+      return spec.sample_signed ? stage_range(image, spec, first, n, static_cast<int16_t*>(dst))
+                                : stage_range(image, spec, first, n, static_cast<uint16_t*>(dst));
+    return stage_range(image, spec, first, n, static_cast<int32_t*>(dst));
+  });
+  check_staged(in_range, image);
 }
 
 // A second transformer is made for the serial loop only when at least this many tiles remain

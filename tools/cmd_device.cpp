@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "codec/batch.h"
 #include "core/thread_pool.h"
 #include "tools/command.h"
 #include "transform/device.h"
@@ -37,6 +38,14 @@ const bool registered = gj2k::cli::register_command(
                "  so for a one-tile image the GPU from %.1f Msamples on (e.g. %.0f x %.0f RGB) on "
                "%d threads; in a batch, once CUDA is up, from the first sample\n",
                even / 1e6, std::sqrt(even / 3.0 * 1.6), std::sqrt(even / 3.0 / 1.6), threads);
+         const gj2k::codec::BatchStealCosts& b = gj2k::codec::kBatchStealCosts;
+         std::printf(
+             "  a decode batch under --device auto also decodes on the idle CPU cores: an image "
+             "goes to one CPU thread instead of waiting for one of the %d GPU places when its "
+             "estimated CPU time (%.0f ns per sample + %.0f ns per codestream byte) is at most "
+             "the GPU's time for the images still to start (%.1f ns per sample)\n",
+             gj2k::codec::kBatchGpuInFlight, b.cpu_ns_per_sample, b.cpu_ns_per_byte,
+             b.gpu_ns_per_sample);
          const tf::EncodeCosts& e = tf::kEncodeCosts;
          std::printf(
              "encode, --device auto: CPU %.0f ns per sample and thread (%.2f ns on %d threads), "

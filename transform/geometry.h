@@ -5,6 +5,7 @@
 // (the image origin is not subtracted): lifting parity and code-block anchoring depend on them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/band.h"
@@ -16,6 +17,7 @@ struct Rect {
   uint32_t width() const { return x1 > x0 ? x1 - x0 : 0; }
   uint32_t height() const { return y1 > y0 ? y1 - y0 : 0; }
   bool empty() const { return width() == 0 || height() == 0; }
+  size_t area() const { return size_t{width()} * height(); }
   bool operator==(const Rect&) const = default;
 };
 

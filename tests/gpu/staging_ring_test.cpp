@@ -2,7 +2,7 @@
 // rings of a few tiny chunks (so every transfer wraps the ring several times) and of 1 MB
 // chunks, on two streams sharing one ring, with 1 and 4 host threads; the source of an upload
 // overwritten as soon as upload() returns must not reach the device; a download writes nothing
-// past its end; the ring pins on demand and grows.
+// past its end; the ring pins on demand and grows; upload_with fills the chunks in place.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -110,6 +110,33 @@ TEST(GpuStagingRing, DefaultRingWrapsLargeTransfer) {
   std::vector<uint8_t> back(n);
   ring.download(back.data(), d.get(), n, s.get(), 4);
   EXPECT_TRUE(back == a) << "50 MB round trip through the default ring differs";
+}
+
+// upload_with: a producer writes each chunk in place (pieces of 64 KB multiples, offsets in
+// order, covering the transfer once); a producer that says stop ends the upload there.
+TEST(GpuStagingRing, UploadWithFillsTheChunksInPlace) {
+  GJ2K_REQUIRE_GPU();
+  const size_t n = (size_t{3} << 20) + 4097;
+  const std::vector<uint8_t> a = random_bytes(n, 91);
+  gc::StagingRing ring(size_t{256} << 10, 3);
+  gc::Stream s;
+  gc::DeviceBuffer d(n);
+  size_t next = 0;
+  EXPECT_TRUE(ring.upload_with(d.get(), n, s.get(), [&](size_t at, void* chunk, size_t len) {
+    EXPECT_EQ(at, next);
+    EXPECT_EQ(at % (64u << 10), 0u);
+    std::copy(a.begin() + at, a.begin() + at + len, static_cast<uint8_t*>(chunk));
+    next = at + len;
+    return true;
+  }));
+  EXPECT_EQ(next, n);
+  std::vector<uint8_t> back(n);
+  ring.download(back.data(), d.get(), n, s.get(), 1);
+  EXPECT_TRUE(back == a) << "upload_with's bytes differ on the device";
+  int calls = 0;
+  EXPECT_FALSE(
+      ring.upload_with(d.get(), n, s.get(), [&](size_t, void*, size_t) { return ++calls < 2; }));
+  EXPECT_EQ(calls, 2) << "the upload goes on after its producer said stop";
 }
 
 #else

@@ -53,20 +53,21 @@ void StagingRing::reserve(size_t bytes) {
   next_ = 0;
 }
 
+void StagingRing::wait_chunk(size_t i) {
+  GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[i]->get()));
+}
+
+void StagingRing::enqueue_up(void* dst, size_t i, size_t len, cudaStream_t s) {
+  GJ2K_CUDA_CHECK(cudaMemcpyAsync(dst, chunk(i), len, cudaMemcpyHostToDevice, s));
+  events_[i]->record(s);
+}
+
 void StagingRing::upload(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads) {
-  if (bytes == 0) return;
-  reserve(bytes);
   const char* from = static_cast<const char*>(src);
-  char* to = static_cast<char*>(dst);
-  for (size_t at = 0; at < bytes; at += chunk_bytes_) {
-    const size_t len = std::min(chunk_bytes_, bytes - at);
-    const size_t i = next_;
-    next_ = (next_ + 1) % chunks_;
-    GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[i]->get()));  // the chunk's last DMA ended
-    copy(chunk(i), from + at, len, threads);
-    GJ2K_CUDA_CHECK(cudaMemcpyAsync(to + at, chunk(i), len, cudaMemcpyHostToDevice, s));
-    events_[i]->record(s);
-  }
+  upload_with(dst, bytes, s, [&](size_t at, void* chunk, size_t len) {
+    copy(static_cast<char*>(chunk), from + at, len, threads);
+    return true;
+  });
 }
 
 template <class CopyOut>

@@ -10,6 +10,11 @@
 //   enqueued on s, and the next chunk is filled while it runs. Returns once src has been read
 //   whole (src may then be overwritten); the last transfers may still be in flight on s, and
 //   work enqueued on s afterwards sees dst complete.
+// - upload_with(dst, bytes, s, fill): as upload, the bytes written by fill(at, chunk, len)
+//   straight into each pinned chunk (bytes [at, at + len) of the transfer; `at` and `len` are
+//   multiples of 64 KB but for the last piece), so a producer (the encoder's sample staging)
+//   writes no host copy of the whole transfer first. Returns false, leaving the rest of the
+//   transfer undone, as soon as fill does.
 // - download(dst, src, bytes, s): after the work already enqueued on s, copies src into host
 //   memory dst; returns when dst holds all of it.
 // - A chunk is reused only after the transfer that last used it has ended (one event per
@@ -26,6 +31,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -43,6 +49,8 @@ class StagingRing {
   StagingRing& operator=(const StagingRing&) = delete;
 
   void upload(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads);
+  template <class Fill>
+  bool upload_with(void* dst, size_t bytes, cudaStream_t s, Fill&& fill);
   void download(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads);
   // download of `rows` rows of row_bytes each, back to back at src, into host rows dst_pitch
   // bytes apart (a rectangle of a larger host image).
@@ -59,6 +67,8 @@ class StagingRing {
   template <class CopyOut>
   void download_with(const void* src, size_t bytes, cudaStream_t s, CopyOut&& copy_out);
   char* chunk(size_t i) const { return buffer_.as<char>() + i * chunk_bytes_; }
+  void wait_chunk(size_t i);                                         // its last transfer ended
+  void enqueue_up(void* dst, size_t i, size_t len, cudaStream_t s);  // chunk i's DMA up
   size_t max_chunk_bytes_;
   size_t chunk_bytes_ = 0;  // current chunk size (0: nothing pinned yet)
   size_t chunks_;
@@ -66,5 +76,21 @@ class StagingRing {
   PinnedBuffer buffer_;
   std::vector<std::unique_ptr<Event>> events_;  // the last transfer through each chunk
 };
+
+template <class Fill>
+bool StagingRing::upload_with(void* dst, size_t bytes, cudaStream_t s, Fill&& fill) {
+  if (bytes == 0) return true;
+  reserve(bytes);
+  char* to = static_cast<char*>(dst);
+  for (size_t at = 0; at < bytes; at += chunk_bytes_) {
+    const size_t len = std::min(chunk_bytes_, bytes - at);
+    const size_t i = next_;
+    next_ = (next_ + 1) % chunks_;
+    wait_chunk(i);  // the chunk's last DMA ended
+    if (!fill(at, static_cast<void*>(chunk(i)), len)) return false;
+    enqueue_up(to + at, i, len, s);
+  }
+  return true;
+}
 
 }  // namespace gj2k::transform::cuda

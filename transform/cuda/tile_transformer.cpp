@@ -73,6 +73,16 @@ int32_t* TileTransformer::input(int slot, const TileSpec& spec, int c) {
 
 void* TileTransformer::input_raw(int slot, const TileSpec& spec, int c) {
   Slot& s = *slots_.at(slot);
+  prepare(s, spec);
+  const size_t total = s.offset.back();
+  if (s.in.size() < total * spec.sample_bytes) {  // grows only; the caller writes it all
+    s.in.clear();  // nothing to keep: the larger buffer is not filled from the old one
+    s.in.resize(total * spec.sample_bytes);  // not zeroed
+  }
+  return s.in.data() + s.offset.at(c) * spec.sample_bytes;
+}
+
+void TileTransformer::prepare(Slot& s, const TileSpec& spec) {
   check_spec(spec);
   if (s.busy) {
     s.stream.synchronize();
@@ -86,15 +96,10 @@ void* TileTransformer::input_raw(int slot, const TileSpec& spec, int c) {
     ws = std::max(ws, dwt_workspace_bytes(variant_, comp.rect, spec.levels, false));
   }
   s.offset.push_back(total);
-  if (s.in.size() < total * spec.sample_bytes) {  // grows only; the caller writes it all
-    s.in.clear();  // nothing to keep: the larger buffer is not filled from the old one
-    s.in.resize(total * spec.sample_bytes);  // not zeroed
-  }
   s.done = false;
   s.a.reserve(total * 4);
   s.b.reserve(total * 4);
   s.ws.reserve(ws);
-  return s.in.data() + s.offset.at(c) * spec.sample_bytes;
 }
 
 void TileTransformer::encode(int slot, const TileSpec& spec) {
@@ -102,6 +107,34 @@ void TileTransformer::encode(int slot, const TileSpec& spec) {
   check_spec(spec);
   if (s.offset.size() != spec.comps.size() + 1)
     throw Error(ErrorCode::kInvalidArgument, "TileTransformer: call input() for this tile first");
+  const size_t total = s.offset.back();
+  const int threads = core::max_threads();
+  s.ring.upload(upload_target(s, spec), s.in.data(), total * spec.sample_bytes, s.stream.get(),
+                threads);
+  enqueue_transform(s, spec);
+}
+
+bool TileTransformer::encode(int slot, const TileSpec& spec, const SampleFill& fill) {
+  Slot& s = *slots_.at(slot);
+  prepare(s, spec);
+  const size_t sb = static_cast<size_t>(spec.sample_bytes);
+  const size_t total = s.offset.back();
+  s.busy = true;  // transfers may be in flight even when fill stops them
+  if (!s.ring.upload_with(
+          upload_target(s, spec), total * sb, s.stream.get(),
+          [&](size_t at, void* dst, size_t len) { return fill(at / sb, len / sb, dst); }))
+    return false;
+  enqueue_transform(s, spec);
+  return true;
+}
+
+// Where the upload goes: narrow samples into B (widened into A by enqueue_transform), int32
+// straight into A.
+void* TileTransformer::upload_target(Slot& s, const TileSpec& spec) {
+  return spec.sample_bytes != 4 ? static_cast<void*>(s.b.get()) : s.a.get();
+}
+
+void TileTransformer::enqueue_transform(Slot& s, const TileSpec& spec) {
   const cudaStream_t st = s.stream.get();
   const size_t total = s.offset.back();
   const size_t ncomp = spec.comps.size();
@@ -118,13 +151,8 @@ void TileTransformer::encode(int slot, const TileSpec& spec) {
   const size_t first_single = spec.mct ? 3 : 0;
   Int3 off;
   for (int c = 0; c < 3 && c < int(ncomp); ++c) off.v[c] = spec.comps[c].dc_offset;
-  const int threads = core::max_threads();
-  if (spec.sample_bytes != 4) {  // narrow upload into B, widen into A
-    s.ring.upload(bi, s.in.data(), total * spec.sample_bytes, st, threads);
+  if (spec.sample_bytes != 4)
     widen_samples(bi, spec.sample_bytes, spec.sample_signed, ai, total, st);
-  } else {
-    s.ring.upload(ai, s.in.data(), total * 4, st, threads);
-  }
   if (spec.reversible) {
     if (spec.mct) dc_shift_rct_forward(A(0), A(1), A(2), n_of(0), off, st);
     for (size_t c = first_single; c < ncomp; ++c)

@@ -13,13 +13,15 @@
 // Results equal the CPU functions of transform/ (mct.h, dwt.h, quant.h) as the GPU kernels'
 // own contracts state (5/3 path identical). Memory per slot: device 2 x 4 bytes per sample of
 // the tile plus the DWT workspace (~N/3 of the largest component); host sample_bytes per
-// sample of pageable input staging; pinned only a StagingRing of at most 32 MB (staging_ring.h).
+// sample of pageable input staging when input() is used (not with a SampleFill); pinned only a
+// StagingRing of at most 32 MB (staging_ring.h).
 // Slots keep their buffers and grow them only.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -62,6 +64,13 @@ class TileTransformer {
   // Upload the tile in `slot` (its inputs written; they are read whole when this returns) and
   // enqueue its transform.
   void encode(int slot, const TileSpec& spec);
+  // The same without input(): fill(first, n, dst) writes samples [first, first + n) of the tile
+  // (components back to back in spec order, each rect.width() x rect.height() in rows) at dst,
+  // spec.sample_bytes each, straight into the pinned staging chunks as they go up, so no host
+  // copy of the tile is made. When fill returns false (the caller's sample check failed) the
+  // upload stops, nothing is enqueued after it, and encode returns false.
+  using SampleFill = std::function<bool(size_t first, size_t n, void* dst)>;
+  bool encode(int slot, const TileSpec& spec, const SampleFill& fill);
   // Waits for the slot's work and copies component c's result (packed rows) into dst; may be
   // called for each component, in any order, until the slot's next input call. Host copies
   // use core::max_threads() threads.
@@ -75,6 +84,9 @@ class TileTransformer {
 
  private:
   struct Slot;
+  void prepare(Slot& s, const TileSpec& spec);  // layout and buffers; waits for its last work
+  static void* upload_target(Slot& s, const TileSpec& spec);
+  void enqueue_transform(Slot& s, const TileSpec& spec);  // after the upload
   GpuDwtVariant variant_;
   std::vector<std::unique_ptr<Slot>> slots_;
 };
