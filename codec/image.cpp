@@ -2,10 +2,10 @@
 #include "gj2k/image.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
-#include <mutex>
 #include <string>
 
 #if defined(__linux__)
@@ -142,26 +142,25 @@ void validate_samples(const Image& image) {
   for (size_t c = 0; c < image.components.size(); ++c) {
     const Component& comp = image.components[c];
     const int64_t lo = comp.min_value(), hi = comp.max_value();
-    // The range of the samples first (a vectorised reduction, threads for large images), then
-    // the first sample outside [lo, hi] for the message.
+    // Whether any sample lies outside [lo, hi] first (one unsigned compare a sample, which
+    // vectorises; threads for large images), then the first one for the message.
     const int32_t* v = comp.samples.data();
     const size_t n = comp.samples.size();
-    int32_t vmin = INT32_MAX, vmax = INT32_MIN;
-    std::mutex partials;
+    // Samples are int32: an unsigned 32-bit component's range ends at INT32_MAX for them.
+    const int64_t top = std::min<int64_t>(hi, INT32_MAX);
+    const uint32_t base = static_cast<uint32_t>(lo);
+    const uint32_t span = static_cast<uint32_t>(top - lo);
+    std::atomic<bool> outside{false};
     core::parallel_blocks(
         n,
         [&](size_t first, size_t last) {
-          int32_t lo_part = INT32_MAX, hi_part = INT32_MIN;
-          for (size_t i = first; i < last; ++i) {
-            lo_part = std::min(lo_part, v[i]);
-            hi_part = std::max(hi_part, v[i]);
-          }
-          const std::lock_guard lock(partials);
-          vmin = std::min(vmin, lo_part);
-          vmax = std::max(vmax, hi_part);
+          uint32_t any = 0;
+          for (size_t i = first; i < last; ++i)
+            any |= static_cast<uint32_t>(static_cast<uint32_t>(v[i]) - base > span);
+          if (any) outside.store(true, std::memory_order_relaxed);
         },
         n >= (size_t{1} << 20) ? 0 : 1);
-    if (n == 0 || (vmin >= lo && vmax <= hi)) continue;
+    if (!outside.load()) continue;
     for (size_t i = 0; i < comp.samples.size(); ++i) {
       if (comp.samples[i] < lo || comp.samples[i] > hi)
         bad("component " + std::to_string(c) + ": sample " + std::to_string(comp.samples[i]) +

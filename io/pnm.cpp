@@ -185,6 +185,24 @@ void read_raw_samples(std::span<const uint8_t> data, size_t base, const PnmHeade
       0, h.height,
       [&](size_t y) {
         const size_t first = static_cast<size_t>(y) * width;
+        if (bytes == 1 && channels == 3) {
+          // P6 8-bit, the common case: the three channels of a pixel in one pass.
+          int32_t* o0 = image.components[0].samples.data() + first;
+          int32_t* o1 = image.components[1].samples.data() + first;
+          int32_t* o2 = image.components[2].samples.data() + first;
+          const uint8_t* q = p + first * 3;
+          uint32_t row_worst = 0;
+          for (size_t i = 0; i < width; ++i, q += 3) {
+            o0[i] = q[0];
+            o1[i] = q[1];
+            o2[i] = q[2];
+            row_worst |= uint32_t{q[0]} | q[1] | q[2];
+          }
+          // An OR bounds the maximum by the next power of two less one: exact for maxval 255,
+          // else a hint that the file order scan below settles.
+          if (row_worst > h.maxval) too_large.store(true, std::memory_order_relaxed);
+          return;
+        }
         for (uint32_t c = 0; c < channels; ++c) {
           int32_t* out = image.components[c].samples.data() + first;
           const uint8_t* q = p + first * step + c * bytes;
