@@ -283,7 +283,8 @@ struct BlockEncoder {
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the significance pass's visit marks.
-  GJ2K_HD_INLINE void cup_row(MqEncoder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+  template <class Coder>
+  GJ2K_HD_INLINE void cup_row(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
                               const uint32_t* v, const Plane& pl, int64_t& d) {
     if (word & (sig_bit(r, 0) | visit_bit(r))) return;
     const uint32_t m = sample(v, r);
@@ -291,8 +292,8 @@ struct BlockEncoder {
     c.encode(tab.mq, cx[tab.zc[window(word, r)]], bit);
     if (bit) d += code_sign<false>(c, cx, f, word, r, m, pl);
   }
-  template <bool kFull>
-  GJ2K_HD_INLINE void cup_column(MqEncoder& c, uint8_t* cx, uint32_t* f, const uint32_t* v,
+  template <bool kFull, class Coder>
+  GJ2K_HD_INLINE void cup_column(Coder& c, uint8_t* cx, uint32_t* f, const uint32_t* v,
                                  const Plane& pl, int64_t& d, uint32_t nr) {
     uint32_t word = *f;
     if constexpr (kFull) {
@@ -344,16 +345,10 @@ struct BlockEncoder {
     else
       cup_column<kFull>(c, cx, f, v, pl, d, nr);
   }
-  // One pass of plane p over the block, stripe by stripe, column by column; returns its
-  // distortion factor sum. Works on local copies of the coder and the contexts (written back
-  // at its end): the pass loop then keeps them in registers, where stores to the state could
-  // otherwise alias them.
+  // One pass of plane p over the block, stripe by stripe, column by column, with the coder c
+  // and the contexts cx; returns its distortion factor sum.
   template <PassKind kKind, bool kRaw, class Coder>
-  GJ2K_HD GJ2K_NOINLINE int64_t pass(Coder& coder, uint32_t p) {
-    Coder c = coder;
-    uint8_t cx[kNumContexts];
-    if constexpr (!kRaw)
-      for (int k = 0; k < kNumContexts; ++k) cx[k] = ctx[k];
+  GJ2K_HD_INLINE int64_t pass_loop(Coder& c, uint8_t* cx, uint32_t p) {
     const Plane pl(p);
     int64_t d = 0;
     for (size_t s = 0; s < stripes; ++s) {
@@ -368,7 +363,30 @@ struct BlockEncoder {
           column<kKind, kRaw, false>(c, cx, f, v, pl, d, nr);
       }
     }
-    coder = c;
+    return d;
+  }
+  // pass_loop on local copies of the coder's registers and the contexts (written back at its
+  // end): the loop then keeps them in registers, where stores to the state could otherwise
+  // alias them. A kernel copies the whole MQ coder; the host leaves its output state (touched
+  // once a byte) in memory, for the registers the loop needs more.
+  template <PassKind kKind, bool kRaw, class Coder>
+  GJ2K_HD GJ2K_NOINLINE int64_t pass(Coder& coder, uint32_t p) {
+    uint8_t cx[kNumContexts];
+    if constexpr (!kRaw)
+      for (int k = 0; k < kNumContexts; ++k) cx[k] = ctx[k];
+    int64_t d;
+#if !defined(__CUDA_ARCH__)
+    if constexpr (!kRaw) {
+      MqEncoder::Registers c(coder);
+      d = pass_loop<kKind, kRaw>(c, cx, p);
+      c.store(coder);
+    } else
+#endif
+    {
+      Coder c = coder;
+      d = pass_loop<kKind, kRaw>(c, cx, p);
+      coder = c;
+    }
     if constexpr (!kRaw)
       for (int k = 0; k < kNumContexts; ++k) ctx[k] = cx[k];
     return d;
