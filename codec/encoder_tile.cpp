@@ -84,14 +84,14 @@ void plan_component(const EncodeSetup& setup, const Image& image, size_t c,
 }  // namespace
 
 std::string code_block(const int32_t* q, size_t stride, uint8_t style, const CodeBlockJob& job,
-                       TileCoding& tile) {
+                       TileCoding& tile, bool distortion) {
   TileComponentCoding& tcc = tile.components[job.c];
   const BandLayout& bl = tcc.layout.resolutions[job.r].bands[job.b];
   BandCoding& bc = tcc.bands[job.r][job.b];
   try {
     const uint32_t planes =
         entropy::encode_block_within(q, stride, job.rect.width(), job.rect.height(), bl.band, style,
-                                     bc.mb, bc.blocks[job.k].enc);
+                                     bc.mb, bc.blocks[job.k].enc, distortion);
     if (planes != 0) return guard_bits_message(job.c, planes, bc.mb);
   } catch (const std::exception& e) {
     return std::string("tier-1: ") + e.what();
@@ -155,7 +155,7 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
     const CodeBlockJob& job = jobs[static_cast<size_t>(ji)];
     if (job.rect.empty()) return;
     std::string error = code_block(coeffs.data[job.c].data() + job_offset(tile, levels, job),
-                                   coeffs.rects[job.c].width(), style, job, tile);
+                                   coeffs.rects[job.c].width(), style, job, tile, setup.distortion);
     if (!error.empty()) {
       if (!failed.exchange(true)) {
         const std::lock_guard lock(failure_mutex);

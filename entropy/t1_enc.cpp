@@ -42,7 +42,7 @@ std::vector<SegmentPiece> segment_pieces(const EncodedBlock& b, uint32_t first, 
 }
 
 uint32_t encode_block_within(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band band,
-                             uint8_t style, uint32_t mb, EncodedBlock& out) {
+                             uint8_t style, uint32_t mb, EncodedBlock& out, bool distortion) {
   out.data.clear();
   out.passes.clear();
   if (mb > 31) {
@@ -75,9 +75,12 @@ uint32_t encode_block_within(const int32_t* q, size_t stride, uint32_t w, uint32
       scratch_bytes = capacity;
     }
     auto run = [&]<int kBand>() {
-      return encode_checked<true>(ConstEncBandTables<kBand>{}, q, stride, w, h, style, mb,
-                                  scratch.get(), static_cast<uint32_t>(capacity), passes, state,
-                                  values, &result);
+      auto code = [&]<bool kDist>() {
+        return encode_checked<true, ConstEncBandTables<kBand>, kDist>(
+            ConstEncBandTables<kBand>{}, q, stride, w, h, style, mb, scratch.get(),
+            static_cast<uint32_t>(capacity), passes, state, values, &result);
+      };
+      return distortion ? code.template operator()<true>() : code.template operator()<false>();
     };
     switch (band) {
       case Band::kLL:

@@ -165,8 +165,9 @@ GJ2K_HD_INLINE uint32_t bit_width(uint32_t x) {
 }
 
 // One code-block's coding state. kVc: vertically causal contexts (D.7). kStripeValues: the
-// value layout (see the file comment).
-template <bool kVc, bool kStripeValues, class Tables>
+// value layout (see the file comment). kDist: whether the passes sum their distortion factors
+// (without, every pass reports distortion 0: for callers that include every pass anyway).
+template <bool kVc, bool kStripeValues, class Tables, bool kDist = true>
 struct BlockEncoder {
   Tables tab;
   // size_t, so that stores to the uint32_t state cannot alias them (kept in registers across
@@ -212,6 +213,7 @@ struct BlockEncoder {
       c.encode(tab.mq, cx[v & 0x1F], neg ^ (v >> 7));
     }
     word |= set_significant<kVc>(f, pitch, r, neg);
+    if constexpr (!kDist) return 0;
     return pl.sig_base + 4 * int64_t{m & pl.low};
   }
 
@@ -263,8 +265,10 @@ struct BlockEncoder {
       c.encode(tab.mq, cx[mr_context(word, r)], bit);
     }
     word |= refined_bit(r);
-    const int64_t t4 = 4 * int64_t{m & pl.low};
-    d += bit ? t4 - pl.ref_one : pl.ref_zero - t4;
+    if constexpr (kDist) {
+      const int64_t t4 = 4 * int64_t{m & pl.low};
+      d += bit ? t4 - pl.ref_one : pl.ref_zero - t4;
+    }
   }
   template <bool kRaw, bool kFull, class Coder>
   GJ2K_HD_INLINE void mrp_column(Coder& c, uint8_t* cx, uint32_t* f, const uint32_t* v,
@@ -419,12 +423,12 @@ struct BlockEncoder {
 // Codes the nbp >= 1 planes of a w x h >= 1 block whose values are in place (stripe-major
 // magnitudes at `values`, or the plane q), see the file comment. Non-terminated passes get the
 // conservative end of their truncation point within their segment (MqEncoder::resolve).
-template <bool kVc, bool kStripeValues, class Tables>
+template <bool kVc, bool kStripeValues, class Tables, bool kDist = true>
 GJ2K_HD EncodeStatus run_encode(const Tables& tables, const uint32_t* values, size_t vstride,
                                 uint32_t w, uint32_t h, uint8_t style, uint32_t nbp, uint8_t* out,
                                 uint32_t capacity, CodedPass* passes, uint32_t* state,
                                 uint32_t* bytes) {
-  BlockEncoder<kVc, kStripeValues, Tables> e;
+  BlockEncoder<kVc, kStripeValues, Tables, kDist> e;
   e.tab = tables;
   e.w = w;
   e.h = h;
@@ -578,7 +582,7 @@ GJ2K_HD_INLINE uint32_t scan_planes(const int32_t* q, size_t stride, uint32_t w,
 // Codes one code-block whose arguments passed check_encode_arguments, with the tables `tables`
 // (EncBandTables or ConstEncBandTables of its band); see the file comment. `state`:
 // state_words(w, h) words; `values`: with kStripeValues value_words(w, h) words, else unused.
-template <bool kStripeValues, class Tables>
+template <bool kStripeValues, class Tables, bool kDist = true>
 GJ2K_HD EncodeStatus encode_checked(const Tables& tables, const int32_t* q, size_t stride,
                                     uint32_t w, uint32_t h, uint8_t style, uint32_t mb,
                                     uint8_t* out, uint32_t capacity, CodedPass* passes,
@@ -593,10 +597,10 @@ GJ2K_HD EncodeStatus encode_checked(const Tables& tables, const int32_t* q, size
   const uint32_t* v = kStripeValues ? values : reinterpret_cast<const uint32_t*>(q);
   const size_t vstride = kStripeValues ? 0 : stride;
   if (style & cblk_style::kVerticalCausal)
-    return run_encode<true, kStripeValues>(tables, v, vstride, w, h, style, nbp, out, capacity,
-                                           passes, state, &result->bytes);
-  return run_encode<false, kStripeValues>(tables, v, vstride, w, h, style, nbp, out, capacity,
-                                          passes, state, &result->bytes);
+    return run_encode<true, kStripeValues, Tables, kDist>(tables, v, vstride, w, h, style, nbp, out,
+                                                          capacity, passes, state, &result->bytes);
+  return run_encode<false, kStripeValues, Tables, kDist>(tables, v, vstride, w, h, style, nbp, out,
+                                                         capacity, passes, state, &result->bytes);
 }
 
 // Codes one code-block (see the file comment) with the tables `t`, checking its arguments first.
