@@ -110,6 +110,10 @@ struct EncodeSetup {
 // Error(kInvalidArgument) naming the component (and the first bad sample, in raster order).
 void validate_layout(const Image& image);
 void validate_samples(const Image& image);
+// make_image(width, height, num_components, precision) with its samples not zeroed: for a
+// reader that writes every one of them.
+Image make_image_for_overwrite(uint32_t width, uint32_t height, uint32_t num_components,
+                               uint32_t precision);
 // gj2k::validate(params, image); without `samples`, the sample ranges are left to the caller
 // (the GPU encoder checks them as it stages the samples, and calls validate_samples to report).
 void validate(const EncodeParams& params, const Image& image, bool samples);

@@ -79,7 +79,10 @@ void advise_huge_pages(void* p, size_t bytes) noexcept {
 #endif
 }
 
-void allocate_components(Image& image) {
+namespace {
+
+// allocate_components, the samples zeroed or (for a caller that writes every one) not.
+void allocate(Image& image, bool zero) {
   if (image.x1 <= image.x0 || image.y1 <= image.y0) bad("empty image area");
   if (image.components.empty()) bad("no components");
   for (size_t c = 0; c < image.components.size(); ++c) {
@@ -92,12 +95,19 @@ void allocate_components(Image& image) {
     comp.width = component_extent(image.x0, image.x1, comp.dx);
     comp.height = component_extent(image.y0, image.y1, comp.dy);
     const size_t n = static_cast<size_t>(comp.width) * comp.height;
-    detail::guard("", "allocating an image", [&] { comp.samples.assign(n, 0); });
+    detail::guard("", "allocating an image", [&] {
+      if (zero) {
+        comp.samples.assign(n, 0);
+      } else {
+        Samples().swap(comp.samples);
+        comp.samples.resize(n);  // not zeroed (DefaultInitAllocator)
+      }
+    });
   }
 }
 
-Image make_image(uint32_t width, uint32_t height, uint32_t num_components, uint32_t precision,
-                 bool is_signed, uint32_t x0, uint32_t y0) {
+Image make(uint32_t width, uint32_t height, uint32_t num_components, uint32_t precision,
+           bool is_signed, uint32_t x0, uint32_t y0, bool zero) {
   if (width == 0 || height == 0) bad("zero width or height");
   if (uint64_t{x0} + width > UINT32_MAX || uint64_t{y0} + height > UINT32_MAX)
     bad("image area exceeds the 32-bit reference grid");
@@ -110,11 +120,31 @@ Image make_image(uint32_t width, uint32_t height, uint32_t num_components, uint3
   proto.precision = precision;
   proto.is_signed = is_signed;
   image.components.assign(num_components, proto);
-  allocate_components(image);
+  allocate(image, zero);
   if (num_components == 1) image.color_space = ColorSpace::kGrey;
   if (num_components == 3) image.color_space = ColorSpace::kSRGB;
   return image;
 }
+
+}  // namespace
+
+void allocate_components(Image& image) {
+  allocate(image, true);
+}
+
+Image make_image(uint32_t width, uint32_t height, uint32_t num_components, uint32_t precision,
+                 bool is_signed, uint32_t x0, uint32_t y0) {
+  return make(width, height, num_components, precision, is_signed, x0, y0, true);
+}
+
+namespace codec {
+
+Image make_image_for_overwrite(uint32_t width, uint32_t height, uint32_t num_components,
+                               uint32_t precision) {
+  return make(width, height, num_components, precision, false, 0, 0, false);
+}
+
+}  // namespace codec
 
 namespace codec {
 

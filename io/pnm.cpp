@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "codec/encoder_internal.h"
 #include "codec/file_output.h"
 #include "core/thread_pool.h"
 #include "io/image_io.h"
@@ -244,7 +245,8 @@ Image read_pnm(std::span<const uint8_t> data, const std::string& name) {
     fail(ErrorCode::kFormat, name, "not a PNM file (magic is not P1..P7)");
   Scanner s(data, name, 2);
   const PnmHeader h = read_header(data, name, s);
-  Image image = make_image(h.width, h.height, h.channels, bits_for(h.maxval));
+  // Every sample is written below (binary or text; a short text body throws).
+  Image image = codec::make_image_for_overwrite(h.width, h.height, h.channels, bits_for(h.maxval));
   const SampleStore store{image, h, name};
   if (h.bitmap && h.text) {
     // P1: 1 is black; stored as 1-bit greyscale, 0 black.
