@@ -201,6 +201,7 @@ EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
   fill_siz(p, image, mh.siz);
   s.mct = effective_mct(p, image);
   s.layers = effective_layers(p);
+  s.distortion = !p.rates.empty() || !p.bpp.empty() || !p.psnr.empty() || s.layers != 1;
   fill_cod(p, s.layers, s.mct, mh.cod);
   fill_quantization(p, image, mh);
   fill_poc(p, image, s.layers, mh);

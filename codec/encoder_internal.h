@@ -99,6 +99,10 @@ struct EncodeSetup {
   double mct_norms[3] = {1, 1, 1};  // synthesis norms of the inverse MCT per component 0..2
   double container_bytes = 0;       // bytes the output adds around the codestream (JP2 boxes)
   bool gpu = false;                 // transform stage on the GPU (encoder_gpu.h), from --device
+  // Whether rate control reads the passes' distortions: not for one lossless layer without a
+  // size or quality target, which includes every pass (assemble_codestream); the CPU's Tier-1
+  // then leaves them out (entropy::encode_block_within).
+  bool distortion = true;
 };
 
 // gj2k::validate(const Image&) in two halves: the layout (area, components, subsampling,
@@ -106,6 +110,10 @@ struct EncodeSetup {
 // Error(kInvalidArgument) naming the component (and the first bad sample, in raster order).
 void validate_layout(const Image& image);
 void validate_samples(const Image& image);
+// make_image(width, height, num_components, precision) with its samples not zeroed: for a
+// reader that writes every one of them.
+Image make_image_for_overwrite(uint32_t width, uint32_t height, uint32_t num_components,
+                               uint32_t precision);
 // gj2k::validate(params, image); without `samples`, the sample ranges are left to the caller
 // (the GPU encoder checks them as it stages the samples, and calls validate_samples to report).
 void validate(const EncodeParams& params, const Image& image, bool samples);
@@ -146,10 +154,11 @@ size_t job_offset(const TileCoding& tile, int levels, const CodeBlockJob& job);
 std::string guard_bits_message(uint32_t c, uint32_t needed, uint32_t mb);
 
 // Tier-1 (Annex D) of one code-block on the CPU: its values at q (row pitch `stride`) into
-// tile's BlockCoding of the job. Returns an empty string, or what went wrong (the message the
+// tile's BlockCoding of the job, with the passes' distortions or (without `distortion`) zeros
+// there. Returns an empty string, or what went wrong (the message the
 // encode then throws with ErrorCode::kInvalidArgument).
 std::string code_block(const int32_t* q, size_t stride, uint8_t style, const CodeBlockJob& job,
-                       TileCoding& tile);
+                       TileCoding& tile, bool distortion);
 
 // Coding stage of tile t: code-block partition, distortion weights and Tier-1 (the current
 // pool over the tile's code-blocks). Reads `coeffs`.

@@ -176,7 +176,7 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
       GJ2K_CUDA_CHECK(cudaMemcpy2D(q.data(), size_t{e.w} * 4, base + e.in_offset,
                                    size_t{e.stride} * 4, size_t{e.w} * 4, e.h,
                                    cudaMemcpyDeviceToHost));
-      std::string error = code_block(q.data(), e.w, style, block_of(k), tile);
+      std::string error = code_block(q.data(), e.w, style, block_of(k), tile, true);
       if (!error.empty() && failure.empty()) failure = std::move(error);
       continue;
     }

@@ -21,15 +21,6 @@ namespace {
 using transform::Band;
 using transform::Rect;
 
-uint32_t magnitude_bit_count(uint32_t v) {
-  uint32_t n = 0;
-  while (v) {
-    ++n;
-    v >>= 1;
-  }
-  return n;
-}
-
 }  // namespace
 
 std::vector<double> band_deltas(const EncodeSetup& setup, uint16_t c, uint32_t precision) {
@@ -93,24 +84,15 @@ void plan_component(const EncodeSetup& setup, const Image& image, size_t c,
 }  // namespace
 
 std::string code_block(const int32_t* q, size_t stride, uint8_t style, const CodeBlockJob& job,
-                       TileCoding& tile) {
+                       TileCoding& tile, bool distortion) {
   TileComponentCoding& tcc = tile.components[job.c];
   const BandLayout& bl = tcc.layout.resolutions[job.r].bands[job.b];
   BandCoding& bc = tcc.bands[job.r][job.b];
-  // The OR of the magnitudes has the bit count of the largest (and vectorizes).
-  uint32_t any_mag = 0;
-  for (uint32_t y = 0; y < job.rect.height(); ++y) {
-    const int32_t* row = q + y * stride;
-    for (uint32_t x = 0; x < job.rect.width(); ++x) {
-      const uint32_t v = static_cast<uint32_t>(row[x]), s = 0u - (v >> 31);
-      any_mag |= (v ^ s) - s;
-    }
-  }
-  if (magnitude_bit_count(any_mag) > bc.mb)
-    return guard_bits_message(job.c, magnitude_bit_count(any_mag), bc.mb);
   try {
-    entropy::encode_block(q, stride, job.rect.width(), job.rect.height(), bl.band, style, bc.mb,
-                          bc.blocks[job.k].enc);
+    const uint32_t planes =
+        entropy::encode_block_within(q, stride, job.rect.width(), job.rect.height(), bl.band, style,
+                                     bc.mb, bc.blocks[job.k].enc, distortion);
+    if (planes != 0) return guard_bits_message(job.c, planes, bc.mb);
   } catch (const std::exception& e) {
     return std::string("tier-1: ") + e.what();
   }
@@ -173,7 +155,7 @@ TileCoding code_tile(TileCoefficients& coeffs, const Image& image, const EncodeS
     const CodeBlockJob& job = jobs[static_cast<size_t>(ji)];
     if (job.rect.empty()) return;
     std::string error = code_block(coeffs.data[job.c].data() + job_offset(tile, levels, job),
-                                   coeffs.rects[job.c].width(), style, job, tile);
+                                   coeffs.rects[job.c].width(), style, job, tile, setup.distortion);
     if (!error.empty()) {
       if (!failed.exchange(true)) {
         const std::lock_guard lock(failure_mutex);

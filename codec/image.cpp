@@ -2,10 +2,10 @@
 #include "gj2k/image.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
-#include <mutex>
 #include <string>
 
 #if defined(__linux__)
@@ -79,7 +79,10 @@ void advise_huge_pages(void* p, size_t bytes) noexcept {
 #endif
 }
 
-void allocate_components(Image& image) {
+namespace {
+
+// allocate_components, the samples zeroed or (for a caller that writes every one) not.
+void allocate(Image& image, bool zero) {
   if (image.x1 <= image.x0 || image.y1 <= image.y0) bad("empty image area");
   if (image.components.empty()) bad("no components");
   for (size_t c = 0; c < image.components.size(); ++c) {
@@ -92,12 +95,19 @@ void allocate_components(Image& image) {
     comp.width = component_extent(image.x0, image.x1, comp.dx);
     comp.height = component_extent(image.y0, image.y1, comp.dy);
     const size_t n = static_cast<size_t>(comp.width) * comp.height;
-    detail::guard("", "allocating an image", [&] { comp.samples.assign(n, 0); });
+    detail::guard("", "allocating an image", [&] {
+      if (zero) {
+        comp.samples.assign(n, 0);
+      } else {
+        Samples().swap(comp.samples);
+        comp.samples.resize(n);  // not zeroed (DefaultInitAllocator)
+      }
+    });
   }
 }
 
-Image make_image(uint32_t width, uint32_t height, uint32_t num_components, uint32_t precision,
-                 bool is_signed, uint32_t x0, uint32_t y0) {
+Image make(uint32_t width, uint32_t height, uint32_t num_components, uint32_t precision,
+           bool is_signed, uint32_t x0, uint32_t y0, bool zero) {
   if (width == 0 || height == 0) bad("zero width or height");
   if (uint64_t{x0} + width > UINT32_MAX || uint64_t{y0} + height > UINT32_MAX)
     bad("image area exceeds the 32-bit reference grid");
@@ -110,11 +120,31 @@ Image make_image(uint32_t width, uint32_t height, uint32_t num_components, uint3
   proto.precision = precision;
   proto.is_signed = is_signed;
   image.components.assign(num_components, proto);
-  allocate_components(image);
+  allocate(image, zero);
   if (num_components == 1) image.color_space = ColorSpace::kGrey;
   if (num_components == 3) image.color_space = ColorSpace::kSRGB;
   return image;
 }
+
+}  // namespace
+
+void allocate_components(Image& image) {
+  allocate(image, true);
+}
+
+Image make_image(uint32_t width, uint32_t height, uint32_t num_components, uint32_t precision,
+                 bool is_signed, uint32_t x0, uint32_t y0) {
+  return make(width, height, num_components, precision, is_signed, x0, y0, true);
+}
+
+namespace codec {
+
+Image make_image_for_overwrite(uint32_t width, uint32_t height, uint32_t num_components,
+                               uint32_t precision) {
+  return make(width, height, num_components, precision, false, 0, 0, false);
+}
+
+}  // namespace codec
 
 namespace codec {
 
@@ -142,26 +172,25 @@ void validate_samples(const Image& image) {
   for (size_t c = 0; c < image.components.size(); ++c) {
     const Component& comp = image.components[c];
     const int64_t lo = comp.min_value(), hi = comp.max_value();
-    // The range of the samples first (a vectorised reduction, threads for large images), then
-    // the first sample outside [lo, hi] for the message.
+    // Whether any sample lies outside [lo, hi] first (one unsigned compare a sample, which
+    // vectorises; threads for large images), then the first one for the message.
     const int32_t* v = comp.samples.data();
     const size_t n = comp.samples.size();
-    int32_t vmin = INT32_MAX, vmax = INT32_MIN;
-    std::mutex partials;
+    // Samples are int32: an unsigned 32-bit component's range ends at INT32_MAX for them.
+    const int64_t top = std::min<int64_t>(hi, INT32_MAX);
+    const uint32_t base = static_cast<uint32_t>(lo);
+    const uint32_t span = static_cast<uint32_t>(top - lo);
+    std::atomic<bool> outside{false};
     core::parallel_blocks(
         n,
         [&](size_t first, size_t last) {
-          int32_t lo_part = INT32_MAX, hi_part = INT32_MIN;
-          for (size_t i = first; i < last; ++i) {
-            lo_part = std::min(lo_part, v[i]);
-            hi_part = std::max(hi_part, v[i]);
-          }
-          const std::lock_guard lock(partials);
-          vmin = std::min(vmin, lo_part);
-          vmax = std::max(vmax, hi_part);
+          uint32_t any = 0;
+          for (size_t i = first; i < last; ++i)
+            any |= static_cast<uint32_t>(static_cast<uint32_t>(v[i]) - base > span);
+          if (any) outside.store(true, std::memory_order_relaxed);
         },
         n >= (size_t{1} << 20) ? 0 : 1);
-    if (n == 0 || (vmin >= lo && vmax <= hi)) continue;
+    if (!outside.load()) continue;
     for (size_t i = 0; i < comp.samples.size(); ++i) {
       if (comp.samples[i] < lo || comp.samples[i] > hi)
         bad("component " + std::to_string(c) + ": sample " + std::to_string(comp.samples[i]) +

@@ -153,34 +153,34 @@ void over_tile_rows(const Image& image, size_t c, const Rect& r, const Fn& fn) {
   });
 }
 
-// The samples of tile-component c of tile t, on the component's grid (B-12), packed rows.
-Samples tile_component_samples(const Image& image, const Siz& siz, uint32_t t, size_t c, Rect& r) {
-  r = tile_component_rect(siz, t, static_cast<uint16_t>(c));
-  Samples out(area(r));
-  int32_t* dst = out.data();
-  over_tile_rows(image, c, r,
-                 [&](const int32_t* in, size_t at, size_t len) { std::copy_n(in, len, dst + at); });
-  return out;
-}
-
-// 5/3: G.1.2 DC level shift with G.2 (RCT) on components 0..2 when mct, in place.
-void forward_dc_shift_rct(const Image& image, bool mct, std::vector<Samples>& ints) {
-  const size_t nc = ints.size();
+// 5/3: G.1.2 DC level shift with G.2 (RCT) on components 0..2 when mct, from the image's
+// samples of tile t straight into ints (rects: the tile-components', B-12), one pass.
+void forward_dc_shift_rct(const Image& image, bool mct, const std::vector<Rect>& rects,
+                          std::vector<Samples>& ints) {
+  const size_t nc = rects.size();
   std::vector<int32_t> offset(nc);
   for (size_t c = 0; c < nc; ++c)
     offset[c] = transform::dc_offset(static_cast<int>(image.components[c].precision),
                                      image.components[c].is_signed);
-  if (mct) {
+  if (mct && !rects[0].empty()) {
+    // MCT components share one geometry (validated), so the three rows line up.
     const int32_t off3[3] = {offset[0], offset[1], offset[2]};
-    in_chunks(ints[0].size(), [&](size_t at, size_t len) {
-      transform::dc_shift_rct_forward(ints[0].data() + at, ints[1].data() + at, ints[2].data() + at,
-                                      len, off3);
+    const ptrdiff_t d1 =
+        tile_component_origin(image, 1, rects[1]) - tile_component_origin(image, 0, rects[0]);
+    const ptrdiff_t d2 =
+        tile_component_origin(image, 2, rects[2]) - tile_component_origin(image, 0, rects[0]);
+    int32_t* const o[3] = {ints[0].data(), ints[1].data(), ints[2].data()};
+    over_tile_rows(image, 0, rects[0], [&](const int32_t* in, size_t at, size_t len) {
+      transform::dc_shift_rct_forward(in, in + d1, in + d2, o[0] + at, o[1] + at, o[2] + at, len,
+                                      off3);
     });
   }
-  for (size_t c = mct ? 3 : 0; c < nc; ++c)
-    in_chunks(ints[c].size(), [&](size_t at, size_t len) {
-      transform::dc_shift_forward(ints[c].data() + at, len, offset[c]);
+  for (size_t c = mct ? 3 : 0; c < nc; ++c) {
+    int32_t* const o = ints[c].data();
+    over_tile_rows(image, c, rects[c], [&](const int32_t* in, size_t at, size_t len) {
+      transform::dc_shift_forward(in, o + at, len, offset[c]);
     });
+  }
 }
 
 // 9/7: G.1.2 DC level shift with G.3 (ICT) on components 0..2 when mct, from the image's
@@ -257,18 +257,17 @@ class CpuBackend final : public TileBackend {
     out.rects.resize(nc);
     out.data.resize(nc);
     std::vector<float*> floats(nc);
-    if (irreversible) {  // the image's samples go straight to floats, no integer copy
-      for (size_t c = 0; c < nc; ++c) {
-        out.rects[c] = tile_component_rect(setup.main.siz, t, static_cast<uint16_t>(c));
-        out.data[c].resize(area(out.rects[c]));  // not zeroed: written below
-        floats[c] = float_plane(out.data[c]);
-      }
-      forward_dc_shift_ict(image, setup.mct, out.rects, floats);
-    } else {
-      for (size_t c = 0; c < nc; ++c)
-        out.data[c] = tile_component_samples(image, setup.main.siz, t, c, out.rects[c]);
-      forward_dc_shift_rct(image, setup.mct, out.data);
+    // The image's samples go straight into the tile's planes (floats for 9/7), shifted and
+    // transformed on the way, no copy first.
+    for (size_t c = 0; c < nc; ++c) {
+      out.rects[c] = tile_component_rect(setup.main.siz, t, static_cast<uint16_t>(c));
+      out.data[c].resize(area(out.rects[c]));  // not zeroed: written below
+      if (irreversible) floats[c] = float_plane(out.data[c]);
     }
+    if (irreversible)
+      forward_dc_shift_ict(image, setup.mct, out.rects, floats);
+    else
+      forward_dc_shift_rct(image, setup.mct, out.rects, out.data);
     const transform::DwtOps& ops = transform::dwt_ops(transform::codec_cpu_dwt());
     for (size_t c = 0; c < nc; ++c) {
       const Rect& r = out.rects[c];

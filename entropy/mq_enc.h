@@ -41,50 +41,146 @@ struct MqMark {
   int32_t pending_bits;
 };
 
+// The host build codes the rare BYTEOUTs out of line, so that the pass loops that inline
+// ENCODE keep their registers for A, C, CT and the context state; a kernel inlines everything.
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+#define GJ2K_MQ_COLD __attribute__((noinline, cold))
+#else
+#define GJ2K_MQ_COLD
+#endif
+
+// C and CT after a run of shifts (MqBytes::shift).
+struct MqShift {
+  uint32_t c;
+  int32_t ct;
+};
+
+// The MQ encoder's output half (C.2.7): the byte B being held back for a carry, and the
+// buffer the completed bytes go to.
+struct MqBytes {
+  uint8_t* buf = nullptr;
+  uint32_t cap = 0;
+  uint32_t pos = 0;
+  uint8_t b = 0;
+  bool started = false;
+
+  GJ2K_HD_INLINE void put(uint8_t byte) {
+    if (pos < cap) buf[pos] = byte;
+    ++pos;
+  }
+  // BYTEOUT (C.2.7): completes B (B is held here until no carry can reach it).
+  GJ2K_HD_INLINE void emit() {
+    if (started) put(b);
+    started = true;
+  }
+  GJ2K_HD_INLINE void byteout(uint32_t& c, int& ct) {
+    if (b == 0xFF) {
+      emit();
+      b = static_cast<uint8_t>(c >> 20);
+      c &= 0xFFFFF;
+      ct = 7;
+    } else if (c < 0x8000000) {
+      emit();
+      b = static_cast<uint8_t>(c >> 19);
+      c &= 0x7FFFF;
+      ct = 8;
+    } else {
+      ++b;
+      if (b == 0xFF) {
+        c &= 0x7FFFFFF;
+        emit();
+        b = static_cast<uint8_t>(c >> 20);
+        c &= 0xFFFFF;
+        ct = 7;
+      } else {
+        emit();
+        b = static_cast<uint8_t>(c >> 19);
+        c &= 0x7FFFF;
+        ct = 8;
+      }
+    }
+  }
+  // The n >= ct shifts of C of a RENORME (C.2.6): runs of CT between BYTEOUTs.
+  GJ2K_HD GJ2K_MQ_COLD MqShift shift(uint32_t c, int ct, int n) {
+    do {
+      c <<= ct;
+      n -= ct;
+      byteout(c, ct);
+    } while (n >= ct);
+    return {c << n, ct - n};
+  }
+};
+
+// ENCODE (C.2.2..C.2.6) on the registers A, C, CT of a coder whose bytes go to `out`: codes
+// decision d in the context whose state byte is `state`, with the state table `states`
+// (kMqEncStates itself, host code, or a pointer to a copy of it, a kernel's shared memory).
+template <class States>
+GJ2K_HD_INLINE void mq_encode(const States& states, uint8_t& state, uint32_t d, uint32_t& a,
+                              uint32_t& c, int& ct, MqBytes& out) {
+  const MqEncState& s = states[state];
+  const uint32_t qe = s.qe;
+  a -= qe;
+  if (d == s.mps) {
+    if (a & 0x8000) {
+      c += qe;
+      return;
+    }
+    if (a < qe) {
+      a = qe;
+    } else {
+      c += qe;
+    }
+    state = s.next_mps;
+  } else {
+    if (a < qe) {
+      c += qe;
+    } else {
+      a = qe;
+    }
+    state = s.next_lps;
+  }
+  // RENORME (C.2.6) with 0 < A < 0x8000: A and C shift left until A's bit 15 is set, a BYTEOUT
+  // each time CT runs out; the n shifts go at once.
+#if defined(__CUDA_ARCH__)
+  const int n = __clz(a) - 16;
+#else
+  const int n = __builtin_clz(a) - 16;
+#endif
+  a <<= n;
+  if (n < ct) {
+    c <<= n;
+    ct -= n;
+    return;
+  }
+  const MqShift r = out.shift(c, ct, n);
+  c = r.c;
+  ct = r.ct;
+}
+
 class MqEncoder {
  public:
   MqEncoder() = default;
-  GJ2K_HD MqEncoder(uint8_t* buf, uint32_t capacity) : buf_(buf), cap_(capacity) { init(0); }
+  GJ2K_HD MqEncoder(uint8_t* buf, uint32_t capacity) {
+    out_.buf = buf;
+    out_.cap = capacity;
+    init(0);
+  }
 
   // INITENC (C.2.8): a new segment starting at byte `start` of the buffer.
   GJ2K_HD_INLINE void init(uint32_t start) {
     a_ = 0x8000;
     c_ = 0;
     ct_ = 12;
-    b_ = 0;
-    started_ = false;
-    pos_ = start;
+    out_.b = 0;
+    out_.started = false;
+    out_.pos = start;
     seg_start_ = start;
   }
 
-  // ENCODE (C.2.2..C.2.6): codes decision d in the context whose state byte is `state`, with
-  // the state table `states`: kMqEncStates itself (host code) or a pointer to a copy of it (a
-  // kernel's, in shared memory).
+  // ENCODE (mq_encode) in the context whose state byte is `state`.
   template <class States>
   GJ2K_HD_INLINE void encode(const States& states, uint8_t& state, uint32_t d) {
-    const MqEncState& s = states[state];
-    const uint32_t qe = s.qe;
-    a_ -= qe;
-    if (d == s.mps) {
-      if (a_ & 0x8000) {
-        c_ += qe;
-        return;
-      }
-      if (a_ < qe) {
-        a_ = qe;
-      } else {
-        c_ += qe;
-      }
-      state = s.next_mps;
-    } else {
-      if (a_ < qe) {
-        c_ += qe;
-      } else {
-        a_ = qe;
-      }
-      state = s.next_lps;
-    }
-    renorm();
+    mq_encode(states, state, d, a_, c_, ct_, out_);
   }
 
   // FLUSH (C.2.9); predictable termination (D.4.2) when `predictable`.
@@ -95,7 +191,7 @@ class MqEncoder {
       while (k > 0) {
         c_ <<= ct_;
         ct_ = 0;
-        byteout();
+        out_.byteout(c_, ct_);
         k -= ct_;
       }
     } else {
@@ -104,17 +200,18 @@ class MqEncoder {
       c_ |= 0xFFFF;
       if (c_ >= tempc) c_ -= 0x8000;
       c_ <<= ct_;
-      byteout();
+      out_.byteout(c_, ct_);
       c_ <<= ct_;
-      byteout();
+      out_.byteout(c_, ct_);
     }
     // The last byte B is kept unless it is 0xFF (the decoder supplies 0xFF past the end).
-    if (b_ != 0xFF && started_) put(b_);
-    started_ = false;
+    if (out_.b != 0xFF && out_.started) out_.put(out_.b);
+    out_.started = false;
   }
 
   GJ2K_HD_INLINE MqMark mark() const {
-    return {started_ ? static_cast<int32_t>(pos_) : static_cast<int32_t>(seg_start_) - 1, 27 - ct_};
+    return {out_.started ? static_cast<int32_t>(out_.pos) : static_cast<int32_t>(seg_start_) - 1,
+            27 - ct_};
   }
   // Bytes of the completed segment [seg_start, seg_end) that a decoder needs to reproduce every
   // decision coded before `m`: the byte B and the bytes holding all pending bits of C.
@@ -134,70 +231,36 @@ class MqEncoder {
   }
 
   // Bytes of the buffer in use (stored or not): the end of the segment after flush().
-  GJ2K_HD_INLINE uint32_t size() const { return pos_; }
+  GJ2K_HD_INLINE uint32_t size() const { return out_.pos; }
+
+  // The coder with its registers A, C, CT apart from its bytes, which stay where the coder is:
+  // a loop that codes many decisions keeps a Registers in registers and leaves the output
+  // state, touched once a byte, in memory. store() hands A, C, CT back.
+  class Registers {
+   public:
+    GJ2K_HD_INLINE explicit Registers(MqEncoder& e)
+        : a_(e.a_), c_(e.c_), ct_(e.ct_), out_(&e.out_) {}
+    template <class States>
+    GJ2K_HD_INLINE void encode(const States& states, uint8_t& state, uint32_t d) {
+      mq_encode(states, state, d, a_, c_, ct_, *out_);
+    }
+    GJ2K_HD_INLINE void store(MqEncoder& e) const {
+      e.a_ = a_;
+      e.c_ = c_;
+      e.ct_ = ct_;
+    }
+
+   private:
+    uint32_t a_, c_;
+    int ct_;
+    MqBytes* out_;
+  };
 
  private:
-  GJ2K_HD_INLINE void put(uint8_t byte) {
-    if (pos_ < cap_) buf_[pos_] = byte;
-    ++pos_;
-  }
-  // RENORME (C.2.6) with 0 < A < 0x8000: A and C shift left until A's bit 15 is set, a BYTEOUT
-  // each time CT runs out; here the n shifts go at once, in runs of CT between BYTEOUTs.
-  GJ2K_HD_INLINE void renorm() {
-#if defined(__CUDA_ARCH__)
-    int n = __clz(a_) - 16;
-#else
-    int n = __builtin_clz(a_) - 16;
-#endif
-    a_ <<= n;
-    while (n >= ct_) {
-      c_ <<= ct_;
-      n -= ct_;
-      byteout();
-    }
-    c_ <<= n;
-    ct_ -= n;
-  }
-  // BYTEOUT (C.2.7): completes B (B is held here until no carry can reach it).
-  GJ2K_HD_INLINE void emit() {
-    if (started_) put(b_);
-    started_ = true;
-  }
-  GJ2K_HD_INLINE void byteout() {
-    if (b_ == 0xFF) {
-      emit();
-      b_ = static_cast<uint8_t>(c_ >> 20);
-      c_ &= 0xFFFFF;
-      ct_ = 7;
-    } else if (c_ < 0x8000000) {
-      emit();
-      b_ = static_cast<uint8_t>(c_ >> 19);
-      c_ &= 0x7FFFF;
-      ct_ = 8;
-    } else {
-      ++b_;
-      if (b_ == 0xFF) {
-        c_ &= 0x7FFFFFF;
-        emit();
-        b_ = static_cast<uint8_t>(c_ >> 20);
-        c_ &= 0xFFFFF;
-        ct_ = 7;
-      } else {
-        emit();
-        b_ = static_cast<uint8_t>(c_ >> 19);
-        c_ &= 0x7FFFF;
-        ct_ = 8;
-      }
-    }
-  }
-
-  uint8_t* buf_ = nullptr;
-  uint32_t cap_ = 0;
   uint32_t a_ = 0, c_ = 0;
   int ct_ = 0;
-  uint8_t b_ = 0;
-  bool started_ = false;
-  uint32_t pos_ = 0, seg_start_ = 0;
+  MqBytes out_;
+  uint32_t seg_start_ = 0;
 };
 
 // Raw (bypass) bit writer (D.6): bits MSB first; after a 0xFF byte the next byte holds 7 bits

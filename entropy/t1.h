@@ -61,6 +61,12 @@ EncodedBlock encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t 
 // The same, reusing `out`'s storage (for loops over many blocks).
 void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band band, uint8_t style,
                   uint32_t mb, EncodedBlock& out);
+// The same, except for magnitudes that need more than mb bit-planes: not an error here, it
+// returns how many they need (> mb; `out` is then unspecified). Returns 0 when coded. Without
+// `distortion` every pass reports distortion 0 (for a caller that includes every pass anyway):
+// the same bytes, a little faster.
+uint32_t encode_block_within(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band band,
+                             uint8_t style, uint32_t mb, EncodedBlock& out, bool distortion = true);
 
 struct Segment {
   const uint8_t* data;

@@ -41,8 +41,8 @@ std::vector<SegmentPiece> segment_pieces(const EncodedBlock& b, uint32_t first, 
   return pieces;
 }
 
-void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band band, uint8_t style,
-                  uint32_t mb, EncodedBlock& out) {
+uint32_t encode_block_within(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band band,
+                             uint8_t style, uint32_t mb, EncodedBlock& out, bool distortion) {
   out.data.clear();
   out.passes.clear();
   if (mb > 31) {
@@ -75,9 +75,12 @@ void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band 
       scratch_bytes = capacity;
     }
     auto run = [&]<int kBand>() {
-      return encode_checked<true>(ConstEncBandTables<kBand>{}, q, stride, w, h, style, mb,
-                                  scratch.get(), static_cast<uint32_t>(capacity), passes, state,
-                                  values, &result);
+      auto code = [&]<bool kDist>() {
+        return encode_checked<true, ConstEncBandTables<kBand>, kDist>(
+            ConstEncBandTables<kBand>{}, q, stride, w, h, style, mb, scratch.get(),
+            static_cast<uint32_t>(capacity), passes, state, values, &result);
+      };
+      return distortion ? code.template operator()<true>() : code.template operator()<false>();
     };
     switch (band) {
       case Band::kLL:
@@ -94,7 +97,19 @@ void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band 
         break;
     }
   }
-  if (status == EncodeStatus::kMinValue) {
+  // A magnitude of 2^31 needs 32 planes, more than any Mb.
+  if (status == EncodeStatus::kMinValue) return 32;
+  if (status == EncodeStatus::kTooFewPlanes) return result.planes;
+  out.data.assign(scratch.get(), scratch.get() + result.bytes);
+  out.passes.assign(passes, passes + result.passes);
+  out.missing_msbs = mb - result.planes;
+  return 0;
+}
+
+void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band band, uint8_t style,
+                  uint32_t mb, EncodedBlock& out) {
+  const uint32_t planes = encode_block_within(q, stride, w, h, band, style, mb, out);
+  if (planes > 31) {
     for (uint32_t y = 0; y < h; ++y)
       for (uint32_t x = 0; x < w; ++x)
         if (q[y * stride + x] == INT32_MIN)
@@ -102,14 +117,11 @@ void encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band 
                                                        std::to_string(x) + ", " +
                                                        std::to_string(y) + ")");
   }
-  if (status == EncodeStatus::kTooFewPlanes) {
+  if (planes != 0) {
     throw Error(ErrorCode::kInvalidArgument, "Tier-1 encode: magnitudes need " +
-                                                 std::to_string(result.planes) +
-                                                 " bit-planes, Mb is " + std::to_string(mb));
+                                                 std::to_string(planes) + " bit-planes, Mb is " +
+                                                 std::to_string(mb));
   }
-  out.data.assign(scratch.get(), scratch.get() + result.bytes);
-  out.passes.assign(passes, passes + result.passes);
-  out.missing_msbs = mb - result.planes;
 }
 
 EncodedBlock encode_block(const int32_t* q, size_t stride, uint32_t w, uint32_t h, Band band,

@@ -165,8 +165,9 @@ GJ2K_HD_INLINE uint32_t bit_width(uint32_t x) {
 }
 
 // One code-block's coding state. kVc: vertically causal contexts (D.7). kStripeValues: the
-// value layout (see the file comment).
-template <bool kVc, bool kStripeValues, class Tables>
+// value layout (see the file comment). kDist: whether the passes sum their distortion factors
+// (without, every pass reports distortion 0: for callers that include every pass anyway).
+template <bool kVc, bool kStripeValues, class Tables, bool kDist = true>
 struct BlockEncoder {
   Tables tab;
   // size_t, so that stores to the uint32_t state cannot alias them (kept in registers across
@@ -212,6 +213,7 @@ struct BlockEncoder {
       c.encode(tab.mq, cx[v & 0x1F], neg ^ (v >> 7));
     }
     word |= set_significant<kVc>(f, pitch, r, neg);
+    if constexpr (!kDist) return 0;
     return pl.sig_base + 4 * int64_t{m & pl.low};
   }
 
@@ -263,8 +265,10 @@ struct BlockEncoder {
       c.encode(tab.mq, cx[mr_context(word, r)], bit);
     }
     word |= refined_bit(r);
-    const int64_t t4 = 4 * int64_t{m & pl.low};
-    d += bit ? t4 - pl.ref_one : pl.ref_zero - t4;
+    if constexpr (kDist) {
+      const int64_t t4 = 4 * int64_t{m & pl.low};
+      d += bit ? t4 - pl.ref_one : pl.ref_zero - t4;
+    }
   }
   template <bool kRaw, bool kFull, class Coder>
   GJ2K_HD_INLINE void mrp_column(Coder& c, uint8_t* cx, uint32_t* f, const uint32_t* v,
@@ -283,7 +287,8 @@ struct BlockEncoder {
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the significance pass's visit marks.
-  GJ2K_HD_INLINE void cup_row(MqEncoder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+  template <class Coder>
+  GJ2K_HD_INLINE void cup_row(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
                               const uint32_t* v, const Plane& pl, int64_t& d) {
     if (word & (sig_bit(r, 0) | visit_bit(r))) return;
     const uint32_t m = sample(v, r);
@@ -291,8 +296,8 @@ struct BlockEncoder {
     c.encode(tab.mq, cx[tab.zc[window(word, r)]], bit);
     if (bit) d += code_sign<false>(c, cx, f, word, r, m, pl);
   }
-  template <bool kFull>
-  GJ2K_HD_INLINE void cup_column(MqEncoder& c, uint8_t* cx, uint32_t* f, const uint32_t* v,
+  template <bool kFull, class Coder>
+  GJ2K_HD_INLINE void cup_column(Coder& c, uint8_t* cx, uint32_t* f, const uint32_t* v,
                                  const Plane& pl, int64_t& d, uint32_t nr) {
     uint32_t word = *f;
     if constexpr (kFull) {
@@ -344,16 +349,10 @@ struct BlockEncoder {
     else
       cup_column<kFull>(c, cx, f, v, pl, d, nr);
   }
-  // One pass of plane p over the block, stripe by stripe, column by column; returns its
-  // distortion factor sum. Works on local copies of the coder and the contexts (written back
-  // at its end): the pass loop then keeps them in registers, where stores to the state could
-  // otherwise alias them.
+  // One pass of plane p over the block, stripe by stripe, column by column, with the coder c
+  // and the contexts cx; returns its distortion factor sum.
   template <PassKind kKind, bool kRaw, class Coder>
-  GJ2K_HD GJ2K_NOINLINE int64_t pass(Coder& coder, uint32_t p) {
-    Coder c = coder;
-    uint8_t cx[kNumContexts];
-    if constexpr (!kRaw)
-      for (int k = 0; k < kNumContexts; ++k) cx[k] = ctx[k];
+  GJ2K_HD_INLINE int64_t pass_loop(Coder& c, uint8_t* cx, uint32_t p) {
     const Plane pl(p);
     int64_t d = 0;
     for (size_t s = 0; s < stripes; ++s) {
@@ -368,7 +367,30 @@ struct BlockEncoder {
           column<kKind, kRaw, false>(c, cx, f, v, pl, d, nr);
       }
     }
-    coder = c;
+    return d;
+  }
+  // pass_loop on local copies of the coder's registers and the contexts (written back at its
+  // end): the loop then keeps them in registers, where stores to the state could otherwise
+  // alias them. A kernel copies the whole MQ coder; the host leaves its output state (touched
+  // once a byte) in memory, for the registers the loop needs more.
+  template <PassKind kKind, bool kRaw, class Coder>
+  GJ2K_HD GJ2K_NOINLINE int64_t pass(Coder& coder, uint32_t p) {
+    uint8_t cx[kNumContexts];
+    if constexpr (!kRaw)
+      for (int k = 0; k < kNumContexts; ++k) cx[k] = ctx[k];
+    int64_t d;
+#if !defined(__CUDA_ARCH__)
+    if constexpr (!kRaw) {
+      MqEncoder::Registers c(coder);
+      d = pass_loop<kKind, kRaw>(c, cx, p);
+      c.store(coder);
+    } else
+#endif
+    {
+      Coder c = coder;
+      d = pass_loop<kKind, kRaw>(c, cx, p);
+      coder = c;
+    }
     if constexpr (!kRaw)
       for (int k = 0; k < kNumContexts; ++k) ctx[k] = cx[k];
     return d;
@@ -401,12 +423,12 @@ struct BlockEncoder {
 // Codes the nbp >= 1 planes of a w x h >= 1 block whose values are in place (stripe-major
 // magnitudes at `values`, or the plane q), see the file comment. Non-terminated passes get the
 // conservative end of their truncation point within their segment (MqEncoder::resolve).
-template <bool kVc, bool kStripeValues, class Tables>
+template <bool kVc, bool kStripeValues, class Tables, bool kDist = true>
 GJ2K_HD EncodeStatus run_encode(const Tables& tables, const uint32_t* values, size_t vstride,
                                 uint32_t w, uint32_t h, uint8_t style, uint32_t nbp, uint8_t* out,
                                 uint32_t capacity, CodedPass* passes, uint32_t* state,
                                 uint32_t* bytes) {
-  BlockEncoder<kVc, kStripeValues, Tables> e;
+  BlockEncoder<kVc, kStripeValues, Tables, kDist> e;
   e.tab = tables;
   e.w = w;
   e.h = h;
@@ -560,7 +582,7 @@ GJ2K_HD_INLINE uint32_t scan_planes(const int32_t* q, size_t stride, uint32_t w,
 // Codes one code-block whose arguments passed check_encode_arguments, with the tables `tables`
 // (EncBandTables or ConstEncBandTables of its band); see the file comment. `state`:
 // state_words(w, h) words; `values`: with kStripeValues value_words(w, h) words, else unused.
-template <bool kStripeValues, class Tables>
+template <bool kStripeValues, class Tables, bool kDist = true>
 GJ2K_HD EncodeStatus encode_checked(const Tables& tables, const int32_t* q, size_t stride,
                                     uint32_t w, uint32_t h, uint8_t style, uint32_t mb,
                                     uint8_t* out, uint32_t capacity, CodedPass* passes,
@@ -575,10 +597,10 @@ GJ2K_HD EncodeStatus encode_checked(const Tables& tables, const int32_t* q, size
   const uint32_t* v = kStripeValues ? values : reinterpret_cast<const uint32_t*>(q);
   const size_t vstride = kStripeValues ? 0 : stride;
   if (style & cblk_style::kVerticalCausal)
-    return run_encode<true, kStripeValues>(tables, v, vstride, w, h, style, nbp, out, capacity,
-                                           passes, state, &result->bytes);
-  return run_encode<false, kStripeValues>(tables, v, vstride, w, h, style, nbp, out, capacity,
-                                          passes, state, &result->bytes);
+    return run_encode<true, kStripeValues, Tables, kDist>(tables, v, vstride, w, h, style, nbp, out,
+                                                          capacity, passes, state, &result->bytes);
+  return run_encode<false, kStripeValues, Tables, kDist>(tables, v, vstride, w, h, style, nbp, out,
+                                                         capacity, passes, state, &result->bytes);
 }
 
 // Codes one code-block (see the file comment) with the tables `t`, checking its arguments first.

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "codec/encoder_internal.h"
 #include "codec/file_output.h"
 #include "core/thread_pool.h"
 #include "io/image_io.h"
@@ -16,6 +17,7 @@ namespace gj2k::io {
 using detail::at_byte;
 using detail::bits_for;
 using detail::fail;
+using detail::MappedFile;
 using detail::mul_sat;
 
 namespace {
@@ -185,6 +187,24 @@ void read_raw_samples(std::span<const uint8_t> data, size_t base, const PnmHeade
       0, h.height,
       [&](size_t y) {
         const size_t first = static_cast<size_t>(y) * width;
+        if (bytes == 1 && channels == 3) {
+          // P6 8-bit, the common case: the three channels of a pixel in one pass.
+          int32_t* o0 = image.components[0].samples.data() + first;
+          int32_t* o1 = image.components[1].samples.data() + first;
+          int32_t* o2 = image.components[2].samples.data() + first;
+          const uint8_t* q = p + first * 3;
+          uint32_t row_worst = 0;
+          for (size_t i = 0; i < width; ++i, q += 3) {
+            o0[i] = q[0];
+            o1[i] = q[1];
+            o2[i] = q[2];
+            row_worst |= uint32_t{q[0]} | q[1] | q[2];
+          }
+          // An OR bounds the maximum by the next power of two less one: exact for maxval 255,
+          // else a hint that the file order scan below settles.
+          if (row_worst > h.maxval) too_large.store(true, std::memory_order_relaxed);
+          return;
+        }
         for (uint32_t c = 0; c < channels; ++c) {
           int32_t* out = image.components[c].samples.data() + first;
           const uint8_t* q = p + first * step + c * bytes;
@@ -226,7 +246,8 @@ Image read_pnm(std::span<const uint8_t> data, const std::string& name) {
     fail(ErrorCode::kFormat, name, "not a PNM file (magic is not P1..P7)");
   Scanner s(data, name, 2);
   const PnmHeader h = read_header(data, name, s);
-  Image image = make_image(h.width, h.height, h.channels, bits_for(h.maxval));
+  // Every sample is written below (binary or text; a short text body throws).
+  Image image = codec::make_image_for_overwrite(h.width, h.height, h.channels, bits_for(h.maxval));
   const SampleStore store{image, h, name};
   if (h.bitmap && h.text) {
     // P1: 1 is black; stored as 1-bit greyscale, 0 black.
@@ -245,6 +266,8 @@ Image read_pnm(std::span<const uint8_t> data, const std::string& name) {
 }
 
 Image read_pnm(const std::filesystem::path& path) {
+  const MappedFile mapped(path);
+  if (mapped.valid()) return read_pnm(mapped.bytes(), path.string());
   const std::vector<uint8_t> bytes = read_file(path);
   return read_pnm(bytes, path.string());
 }

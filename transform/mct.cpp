@@ -41,6 +41,10 @@ int32_t dc_offset(int precision, bool is_signed) {
 void dc_shift_forward(int32_t* x, size_t n, int32_t offset) {
   for (size_t i = 0; i < n; ++i) x[i] -= offset;
 }
+void dc_shift_forward(const int32_t* __restrict in, int32_t* __restrict x, size_t n,
+                      int32_t offset) {
+  for (size_t i = 0; i < n; ++i) x[i] = in[i] - offset;
+}
 void dc_shift_inverse(int32_t* x, size_t n, int32_t offset) {
   for (size_t i = 0; i < n; ++i) x[i] += offset;
 }
@@ -85,6 +89,19 @@ void dc_shift_rct_forward(int32_t* __restrict c0, int32_t* __restrict c1, int32_
   const int32_t o0 = offset[0], o1 = offset[1], o2 = offset[2];
   for (size_t i = 0; i < n; ++i) {
     const int32_t r = c0[i] - o0, g = c1[i] - o1, b = c2[i] - o2;
+    c0[i] = (r + 2 * g + b) >> 2;
+    c1[i] = b - g;
+    c2[i] = r - g;
+  }
+}
+
+void dc_shift_rct_forward(const int32_t* __restrict in0, const int32_t* __restrict in1,
+                          const int32_t* __restrict in2, int32_t* __restrict c0,
+                          int32_t* __restrict c1, int32_t* __restrict c2, size_t n,
+                          const int32_t offset[3]) {
+  const int32_t o0 = offset[0], o1 = offset[1], o2 = offset[2];
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t r = in0[i] - o0, g = in1[i] - o1, b = in2[i] - o2;
     c0[i] = (r + 2 * g + b) >> 2;
     c1[i] = b - g;
     c2[i] = r - g;

@@ -16,6 +16,8 @@ int32_t dc_offset(int precision, bool is_signed);
 
 // G.1.2: forward I -= offset, inverse I += offset, in place (offset from dc_offset).
 void dc_shift_forward(int32_t* x, size_t n, int32_t offset);
+// The forward shift from `in` into x (no aliasing).
+void dc_shift_forward(const int32_t* in, int32_t* x, size_t n, int32_t offset);
 void dc_shift_inverse(int32_t* x, size_t n, int32_t offset);
 
 // G.2 reversible component transformation (RCT), int32 in place, exact:
@@ -35,6 +37,9 @@ void ict_inverse(float* c0, float* c1, float* c2, size_t n);
 // Fused encoder entry points: DC shift (offsets per component, from dc_offset) then the MCT.
 // rct: in place on int32. ict: int32 samples in, float32 out (in and out may not alias).
 void dc_shift_rct_forward(int32_t* c0, int32_t* c1, int32_t* c2, size_t n, const int32_t offset[3]);
+// rct from int32 samples in0..in2 into c0..c2 (in and out may not alias).
+void dc_shift_rct_forward(const int32_t* in0, const int32_t* in1, const int32_t* in2, int32_t* c0,
+                          int32_t* c1, int32_t* c2, size_t n, const int32_t offset[3]);
 void dc_shift_ict_forward(const int32_t* in0, const int32_t* in1, const int32_t* in2, float* c0,
                           float* c1, float* c2, size_t n, const int32_t offset[3]);
 // Fused decoder entry points: inverse MCT then inverse DC shift, then clamp to [lo, hi] (the

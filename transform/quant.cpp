@@ -9,6 +9,10 @@
 #include <new>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "gj2k/error.h"
 #include "transform/dwt.h"
 
@@ -217,7 +221,23 @@ int32_t* quantize_in_place(float* y, size_t n, float delta) {
   static_assert(sizeof(float) == sizeof(int32_t) && alignof(int32_t) <= alignof(float));
   constexpr float kMax = 2147483520.0f;
   void* const words = y;
-  for (size_t i = 0; i < n; ++i) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  // Four at a time, the scalar loop's steps with its NaN rule (max(NaN, 0) is 0), the sign
+  // applied as (q ^ s) - s with s the float's sign.
+  const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7FFFFFFF));
+  const __m128 d4 = _mm_set1_ps(delta), zero = _mm_setzero_ps(), top = _mm_set1_ps(kMax);
+  for (; i + 4 <= n; i += 4) {
+    const __m128 v = _mm_loadu_ps(y + i);
+    __m128 m = _mm_div_ps(_mm_and_ps(v, abs_mask), d4);
+    m = _mm_min_ps(_mm_max_ps(m, zero), top);
+    const __m128i q = _mm_cvttps_epi32(m);
+    const __m128i sign = _mm_srai_epi32(_mm_castps_si128(v), 31);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i),
+                     _mm_sub_epi32(_mm_xor_si128(q, sign), sign));
+  }
+#endif
+  for (; i < n; ++i) {
     const float v = y[i];
     float m = std::fabs(v) / delta;  // as quantize
     m = m >= 0 ? m : 0.0f;

@@ -81,6 +81,24 @@ void check(const std::vector<int32_t>& block, uint32_t w, uint32_t h, Band band,
     for (uint32_t x = 0; x < w; ++x) plane[y * stride + x] = block[size_t{y} * w + x];
   const EncodedBlock want = encode_block(plane.data(), stride, w, h, band, style, mb);
   const uint32_t nb = mb - want.missing_msbs;
+  // Without distortions: the same bytes and passes, every distortion 0.
+  EncodedBlock plain;
+  ASSERT_EQ(encode_block_within(plane.data(), stride, w, h, band, style, mb, plain, false), 0u)
+      << what;
+  ASSERT_EQ(plain.missing_msbs, want.missing_msbs) << what;
+  ASSERT_EQ(plain.data, want.data) << what;
+  ASSERT_EQ(plain.passes.size(), want.passes.size()) << what;
+  for (size_t i = 0; i < want.passes.size(); ++i) {
+    ASSERT_EQ(plain.passes[i].end, want.passes[i].end) << what << " pass " << i;
+    ASSERT_EQ(plain.passes[i].terminated, want.passes[i].terminated) << what << " pass " << i;
+    ASSERT_EQ(plain.passes[i].distortion, 0.0) << what << " pass " << i;
+  }
+  // Too few planes: their count comes back, not an exception.
+  if (nb > 1) {
+    EncodedBlock few;
+    ASSERT_EQ(encode_block_within(plane.data(), stride, w, h, band, style, nb - 1, few), nb)
+        << what;
+  }
   for (int layout = 0; layout < 2; ++layout) {
     const std::string where = what + " layout " + std::to_string(layout);
     const HdOutput got = encode_hd(layout == 1, plane.data(), stride, w, h, band, style, mb,

@@ -132,6 +132,17 @@ TEST(XformMct, FusedEqualsComposition) {
   EXPECT_EQ(f0, u0);
   EXPECT_EQ(f1, u1);
   EXPECT_EQ(f2, u2);
+  // The out-of-place forms (the encoder's, from the image's samples) equal the in-place ones.
+  std::vector<int32_t> p0(n), p1(n), p2(n);
+  dc_shift_rct_forward(in[0].data(), in[1].data(), in[2].data(), p0.data(), p1.data(), p2.data(), n,
+                       off);
+  EXPECT_EQ(p0, f0);
+  EXPECT_EQ(p1, f1);
+  EXPECT_EQ(p2, f2);
+  auto shifted = in[1];
+  dc_shift_forward(shifted.data(), n, 2048);
+  dc_shift_forward(in[1].data(), p1.data(), n, 2048);
+  EXPECT_EQ(p1, shifted);
   // RCT inverse back to the input (values stay in range: the clamp changes nothing).
   rct_inverse_dc_shift(f0.data(), f1.data(), f2.data(), n, off, lo, hi);
   EXPECT_EQ(f0, in[0]);
