@@ -3,63 +3,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <filesystem>
-#include <span>
 #include <string>
-
-#if defined(__unix__)
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
 
 #include "gj2k/error.h"
 
 namespace gj2k::io::detail {
-
-// A regular file mapped read-only (POSIX), for readers that parse it in place: no buffer to
-// zero-fill and no copy. valid() is false where mapping is not possible (not a regular file,
-// empty, no mmap): the caller then reads the file (read_file), which also reports errors. The
-// file must not shrink while mapped.
-class MappedFile {
- public:
-  explicit MappedFile(const std::filesystem::path& path) {
-#if defined(__unix__)
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-      void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ,
-                       MAP_PRIVATE | MAP_POPULATE, fd, 0);
-      if (p != MAP_FAILED) {
-        data_ = static_cast<const uint8_t*>(p);
-        size_ = static_cast<size_t>(st.st_size);
-      }
-    }
-    ::close(fd);
-#else
-    (void)path;
-#endif
-  }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  ~MappedFile() {
-#if defined(__unix__)
-    if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
-#endif
-  }
-  bool valid() const {
-    return data_ != nullptr;
-  }
-  std::span<const uint8_t> bytes() const {
-    return {data_, size_};
-  }
-
- private:
-  const uint8_t* data_ = nullptr;
-  size_t size_ = 0;
-};
 
 // Throws Error(code, "<name>: <what>").
 [[noreturn]] inline void fail(ErrorCode code, const std::string& name, const std::string& what) {

@@ -17,7 +17,6 @@ namespace gj2k::io {
 using detail::at_byte;
 using detail::bits_for;
 using detail::fail;
-using detail::MappedFile;
 using detail::mul_sat;
 
 namespace {
@@ -266,8 +265,6 @@ Image read_pnm(std::span<const uint8_t> data, const std::string& name) {
 }
 
 Image read_pnm(const std::filesystem::path& path) {
-  const MappedFile mapped(path);
-  if (mapped.valid()) return read_pnm(mapped.bytes(), path.string());
   const std::vector<uint8_t> bytes = read_file(path);
   return read_pnm(bytes, path.string());
 }
