@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/thread_pool.h"
@@ -179,6 +180,277 @@ struct Kern97 {
   static T single_inv(T v) { return v / 2.0f; }
 };
 
+// ---- the whole-signal passes: lifting steps fused with the (de)interleaving ----------------
+// Every sample goes through the same float operations in the same order as the reference; the
+// passes only choose where intermediates live so that the data is read and written fewer times.
+// Inverse (F.4.8): the first lifting step reads the Mallat halves in place and writes the low
+// half to scratch, and the last step writes the interleaved output straight into the buffer.
+// Forward (F.3.8): the first step reads the interleaved input and writes the high half to
+// scratch, and the last step writes the low half straight into the buffer.
+
+// A run of "elements" k, each `lanes` samples at base + k * pitch (a strip of rows, or single
+// samples of a row when lanes is 1).
+template <class T>
+struct Elems {
+  T* base;
+  size_t pitch;
+  T* at(size_t k) const { return base + k * pitch; }
+};
+
+// n: a size_t, or a std::integral_constant for full strips (fixed trip counts unroll).
+template <class T, class N, class Op>
+inline void lanes_op(T* d, const T* t, const T* a, const T* b, N n, Op op) {
+  if (d == t) {
+    T* __restrict dd = d;
+    const T* __restrict aa = a;
+    const T* __restrict bb = b;
+    for (size_t j = 0; j < n; ++j) dd[j] = op(dd[j], aa[j], bb[j]);
+  } else {
+    T* __restrict dd = d;
+    const T* __restrict tt = t;
+    const T* __restrict aa = a;
+    const T* __restrict bb = b;
+    for (size_t j = 0; j < n; ++j) dd[j] = op(tt[j], aa[j], bb[j]);
+  }
+}
+
+template <class T, class N>
+inline void lanes_copy(T* __restrict d, const T* __restrict t, N n) {
+  for (size_t j = 0; j < n; ++j) d[j] = t[j];
+}
+
+template <class T, class N>
+inline void lanes_scale(T* d, const T* t, N n, T f) {
+  if (d == t) {
+    T* __restrict dd = d;
+    for (size_t j = 0; j < n; ++j) dd[j] = dd[j] * f;
+  } else {
+    T* __restrict dd = d;
+    const T* __restrict tt = t;
+    for (size_t j = 0; j < n; ++j) dd[j] = tt[j] * f;
+  }
+}
+
+// out[k] = op(in[k], s[clamp(k - o)], s[clamp(k - o + 1)]) for k < nt (out may be in), each
+// element `lanes` wide; then, when post != 1, out[k] *= post (the K scaling that follows the
+// last forward step, F.3.8.2).
+template <class T, class N, class Op>
+inline void lift(Elems<T> out, Elems<const T> in, size_t nt, Elems<const T> s, size_t ns, int o,
+                 N lanes, Op op, T post = T(1)) {
+  for (size_t k = 0; k < nt; ++k) {
+    const T* a = s.at(clampi(std::ptrdiff_t(k) - o, ns));
+    const T* b = s.at(clampi(std::ptrdiff_t(k) - o + 1, ns));
+    lanes_op(out.at(k), in.at(k), a, b, lanes, op);
+    if (post != T(1)) lanes_scale(out.at(k), out.at(k), lanes, post);
+  }
+}
+
+template <class T>
+Elems<const T> cview(Elems<T> e) {
+  return {e.base, e.pitch};
+}
+
+// The lifting sequences of F.3.8 / F.4.8 split for the fused passes. Inverse: optional
+// scaling, steps on L (o = 1 - p) and H (o = p) alternating, the last one on H. Forward: the
+// first step on H, then alternating, the last on L, then optional scaling.
+struct Fused53 {
+  using T = int32_t;
+  static constexpr bool kScaled = false;
+  static constexpr T kLow = 1, kHigh = 1;  // inverse: L *= kLow, H *= kHigh; forward: inverses
+  // Inverse steps before the last, as (high, op) pairs, in order.
+  template <class F>
+  static void inv_mid(F step) {
+    step(false, Update53Inv{});
+  }
+  static Predict53Inv inv_last() { return {}; }
+  static Predict53Fwd fwd_first() { return {}; }
+  template <class F>
+  static void fwd_mid(F) {}
+  static Update53Fwd fwd_last() { return {}; }
+};
+
+struct Fused97 {
+  using T = float;
+  static constexpr bool kScaled = true;
+  static constexpr T kLow = static_cast<float>(kDwt97K), kHigh = static_cast<float>(1.0 / kDwt97K);
+  template <class F>
+  static void inv_mid(F step) {
+    step(false, Lift97Sub{static_cast<float>(kDwt97Delta)});
+    step(true, Lift97Sub{static_cast<float>(kDwt97Gamma)});
+    step(false, Lift97Sub{static_cast<float>(kDwt97Beta)});
+  }
+  static Lift97Sub inv_last() { return {static_cast<float>(kDwt97Alpha)}; }
+  static Lift97Add fwd_first() { return {static_cast<float>(kDwt97Alpha)}; }
+  template <class F>
+  static void fwd_mid(F step) {
+    step(false, Lift97Add{static_cast<float>(kDwt97Beta)});
+    step(true, Lift97Add{static_cast<float>(kDwt97Gamma)});
+  }
+  static Lift97Add fwd_last() { return {static_cast<float>(kDwt97Delta)}; }
+};
+
+template <class K>
+struct FusedOf;
+template <>
+struct FusedOf<Kern53> {
+  using type = Fused53;
+};
+template <>
+struct FusedOf<Kern97> {
+  using type = Fused97;
+};
+
+// One 1-D pass over `count` signals of n >= 2 samples with parity p. The signals sit side by
+// side: sample i of signal j at x + i * along + j (along = stride for columns, lanes = count),
+// or for rows (lanes = 1) element pitch 1 and one call per row. `tmp` holds max(nl, nh)
+// elements of `lanes` samples (pitch tp).
+template <class K, bool Forward, class N>
+void fused_pass(typename K::T* x, size_t along, size_t n, int p, N lanes, typename K::T* tmp,
+                size_t tp) {
+  using F = typename FusedOf<K>::type;
+  using T = typename K::T;
+  const size_t nl = (n + 1 - static_cast<size_t>(p)) / 2, nh = n - nl;
+  const int ol = 1 - p, oh = p;  // neighbour offsets of steps on L and on H
+  if constexpr (!Forward) {
+    // Mallat halves: L at elements [0, nl), H at [nl, n) of x.
+    const Elems<T> Lx{x, along}, H{x + nl * along, along}, Ls{tmp, tp};
+    bool first = true;
+    if constexpr (F::kScaled) {  // F.4.8.2 steps 1-2: L *= K into scratch, H *= 1/K in place
+      for (size_t k = 0; k < nl; ++k) lanes_scale(Ls.at(k), Lx.at(k), lanes, F::kLow);
+      for (size_t k = 0; k < nh; ++k) lanes_scale(H.at(k), H.at(k), lanes, F::kHigh);
+      first = false;
+    }
+    F::inv_mid([&](bool high, auto op) {
+      if (high) {
+        lift(H, cview(H), nh, cview(Ls), nl, oh, lanes, op);
+      } else {  // the first step reads L from x, later ones from scratch
+        lift(Ls, first ? cview(Lx) : cview(Ls), nl, cview(H), nh, ol, lanes, op);
+        first = false;
+      }
+    });
+    // Last step on H, written interleaved: output i is low when (i & 1) == p. Writing output
+    // i overwrites element i of x: for i < nl that is an L sample (kept in scratch); for
+    // i >= nl the H sample i - nl, which output 2 (i - nl) + 1 - p <= i has consumed already.
+    const auto last = F::inv_last();
+    for (size_t i = 0; i < n; ++i) {
+      T* d = x + i * along;
+      if ((i & 1) == static_cast<size_t>(p)) {
+        lanes_copy(d, Ls.at(i >> 1), lanes);
+      } else {
+        const size_t k = i >> 1;  // (i - (1 - p)) / 2
+        const T* a = Ls.at(clampi(std::ptrdiff_t(k) - oh, nl));
+        const T* b = Ls.at(clampi(std::ptrdiff_t(k) - oh + 1, nl));
+        lanes_op(d, H.at(k), a, b, lanes, last);
+      }
+    }
+  } else {
+    // Interleaved input: low j at element 2 j + p, high j at 2 j + 1 - p.
+    const Elems<T> Lx{x + p * along, 2 * along}, Hx{x + (1 - p) * along, 2 * along};
+    const Elems<T> Hs{tmp, tp};
+    lift(Hs, cview(Hx), nh, cview(Lx), nl, oh, lanes, F::fwd_first());
+    F::fwd_mid([&](bool high, auto op) {
+      if (high)
+        lift(Hs, cview(Hs), nh, cview(Lx), nl, oh, lanes, op);
+      else
+        lift(Lx, cview(Lx), nl, cview(Hs), nh, ol, lanes, op);
+    });
+    // Last step on L, written to element k < nl of x: element k is input k, a low sample
+    // consumed by an earlier (or this) k, or a high one already in scratch.
+    const Elems<T> Lo{x, along};
+    lift(Lo, cview(Lx), nl, cview(Hs), nh, ol, lanes, F::fwd_last(),
+         F::kScaled ? T(1) / F::kLow : T(1));
+    const Elems<T> Ho{x + nl * along, along};
+    for (size_t k = 0; k < nh; ++k) {
+      if constexpr (F::kScaled)
+        lanes_scale(Ho.at(k), Hs.at(k), lanes, T(1) / F::kHigh);
+      else
+        lanes_copy(Ho.at(k), Hs.at(k), lanes);
+    }
+  }
+}
+
+// The row form of lift: samples rather than strips, out / in / s elements OP / IP / SP apart,
+// no aliasing between out and in or s; the clamps only at the ends so the middle vectorises.
+template <size_t OP, size_t IP, size_t SP, class T, class Op>
+inline void lift_row(T* __restrict out, const T* __restrict in, size_t nt, const T* __restrict s,
+                     size_t ns, int o, Op op, T post = T(1)) {
+  auto one = [&](size_t k, size_t a, size_t b) {
+    const T v = op(in[k * IP], s[a * SP], s[b * SP]);
+    out[k * OP] = post != T(1) ? v * post : v;
+  };
+  const size_t mid_lo = std::min<size_t>(nt, o);
+  const size_t mid_hi = std::max(mid_lo, std::min<size_t>(nt, ns - 1 + o));
+  for (size_t k = 0; k < mid_lo; ++k)
+    one(k, clampi(std::ptrdiff_t(k) - o, ns), clampi(std::ptrdiff_t(k) - o + 1, ns));
+  const T* __restrict sm = s - o * SP;  // sm[k * SP] = s[k - o]
+  if (post != T(1)) {
+    for (size_t k = mid_lo; k < mid_hi; ++k)
+      out[k * OP] = op(in[k * IP], sm[k * SP], sm[(k + 1) * SP]) * post;
+  } else {
+    for (size_t k = mid_lo; k < mid_hi; ++k)
+      out[k * OP] = op(in[k * IP], sm[k * SP], sm[(k + 1) * SP]);
+  }
+  for (size_t k = mid_hi; k < nt; ++k)
+    one(k, clampi(std::ptrdiff_t(k) - o, ns), clampi(std::ptrdiff_t(k) - o + 1, ns));
+}
+
+// fused_pass for one row of n >= 2 samples in x (parity p), tmp of n samples: both halves go
+// through tmp (a row is small enough to stay in L1), so the loops have no aliasing.
+template <class K, bool Forward>
+void fused_row(typename K::T* __restrict x, size_t n, int p, typename K::T* __restrict tmp) {
+  using F = typename FusedOf<K>::type;
+  using T = typename K::T;
+  const size_t nl = (n + 1 - static_cast<size_t>(p)) / 2, nh = n - nl;
+  const int ol = 1 - p, oh = p;
+  T* __restrict L = tmp;
+  T* __restrict H = tmp + nl;
+  if constexpr (!Forward) {
+    const T* xl = x;
+    const T* xh = x + nl;
+    bool first = true;
+    if constexpr (F::kScaled) {
+      for (size_t k = 0; k < nl; ++k) L[k] = xl[k] * F::kLow;
+      for (size_t k = 0; k < nh; ++k) H[k] = xh[k] * F::kHigh;
+      first = false;
+    } else {
+      std::memcpy(H, xh, nh * sizeof(T));
+    }
+    F::inv_mid([&](bool high, auto op) {
+      if (high) {
+        step_row(H, nh, L, nl, oh, op);
+      } else if (first) {
+        lift_row<1, 1, 1>(L, xl, nl, H, nh, ol, op);
+        first = false;
+      } else {
+        step_row(L, nl, H, nh, ol, op);
+      }
+    });
+    // Last step on H, interleaved into x: low k at 2 k + p, high k at 2 k + 1 - p.
+    lift_row<2, 1, 1>(x + (1 - p), H, nh, L, nl, oh, F::inv_last());
+    T* __restrict xo = x + p;
+    for (size_t k = 0; k < nl; ++k) xo[2 * k] = L[k];
+  } else {
+    const T* xl = x + p;
+    const T* xh = x + (1 - p);
+    lift_row<1, 2, 2>(H, xh, nh, xl, nl, oh, F::fwd_first());
+    for (size_t k = 0; k < nl; ++k) L[k] = xl[2 * k];
+    F::fwd_mid([&](bool high, auto op) {
+      if (high)
+        step_row(H, nh, L, nl, oh, op);
+      else
+        step_row(L, nl, H, nh, ol, op);
+    });
+    lift_row<1, 1, 1>(x, L, nl, H, nh, ol, F::fwd_last(), F::kScaled ? T(1) / F::kLow : T(1));
+    T* __restrict xh_out = x + nl;
+    if constexpr (F::kScaled) {
+      const T f = T(1) / F::kHigh;
+      for (size_t k = 0; k < nh; ++k) xh_out[k] = H[k] * f;
+    } else {
+      std::memcpy(xh_out, H, nh * sizeof(T));
+    }
+  }
+}
+
 // ---- one 1-D pass over rows (horizontal) ---------------------------------------------------
 
 template <class K, bool Forward>
@@ -195,34 +467,12 @@ void horizontal(Plane<typename K::T> pl, const Rect& a) {
     return;
   }
   const int p = a.x0 & 1;
-  const size_t nl = (size_t{a.x1} + 1) / 2 - (size_t{a.x0} + 1) / 2, nh = w - nl;
   core::parallel_blocks(
       h,
       [&](size_t first, size_t last) {
         T* const tmp = scratch<T>(w);
-        T* L = tmp;
-        T* H = tmp + nl;
-        const auto step = row_step(L, nl, H, nh);
-        const auto scale = row_scale(L, nl, H, nh);
-        for (uint32_t y = static_cast<uint32_t>(first); y < last; ++y) {
-          T* row = pl.data + y * pl.stride;
-          if constexpr (Forward) {
-            // Deinterleave: the first sample is low when p == 0.
-            const T* src_l = row + p;
-            const T* src_h = row + (1 - p);
-            for (size_t k = 0; k < nl; ++k) L[k] = src_l[2 * k];
-            for (size_t k = 0; k < nh; ++k) H[k] = src_h[2 * k];
-            K::forward(step, scale, p);
-            std::memcpy(row, tmp, w * sizeof(T));
-          } else {
-            std::memcpy(tmp, row, w * sizeof(T));
-            K::inverse(step, scale, p);
-            T* dst_l = row + p;
-            T* dst_h = row + (1 - p);
-            for (size_t k = 0; k < nl; ++k) dst_l[2 * k] = L[k];
-            for (size_t k = 0; k < nh; ++k) dst_h[2 * k] = H[k];
-          }
-        }
+        for (uint32_t y = static_cast<uint32_t>(first); y < last; ++y)
+          fused_row<K, Forward>(pl.data + y * pl.stride, w, p, tmp);
       },
       size_t{w} * h >= kParallelMin ? 0 : 1);
 }
@@ -241,40 +491,20 @@ void vertical(Plane<typename K::T> pl, const Rect& a) {
     return;
   }
   const int p = a.y0 & 1;
-  const size_t nl = (size_t{a.y1} + 1) / 2 - (size_t{a.y0} + 1) / 2, nh = h - nl;
-  const size_t S = kStripWidth;
+  constexpr size_t S = kStripWidth;
   const size_t strips = (w + S - 1) / S;
   core::parallel_blocks(
       strips,
       [&](size_t first, size_t last) {
-        T* const tmp = scratch<T>(size_t{h} * S);
-        T* L = tmp;
-        T* H = tmp + nl * S;
-        size_t lanes = S;
-        const auto step = strip_step(L, nl, H, nh, S, lanes);
-        const auto scale = strip_scale(L, nl, H, nh, S);
+        T* const tmp = scratch<T>((size_t{h} / 2 + 1) * S);
         for (size_t s = static_cast<size_t>(first); s < last; ++s) {
           const size_t x = s * S;
-          lanes = std::min(S, size_t{w} - x);
-          T* col = pl.data + x;
-          if constexpr (Forward) {
-            for (uint32_t y = 0; y < h; ++y) {  // deinterleave rows into the strip
-              const size_t dst = ((y & 1) == static_cast<uint32_t>(p)) ? y / 2 : nl + y / 2;
-              std::memcpy(tmp + dst * S, col + y * pl.stride, lanes * sizeof(T));
-            }
-            // Rows of parity p (relative) are low: absolute y0 + y even <=> (y & 1) == p.
-            K::forward(step, scale, p);
-            for (uint32_t y = 0; y < h; ++y)
-              std::memcpy(col + y * pl.stride, tmp + size_t{y} * S, lanes * sizeof(T));
-          } else {
-            for (uint32_t y = 0; y < h; ++y)
-              std::memcpy(tmp + size_t{y} * S, col + y * pl.stride, lanes * sizeof(T));
-            K::inverse(step, scale, p);
-            for (uint32_t y = 0; y < h; ++y) {
-              const size_t src = ((y & 1) == static_cast<uint32_t>(p)) ? y / 2 : nl + y / 2;
-              std::memcpy(col + y * pl.stride, tmp + src * S, lanes * sizeof(T));
-            }
-          }
+          T* const col = pl.data + x;
+          if (x + S <= w)  // a full strip: fixed lane count
+            fused_pass<K, Forward>(col, pl.stride, h, p, std::integral_constant<size_t, S>{}, tmp,
+                                   S);
+          else
+            fused_pass<K, Forward>(col, pl.stride, h, p, size_t{w} - x, tmp, S);
         }
       },
       size_t{w} * h >= kParallelMin ? 0 : 1);
