@@ -256,7 +256,9 @@ Elems<const T> cview(Elems<T> e) {
 struct Fused53 {
   using T = int32_t;
   static constexpr bool kScaled = false;
-  static constexpr T kLow = 1, kHigh = 1;  // inverse: L *= kLow, H *= kHigh; forward: inverses
+  // Inverse: L *= kLow, H *= kHigh first (F.4.8.2); forward: L *= kFwdLow, H *= kFwdHigh last
+  // (F.3.8.2). 1 where there is no scaling.
+  static constexpr T kLow = 1, kHigh = 1, kFwdLow = 1, kFwdHigh = 1;
   // Inverse steps before the last, as (high, op) pairs, in order.
   template <class F>
   static void inv_mid(F step) {
@@ -273,6 +275,7 @@ struct Fused97 {
   using T = float;
   static constexpr bool kScaled = true;
   static constexpr T kLow = static_cast<float>(kDwt97K), kHigh = static_cast<float>(1.0 / kDwt97K);
+  static constexpr T kFwdLow = kHigh, kFwdHigh = kLow;
   template <class F>
   static void inv_mid(F step) {
     step(false, Lift97Sub{static_cast<float>(kDwt97Delta)});
@@ -357,12 +360,11 @@ void fused_pass(typename K::T* x, size_t along, size_t n, int p, N lanes, typena
     // Last step on L, written to element k < nl of x: element k is input k, a low sample
     // consumed by an earlier (or this) k, or a high one already in scratch.
     const Elems<T> Lo{x, along};
-    lift(Lo, cview(Lx), nl, cview(Hs), nh, ol, lanes, F::fwd_last(),
-         F::kScaled ? T(1) / F::kLow : T(1));
+    lift(Lo, cview(Lx), nl, cview(Hs), nh, ol, lanes, F::fwd_last(), F::kFwdLow);
     const Elems<T> Ho{x + nl * along, along};
     for (size_t k = 0; k < nh; ++k) {
       if constexpr (F::kScaled)
-        lanes_scale(Ho.at(k), Hs.at(k), lanes, T(1) / F::kHigh);
+        lanes_scale(Ho.at(k), Hs.at(k), lanes, F::kFwdHigh);
       else
         lanes_copy(Ho.at(k), Hs.at(k), lanes);
     }
@@ -392,6 +394,34 @@ inline void lift_row(T* __restrict out, const T* __restrict in, size_t nt, const
   }
   for (size_t k = mid_hi; k < nt; ++k)
     one(k, clampi(std::ptrdiff_t(k) - o, ns), clampi(std::ptrdiff_t(k) - o + 1, ns));
+}
+
+// x[2 k + p] = L[k], x[2 k + 1 - p] = H[k] (one loop storing both, so that it vectorises).
+template <class T>
+inline void interleave(T* __restrict x, const T* __restrict L, size_t nl, const T* __restrict H,
+                       size_t nh, int p) {
+  const T* __restrict a = p ? H : L;  // a at even positions, b at odd: na == nb or nb + 1
+  const T* __restrict b = p ? L : H;
+  const size_t na = p ? nh : nl, nb = p ? nl : nh;
+  for (size_t k = 0; k < nb; ++k) {
+    x[2 * k] = a[k];
+    x[2 * k + 1] = b[k];
+  }
+  if (na > nb) x[2 * nb] = a[nb];
+}
+
+// The inverse of interleave.
+template <class T>
+inline void deinterleave(T* __restrict L, size_t nl, T* __restrict H, size_t nh,
+                         const T* __restrict x, int p) {
+  T* __restrict a = p ? H : L;
+  T* __restrict b = p ? L : H;
+  const size_t na = p ? nh : nl, nb = p ? nl : nh;
+  for (size_t k = 0; k < nb; ++k) {
+    a[k] = x[2 * k];
+    b[k] = x[2 * k + 1];
+  }
+  if (na > nb) a[nb] = x[2 * nb];
 }
 
 // fused_pass for one row of n >= 2 samples in x (parity p), tmp of n samples: both halves go
@@ -425,26 +455,22 @@ void fused_row(typename K::T* __restrict x, size_t n, int p, typename K::T* __re
         step_row(L, nl, H, nh, ol, op);
       }
     });
-    // Last step on H, interleaved into x: low k at 2 k + p, high k at 2 k + 1 - p.
-    lift_row<2, 1, 1>(x + (1 - p), H, nh, L, nl, oh, F::inv_last());
-    T* __restrict xo = x + p;
-    for (size_t k = 0; k < nl; ++k) xo[2 * k] = L[k];
+    // Last step on H, then x interleaved: low k at 2 k + p, high k at 2 k + 1 - p.
+    step_row(H, nh, L, nl, oh, F::inv_last());
+    interleave(x, L, nl, H, nh, p);
   } else {
-    const T* xl = x + p;
-    const T* xh = x + (1 - p);
-    lift_row<1, 2, 2>(H, xh, nh, xl, nl, oh, F::fwd_first());
-    for (size_t k = 0; k < nl; ++k) L[k] = xl[2 * k];
+    deinterleave(L, nl, H, nh, x, p);
+    step_row(H, nh, L, nl, oh, F::fwd_first());
     F::fwd_mid([&](bool high, auto op) {
       if (high)
         step_row(H, nh, L, nl, oh, op);
       else
         step_row(L, nl, H, nh, ol, op);
     });
-    lift_row<1, 1, 1>(x, L, nl, H, nh, ol, F::fwd_last(), F::kScaled ? T(1) / F::kLow : T(1));
+    lift_row<1, 1, 1>(x, L, nl, H, nh, ol, F::fwd_last(), F::kFwdLow);
     T* __restrict xh_out = x + nl;
     if constexpr (F::kScaled) {
-      const T f = T(1) / F::kHigh;
-      for (size_t k = 0; k < nh; ++k) xh_out[k] = H[k] * f;
+      for (size_t k = 0; k < nh; ++k) xh_out[k] = H[k] * F::kFwdHigh;
     } else {
       std::memcpy(xh_out, H, nh * sizeof(T));
     }
