@@ -303,10 +303,12 @@ struct FusedOf<Kern97> {
   using type = Fused97;
 };
 
-// One 1-D pass over `count` signals of n >= 2 samples with parity p. The signals sit side by
-// side: sample i of signal j at x + i * along + j (along = stride for columns, lanes = count),
-// or for rows (lanes = 1) element pitch 1 and one call per row. `tmp` holds max(nl, nh)
-// elements of `lanes` samples (pitch tp).
+// One 1-D pass over a strip of `lanes` columns: n >= 2 samples of parity p, sample i of the
+// strip at x + i * along. The strip goes through scratch once (tmp: n elements of `lanes`
+// samples, tp apart, L then H): the first lifting step reads the buffer and writes scratch,
+// the middle steps stay in scratch, the last writes the buffer. The buffer's rows are read
+// once and written once, in order; rows along a power-of-two-like stride map to few cache
+// sets, so scratch (contiguous) rather than the buffer carries the reuse between steps.
 template <class K, bool Forward, class N>
 void fused_pass(typename K::T* x, size_t along, size_t n, int p, N lanes, typename K::T* tmp,
                 size_t tp) {
@@ -314,54 +316,52 @@ void fused_pass(typename K::T* x, size_t along, size_t n, int p, N lanes, typena
   using T = typename K::T;
   const size_t nl = (n + 1 - static_cast<size_t>(p)) / 2, nh = n - nl;
   const int ol = 1 - p, oh = p;  // neighbour offsets of steps on L and on H
+  const Elems<T> Ls{tmp, tp}, Hs{tmp + nl * tp, tp};
   if constexpr (!Forward) {
     // Mallat halves: L at elements [0, nl), H at [nl, n) of x.
-    const Elems<T> Lx{x, along}, H{x + nl * along, along}, Ls{tmp, tp};
+    const Elems<T> Lx{x, along}, Hx{x + nl * along, along};
     bool first = true;
-    if constexpr (F::kScaled) {  // F.4.8.2 steps 1-2: L *= K into scratch, H *= 1/K in place
+    if constexpr (F::kScaled) {  // F.4.8.2 steps 1-2: L *= K, H *= 1/K
       for (size_t k = 0; k < nl; ++k) lanes_scale(Ls.at(k), Lx.at(k), lanes, F::kLow);
-      for (size_t k = 0; k < nh; ++k) lanes_scale(H.at(k), H.at(k), lanes, F::kHigh);
+      for (size_t k = 0; k < nh; ++k) lanes_scale(Hs.at(k), Hx.at(k), lanes, F::kHigh);
       first = false;
+    } else {
+      for (size_t k = 0; k < nh; ++k) lanes_copy(Hs.at(k), Hx.at(k), lanes);
     }
     F::inv_mid([&](bool high, auto op) {
       if (high) {
-        lift(H, cview(H), nh, cview(Ls), nl, oh, lanes, op);
+        lift(Hs, cview(Hs), nh, cview(Ls), nl, oh, lanes, op);
       } else {  // the first step reads L from x, later ones from scratch
-        lift(Ls, first ? cview(Lx) : cview(Ls), nl, cview(H), nh, ol, lanes, op);
+        lift(Ls, first ? cview(Lx) : cview(Ls), nl, cview(Hs), nh, ol, lanes, op);
         first = false;
       }
     });
-    // Last step on H, written interleaved: output i is low when (i & 1) == p. Writing output
-    // i overwrites element i of x: for i < nl that is an L sample (kept in scratch); for
-    // i >= nl the H sample i - nl, which output 2 (i - nl) + 1 - p <= i has consumed already.
+    // Last step on H, written interleaved: output i is low when (i & 1) == p.
     const auto last = F::inv_last();
     for (size_t i = 0; i < n; ++i) {
       T* d = x + i * along;
+      const size_t k = i >> 1;  // (i - p) / 2 for low, (i - (1 - p)) / 2 for high
       if ((i & 1) == static_cast<size_t>(p)) {
-        lanes_copy(d, Ls.at(i >> 1), lanes);
+        lanes_copy(d, Ls.at(k), lanes);
       } else {
-        const size_t k = i >> 1;  // (i - (1 - p)) / 2
         const T* a = Ls.at(clampi(std::ptrdiff_t(k) - oh, nl));
         const T* b = Ls.at(clampi(std::ptrdiff_t(k) - oh + 1, nl));
-        lanes_op(d, H.at(k), a, b, lanes, last);
+        lanes_op(d, Hs.at(k), a, b, lanes, last);
       }
     }
   } else {
     // Interleaved input: low j at element 2 j + p, high j at 2 j + 1 - p.
     const Elems<T> Lx{x + p * along, 2 * along}, Hx{x + (1 - p) * along, 2 * along};
-    const Elems<T> Hs{tmp, tp};
-    lift(Hs, cview(Hx), nh, cview(Lx), nl, oh, lanes, F::fwd_first());
+    for (size_t k = 0; k < nl; ++k) lanes_copy(Ls.at(k), Lx.at(k), lanes);
+    lift(Hs, cview(Hx), nh, cview(Ls), nl, oh, lanes, F::fwd_first());
     F::fwd_mid([&](bool high, auto op) {
       if (high)
-        lift(Hs, cview(Hs), nh, cview(Lx), nl, oh, lanes, op);
+        lift(Hs, cview(Hs), nh, cview(Ls), nl, oh, lanes, op);
       else
-        lift(Lx, cview(Lx), nl, cview(Hs), nh, ol, lanes, op);
+        lift(Ls, cview(Ls), nl, cview(Hs), nh, ol, lanes, op);
     });
-    // Last step on L, written to element k < nl of x: element k is input k, a low sample
-    // consumed by an earlier (or this) k, or a high one already in scratch.
-    const Elems<T> Lo{x, along};
-    lift(Lo, cview(Lx), nl, cview(Hs), nh, ol, lanes, F::fwd_last(), F::kFwdLow);
-    const Elems<T> Ho{x + nl * along, along};
+    const Elems<T> Lo{x, along}, Ho{x + nl * along, along};
+    lift(Lo, cview(Ls), nl, cview(Hs), nh, ol, lanes, F::fwd_last(), F::kFwdLow);
     for (size_t k = 0; k < nh; ++k) {
       if constexpr (F::kScaled)
         lanes_scale(Ho.at(k), Hs.at(k), lanes, F::kFwdHigh);
@@ -522,7 +522,7 @@ void vertical(Plane<typename K::T> pl, const Rect& a) {
   core::parallel_blocks(
       strips,
       [&](size_t first, size_t last) {
-        T* const tmp = scratch<T>((size_t{h} / 2 + 1) * S);
+        T* const tmp = scratch<T>(size_t{h} * S);
         for (size_t s = static_cast<size_t>(first); s < last; ++s) {
           const size_t x = s * S;
           T* const col = pl.data + x;
