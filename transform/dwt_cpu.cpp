@@ -182,14 +182,14 @@ struct Kern97 {
 
 // ---- the whole-signal passes: lifting steps fused with the (de)interleaving ----------------
 // Every sample goes through the same float operations in the same order as the reference; the
-// passes only choose where intermediates live so that the data is read and written fewer times.
-// Inverse (F.4.8): the first lifting step reads the Mallat halves in place and writes the low
-// half to scratch, and the last step writes the interleaved output straight into the buffer.
-// Forward (F.3.8): the first step reads the interleaved input and writes the high half to
-// scratch, and the last step writes the low half straight into the buffer.
+// passes only choose where intermediates live so that the buffer is read once and written once
+// per pass. Inverse (F.4.8): the halves are copied to scratch (scaled, 9/7; for 5/3 the first
+// update step reads L from the buffer), the middle steps run in scratch and the last step writes
+// the interleaved output to the buffer. Forward (F.3.8): the input is deinterleaved into scratch
+// with the first predict step, and the last update step (and the scaling, 9/7) writes the
+// halves back.
 
-// A run of "elements" k, each `lanes` samples at base + k * pitch (a strip of rows, or single
-// samples of a row when lanes is 1).
+// A run of "elements" k, each `lanes` samples at base + k * pitch (rows of a strip).
 template <class T>
 struct Elems {
   T* base;
@@ -371,29 +371,26 @@ void fused_pass(typename K::T* x, size_t along, size_t n, int p, N lanes, typena
   }
 }
 
-// The row form of lift: samples rather than strips, out / in / s elements OP / IP / SP apart,
-// no aliasing between out and in or s; the clamps only at the ends so the middle vectorises.
-template <size_t OP, size_t IP, size_t SP, class T, class Op>
+// The row form of lift, out-of-place: out[k] = op(in[k], s[clamp(k - o)], s[clamp(k - o + 1)])
+// (times post when post != 1), k < nt; no aliasing between out and in or s, the clamps only at
+// the ends so that the middle vectorises.
+template <class T, class Op>
 inline void lift_row(T* __restrict out, const T* __restrict in, size_t nt, const T* __restrict s,
                      size_t ns, int o, Op op, T post = T(1)) {
-  auto one = [&](size_t k, size_t a, size_t b) {
-    const T v = op(in[k * IP], s[a * SP], s[b * SP]);
-    out[k * OP] = post != T(1) ? v * post : v;
+  auto one = [&](size_t k) {
+    const T v =
+        op(in[k], s[clampi(std::ptrdiff_t(k) - o, ns)], s[clampi(std::ptrdiff_t(k) - o + 1, ns)]);
+    out[k] = post != T(1) ? v * post : v;
   };
   const size_t mid_lo = std::min<size_t>(nt, o);
   const size_t mid_hi = std::max(mid_lo, std::min<size_t>(nt, ns - 1 + o));
-  for (size_t k = 0; k < mid_lo; ++k)
-    one(k, clampi(std::ptrdiff_t(k) - o, ns), clampi(std::ptrdiff_t(k) - o + 1, ns));
-  const T* __restrict sm = s - o * SP;  // sm[k * SP] = s[k - o]
+  for (size_t k = 0; k < mid_lo; ++k) one(k);
   if (post != T(1)) {
-    for (size_t k = mid_lo; k < mid_hi; ++k)
-      out[k * OP] = op(in[k * IP], sm[k * SP], sm[(k + 1) * SP]) * post;
+    for (size_t k = mid_lo; k < mid_hi; ++k) out[k] = op(in[k], s[k - o], s[k - o + 1]) * post;
   } else {
-    for (size_t k = mid_lo; k < mid_hi; ++k)
-      out[k * OP] = op(in[k * IP], sm[k * SP], sm[(k + 1) * SP]);
+    for (size_t k = mid_lo; k < mid_hi; ++k) out[k] = op(in[k], s[k - o], s[k - o + 1]);
   }
-  for (size_t k = mid_hi; k < nt; ++k)
-    one(k, clampi(std::ptrdiff_t(k) - o, ns), clampi(std::ptrdiff_t(k) - o + 1, ns));
+  for (size_t k = mid_hi; k < nt; ++k) one(k);
 }
 
 // x[2 k + p] = L[k], x[2 k + 1 - p] = H[k] (one loop storing both, so that it vectorises).
@@ -424,8 +421,8 @@ inline void deinterleave(T* __restrict L, size_t nl, T* __restrict H, size_t nh,
   if (na > nb) a[nb] = x[2 * nb];
 }
 
-// fused_pass for one row of n >= 2 samples in x (parity p), tmp of n samples: both halves go
-// through tmp (a row is small enough to stay in L1), so the loops have no aliasing.
+// fused_pass for one row of n >= 2 samples in x (parity p), tmp of n samples; the loops run
+// over samples and have no aliasing between buffer and scratch, so they vectorise.
 template <class K, bool Forward>
 void fused_row(typename K::T* __restrict x, size_t n, int p, typename K::T* __restrict tmp) {
   using F = typename FusedOf<K>::type;
@@ -449,7 +446,7 @@ void fused_row(typename K::T* __restrict x, size_t n, int p, typename K::T* __re
       if (high) {
         step_row(H, nh, L, nl, oh, op);
       } else if (first) {
-        lift_row<1, 1, 1>(L, xl, nl, H, nh, ol, op);
+        lift_row(L, xl, nl, H, nh, ol, op);
         first = false;
       } else {
         step_row(L, nl, H, nh, ol, op);
@@ -467,7 +464,7 @@ void fused_row(typename K::T* __restrict x, size_t n, int p, typename K::T* __re
       else
         step_row(L, nl, H, nh, ol, op);
     });
-    lift_row<1, 1, 1>(x, L, nl, H, nh, ol, F::fwd_last(), F::kFwdLow);
+    lift_row(x, L, nl, H, nh, ol, F::fwd_last(), F::kFwdLow);
     T* __restrict xh_out = x + nl;
     if constexpr (F::kScaled) {
       for (size_t k = 0; k < nh; ++k) xh_out[k] = H[k] * F::kFwdHigh;
