@@ -5,9 +5,11 @@
 // - cpu:: lifting on deinterleaved halves: each 2-D level runs the vertical pass on strips of
 //   kStripWidth columns (one strip per task, all rows, lanes vectorised; levels smaller than 2^15
 //   samples run on one thread) and the horizontal pass on rows (one row per task), the thread
-//   pool (core/thread_pool.h) over strips / rows. 5/3 is bit-identical to the reference; 9/7
-//   performs the reference's float operations in the same order (identical in practice; tests allow
-//   1e-5 relative).
+//   pool (core/thread_pool.h) over strips / rows. Every pass reads each sample of the buffer once
+//   and writes it once: the first lifting step is fused with the copy into scratch (and the
+//   deinterleaving, forward), the last with the copy back (and the interleaving, inverse).
+//   5/3 is bit-identical to the reference; 9/7 performs the reference's float operations in the
+//   same order, so it is bit-identical too (tested).
 // - conv:: 9/7 by filter-bank convolution with the 9-tap / 7-tap analysis filters and the
 //   7-tap / 9-tap synthesis filters equivalent to the lifting (dwt97_filters), same strips and
 //   rows; float32 accumulation, so it differs from the lifting by rounding (tests: 1e-4
