@@ -114,15 +114,23 @@ if [ -n "$gj2k_bin" ]; then
   command -v opj_compress >/dev/null 2>&1 && command -v opj_decompress >/dev/null 2>&1 && have_opj=1
   command -v grk_compress >/dev/null 2>&1 && command -v grk_decompress >/dev/null 2>&1 && have_grk=1
   row() {  # label, gj2k args (before --device), opj command, grok command; the median of
-    # $reps rounds, each running cpu, gpu, auto, OpenJPEG and Grok once in turn (so drift hits
-    # all alike)
+    # $reps rounds, each running cpu, gpu, auto, OpenJPEG and Grok once, in an order rotated
+    # from round to round (so drift, and what the previous process left to the kernel, hits all
+    # alike)
     local label=$1 args=$2 opj=$3 grk=$4 c=() g=() a=() o=() k=() o_med="-" k_med="-"
+    local order=(c g a o k) round=0 i v
     for _ in $(seq "$reps"); do
-      c+=("$(secs "$gj2k_bin" $args --device cpu)")
-      g+=("$(secs "$gj2k_bin" $args --device gpu)")
-      a+=("$(secs "$gj2k_bin" $args)")
-      [ "$have_opj" = 1 ] && o+=("$(secs $opj)")
-      [ "$have_grk" = 1 ] && k+=("$(secs $grk)")
+      for i in 0 1 2 3 4; do
+        v=${order[$(((i + round) % 5))]}
+        case $v in
+          c) c+=("$(secs "$gj2k_bin" $args --device cpu)") ;;
+          g) g+=("$(secs "$gj2k_bin" $args --device gpu)") ;;
+          a) a+=("$(secs "$gj2k_bin" $args)") ;;
+          o) [ "$have_opj" = 1 ] && o+=("$(secs $opj)") ;;
+          k) [ "$have_grk" = 1 ] && k+=("$(secs $grk)") ;;
+        esac
+      done
+      round=$((round + 1))
     done
     [ ${#o[@]} -gt 0 ] && o_med=$(median "${o[@]}")
     [ ${#k[@]} -gt 0 ] && k_med=$(median "${k[@]}")
