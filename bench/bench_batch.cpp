@@ -13,12 +13,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "gj2k/decoder.h"
+#include "io/image_io.h"
 #if defined(GJ2K_HAVE_CUDA)
 #include <cuda_runtime.h>
 
@@ -37,10 +37,7 @@ std::vector<Bytes> load(const std::filesystem::path& dir) {
   }
   std::sort(paths.begin(), paths.end());
   std::vector<Bytes> out;
-  for (const auto& p : paths) {
-    std::ifstream f(p, std::ios::binary);
-    out.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  }
+  for (const auto& p : paths) out.push_back(gj2k::io::read_file(p));
   return out;
 }
 

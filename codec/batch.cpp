@@ -120,6 +120,11 @@ void place_batch_decode(BatchDecodePlace& place, transform::Device requested, ui
   place.share.threads = shared_threads(std::max(threads, 1), workers, false);
 }
 
+void BatchDecodePlace::apply(DecodeParams& p) const {
+  p.threads = static_cast<uint32_t>(share.threads);
+  if (!share.gpu && p.device == DecodeDevice::kAuto) p.device = DecodeDevice::kCpu;
+}
+
 void ThreadBudget::release(int n) {
   n = std::clamp(n, 1, total_);
   {
@@ -226,9 +231,7 @@ std::vector<BatchResult<Image>> decode_batch(std::span<const std::span<const uin
             codec::place_batch_decode(place, codec::to_transform(params.device), samples,
                                       streams[k].size(), threads, workers, tiles, gpu_places,
                                       streams.size() - k - 1);
-            p.threads = static_cast<uint32_t>(place.share.threads);
-            if (!place.share.gpu && params.device == DecodeDevice::kAuto)
-              p.device = DecodeDevice::kCpu;  // as placed (the decoder would ask again)
+            place.apply(p);
             p.progress = callbacks.progress();
             p.on_warning = callbacks.on_warning(name);
             const codec::ThreadBudget::Lease lease(budget, place.budget_threads());

@@ -10,6 +10,10 @@
 
 #include "transform/device.h"
 
+namespace gj2k {
+struct DecodeParams;
+}
+
 namespace gj2k::codec {
 
 // Images of fewer samples than this (all components) are coded several at once in a batch,
@@ -113,6 +117,9 @@ struct BatchDecodePlace {
   // The threads it takes from the batch's ThreadBudget: a GPU decode that shares the GPU
   // waits on the device most of its time, so it counts one.
   int budget_threads() const { return share.gpu && share.threads > 1 ? 1 : share.threads; }
+  // p's threads and device as placed: under auto, an image placed on the CPU decodes there
+  // (the decoder would otherwise weigh the devices again, for its share of the threads).
+  void apply(DecodeParams& p) const;
 };
 // Places an image of `samples` samples, `tiles` tiles and `bytes` codestream bytes of a batch
 // of `workers` on `threads` threads, taking its GPU place from `gpu_places`; `remaining`: the

@@ -430,9 +430,8 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
     }
   }
   table.bytes.resize(at);
-  const auto count = static_cast<int64_t>(copies.size());
   core::parallel_for(
-      0, static_cast<size_t>(count), 256,
+      0, copies.size(), 256,
       [&](size_t c) {
         const entropy::t1::SegmentRef& r = table.segments[copies[c]];
         const auto [blk, k] = from[copies[c]];

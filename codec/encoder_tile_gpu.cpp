@@ -152,7 +152,7 @@ bool make_spec(const Image& image, const EncodeSetup& setup, uint32_t t, TileSpe
     all_unsigned = all_unsigned && !comp.is_signed;
   }
   // Narrow upload when every sample fits (samples outside their precision stop the encode:
-  // stage_samples).
+  // stage_range).
   spec.sample_bytes = !(all_signed || all_unsigned) ? 4
                       : max_precision <= 8          ? 1
                       : max_precision <= 16         ? 2

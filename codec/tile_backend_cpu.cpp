@@ -20,17 +20,13 @@ namespace {
 using transform::Band;
 using transform::Rect;
 
-size_t area(const Rect& r) {
-  return size_t{r.width()} * r.height();
-}
-
 // fn(first, count) over the samples of a plane that are needed: all of them, or the rows of
 // its window, in parallel on `threads` threads.
 template <class Fn>
 void over_needed(const CoefficientPlane& p, int threads, const Fn& fn) {
   const size_t pitch = p.rect.width();
   if (!p.window) {
-    in_chunks(area(p.rect), fn, threads);
+    in_chunks(p.rect.area(), fn, threads);
     return;
   }
   const Rect& w = *p.window;
@@ -90,7 +86,7 @@ void inverse_mct(std::span<CoefficientPlane> planes, int threads,
       });
       Samples().swap(m.ints);
     }
-  const size_t n = area(planes[0].rect);
+  const size_t n = planes[0].rect.area();
   for (size_t c = 0; c < 3; ++c) {
     out[c].rect = planes[c].rect;
     Samples().swap(out[c].samples);
@@ -116,7 +112,7 @@ void inverse_single(CoefficientPlane& p, int threads, TileComponentSamples& out)
     return;
   }
   Samples().swap(out.samples);
-  out.samples.resize(area(p.rect));
+  out.samples.resize(p.rect.area());
   const float* f = p.floats.data();
   int32_t* d = out.samples.data();
   over_needed(p, threads, [&](size_t i, size_t len) {
@@ -143,7 +139,7 @@ void over_tile_rows(const Image& image, size_t c, const Rect& r, const Fn& fn) {
   if (r.empty()) return;
   const int32_t* origin = tile_component_origin(image, c, r);
   const size_t w = r.width(), pitch = image.components[c].width;
-  in_chunks(area(r), [&](size_t at, size_t len) {
+  in_chunks(r.area(), [&](size_t at, size_t len) {
     while (len > 0) {
       const size_t y = at / w, x = at % w, n = std::min(len, w - x);
       fn(origin + y * pitch + x, at, n);
@@ -153,10 +149,13 @@ void over_tile_rows(const Image& image, size_t c, const Rect& r, const Fn& fn) {
   });
 }
 
-// 5/3: G.1.2 DC level shift with G.2 (RCT) on components 0..2 when mct, from the image's
-// samples of tile t straight into ints (rects: the tile-components', B-12), one pass.
-void forward_dc_shift_rct(const Image& image, bool mct, const std::vector<Rect>& rects,
-                          std::vector<Samples>& ints) {
+// G.1.2 DC level shift with, on components 0..2 when mct, G.2 (RCT, 5/3) or G.3 (ICT, 9/7):
+// the image's samples of the tile straight into out[c] (rects: the tile-components', B-12), one
+// pass. three(in0, in1, in2, o0, o1, o2, n, offsets) and one(in, o, n, offset) transform a run
+// of a row.
+template <class T, class Three, class One>
+void forward_dc_shift(const Image& image, bool mct, const std::vector<Rect>& rects,
+                      const std::vector<T*>& out, const Three& three, const One& one) {
   const size_t nc = rects.size();
   std::vector<int32_t> offset(nc);
   for (size_t c = 0; c < nc; ++c)
@@ -169,46 +168,14 @@ void forward_dc_shift_rct(const Image& image, bool mct, const std::vector<Rect>&
         tile_component_origin(image, 1, rects[1]) - tile_component_origin(image, 0, rects[0]);
     const ptrdiff_t d2 =
         tile_component_origin(image, 2, rects[2]) - tile_component_origin(image, 0, rects[0]);
-    int32_t* const o[3] = {ints[0].data(), ints[1].data(), ints[2].data()};
     over_tile_rows(image, 0, rects[0], [&](const int32_t* in, size_t at, size_t len) {
-      transform::dc_shift_rct_forward(in, in + d1, in + d2, o[0] + at, o[1] + at, o[2] + at, len,
-                                      off3);
+      three(in, in + d1, in + d2, out[0] + at, out[1] + at, out[2] + at, len, off3);
     });
   }
   for (size_t c = mct ? 3 : 0; c < nc; ++c) {
-    int32_t* const o = ints[c].data();
+    T* const o = out[c];
     over_tile_rows(image, c, rects[c], [&](const int32_t* in, size_t at, size_t len) {
-      transform::dc_shift_forward(in, o + at, len, offset[c]);
-    });
-  }
-}
-
-// 9/7: G.1.2 DC level shift with G.3 (ICT) on components 0..2 when mct, from the image's
-// samples of tile t straight into floats (rects: the tile-components', B-12).
-void forward_dc_shift_ict(const Image& image, bool mct, const std::vector<Rect>& rects,
-                          const std::vector<float*>& floats) {
-  const size_t nc = rects.size();
-  std::vector<int32_t> offset(nc);
-  for (size_t c = 0; c < nc; ++c)
-    offset[c] = transform::dc_offset(static_cast<int>(image.components[c].precision),
-                                     image.components[c].is_signed);
-  if (mct && !rects[0].empty()) {
-    // MCT components share one geometry (validated), so the three rows line up.
-    const int32_t off3[3] = {offset[0], offset[1], offset[2]};
-    const ptrdiff_t d1 =
-        tile_component_origin(image, 1, rects[1]) - tile_component_origin(image, 0, rects[0]);
-    const ptrdiff_t d2 =
-        tile_component_origin(image, 2, rects[2]) - tile_component_origin(image, 0, rects[0]);
-    float* const f[3] = {floats[0], floats[1], floats[2]};
-    over_tile_rows(image, 0, rects[0], [&](const int32_t* in, size_t at, size_t len) {
-      transform::dc_shift_ict_forward(in, in + d1, in + d2, f[0] + at, f[1] + at, f[2] + at, len,
-                                      off3);
-    });
-  }
-  for (size_t c = mct ? 3 : 0; c < nc; ++c) {
-    float* const f = floats[c];
-    over_tile_rows(image, c, rects[c], [&](const int32_t* in, size_t at, size_t len) {
-      transform::dc_shift_to_float(in, f + at, len, offset[c]);
+      one(in, o + at, len, offset[c]);
     });
   }
 }
@@ -257,17 +224,29 @@ class CpuBackend final : public TileBackend {
     out.rects.resize(nc);
     out.data.resize(nc);
     std::vector<float*> floats(nc);
+    std::vector<int32_t*> ints(nc);
     // The image's samples go straight into the tile's planes (floats for 9/7), shifted and
     // transformed on the way, no copy first.
     for (size_t c = 0; c < nc; ++c) {
       out.rects[c] = tile_component_rect(setup.main.siz, t, static_cast<uint16_t>(c));
-      out.data[c].resize(area(out.rects[c]));  // not zeroed: written below
-      if (irreversible) floats[c] = float_plane(out.data[c]);
+      out.data[c].resize(out.rects[c].area());  // not zeroed: written below
+      if (irreversible)
+        floats[c] = float_plane(out.data[c]);
+      else
+        ints[c] = out.data[c].data();
     }
     if (irreversible)
-      forward_dc_shift_ict(image, setup.mct, out.rects, floats);
+      forward_dc_shift(image, setup.mct, out.rects, floats, transform::dc_shift_ict_forward,
+                       transform::dc_shift_to_float);
     else
-      forward_dc_shift_rct(image, setup.mct, out.rects, out.data);
+      forward_dc_shift(
+          image, setup.mct, out.rects, ints,
+          [](const int32_t* a, const int32_t* b, const int32_t* c, int32_t* x, int32_t* y,
+             int32_t* z, size_t n,
+             const int32_t* off) { transform::dc_shift_rct_forward(a, b, c, x, y, z, n, off); },
+          [](const int32_t* in, int32_t* o, size_t n, int32_t off) {
+            transform::dc_shift_forward(in, o, n, off);
+          });
     const transform::DwtOps& ops = transform::dwt_ops(transform::codec_cpu_dwt());
     for (size_t c = 0; c < nc; ++c) {
       const Rect& r = out.rects[c];
@@ -291,7 +270,7 @@ class CpuBackend final : public TileBackend {
     for (size_t c = 0; c < nc; ++c) {
       CoefficientPlane& p = planes[c];
       if (!p.decode || !(p.wanted || (mct && c < 3))) continue;
-      if (area(p.rect) > (p.reversible ? p.ints.size() : p.floats.size()))
+      if (p.rect.area() > (p.reversible ? p.ints.size() : p.floats.size()))
         throw Error(ErrorCode::kInternal,
                     "cpu backend: component " + std::to_string(c) + " has too few coefficients");
       inverse_dwt(p);

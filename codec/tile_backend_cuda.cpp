@@ -107,9 +107,6 @@ cu::Pool<Slot>& pool() {
   return slot_pool(current_context());
 }
 
-size_t area(const Rect& r) {
-  return size_t{r.width()} * r.height();
-}
 size_t padded(size_t n) {
   return (n + kAlign - 1) / kAlign * kAlign;
 }
@@ -195,7 +192,7 @@ class InverseRun {
         throw Error(ErrorCode::kInternal,
                     "cuda backend: MCT components 0..2 must be decoded with equal sizes");
   }
-  size_t n_of(size_t c) const { return comps_[c].decode ? area(comps_[c].rect) : 0; }
+  size_t n_of(size_t c) const { return comps_[c].decode ? comps_[c].rect.area() : 0; }
   cudaStream_t st(size_t c) const { return slot().streams[c % kStreams].get(); }
   Slot& slot() const { return **lease_; }
   int32_t* A(size_t c) const { return slot().coef.as<int32_t>() + offset_[c]; }
@@ -532,8 +529,9 @@ GpuWarmUp::GpuWarmUp(bool required) : impl_(std::make_unique<Impl>()) {
       // Only the slots the pool lacks: those free now serve this decode (a taker regrows one
       // sized for a smaller tile), so that decodes one after another, or a batch's in flight,
       // reuse the same few slots instead of adding theirs each time.
-      const int make = std::max(0, s.slots - static_cast<int>(pool().free_count()));
-      pool().expect(make);  // before any taker can see the answer
+      cu::Pool<Slot>& slots = pool();
+      const int make = std::max(0, s.slots - static_cast<int>(slots.free_count()));
+      slots.expect(make);  // before any taker can see the answer
       gpu.set_value(true);
       for (int i = 0; i < make; ++i) {
         std::unique_ptr<Slot> slot;
@@ -543,7 +541,7 @@ GpuWarmUp::GpuWarmUp(bool required) : impl_(std::make_unique<Impl>()) {
         } catch (...) {
           slot.reset();  // a taker makes its own and meets the error there
         }
-        pool().fulfil(std::move(slot));
+        slots.fulfil(std::move(slot));
       }
     });
   } catch (...) {  // no thread: ask here

@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -119,11 +118,9 @@ bool raw_is_planar_buffer(const gj2k::Image& shape) {
 // samples are the image anyway, which write_image streams to the file in slices, so a
 // file-sized buffer would only add memory.
 using FileBytes = std::vector<uint8_t, gj2k::DefaultInitAllocator<uint8_t>>;
-// `recycled`: a buffer of an earlier file whose memory the output reuses (a batch's writers hand
-// theirs back, so that each file's bytes are not faulted in afresh).
 std::optional<FileBytes> decode_file_direct(gj2k::Decoder& decoder, const gj2k::DecodeParams& p,
                                             const std::filesystem::path& output,
-                                            gj2k::Image& described, FileBytes recycled = {}) {
+                                            gj2k::Image& described) {
   using gj2k::io::Format;
   const std::optional<Format> format = gj2k::io::format_from_extension(output);
   if (!format ||
@@ -154,8 +151,7 @@ std::optional<FileBytes> decode_file_direct(gj2k::Decoder& decoder, const gj2k::
   }
   out.type = shape->components[0].precision > 8 ? gj2k::SampleType::k16 : gj2k::SampleType::k8;
   const size_t payload = gj2k::output_bytes(*shape, out);
-  FileBytes bytes = std::move(recycled);
-  bytes.resize(header.size() + payload);  // not zeroed: the decoder writes every sample
+  FileBytes bytes(header.size() + payload);  // not zeroed: the decoder writes every sample
   std::memcpy(bytes.data(), header.data(), header.size());
   out.data = bytes.data() + header.size();
   out.size = payload;
@@ -227,21 +223,7 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     double seconds = 0;
     uint64_t bytes = 0;
   };
-  // File buffers the writers are done with, for the next decodes (at most one per thread).
-  std::mutex spare_mutex;
-  std::vector<FileBytes> spare;
   const int writers = std::clamp(coders / 4, 1, 4);  // a PNM's write is about a decode's time
-  auto take_spare = [&] {
-    std::lock_guard lock(spare_mutex);
-    if (spare.empty()) return FileBytes{};
-    FileBytes b = std::move(spare.back());
-    spare.pop_back();
-    return b;
-  };
-  auto give_spare = [&](FileBytes b) {
-    std::lock_guard lock(spare_mutex);
-    if (spare.size() < static_cast<size_t>(coders + writers)) spare.push_back(std::move(b));
-  };
   gj2k::cli::BatchStages<std::vector<uint8_t>, Decoded> stages;
   stages.read = [&](size_t k) { return gj2k::io::read_file(jobs[k].first); };
   stages.code = [&](size_t k, std::vector<uint8_t> bytes) {
@@ -259,9 +241,7 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     gj2k::codec::BatchDecodePlace place;
     gj2k::codec::place_batch_decode(place, gj2k::codec::to_transform(p.device), samples, out.bytes,
                                     threads, coders, tiles, gpu_places, jobs.size() - order);
-    p.threads = static_cast<uint32_t>(place.share.threads);
-    if (!place.share.gpu && p.device == gj2k::DecodeDevice::kAuto)
-      p.device = gj2k::DecodeDevice::kCpu;  // as placed (the decoder would ask again)
+    place.apply(p);
     p.render = render_for(jobs[k].second);
     p.progress = [&progress, &prefix](const char* stage, double f) {
       return progress.update_as(prefix, stage, f);
@@ -269,18 +249,16 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     progress.update_as(prefix, "decode", 0.0);
     const gj2k::codec::ThreadBudget::Lease lease(budget, place.budget_threads());
     const auto start = std::chrono::steady_clock::now();  // the decode, not the wait
-    out.file = decode_file_direct(decoder, p, jobs[k].second, out.image, take_spare());
+    out.file = decode_file_direct(decoder, p, jobs[k].second, out.image);
     if (!out.file) out.image = decoder.decode(p);
     out.seconds = seconds_since(start);
     return out;
   };
   stages.write = [&](size_t k, Decoded out) {
-    if (out.file) {
+    if (out.file)
       gj2k::io::write_file(jobs[k].second, *out.file);
-      give_spare(std::move(*out.file));
-    } else {
+    else
       gj2k::io::write_image(out.image, jobs[k].second);
-    }
     bytes_in += out.bytes;
     if (!o.quiet) progress.print(stdout, result_line(jobs[k], out.image, out.seconds));
   };

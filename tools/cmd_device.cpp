@@ -10,6 +10,20 @@
 #include "transform/device.h"
 
 namespace {
+
+// The break-even line under a cost model: `what` ("decodes") stay on the CPU on `threads`
+// threads, or go to the GPU for a one-tile image from `even` samples on; then `after`.
+void print_break_even(const char* what, unsigned long long even, int threads, const char* after) {
+  if (even == ~0ull) {
+    std::printf("  so %s stay on the CPU on %d threads\n", what, threads);
+    return;
+  }
+  std::printf(
+      "  so for a one-tile image the GPU from %.1f Msamples on (e.g. %.0f x %.0f RGB) on %d "
+      "threads; %s\n",
+      even / 1e6, std::sqrt(even / 3.0 * 1.6), std::sqrt(even / 3.0 / 1.6), threads, after);
+}
+
 const bool registered = gj2k::cli::register_command(
     {"device", "Show whether a CUDA GPU is usable, and the figures --device auto weighs",
      [](CLI::App&) -> gj2k::cli::RunFn {
@@ -30,14 +44,8 @@ const bool registered = gj2k::cli::register_command(
              "process's first GPU decode and %.0f ms for each tile after the first\n",
              k.cpu_ns_per_sample_thread, k.cpu_ns_per_sample_thread / threads, threads,
              k.gpu_ns_per_sample, k.gpu_start_ms, k.gpu_tile_ms);
-         const unsigned long long even = tf::decode_break_even(threads, false);
-         if (even == ~0ull)
-           std::printf("  so decodes stay on the CPU on %d threads\n", threads);
-         else
-           std::printf(
-               "  so for a one-tile image the GPU from %.1f Msamples on (e.g. %.0f x %.0f RGB) on "
-               "%d threads; in a batch, once CUDA is up, from the first sample\n",
-               even / 1e6, std::sqrt(even / 3.0 * 1.6), std::sqrt(even / 3.0 / 1.6), threads);
+         print_break_even("decodes", tf::decode_break_even(threads, false), threads,
+                          "in a batch, once CUDA is up, from the first sample");
          const gj2k::codec::BatchStealCosts& b = gj2k::codec::kBatchStealCosts;
          std::printf(
              "  a decode batch under --device auto also decodes on the idle CPU cores: an image "
@@ -53,16 +61,10 @@ const bool registered = gj2k::cli::register_command(
              "and %.0f ms for each tile's Tier-1 launch\n",
              e.cpu_ns_per_sample_thread, e.cpu_ns_per_sample_thread / threads, threads,
              e.gpu_ns_per_sample, e.gpu_start_ms, e.gpu_tile_ms);
-         const unsigned long long cold = tf::encode_break_even(threads, false);
-         const unsigned long long warm = tf::encode_break_even(threads, true);
-         if (cold == ~0ull)
-           std::printf("  so encodes stay on the CPU on %d threads\n", threads);
-         else
-           std::printf(
-               "  so for a one-tile image the GPU from %.1f Msamples on (e.g. %.0f x %.0f RGB) on "
-               "%d threads; once CUDA is up, from %.1f Msamples\n",
-               cold / 1e6, std::sqrt(cold / 3.0 * 1.6), std::sqrt(cold / 3.0 / 1.6), threads,
-               warm / 1e6);
+         char warm[64];
+         std::snprintf(warm, sizeof warm, "once CUDA is up, from %.1f Msamples",
+                       tf::encode_break_even(threads, true) / 1e6);
+         print_break_even("encodes", tf::encode_break_even(threads, false), threads, warm);
          return 0;
        };
      }});

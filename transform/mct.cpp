@@ -29,6 +29,14 @@ inline int32_t clamp_i(int64_t v, int32_t lo, int32_t hi) {
   return static_cast<int32_t>(v < lo ? lo : (v > hi ? hi : v));
 }
 
+// G.2 (Equation G-4) of one pixel; the caller reads r, g, b before writing i.
+inline void rct_forward_at(int32_t r, int32_t g, int32_t b, int32_t* __restrict c0,
+                           int32_t* __restrict c1, int32_t* __restrict c2, size_t i) {
+  c0[i] = (r + 2 * g + b) >> 2;  // floor: >> is arithmetic on signed values (C++20)
+  c1[i] = b - g;
+  c2[i] = r - g;
+}
+
 }  // namespace
 
 int32_t dc_offset(int precision, bool is_signed) {
@@ -50,12 +58,7 @@ void dc_shift_inverse(int32_t* x, size_t n, int32_t offset) {
 }
 
 void rct_forward(int32_t* __restrict c0, int32_t* __restrict c1, int32_t* __restrict c2, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    const int32_t r = c0[i], g = c1[i], b = c2[i];
-    c0[i] = (r + 2 * g + b) >> 2;  // floor: >> is arithmetic on signed values (C++20)
-    c1[i] = b - g;
-    c2[i] = r - g;
-  }
+  for (size_t i = 0; i < n; ++i) rct_forward_at(c0[i], c1[i], c2[i], c0, c1, c2, i);
 }
 void rct_inverse(int32_t* __restrict c0, int32_t* __restrict c1, int32_t* __restrict c2, size_t n) {
   for (size_t i = 0; i < n; ++i) {
@@ -87,12 +90,7 @@ void ict_inverse(float* __restrict c0, float* __restrict c1, float* __restrict c
 void dc_shift_rct_forward(int32_t* __restrict c0, int32_t* __restrict c1, int32_t* __restrict c2,
                           size_t n, const int32_t offset[3]) {
   const int32_t o0 = offset[0], o1 = offset[1], o2 = offset[2];
-  for (size_t i = 0; i < n; ++i) {
-    const int32_t r = c0[i] - o0, g = c1[i] - o1, b = c2[i] - o2;
-    c0[i] = (r + 2 * g + b) >> 2;
-    c1[i] = b - g;
-    c2[i] = r - g;
-  }
+  for (size_t i = 0; i < n; ++i) rct_forward_at(c0[i] - o0, c1[i] - o1, c2[i] - o2, c0, c1, c2, i);
 }
 
 void dc_shift_rct_forward(const int32_t* __restrict in0, const int32_t* __restrict in1,
@@ -100,12 +98,8 @@ void dc_shift_rct_forward(const int32_t* __restrict in0, const int32_t* __restri
                           int32_t* __restrict c1, int32_t* __restrict c2, size_t n,
                           const int32_t offset[3]) {
   const int32_t o0 = offset[0], o1 = offset[1], o2 = offset[2];
-  for (size_t i = 0; i < n; ++i) {
-    const int32_t r = in0[i] - o0, g = in1[i] - o1, b = in2[i] - o2;
-    c0[i] = (r + 2 * g + b) >> 2;
-    c1[i] = b - g;
-    c2[i] = r - g;
-  }
+  for (size_t i = 0; i < n; ++i)
+    rct_forward_at(in0[i] - o0, in1[i] - o1, in2[i] - o2, c0, c1, c2, i);
 }
 
 void dc_shift_ict_forward(const int32_t* __restrict in0, const int32_t* __restrict in1,

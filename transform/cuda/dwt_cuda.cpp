@@ -24,10 +24,6 @@ Rect scaled(const Rect& tc, int shift) {
           ceil_div_pow2(tc.y1, shift)};
 }
 
-size_t area(const Rect& r) {
-  return size_t{r.width()} * r.height();
-}
-
 // Scratch layout: [full copy (in-place only)] [T0: LL of level 1] [T1: LL of level 2].
 struct Layout {
   size_t copy = 0, t0 = 0, t1 = 0;
@@ -87,12 +83,12 @@ Layout layout(GpuDwtVariant v, const Rect& tc, int levels, bool in_place) {
     return l;
   }
   if (v == GpuDwtVariant::kLattice) {  // one out-of-place 1-D pass of level 1
-    l.t0 = align_up(area(tc) * s);
+    l.t0 = align_up(tc.area() * s);
     return l;
   }
-  if (in_place) l.copy = align_up(area(tc) * s);
-  if (levels >= 2) l.t0 = align_up(area(scaled(tc, 1)) * s);
-  if (levels >= 3) l.t1 = align_up(area(scaled(tc, 2)) * s);
+  if (in_place) l.copy = align_up(tc.area() * s);
+  if (levels >= 2) l.t0 = align_up(scaled(tc, 1).area() * s);
+  if (levels >= 3) l.t1 = align_up(scaled(tc, 2).area() * s);
   return l;
 }
 
@@ -137,7 +133,7 @@ void validate(const char* fn, const Rect& tc, int levels, const void* a, size_t 
 template <class T>
 void copy2d(T* dst, size_t dp, const T* src, size_t sp, const Rect& r, cudaStream_t st) {
   if (dp == r.width() && sp == r.width()) {  // contiguous: the faster 1-D copy
-    GJ2K_CUDA_CHECK(cudaMemcpyAsync(dst, src, area(r) * sizeof(T), cudaMemcpyDeviceToDevice, st));
+    GJ2K_CUDA_CHECK(cudaMemcpyAsync(dst, src, r.area() * sizeof(T), cudaMemcpyDeviceToDevice, st));
     return;
   }
   GJ2K_CUDA_CHECK(cudaMemcpy2DAsync(dst, dp * sizeof(T), src, sp * sizeof(T),

@@ -26,10 +26,6 @@ struct TileTransformer::Slot {
 
 namespace {
 
-size_t area(const Rect& r) {
-  return size_t{r.width()} * r.height();
-}
-
 void check_spec(const TileSpec& spec) {
   if (spec.comps.empty())
     throw Error(ErrorCode::kInvalidArgument, "TileTransformer: no components");
@@ -92,7 +88,7 @@ void TileTransformer::prepare(Slot& s, const TileSpec& spec) {
   s.offset.clear();
   for (const auto& comp : spec.comps) {
     s.offset.push_back(total);
-    total += area(comp.rect);
+    total += comp.rect.area();
     ws = std::max(ws, dwt_workspace_bytes(variant_, comp.rect, spec.levels, false));
   }
   s.offset.push_back(total);
@@ -146,7 +142,7 @@ void TileTransformer::enqueue_transform(Slot& s, const TileSpec& spec) {
   auto B = [&](size_t c) { return bi + s.offset[c]; };
   auto Af = [&](size_t c) { return af + s.offset[c]; };
   auto Bf = [&](size_t c) { return bf + s.offset[c]; };
-  auto n_of = [&](size_t c) { return area(spec.comps[c].rect); };
+  auto n_of = [&](size_t c) { return spec.comps[c].rect.area(); };
   auto w_of = [&](size_t c) { return size_t{spec.comps[c].rect.width()}; };
   const size_t first_single = spec.mct ? 3 : 0;
   Int3 off;
