@@ -102,12 +102,13 @@ void place_batch_decode(BatchDecodePlace& place, transform::Device requested, ui
                         uint64_t bytes, int threads, int workers, uint64_t tiles,
                         ThreadBudget& gpu_places, size_t remaining) {
   place.share = batch_decode_share(requested, samples, threads, workers, tiles);
+  place.alone = runs_alone(workers, samples);
   if (!place.share.gpu) return;
   const BatchStealCosts& k = kBatchStealCosts;
   const double cpu_ns = double(samples) * k.cpu_ns_per_sample + double(bytes) * k.cpu_ns_per_byte;
   const double gpu_ns_left = double(remaining) * double(samples) * k.gpu_ns_per_sample;
-  const bool may_steal = requested == transform::Device::kAuto && place.share.threads < threads &&
-                         cpu_ns <= gpu_ns_left;
+  const bool may_steal =
+      requested == transform::Device::kAuto && !place.alone && cpu_ns <= gpu_ns_left;
   if (!may_steal) {
     place.gpu_place.emplace(gpu_places, 1);
     return;

@@ -113,10 +113,11 @@ inline constexpr BatchStealCosts kBatchStealCosts{18.0, 85.0, 0.8};
 // it does not wait for a GPU place) and the GPU place it holds while it decodes.
 struct BatchDecodePlace {
   BatchShare share;
+  bool alone = false;  // it runs alone on all the threads (kBatchConcurrentMaxSamples)
   std::optional<ThreadBudget::Lease> gpu_place;
   // The threads it takes from the batch's ThreadBudget: a GPU decode that shares the GPU
-  // waits on the device most of its time, so it counts one.
-  int budget_threads() const { return share.gpu && share.threads > 1 ? 1 : share.threads; }
+  // waits on the device most of its time, so it counts one; one that runs alone takes all.
+  int budget_threads() const { return share.gpu && !alone ? 1 : share.threads; }
   // p's threads and device as placed: under auto, an image placed on the CPU decodes there
   // (the decoder would otherwise weigh the devices again, for its share of the threads).
   void apply(DecodeParams& p) const;

@@ -310,6 +310,13 @@ TEST(BatchThreads, AutoDecodesOnTheCpuWhenTheGpuPlacesAreTaken) {
   codec::BatchDecodePlace asked;
   codec::place_batch_decode(asked, Device::kGpu, small, bytes, threads, workers, 1, places, many);
   EXPECT_TRUE(asked.share.gpu && asked.gpu_place.has_value());
+  asked.gpu_place.reset();
+  // An image that runs alone on the GPU takes every thread of the budget, as on the CPU.
+  codec::BatchDecodePlace large;
+  codec::place_batch_decode(large, Device::kGpu, codec::kBatchConcurrentMaxSamples, bytes, threads,
+                            workers, 1, places, many);
+  EXPECT_TRUE(large.share.gpu && large.alone);
+  EXPECT_EQ(large.budget_threads(), threads);
 }
 
 }  // namespace
