@@ -301,9 +301,10 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
-  const entropy::cuda::LaunchShape shapes[] = {{64, 4, true},   {128, 4, true},  {256, 2, true},
-                                               {64, 4, false},  {128, 4, false}, {256, 2, false},
-                                               {256, 4, false}, {512, 2, false}};
+  const entropy::cuda::LaunchShape shapes[] = {{32, 1, true},   {32, 2, true},   {64, 1, true},
+                                               {64, 2, true},   {64, 4, true},   {128, 4, true},
+                                               {256, 2, true},  {64, 4, false},  {128, 4, false},
+                                               {256, 2, false}, {256, 4, false}, {512, 2, false}};
   for (int mode = 0; mode < 3; ++mode) {
     for (const auto& shape : shapes) {
       if (mode == 2 && shape.dynamic) continue;  // arranged for the fixed mapping
@@ -430,8 +431,9 @@ void gpu_encode_rows(const char* name, const EncodeBatch& b,
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
-  const entropy::cuda::LaunchShape shapes[] = {{64, 4, true},   {128, 4, true},  {64, 4, false},
-                                               {128, 4, false}, {256, 2, false}, {256, 4, false}};
+  const entropy::cuda::LaunchShape shapes[] = {
+      {32, 1, true},  {32, 2, true},  {64, 1, true},   {64, 2, true},   {64, 4, true},
+      {128, 4, true}, {64, 4, false}, {128, 4, false}, {256, 2, false}, {256, 4, false}};
   for (int arranged = 0; arranged < 2; ++arranged) {
     for (const auto& shape : shapes) {
       if (arranged && shape.dynamic) continue;  // arranged for the fixed mapping

@@ -147,13 +147,13 @@ void apply_thresholds(std::vector<TileCoding>& tiles, const RateAllocator& ra,
 // Registers every code-block with passes with the allocator (blk.rc); returns how many
 // code-blocks the tiles have.
 uint64_t register_blocks(std::vector<TileCoding>& tiles, RateAllocator& ra) {
-  // The blocks with passes in order; their hulls made in parallel, then added in that order.
+  // The blocks with passes in order, added at once (their hulls made in parallel).
   struct Item {
     BlockCoding* blk;
     double weight;
-    std::vector<entropy::TruncationPoint> hull;
   };
   std::vector<Item> items;
+  std::vector<uint32_t> passes;
   uint64_t blocks = 0;
   for (TileCoding& tile : tiles)
     for (TileComponentCoding& tcc : tile.components)
@@ -161,39 +161,24 @@ uint64_t register_blocks(std::vector<TileCoding>& tiles, RateAllocator& ra) {
         for (BandCoding& bc : res)
           for (BlockCoding& blk : bc.blocks) {
             ++blocks;
-            if (!blk.passes().empty()) items.push_back({&blk, bc.weight, {}});
+            if (blk.passes().empty()) continue;
+            items.push_back({&blk, bc.weight});
+            passes.push_back(static_cast<uint32_t>(blk.passes().size()));
           }
-  // A block's pass ends and weighted gains, into per-thread scratch.
-  const auto inputs = [](const Item& it, std::vector<uint32_t>& ends, std::vector<double>& gains) {
-    ends.clear();
-    gains.clear();
-    for (const entropy::CodedPass& p : it.blk->passes()) {
-      ends.push_back(p.end);
-      gains.push_back(p.distortion * it.weight);
-    }
-  };
-  core::parallel_blocks(
-      items.size(),
-      [&](size_t first, size_t last) {
-        std::vector<uint32_t> ends;
-        std::vector<double> gains;
-        for (size_t i = first; i < last; ++i) {
-          Item& it = items[i];
-          inputs(it, ends, gains);
-          it.hull = entropy::convex_hull(ends.data(), gains.data(), ends.size());
+  const size_t first = ra.add_blocks(
+      items.size(), passes.data(),
+      [&](size_t k, uint32_t* ends, double* gains) {
+        const Item& it = items[k];
+        for (const entropy::CodedPass& p : it.blk->passes()) {
+          *ends++ = p.end;
+          *gains++ = p.distortion * it.weight;
         }
       },
-      items.size() >= 1024 ? 0 : 1);
-  size_t points = 0;
-  for (const Item& it : items) points += it.hull.size();
-  ra.reserve(items.size(), points);
-  std::vector<uint32_t> ends;
-  std::vector<double> gains;
-  for (Item& it : items) {
-    inputs(it, ends, gains);
-    it.blk->rc =
-        static_cast<uint32_t>(ra.add_block(ends.data(), gains.data(), ends.size(), it.hull));
-  }
+      [](int64_t n, const std::function<void(int64_t)>& body) {
+        core::parallel_for(0, static_cast<size_t>(n), 1,
+                           [&](size_t i) { body(static_cast<int64_t>(i)); });
+      });
+  for (size_t k = 0; k < items.size(); ++k) items[k].blk->rc = static_cast<uint32_t>(first + k);
   return blocks;
 }
 

@@ -115,6 +115,124 @@ class MqDecoder {
   int ct_ = 0;
 };
 
+// The same decoder for 64-bit hosts, with fewer branches: C is held in 64 bits (C's 32-bit
+// register of C.3 in the high half), with up to 40 code bits read ahead below it, so that a
+// decision renormalises in one shift by the leading zeros of A instead of a loop that tests CT
+// per bit, and the interval and exchange tests of Figures C.16/C.17 become selects. Decodes
+// exactly as MqDecoder, truncated and corrupt data included:
+// - bytes read ahead are added below every bit C.3's decoder holds at that point, so the
+//   compared high half is the same;
+// - the one byte whose addition overlaps held bits (a byte 0x80..0x8F after 0xFF, whose top
+//   bit BYTEIN adds onto the 0xFF's last bit: only corrupt data has it) is not read ahead: it
+//   is added when CT reaches 0, as C.3 does.
+// The CPU's Tier-1 decoder (t1_dec.cpp) uses this one: its decisions are data, and a branch on
+// them mispredicts. The CUDA kernel keeps MqDecoder: a warp issues both sides of every select,
+// and the kernel is bound by issue (docs/PERFORMANCE.md, "Fifth run").
+class MqDecoderWide {
+ public:
+  MqDecoderWide() = default;
+  GJ2K_HD MqDecoderWide(const uint8_t* data, size_t length) { init(data, length); }
+
+  // INITDEC (C.3.5): C = B << 16, BYTEIN, C <<= 7, CT -= 7.
+  GJ2K_HD_INLINE void init(const uint8_t* data, size_t length) {
+    p_ = data;
+    end_ = data + length;
+    c_ = uint64_t{byte(0)} << 48;
+    ct_ = 0;
+    a_ = 0;
+    shift_slowly(7);
+    a_ = 0x8000u << 16;
+    fill();
+  }
+
+  // DECODE (C.3.2) and RENORMD (C.3.3), as MqDecoder::decode.
+  template <class States>
+  GJ2K_HD_INLINE uint32_t decode(const States& states, uint8_t& state) {
+    const MqDecState& s = states[state];
+    const uint32_t qe = s.qe16;
+    const uint32_t a = a_ - qe;
+    const uint32_t high = static_cast<uint32_t>(c_ >> 32);
+    // Masks instead of conditions, so that compilers emit no branch: lower is all ones in the
+    // LPS sub-interval (Figure C.17), zero in the MPS one (C.16).
+    const uint32_t lower = 0u - static_cast<uint32_t>(high < qe);
+    const uint32_t flip = (lower ^ (0u - static_cast<uint32_t>(a < qe))) & 1u;
+    const uint32_t na = (qe & lower) | (a & ~lower);
+    c_ -= uint64_t{qe & ~lower} << 32;
+    // A new state only with renormalisation (A below 0x8000): keep is all ones without.
+    const uint32_t next = flip ? s.next_lps : s.next_mps;
+    const uint32_t keep = static_cast<uint32_t>(static_cast<int32_t>(na) >> 31);
+    state = static_cast<uint8_t>(next ^ ((next ^ state) & keep));
+    const int n = count_leading_zeros(na);
+    if (n > ct_) {
+      a_ = na;
+      shift_slowly(n);
+    } else {
+      a_ = na << n;
+      c_ <<= n;
+      ct_ -= n;
+    }
+    if (ct_ < 16) fill();
+    return s.mps ^ static_cast<uint32_t>(flip);
+  }
+
+ private:
+  GJ2K_HD_INLINE static int count_leading_zeros(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __clz(static_cast<int>(x));
+#elif defined(__GNUC__)
+    return __builtin_clz(x);
+#else
+    int n = 0;
+    while (!(x & 0x80000000u)) x <<= 1, ++n;
+    return n;
+#endif
+  }
+  GJ2K_HD_INLINE uint32_t byte(size_t i) const {
+    return p_ + i < end_ ? p_[i] : 0xFFu;
+  }
+  // BYTEIN (C.3.4) of the byte after B (p_), added below the ct_ bits C holds ahead; false
+  // (nothing added) for the overlapping byte while bits are still held ahead of it.
+  GJ2K_HD_INLINE bool bytein() {
+    if (byte(0) == 0xFF) {
+      const uint32_t next = byte(1);
+      if (next > 0x8F) {  // a marker, or the end: 1-bits from here on
+        c_ += uint64_t{0xFF} << (40 - ct_);
+        ct_ += 8;
+        return true;
+      }
+      if (next > 0x7F && ct_ > 0) return false;
+      ++p_;
+      c_ += uint64_t{next} << (41 - ct_);
+      ct_ += 7;
+      return true;
+    }
+    ++p_;
+    c_ += uint64_t{byte(0)} << (40 - ct_);
+    ct_ += 8;
+    return true;
+  }
+  // Reads ahead to more than 32 held bits, or up to an overlapping byte.
+  GJ2K_HD_INLINE void fill() {
+    while (ct_ <= 32 && bytein()) {
+    }
+  }
+  // n shifts of RENORMD, one at a time, BYTEIN when CT reaches 0 (C.3.3); A is shifted too.
+  GJ2K_HD void shift_slowly(int n) {
+    for (; n > 0; --n) {
+      if (ct_ == 0) bytein();
+      a_ <<= 1;
+      c_ <<= 1;
+      --ct_;
+    }
+  }
+
+  const uint8_t* p_ = nullptr;
+  const uint8_t* end_ = nullptr;
+  uint64_t c_ = 0;  // C << 32, and the bits read ahead below it
+  uint32_t a_ = 0;  // A << 16
+  int ct_ = 0;      // bits held below C's 32: CT of C.3, plus those read ahead
+};
+
 // Raw (bypass) bit reader (D.6): after 0xFF the next byte holds 7 bits; a 0xFF followed by a
 // byte > 0x8F (or the end of the data) yields 1-bits.
 class RawDecoder {

@@ -120,6 +120,8 @@ GJ2K_HD_INLINE void mq_encode(const States& states, uint8_t& state, uint32_t d, 
   const MqEncState& s = states[state];
   const uint32_t qe = s.qe;
   a -= qe;
+#if defined(__CUDA_ARCH__)
+  // A kernel branches (its warps issue both sides of a select; branches cost it less).
   if (d == s.mps) {
     if (a & 0x8000) {
       c += qe;
@@ -141,9 +143,22 @@ GJ2K_HD_INLINE void mq_encode(const States& states, uint8_t& state, uint32_t d, 
   }
   // RENORME (C.2.6) with 0 < A < 0x8000: A and C shift left until A's bit 15 is set, a BYTEOUT
   // each time CT runs out; the n shifts go at once.
-#if defined(__CUDA_ARCH__)
   const int n = __clz(a) - 16;
 #else
+  // The host selects with masks instead: the decision is data, its branch mispredicts. The
+  // upper sub-interval (C += Qe, A kept) is the MPS's unless exchanged (C.2.5, Figure C.8),
+  // the LPS's when exchanged (C.2.4, Figure C.7). A state changes only with renormalisation
+  // (the MPS without one, A >= 0x8000, keeps it; an LPS always renormalises).
+  const uint32_t lps = 0u - static_cast<uint32_t>(d != s.mps);
+  const uint32_t exch = 0u - static_cast<uint32_t>(a < qe);
+  const uint32_t upper = ~(lps ^ exch);
+  c += qe & upper;
+  a = (a & upper) | (qe & ~upper);
+  const uint32_t next = lps ? s.next_lps : s.next_mps;
+  const uint32_t keep = 0u - ((a >> 15) & 1u);
+  state = static_cast<uint8_t>(next ^ ((next ^ state) & keep));
+  // RENORME (C.2.6): A and C shift left until A's bit 15 is set (n = 0: none), a BYTEOUT each
+  // time CT runs out; the n shifts go at once.
   const int n = __builtin_clz(a) - 16;
 #endif
   a <<= n;

@@ -5,44 +5,51 @@
 #include <utility>
 
 #include "gj2k/error.h"
+#include "gj2k/image.h"
 
 namespace gj2k::entropy {
 
-std::vector<TruncationPoint> convex_hull(const uint32_t* ends, const double* gains, size_t n) {
+size_t convex_hull(const uint32_t* ends, const double* gains, size_t n, TruncationPoint* hull,
+                   double* hull_gain) {
   // Cumulative (bytes, gain) after each pass; the hull starts at (0, 0) with no passes.
-  std::vector<TruncationPoint> hull;
-  std::vector<double> hull_gain;  // cumulative gain of each hull point
+  size_t k = 0;  // hull points so far
   double gain = 0;
   for (size_t i = 0; i < n; ++i) {
     gain += gains[i] > 0 ? gains[i] : 0;
     const uint32_t bytes = ends[i];
     // Pop points that lie on or below the chord from their predecessor to this pass.
     for (;;) {
-      const uint32_t prev_bytes = hull.empty() ? 0 : hull.back().bytes;
-      const double prev_gain = hull.empty() ? 0 : hull_gain.back();
+      const uint32_t prev_bytes = k == 0 ? 0 : hull[k - 1].bytes;
+      const double prev_gain = k == 0 ? 0 : hull_gain[k - 1];
       if (gain <= prev_gain) break;  // no improvement over the last hull point: skip pass i
       if (bytes <= prev_bytes) {
         // Free distortion decrease: this pass replaces the previous point (same or fewer bytes,
         // more gain), or, with no previous point, starts the hull at zero bytes; a zero-byte
         // first point gets a huge finite slope.
-        if (!hull.empty()) {
-          hull.pop_back();
-          hull_gain.pop_back();
+        if (k > 0) {
+          --k;
           continue;
         }
       }
       const double slope = bytes > prev_bytes ? (gain - prev_gain) / double(bytes - prev_bytes)
                                               : std::numeric_limits<double>::max();
-      if (!hull.empty() && slope >= hull.back().slope) {
-        hull.pop_back();
-        hull_gain.pop_back();
+      if (k > 0 && slope >= hull[k - 1].slope) {
+        --k;
         continue;
       }
-      hull.push_back({static_cast<uint32_t>(i + 1), bytes, slope});
-      hull_gain.push_back(gain);
+      hull[k] = {static_cast<uint32_t>(i + 1), bytes, slope};
+      hull_gain[k] = gain;
+      ++k;
       break;
     }
   }
+  return k;
+}
+
+std::vector<TruncationPoint> convex_hull(const uint32_t* ends, const double* gains, size_t n) {
+  std::vector<TruncationPoint> hull(n);
+  std::vector<double> hull_gain(n);
+  hull.resize(convex_hull(ends, gains, n, hull.data(), hull_gain.data()));
   return hull;
 }
 
@@ -74,6 +81,64 @@ size_t RateAllocator::add_block(const uint32_t* ends, const double* gains, size_
   blocks_.push_back(b);
   sorted_ = false;
   return blocks_.size() - 1;
+}
+
+namespace {
+// Calls fn(first, last) over [0, n) in pieces of 2^14 through `run` (or at once without one).
+template <class Fn>
+void in_pieces(size_t n, const ParallelFor& run, const Fn& fn) {
+  constexpr size_t kPiece = size_t{1} << 14;
+  if (!run || n <= kPiece) {
+    fn(size_t{0}, n);
+    return;
+  }
+  run(static_cast<int64_t>((n + kPiece - 1) / kPiece), [&](int64_t k) {
+    const size_t first = static_cast<size_t>(k) * kPiece;
+    fn(first, std::min(n, first + kPiece));
+  });
+}
+}  // namespace
+
+size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const BlockPasses& fill,
+                                 const ParallelFor& run) {
+  const size_t first_block = blocks_.size();
+  // Each block's passes and (with room for as many points) its hull at its pass offset.
+  std::vector<size_t> at(count + 1, 0);
+  for (size_t k = 0; k < count; ++k) at[k + 1] = at[k] + passes[k];
+  const size_t total = at[count];
+  std::vector<uint32_t, DefaultInitAllocator<uint32_t>> ends(total);
+  std::vector<double, DefaultInitAllocator<double>> gains(total), hull_gain(total);
+  std::vector<TruncationPoint, DefaultInitAllocator<TruncationPoint>> hull(total);
+  std::vector<uint32_t> hull_size(count);
+  in_pieces(count, run, [&](size_t first, size_t last) {
+    for (size_t k = first; k < last; ++k) {
+      fill(k, ends.data() + at[k], gains.data() + at[k]);
+      hull_size[k] =
+          static_cast<uint32_t>(convex_hull(ends.data() + at[k], gains.data() + at[k], passes[k],
+                                            hull.data() + at[k], hull_gain.data() + at[k]));
+    }
+  });
+  // The blocks in order, their points packed after those already held.
+  std::vector<size_t> point_at(count + 1, points_.size());
+  for (size_t k = 0; k < count; ++k) point_at[k + 1] = point_at[k] + hull_size[k];
+  points_.resize(point_at[count]);
+  point_gain_.resize(point_at[count]);
+  blocks_.resize(first_block + count);
+  in_pieces(count, run, [&](size_t first, size_t last) {
+    for (size_t k = first; k < last; ++k) {
+      std::copy_n(hull.data() + at[k], hull_size[k], points_.data() + point_at[k]);
+      std::copy_n(hull_gain.data() + at[k], hull_size[k], point_gain_.data() + point_at[k]);
+      Block& b = blocks_[first_block + k];
+      b.first = static_cast<uint32_t>(point_at[k]);
+      b.count = hull_size[k];
+      b.all_passes = passes[k];
+      b.all_bytes = passes[k] ? ends[at[k + 1] - 1] : 0;
+    }
+  });
+  // In pass order, as add_block sums it (floating-point sums depend on their order).
+  for (size_t i = 0; i < total; ++i) gain_all_ += gains[i] > 0 ? gains[i] : 0;
+  sorted_ = false;
+  return first_block;
 }
 
 namespace {
@@ -137,13 +202,15 @@ struct Before {
   }
 };
 constexpr Before before;
+// Filled before they are read: not zeroed first.
+using Keys = std::vector<SlopeKey, DefaultInitAllocator<SlopeKey>>;
 
 // Sorts keys by `before`. With a scheduler and many keys, a sample sort: kBuckets - 1
 // splitters from a regular sample, every key's bucket found in parallel over kChunks chunks,
 // the keys scattered bucket by bucket (counts and offsets per chunk), then the buckets sorted
 // in parallel. Bucket and chunk counts are constants, so the work does not depend on the
 // thread count (and the result never does: the order is total).
-void sort_keys(std::vector<SlopeKey>& keys, const ParallelFor& run) {
+void sort_keys(Keys& keys, const ParallelFor& run) {
   constexpr size_t kBuckets = 64, kChunks = 64, kOversample = 32;
   const size_t n = keys.size();
   if (!run || n < (size_t{1} << 16)) {
@@ -180,7 +247,7 @@ void sort_keys(std::vector<SlopeKey>& keys, const ParallelFor& run) {
     }
   }
   bucket_start[kBuckets] = at;
-  std::vector<SlopeKey> out(n);
+  Keys out(n);
   run(kChunks, [&](int64_t c) {
     const auto [lo, hi] = chunk_range(static_cast<size_t>(c));
     size_t* next = count.data() + static_cast<size_t>(c) * kBuckets;
@@ -194,20 +261,6 @@ void sort_keys(std::vector<SlopeKey>& keys, const ParallelFor& run) {
   keys.swap(out);
 }
 
-// Calls fn(first, last) over [0, n) in pieces of 2^14 through `run` (or at once without one).
-template <class Fn>
-void in_pieces(size_t n, const ParallelFor& run, const Fn& fn) {
-  constexpr size_t kPiece = size_t{1} << 14;
-  if (!run || n <= kPiece) {
-    fn(size_t{0}, n);
-    return;
-  }
-  run(static_cast<int64_t>((n + kPiece - 1) / kPiece), [&](int64_t k) {
-    const size_t first = static_cast<size_t>(k) * kPiece;
-    fn(first, std::min(n, first + kPiece));
-  });
-}
-
 }  // namespace
 
 void RateAllocator::prepare(const ParallelFor& run) const {
@@ -217,7 +270,7 @@ void RateAllocator::prepare(const ParallelFor& run) const {
 void RateAllocator::sort_steps(const ParallelFor& run) const {
   if (sorted_) return;
   const size_t n = points_.size();
-  std::vector<SlopeKey> keys(n);
+  Keys keys(n);
   in_pieces(blocks_.size(), run, [&](size_t first, size_t last) {
     for (size_t b = first; b < last; ++b)
       for (uint32_t k = 0; k < blocks_[b].count; ++k) {

@@ -19,6 +19,8 @@
 #include <limits>
 #include <vector>
 
+#include "gj2k/image.h"
+
 namespace gj2k::entropy {
 
 // A feasible truncation point: keep the first `passes` passes, `bytes` bytes of block data.
@@ -35,11 +37,19 @@ struct TruncationPoint {
 // strictly decrease and are > 0. A pass that adds no bytes but decreases distortion merges
 // into the previous point (infinite slope is never produced: it is folded forward).
 std::vector<TruncationPoint> convex_hull(const uint32_t* ends, const double* gains, size_t n);
+// The same into caller memory: the hull's points into out[0, k) and the cumulative gain at each
+// into out_gain[0, k) (both with room for n); returns k.
+size_t convex_hull(const uint32_t* ends, const double* gains, size_t n, TruncationPoint* out,
+                   double* out_gain);
 
 // Runs body(i) for every i in [0, n), in any order, possibly on several threads at once (calls
 // for different i touch disjoint data). The allocator has no threads of its own: the caller
 // passes its scheduler. An empty ParallelFor means one thread.
 using ParallelFor = std::function<void(int64_t n, const std::function<void(int64_t i)>& body)>;
+
+// A block's passes for RateAllocator::add_blocks: writes its n pass ends and gains (as
+// add_block takes them) into ends[0, n) and gains[0, n), n the count it was given.
+using BlockPasses = std::function<void(size_t block, uint32_t* ends, double* gains)>;
 
 class RateAllocator {
  public:
@@ -56,6 +66,11 @@ class RateAllocator {
   size_t add_block(const uint32_t* ends, const double* gains, size_t n,
                    const std::vector<TruncationPoint>& hull);
   size_t num_blocks() const { return blocks_.size(); }
+  // Adds count blocks at once, as add_block would one by one in order: block k (0-based within
+  // the call) has passes[k] passes, which `fill` writes (possibly several at once, from `run`'s
+  // threads); their hulls are made with `run`'s threads. Returns the first one's index.
+  size_t add_blocks(size_t count, const uint32_t* passes, const BlockPasses& fill,
+                    const ParallelFor& run = {});
   // Room for `blocks` more blocks of `points` hull points in all (saves regrowing).
   void reserve(size_t blocks, size_t points);
 
@@ -110,7 +125,8 @@ class RateAllocator {
   std::vector<TruncationPoint> points_;
   std::vector<double> point_gain_;  // cumulative gain at each hull point
   double gain_all_ = 0;
-  mutable std::vector<Step> steps_;  // sorted by decreasing slope, built lazily
+  // Sorted by decreasing slope, built lazily (filled before read: not zeroed first).
+  mutable std::vector<Step, DefaultInitAllocator<Step>> steps_;
   // The ends of runs of equal slope in steps_ (one past their last step) and the data bytes
   // of all steps up to each end: the candidates of threshold_for_bytes.
   mutable std::vector<size_t> group_ends_;

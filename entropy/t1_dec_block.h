@@ -44,14 +44,16 @@ inline constexpr size_t kScTableBytes = 2048;
 // BandTables: pointers, for tables in a kernel's shared memory (one instantiation for all
 // bands). ConstBandTables: the constexpr tables themselves, at constant addresses, one
 // instantiation per band (the CPU's entropy::decode_block): the pass loops then hold no table
-// pointer in a register.
+// pointer in a register. Mq: the MQ decoder (mq_dec.h) each uses; both decode the same.
 struct BandTables {
+  using Mq = MqDecoder;
   const uint8_t* zc;
   const uint8_t* sc;
   const MqDecState* mq;
 };
 template <int kBand>
 struct ConstBandTables {
+  using Mq = MqDecoderWide;
   static constexpr const uint8_t* zc = kZcTable[kBand].data();
   static constexpr const std::array<uint8_t, 2048>& sc = kScTable;
   static constexpr const std::array<MqDecState, 94>& mq = kMqDecStates;
@@ -97,7 +99,7 @@ struct BlockDecoder {
   uint32_t* val;    // magnitudes with one fractional bit
   size_t vstride;   // row-major values: the output's row pitch
   uint8_t ctx[kNumContexts];
-  MqDecoder mq;
+  typename Tables::Mq mq;
   RawDecoder raw;
 
   GJ2K_HD_INLINE void reset_contexts() {
@@ -199,14 +201,14 @@ struct BlockDecoder {
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the significance-pass visit marks.
-  GJ2K_HD_INLINE void cup_row(MqDecoder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
-                              uint32_t* v, uint32_t first) {
+  GJ2K_HD_INLINE void cup_row(typename Tables::Mq& c, uint8_t* cx, uint32_t* f, uint32_t& word,
+                              int r, uint32_t* v, uint32_t first) {
     if (word & (sig_bit(r, 0) | visit_bit(r))) return;
     if (c.decode(tab.mq, cx[tab.zc[window(word, r)]]))
       decode_sign<false>(c, cx, f, word, r, v, first);
   }
   template <bool kFull>
-  GJ2K_HD_INLINE void cup_column(MqDecoder& c, uint8_t* cx, uint32_t* f, uint32_t* v,
+  GJ2K_HD_INLINE void cup_column(typename Tables::Mq& c, uint8_t* cx, uint32_t* f, uint32_t* v,
                                  uint32_t first, uint32_t nr) {
     uint32_t word = *f;
     if constexpr (kFull) {

@@ -248,3 +248,58 @@ TEST(EncodeRateControl, ParallelOrderEqualsSerialOrder) {
     ASSERT_EQ(serial.threshold_for_gain(gain), parallel.threshold_for_gain(gain));
   }
 }
+
+namespace {
+
+// add_blocks (one call, hulls made on several threads) builds the allocator add_block builds
+// one block at a time: the same passes, bytes and thresholds at every query, the same total
+// gain to the bit.
+TEST(EncodeRateControl, AddBlocksAtOnceEqualsOneByOne) {
+  const uint32_t seed = 4242;
+  std::mt19937 rng(seed);
+  std::vector<RandomBlock> blocks(40000);  // more than one piece of 2^14 blocks
+  for (auto& b : blocks) b = random_block(rng);
+  RateAllocator one, all;
+  // Blocks already held before the bulk call keep their indices.
+  for (size_t i = 0; i < 5; ++i) {
+    one.add_block(blocks[i].ends.data(), blocks[i].gains.data(), blocks[i].ends.size());
+    all.add_block(blocks[i].ends.data(), blocks[i].gains.data(), blocks[i].ends.size());
+  }
+  for (size_t i = 5; i < blocks.size(); ++i)
+    ASSERT_EQ(one.add_block(blocks[i].ends.data(), blocks[i].gains.data(), blocks[i].ends.size()),
+              i);
+  std::vector<uint32_t> passes;
+  for (size_t i = 5; i < blocks.size(); ++i)
+    passes.push_back(static_cast<uint32_t>(blocks[i].ends.size()));
+  // A scheduler that runs the pieces in reverse order, as threads might.
+  const gj2k::entropy::ParallelFor reverse = [](int64_t n,
+                                                const std::function<void(int64_t)>& body) {
+    for (int64_t i = n - 1; i >= 0; --i) body(i);
+  };
+  const size_t first = all.add_blocks(
+      passes.size(), passes.data(),
+      [&](size_t k, uint32_t* ends, double* gains) {
+        const RandomBlock& b = blocks[5 + k];
+        std::copy(b.ends.begin(), b.ends.end(), ends);
+        std::copy(b.gains.begin(), b.gains.end(), gains);
+      },
+      reverse);
+  ASSERT_EQ(first, 5u);
+  ASSERT_EQ(all.num_blocks(), one.num_blocks());
+  EXPECT_EQ(all.total_gain_all(), one.total_gain_all());
+  for (int q = 0; q < 12; ++q) {
+    const double lambda = std::exp(std::uniform_real_distribution<double>(-8, 12)(rng));
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      ASSERT_EQ(all.passes_at(b, lambda), one.passes_at(b, lambda)) << "block " << b;
+      ASSERT_EQ(all.bytes_at(b, lambda), one.bytes_at(b, lambda)) << "block " << b;
+    }
+    EXPECT_EQ(all.total_gain(lambda), one.total_gain(lambda));
+    const double budget =
+        std::uniform_real_distribution<double>(0, 1.0)(rng) * double(one.total_bytes(1e-300));
+    EXPECT_EQ(all.threshold_for_bytes(budget), one.threshold_for_bytes(budget));
+    EXPECT_EQ(all.fill(lambda, budget), one.fill(lambda, budget));
+  }
+  ASSERT_EQ(all.passes_at(0, RateAllocator::kAllPasses), blocks[0].ends.size());
+}
+
+}  // namespace

@@ -129,6 +129,55 @@ TEST(MqCoder, CorruptDataNeverReadsOutOfBounds) {
   }
 }
 
+// The two fast decoders against the reference on random bytes, 0xFF-heavy, with bytes 0x80..0x8F
+// after 0xFF (only corrupt data has them: BYTEIN adds them onto the 0xFF's last bit, which
+// MqDecoderWide must not read ahead of), and on valid segments of every skew.
+template <class Decoder>
+void expect_like_reference(const std::vector<uint8_t>& bytes, std::mt19937& rng, int decisions,
+                           const char* what) {
+  Decoder dec(bytes.data(), bytes.size());
+  MqRefDecoder ref(bytes.data(), bytes.size());
+  uint8_t st[kNumContexts];
+  for (int i = 0; i < kNumContexts; ++i) st[i] = 2 * initial_state_index(i);
+  for (int i = 0; i < decisions; ++i) {
+    const int cx = static_cast<int>(rng() % kNumContexts);
+    ASSERT_EQ(static_cast<int>(dec.decode(kMqDecStates, st[cx])), ref.decode(cx))
+        << what << ", " << bytes.size() << " bytes, decision " << i;
+  }
+}
+
+TEST(MqCoder, WideDecoderDecodesAsTheReference) {
+  std::mt19937 rng(2026);
+  for (int t = 0; t < 2000; ++t) {
+    std::vector<uint8_t> junk;
+    const size_t n = t % 61;
+    while (junk.size() < n) {
+      const uint32_t kind = rng() % 6;
+      if (kind < 2) {  // 0xFF then 0x80..0x8F: a carry into the 0xFF
+        junk.push_back(0xFF);
+        junk.push_back(static_cast<uint8_t>(0x80 + rng() % 16));
+      } else {
+        junk.push_back(static_cast<uint8_t>(kind == 2   ? 0xFF
+                                            : kind == 3 ? 0x90 + rng() % 0x6F
+                                                        : rng()));
+      }
+    }
+    expect_like_reference<MqDecoderWide>(junk, rng, 800, "junk");
+    expect_like_reference<MqDecoder>(junk, rng, 800, "junk");
+  }
+  for (uint32_t seed = 1; seed <= 30; ++seed) {
+    const double p1 = seed % 3 == 0 ? 0.5 : seed % 3 == 1 ? 0.1 : 0.005;
+    const auto v = random_decisions(seed, (seed * 7919u) % 6000 + 1, p1, kNumContexts);
+    const auto bytes = encode_fast(v, seed % 2 == 0);
+    MqDecoderWide dec(bytes.data(), bytes.size());
+    uint8_t st[kNumContexts];
+    for (int i = 0; i < kNumContexts; ++i) st[i] = 2 * initial_state_index(i);
+    for (size_t i = 0; i < v.size(); ++i)
+      ASSERT_EQ(static_cast<int>(dec.decode(kMqDecStates, st[v[i].cx])), v[i].d)
+          << "seed " << seed << " i " << i;
+  }
+}
+
 TEST(MqRaw, RoundTripWithStuffingAndTermination) {
   for (uint32_t seed = 1; seed <= 60; ++seed) {
     std::mt19937 rng(seed);
