@@ -21,7 +21,8 @@
 //                   t1::encode_budget bytes of room; bytes and pass records checked identical
 //                   to the CPU's (blocks that overflow are counted: the encoder re-codes them on
 //                   the CPU)
-// Modes: argument "decode", "encode" or none (both).
+// Modes: argument "decode", "encode" or none (both). GJ2K_BENCH_T1_ONE_THREAD=0 leaves out
+// the one-thread CPU rows (a minute on the 10240x6400 mosaic; bench_t1 has per-core figures).
 #include <omp.h>
 
 #include <algorithm>
@@ -511,6 +512,8 @@ int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool decode = only.empty() || only == "decode", encode = only.empty() || only == "encode";
   const char* size_env = std::getenv("GJ2K_BENCH_T1_SIZE");
+  const char* one_env = std::getenv("GJ2K_BENCH_T1_ONE_THREAD");
+  const bool one_thread = !one_env || std::string(one_env) != "0";
   uint32_t w = 10240, h = 6400;
   if (size_env) std::sscanf(size_env, "%ux%u", &w, &h);
   const double t0 = now_ms();
@@ -542,16 +545,18 @@ int main(int argc, char** argv) {
       size_t same = 0;
       for (size_t k = 0; k < enc.size(); ++k)
         same += enc[k].data == eb.cpu[k]->data && enc[k].passes.size() == eb.cpu[k]->passes.size();
-      omp_set_num_threads(1);
-      std::vector<entropy::EncodedBlock> one_enc;
-      const double one = best_ms(1, [&] { cpu_encode(eb, one_enc); });
-      omp_set_num_threads(omp_get_num_procs());
       std::printf(
           "  cpu encode  %2d threads: %8.2f ms %9.1f Msamples/s  (%zu blocks, %s the encoder's)\n",
           omp_get_max_threads(), all, eb.samples / (all * 1e3), enc.size(),
           same == enc.size() ? "identical to" : "DIFFERENT from");
-      std::printf("  cpu encode   1 thread:  %8.2f ms %9.1f Msamples/s\n", one,
-                  eb.samples / (one * 1e3));
+      if (one_thread) {
+        omp_set_num_threads(1);
+        std::vector<entropy::EncodedBlock> one_enc;
+        const double one = best_ms(1, [&] { cpu_encode(eb, one_enc); });
+        omp_set_num_threads(omp_get_num_procs());
+        std::printf("  cpu encode   1 thread:  %8.2f ms %9.1f Msamples/s\n", one,
+                    eb.samples / (one * 1e3));
+      }
 #if defined(GJ2K_HAVE_CUDA)
       if (gpu.available) gpu_encode_rows(name, eb, enc);
 #endif
@@ -564,14 +569,16 @@ int main(int argc, char** argv) {
                 cpu, b.samples / (cpu * 1e3));
     std::printf("  cpu shared  %2d threads: %8.2f ms %9.1f Msamples/s  %s\n", omp_get_max_threads(),
                 hd, b.samples / (hd * 1e3), want == shared ? "identical" : "DIFFERENT");
-    omp_set_num_threads(1);
-    const double one = best_ms(1, [&] { cpu_decode(b, shared, false); });
-    const double one_hd = best_ms(1, [&] { cpu_decode(b, shared, true); });
-    omp_set_num_threads(omp_get_num_procs());
-    std::printf("  cpu t1_dec   1 thread:  %8.2f ms %9.1f Msamples/s\n", one,
-                b.samples / (one * 1e3));
-    std::printf("  cpu shared   1 thread:  %8.2f ms %9.1f Msamples/s\n", one_hd,
-                b.samples / (one_hd * 1e3));
+    if (one_thread) {
+      omp_set_num_threads(1);
+      const double one = best_ms(1, [&] { cpu_decode(b, shared, false); });
+      const double one_hd = best_ms(1, [&] { cpu_decode(b, shared, true); });
+      omp_set_num_threads(omp_get_num_procs());
+      std::printf("  cpu t1_dec   1 thread:  %8.2f ms %9.1f Msamples/s\n", one,
+                  b.samples / (one * 1e3));
+      std::printf("  cpu shared   1 thread:  %8.2f ms %9.1f Msamples/s\n", one_hd,
+                  b.samples / (one_hd * 1e3));
+    }
 #if defined(GJ2K_HAVE_CUDA)
     if (gpu.available) gpu_rows(name, b, want);
 #endif

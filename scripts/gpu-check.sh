@@ -13,7 +13,8 @@
 # and Grok's grk_compress/grk_decompress when on PATH, all on every core.
 #
 # Environment: BUILD_DIR (default build-gpu), JOBS, GJ2K_BENCH_SIZES (e.g. 2048,8192,16384),
-# GJ2K_BENCH_CODEC_SIZE (e.g. 10240x6400), GJ2K_BENCH_ITERS,
+# GJ2K_BENCH_CODEC_SIZE (e.g. 10240x6400), GJ2K_BENCH_ITERS (bench_gpu_codec's, default 7: the
+# median of 6 timed runs), GJ2K_BENCH_T1_ONE_THREAD (1: bench_gpu_t1's one-thread CPU rows too),
 # GJ2K_GPU_TEST_FILTER (a --gtest_filter), LOG_DIR (where logs go; default $BUILD_DIR or /tmp).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -74,7 +75,8 @@ bench_rc=${PIPESTATUS[0]}
 echo "== Tier-1 decoding benchmark ($bin/bench_gpu_t1)"
 t1_rc=0
 if [ -x "$bin/bench_gpu_t1" ]; then
-  "$bin/bench_gpu_t1" 2>&1 | tee "$log/gpu-t1.log"
+  GJ2K_BENCH_T1_ONE_THREAD=${GJ2K_BENCH_T1_ONE_THREAD:-0} "$bin/bench_gpu_t1" 2>&1 |
+    tee "$log/gpu-t1.log"
   t1_rc=${PIPESTATUS[0]}
 fi
 
@@ -82,7 +84,8 @@ echo "== Encoder benchmark ($bin/bench_gpu_codec)"
 streams=$(mktemp -d)  # its photo-mosaic codestreams, for the whole processes below
 codec_rc=0
 if [ -x "$bin/bench_gpu_codec" ]; then
-  GJ2K_BENCH_WRITE_DIR=$streams "$bin/bench_gpu_codec" 2>&1 | tee "$log/gpu-codec.log"
+  GJ2K_BENCH_ITERS=${GJ2K_BENCH_ITERS:-7} GJ2K_BENCH_WRITE_DIR=$streams "$bin/bench_gpu_codec" 2>&1 |
+    tee "$log/gpu-codec.log"
   codec_rc=${PIPESTATUS[0]}
 fi
 
