@@ -121,7 +121,8 @@ GJ2K_HD_INLINE void mq_encode(const States& states, uint8_t& state, uint32_t d, 
   const uint32_t qe = s.qe;
   a -= qe;
 #if defined(__CUDA_ARCH__)
-  // A kernel branches (its warps issue both sides of a select; branches cost it less).
+  // A kernel keeps the branches: a warp issues both sides of a select, and the decoder's masks
+  // made its kernel slower (docs/PERFORMANCE.md, "Fifth run").
   if (d == s.mps) {
     if (a & 0x8000) {
       c += qe;
