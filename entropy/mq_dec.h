@@ -46,6 +46,12 @@ class MqDecoder {
     a_ = 0x8000u << 16;
   }
 
+  // decode() for a decision that is nearly always the MPS (MqDecoderWide has a branch for it).
+  template <class States>
+  GJ2K_HD_INLINE uint32_t decode_likely_mps(const States& states, uint8_t& state) {
+    return decode(states, state);
+  }
+
   // DECODE (C.3.2): the decision in the context whose state byte is `state`, with the state
   // table `states`: kMqDecStates itself (host code: indexing the array, the compiler keeps its
   // address in a register) or a pointer to a copy of it (a kernel's, in shared memory).
@@ -143,6 +149,20 @@ class MqDecoderWide {
     shift_slowly(7);
     a_ = 0x8000u << 16;
     fill();
+  }
+
+  // decode() with a branch for the MPS without renormalisation first: for decisions that are
+  // nearly always that (the cleanup pass's run-length decisions), where the branch predicts.
+  template <class States>
+  GJ2K_HD_INLINE uint32_t decode_likely_mps(const States& states, uint8_t& state) {
+    const MqDecState& s = states[state];
+    const uint32_t a = a_ - s.qe16;
+    if (static_cast<uint32_t>(c_ >> 32) >= s.qe16 && (a & 0x80000000u)) {
+      c_ -= uint64_t{s.qe16} << 32;
+      a_ = a;
+      return s.mps;
+    }
+    return decode(states, state);
   }
 
   // DECODE (C.3.2) and RENORMD (C.3.3), as MqDecoder::decode.

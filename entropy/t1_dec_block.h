@@ -214,7 +214,7 @@ struct BlockDecoder {
     if constexpr (kFull) {
       if ((word & (kSigAll | kVisitAll)) == 0) {
         // Run-length mode: four insignificant samples with insignificant neighbourhoods.
-        if (!c.decode(tab.mq, cx[kCtxRl])) return;  // all four stay insignificant
+        if (!c.decode_likely_mps(tab.mq, cx[kCtxRl])) return;  // all four stay insignificant
         uint32_t r = c.decode(tab.mq, cx[kCtxUni]) << 1;
         r |= c.decode(tab.mq, cx[kCtxUni]);
         decode_sign<false>(c, cx, f, word, int(r), v, first);
