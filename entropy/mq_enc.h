@@ -173,6 +173,23 @@ GJ2K_HD_INLINE void mq_encode(const States& states, uint8_t& state, uint32_t d, 
   ct = r.ct;
 }
 
+// mq_encode for a decision that is nearly always the MPS (the cleanup pass's run-length
+// decisions): on the host the MPS without renormalisation first, on a branch that then
+// predicts (a kernel's mq_encode branches that way already).
+template <class States>
+GJ2K_HD_INLINE void mq_encode_likely_mps(const States& states, uint8_t& state, uint32_t d,
+                                         uint32_t& a, uint32_t& c, int& ct, MqBytes& out) {
+#if !defined(__CUDA_ARCH__)
+  const MqEncState& s = states[state];
+  if (d == s.mps && ((a - s.qe) & 0x8000)) {
+    a -= s.qe;
+    c += s.qe;
+    return;
+  }
+#endif
+  mq_encode(states, state, d, a, c, ct, out);
+}
+
 class MqEncoder {
  public:
   MqEncoder() = default;
@@ -197,6 +214,10 @@ class MqEncoder {
   template <class States>
   GJ2K_HD_INLINE void encode(const States& states, uint8_t& state, uint32_t d) {
     mq_encode(states, state, d, a_, c_, ct_, out_);
+  }
+  template <class States>
+  GJ2K_HD_INLINE void encode_likely_mps(const States& states, uint8_t& state, uint32_t d) {
+    mq_encode_likely_mps(states, state, d, a_, c_, ct_, out_);
   }
 
   // FLUSH (C.2.9); predictable termination (D.4.2) when `predictable`.
@@ -259,6 +280,10 @@ class MqEncoder {
     template <class States>
     GJ2K_HD_INLINE void encode(const States& states, uint8_t& state, uint32_t d) {
       mq_encode(states, state, d, a_, c_, ct_, *out_);
+    }
+    template <class States>
+    GJ2K_HD_INLINE void encode_likely_mps(const States& states, uint8_t& state, uint32_t d) {
+      mq_encode_likely_mps(states, state, d, a_, c_, ct_, *out_);
     }
     GJ2K_HD_INLINE void store(MqEncoder& e) const {
       e.a_ = a_;

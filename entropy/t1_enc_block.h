@@ -305,7 +305,7 @@ struct BlockEncoder {
         // Run-length mode: four insignificant samples with insignificant neighbourhoods. The
         // plane's bit (< 2^31, below the sign) of any of the four, in one test.
         const uint32_t any = (sample(v, 0) | sample(v, 1) | sample(v, 2) | sample(v, 3)) & pl.bit;
-        c.encode(tab.mq, cx[kCtxRl], any != 0);
+        c.encode_likely_mps(tab.mq, cx[kCtxRl], any != 0);
         if (any == 0) return;  // all four stay insignificant, no visit mark to clear
         const uint32_t bits =
             ((sample(v, 0) & pl.bit) != 0) | (((sample(v, 1) & pl.bit) != 0) << 1) |

@@ -50,8 +50,12 @@ std::vector<uint8_t> encode_fast(const std::vector<Decision>& v, bool predictabl
   MqEncoder enc(out.data(), static_cast<uint32_t>(out.size()));
   uint8_t st[kNumContexts];
   for (int i = 0; i < kNumContexts; ++i) st[i] = 2 * initial_state_index(i);
-  for (const auto& x : v) {
-    enc.encode(kMqEncStates, st[x.cx], static_cast<uint32_t>(x.d));
+  for (size_t i = 0; i < v.size(); ++i) {  // encode and encode_likely_mps, mixed
+    const Decision& x = v[i];
+    if (i % 3 == 0)
+      enc.encode_likely_mps(kMqEncStates, st[x.cx], static_cast<uint32_t>(x.d));
+    else
+      enc.encode(kMqEncStates, st[x.cx], static_cast<uint32_t>(x.d));
     if (marks) marks->push_back(enc.mark());
   }
   enc.flush(predictable);
