@@ -354,8 +354,7 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
                                          const EncodeParams& params, const Image& image,
                                          EncodeStats* stats) {
   const size_t layers = static_cast<size_t>(setup.layers);
-  const bool targets = !params.rates.empty() || !params.bpp.empty() || !params.psnr.empty();
-  if (!targets && layers == 1) {
+  if (!setup.distortion) {  // one layer, no target: every pass of every block, no hulls
     include_all_passes(tiles);
     uint64_t blocks = 0;
     for (const TileCoding& tile : tiles)

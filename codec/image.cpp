@@ -144,10 +144,6 @@ Image make_image_for_overwrite(uint32_t width, uint32_t height, uint32_t num_com
   return make(width, height, num_components, precision, false, 0, 0, false);
 }
 
-}  // namespace codec
-
-namespace codec {
-
 void validate_layout(const Image& image) {
   if (image.x1 <= image.x0 || image.y1 <= image.y0) bad("empty image area");
   if (image.components.empty()) bad("no components");

@@ -53,34 +53,12 @@ std::vector<TruncationPoint> convex_hull(const uint32_t* ends, const double* gai
   return hull;
 }
 
-void RateAllocator::reserve(size_t blocks, size_t points) {
-  blocks_.reserve(blocks_.size() + blocks);
-  points_.reserve(points_.size() + points);
-  point_gain_.reserve(point_gain_.size() + points);
-}
-
 size_t RateAllocator::add_block(const uint32_t* ends, const double* gains, size_t n) {
-  return add_block(ends, gains, n, convex_hull(ends, gains, n));
-}
-
-size_t RateAllocator::add_block(const uint32_t* ends, const double* gains, size_t n,
-                                const std::vector<TruncationPoint>& hull) {
-  Block b;
-  b.first = static_cast<uint32_t>(points_.size());
-  double g = 0;
-  size_t pass = 0;
-  for (const auto& p : hull) {
-    for (; pass < p.passes; ++pass) g += gains[pass] > 0 ? gains[pass] : 0;
-    points_.push_back(p);
-    point_gain_.push_back(g);
-  }
-  for (size_t i = 0; i < n; ++i) gain_all_ += gains[i] > 0 ? gains[i] : 0;
-  b.count = static_cast<uint32_t>(hull.size());
-  b.all_passes = static_cast<uint32_t>(n);
-  b.all_bytes = n ? ends[n - 1] : 0;
-  blocks_.push_back(b);
-  sorted_ = false;
-  return blocks_.size() - 1;
+  const uint32_t passes = static_cast<uint32_t>(n);
+  return add_blocks(1, &passes, [&](size_t, uint32_t* e, double* g) {
+    std::copy_n(ends, n, e);
+    std::copy_n(gains, n, g);
+  });
 }
 
 namespace {
@@ -135,7 +113,7 @@ size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const Blo
       b.all_bytes = passes[k] ? ends[at[k + 1] - 1] : 0;
     }
   });
-  // In pass order, as add_block sums it (floating-point sums depend on their order).
+  // In pass order (floating-point sums depend on their order), as blocks added one by one do.
   for (size_t i = 0; i < total; ++i) gain_all_ += gains[i] > 0 ? gains[i] : 0;
   sorted_ = false;
   return first_block;

@@ -61,18 +61,12 @@ class RateAllocator {
   // Adds a block and returns its index (0, 1, ...). Not thread-safe; blocks are added after
   // Tier-1 has run, in any fixed order.
   size_t add_block(const uint32_t* ends, const double* gains, size_t n);
-  // The same with the block's hull already made (convex_hull(ends, gains, n), which callers
-  // may compute for many blocks in parallel).
-  size_t add_block(const uint32_t* ends, const double* gains, size_t n,
-                   const std::vector<TruncationPoint>& hull);
   size_t num_blocks() const { return blocks_.size(); }
   // Adds count blocks at once, as add_block would one by one in order: block k (0-based within
   // the call) has passes[k] passes, which `fill` writes (possibly several at once, from `run`'s
   // threads); their hulls are made with `run`'s threads. Returns the first one's index.
   size_t add_blocks(size_t count, const uint32_t* passes, const BlockPasses& fill,
                     const ParallelFor& run = {});
-  // Room for `blocks` more blocks of `points` hull points in all (saves regrowing).
-  void reserve(size_t blocks, size_t points);
 
   // Passes of block b included at threshold lambda: those up to the last hull point with
   // slope >= lambda. lambda <= 0 (kAllPasses) includes every pass, even those off the hull.

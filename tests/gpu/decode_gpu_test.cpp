@@ -49,6 +49,13 @@ Image decode_on(const std::vector<uint8_t>& bytes, DecodeDevice device, uint32_t
   return gj2k::decode_memory(bytes, p);
 }
 
+// `src` encoded on the CPU with the default parameters.
+std::vector<uint8_t> cpu_encoded(const Image& src) {
+  gj2k::EncodeParams ep;
+  ep.device = gj2k::EncodeParams::Device::kCpu;
+  return gj2k::Encoder().encode(src, ep);
+}
+
 // The CUDA backend's inverse tail (inverse DWT, MCT, DC shift, clamp on the device) against
 // the CPU backend's (itself tested against the literal composition of the stages in
 // tests/codec/tile_backend_cpu_test.cpp) on the random planes of tests/common/random_planes.h,
@@ -164,9 +171,7 @@ TEST(DecodeGpu, ConformanceStreamsMatchCpu) {
 TEST(DecodeGpu, ReleaseGpuResourcesAndDecodeAgain) {
   GJ2K_REQUIRE_GPU();
   const Image src = gj2k::codec::synthetic_image(301, 199);
-  gj2k::EncodeParams ep;
-  ep.device = gj2k::EncodeParams::Device::kCpu;
-  const std::vector<uint8_t> bytes = gj2k::Encoder().encode(src, ep);
+  const std::vector<uint8_t> bytes = cpu_encoded(src);
   const Image first = decode_on(bytes, DecodeDevice::kGpu, 0);
   EXPECT_GE(gj2k::release_gpu_resources(), 1u);
   EXPECT_EQ(gj2k::release_gpu_resources(), 0u);
@@ -182,9 +187,7 @@ TEST(DecodeGpu, ReleaseGpuResourcesAndDecodeAgain) {
 TEST(DecodeGpu, RepeatedDecodesReuseTheirSlot) {
   GJ2K_REQUIRE_GPU();
   const Image src = gj2k::codec::synthetic_image(257, 131);
-  gj2k::EncodeParams ep;
-  ep.device = gj2k::EncodeParams::Device::kCpu;
-  const std::vector<uint8_t> bytes = gj2k::Encoder().encode(src, ep);
+  const std::vector<uint8_t> bytes = cpu_encoded(src);
   gj2k::release_gpu_resources();
   for (int i = 0; i < 6; ++i)
     EXPECT_EQ(peak_difference(src, decode_on(bytes, DecodeDevice::kGpu, 0)), 0);
@@ -199,9 +202,7 @@ TEST(DecodeGpu, OutOfDeviceMemoryDecodesOnTheCpu) {
 #if defined(GJ2K_HAVE_CUDA)
   namespace cu = gj2k::transform::cuda;
   const Image src = gj2k::codec::synthetic_image(301, 199);
-  gj2k::EncodeParams ep;
-  ep.device = gj2k::EncodeParams::Device::kCpu;
-  const std::vector<uint8_t> bytes = gj2k::Encoder().encode(src, ep);
+  const std::vector<uint8_t> bytes = cpu_encoded(src);
   gj2k::release_gpu_resources();
   cu::set_device_memory_limit(cu::device_memory_use().current + 4096);
   std::vector<std::string> warnings;
