@@ -65,6 +65,8 @@ struct BlockCoding {
     const std::span<const entropy::CodedPass> p = passes();
     return {coded_at, p.empty() ? 0 : size_t{p.back().end}};
   }
+  // Where bytes() begins, without reading the last pass record.
+  const uint8_t* data() const { return coded_at ? coded_at : enc.data.data(); }
 };
 
 // One subband of one resolution of a tile-component.

@@ -14,6 +14,7 @@
 #include "codec/markers/writer.h"
 #include "codec/tier2.h"
 #include "codec/trace.h"
+#include "core/memory.h"
 #include "core/thread_pool.h"
 #include "entropy/rate_control.h"
 #include "gj2k/error.h"
@@ -109,11 +110,13 @@ std::vector<uint8_t> join(const Written& w) {
   pieces.push_back({eoc.data().data(), eoc.size(), at});
   if (at + eoc.size() != w.size)
     throw Error(ErrorCode::kInternal, "encoder: codestream size bookkeeping is off");
-  // Huge pages before the first touch: the zero fill that std::vector cannot skip then faults
-  // a large codestream in 2 MiB at a time.
+  // Huge pages, faulted in by all threads, before the first touch: the zero fill that
+  // std::vector cannot skip then runs over resident memory instead of faulting in every page
+  // (and having the kernel zero it) on one thread.
   std::vector<uint8_t> stream;
   stream.reserve(w.size);
   if (w.size >= kHugePageHintBytes) advise_huge_pages(stream.data(), w.size);
+  core::prefault(stream.data(), w.size);
   stream.resize(w.size);
   std::memcpy(stream.data(), w.main_header.data(), w.main_header.size());
   core::parallel_for(

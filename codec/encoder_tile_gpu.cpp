@@ -17,6 +17,7 @@
 #include "codec/context.h"
 #include "codec/encoder_gpu.h"
 #include "codec/structure.h"
+#include "codec/trace.h"
 #include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "transform/cuda/cuda_check.h"
@@ -81,14 +82,12 @@ bool stage_range(const Image& image, const TileSpec& spec, size_t first, size_t 
                              (r.x0 - cx0) + x0;
         T* o = dst + (base + y * w + x0 - first);
         const size_t len = x1 - x0;
+        // One pass: the range check and the narrowing read each sample once.
         for (size_t x = 0; x < len; ++x) {
-          vmin = std::min(vmin, src[x]);
-          vmax = std::max(vmax, src[x]);
-        }
-        if constexpr (sizeof(T) == 4) {
-          std::memcpy(o, src, len * 4);
-        } else {
-          for (size_t x = 0; x < len; ++x) o[x] = static_cast<T>(src[x]);
+          const int32_t v = src[x];
+          vmin = v < vmin ? v : vmin;
+          vmax = v > vmax ? v : vmax;
+          o[x] = static_cast<T>(v);
         }
       }
       if (vmin < lo || vmax > hi) out_of_range = true;
@@ -215,7 +214,10 @@ std::unique_ptr<TileTransformer> start(const Image& image, const EncodeSetup& se
   }
   const bool enqueued = adopted != nullptr;
   transform::cuda::Lease<TileTransformer> lease(pool(), std::move(adopted));
-  if (!enqueued) enqueue(image, spec, *lease);
+  if (!enqueued) {
+    TraceStage trace_stage("gpu samples staged");
+    enqueue(image, spec, *lease);
+  }
 
   // A serial tile loop (one tile at a time, threads inside the tile) enqueues the next tile
   // now, so that its transfers and kernels run while Tier-1 codes this one. Failing that, its

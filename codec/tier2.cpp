@@ -348,27 +348,45 @@ WrittenPacket write_packet(const TileCoding& tile, const PacketId& id, PrecinctW
   const entropy::SegmentStyle& seg = w.encoder.style();
   std::vector<std::vector<entropy::BlockContribution>> contrib(prec.bands.size());
   std::vector<std::span<const uint8_t>> bodies;  // in the header's order
+  // A block's layer_passes and its pass records are reads that miss the cache (one heap
+  // vector per block; records downloaded or written by other threads), so they are made in
+  // loops of nothing else, where the reads of consecutive blocks overlap, before the
+  // contributions are built.
+  struct Included {
+    const BlockCoding* blk;
+    uint32_t k, prev, cur;  // index in the precinct band; passes before and through the layer
+    uint32_t from, to;      // bytes_through prev and cur
+  };
+  std::vector<Included> in;
   for (size_t b = 0; b < prec.bands.size(); ++b) {
     const PrecinctBand& pb = prec.bands[b];
     contrib[b].resize(pb.block_count());
+    in.clear();
     for (uint32_t j = 0; j < pb.blocks_y; ++j)
       for (uint32_t i = 0; i < pb.blocks_x; ++i) {
         const BlockCoding& blk = block_at(tcc, id.resolution, b, pb, i, j);
         if (blk.layer_passes.empty()) continue;
         const uint32_t prev = id.layer ? blk.layer_passes[id.layer - 1] : 0;
         const uint32_t cur = blk.layer_passes[id.layer];
-        if (cur <= prev) continue;
-        entropy::BlockContribution& bc = contrib[b][j * pb.blocks_x + i];
-        bc.new_passes = static_cast<int>(cur - prev);
-        uint32_t first = prev;
-        for (int n : entropy::split_passes(seg, static_cast<int>(prev), bc.new_passes)) {
-          const uint32_t last = first + static_cast<uint32_t>(n);
-          bc.piece_lengths.push_back(bytes_through(blk, last) - bytes_through(blk, first));
-          first = last;
-        }
-        const uint32_t from = bytes_through(blk, prev);
-        bodies.push_back(blk.bytes().subspan(from, bytes_through(blk, cur) - from));
+        if (cur > prev) in.push_back({&blk, j * pb.blocks_x + i, prev, cur, 0, 0});
       }
+    for (Included& c : in) {
+      c.from = bytes_through(*c.blk, c.prev);
+      c.to = bytes_through(*c.blk, c.cur);
+    }
+    for (const Included& c : in) {
+      const BlockCoding& blk = *c.blk;
+      entropy::BlockContribution& bc = contrib[b][c.k];
+      bc.new_passes = static_cast<int>(c.cur - c.prev);
+      uint32_t first = c.prev, start = c.from;
+      entropy::for_each_piece(seg, static_cast<int>(c.prev), bc.new_passes, [&](int n) {
+        first += static_cast<uint32_t>(n);
+        const uint32_t end = first == c.cur ? c.to : bytes_through(blk, first);
+        bc.piece_lengths.push_back(end - start);
+        start = end;
+      });
+      bodies.emplace_back(blk.data() + c.from, c.to - c.from);
+    }
   }
   WrittenPacket pk;
   pk.id = id;

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <string>
 
+#include "core/isa.h"
 #include "entropy/t1.h"
 #include "entropy/t1_dec_block.h"
+#include "entropy/t1_v3.h"
 #include "gj2k/error.h"
 
 namespace gj2k::entropy {
@@ -58,11 +60,18 @@ uint32_t decode_block(const Segment* segments, size_t num_segments, uint32_t num
     t1::zero_output(out, stride, w, h);
     return ignored;
   }
-  const t1::Segments list{segments};
   // Working memory for the largest block the standard allows; one instantiation per
   // orientation, whose zero-coding table is then a constant address.
   uint32_t state[t1::kMaxStateWords];
   uint32_t values[t1::kMaxValueWords];
+#if GJ2K_HAVE_ISA_V3
+  if (core::host_isa() == core::Isa::kV3) {
+    v3::run_block(static_cast<int>(band), segments, num_segments, num_bitplanes, style, out, stride,
+                  w, h, state, values);
+    return ignored;
+  }
+#endif
+  const t1::Segments list{segments};
   auto run = [&]<int kBand>() {
     t1::run_block_in_mode<true>(t1::ConstBandTables<kBand>{}, list, num_segments, num_bitplanes,
                                 style, out, stride, w, h, state, values);

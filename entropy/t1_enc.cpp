@@ -4,8 +4,10 @@
 #include <memory>
 #include <string>
 
+#include "core/isa.h"
 #include "entropy/t1.h"
 #include "entropy/t1_enc_block.h"
+#include "entropy/t1_v3.h"
 #include "gj2k/error.h"
 
 namespace gj2k::entropy {
@@ -74,6 +76,14 @@ uint32_t encode_block_within(const int32_t* q, size_t stride, uint32_t w, uint32
       scratch = std::make_unique_for_overwrite<uint8_t[]>(capacity);
       scratch_bytes = capacity;
     }
+#if GJ2K_HAVE_ISA_V3
+    if (core::host_isa() == core::Isa::kV3) {
+      status = static_cast<EncodeStatus>(v3::encode_checked(
+          static_cast<int>(band), distortion, q, stride, w, h, style, mb, scratch.get(),
+          static_cast<uint32_t>(capacity), passes, state, values, &result));
+      continue;
+    }
+#endif
     auto run = [&]<int kBand>() {
       auto code = [&]<bool kDist>() {
         return encode_checked<true, ConstEncBandTables<kBand>, kDist>(

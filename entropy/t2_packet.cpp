@@ -59,15 +59,7 @@ bool pass_ends_segment(const SegmentStyle& style, int pass) {
 
 std::vector<int> split_passes(const SegmentStyle& style, int first_pass, int count) {
   std::vector<int> pieces;
-  int cur = 0;
-  for (int p = first_pass; p < first_pass + count; ++p) {
-    ++cur;
-    if (pass_ends_segment(style, p)) {
-      pieces.push_back(cur);
-      cur = 0;
-    }
-  }
-  if (cur > 0) pieces.push_back(cur);
+  for_each_piece(style, first_pass, count, [&](int n) { pieces.push_back(n); });
   return pieces;
 }
 
@@ -193,28 +185,31 @@ void PacketEncoder::encode_block_header(HeaderBitWriter& w, int layer, size_t b,
   put_pass_count(w, c.new_passes);  // B.10.6
 
   // B.10.7: one Lblock increment for the block, then one length per piece.
-  const std::vector<int> pieces = split_passes(style_, st.passes, c.new_passes);
-  if (pieces.size() != c.piece_lengths.size()) {
+  size_t pieces = 0;
+  int lblock = st.lblock;
+  for_each_piece(style_, st.passes, c.new_passes, [&](int n) {
+    if (pieces < c.piece_lengths.size())
+      lblock = std::max(lblock,
+                        static_cast<int>(std::bit_width(c.piece_lengths[pieces])) - floor_log2(n));
+    ++pieces;
+  });
+  if (pieces != c.piece_lengths.size()) {
     throw Error(ErrorCode::kInvalidArgument,
                 "encode_packet: block " + std::to_string(i) + " of band " + std::to_string(b) +
                     " gives " + std::to_string(c.piece_lengths.size()) +
-                    " piece lengths, its passes make " + std::to_string(pieces.size()));
-  }
-  int lblock = st.lblock;
-  for (size_t k = 0; k < pieces.size(); ++k) {
-    const int need = std::bit_width(c.piece_lengths[k]) - floor_log2(pieces[k]);
-    lblock = std::max(lblock, need);
+                    " piece lengths, its passes make " + std::to_string(pieces));
   }
   for (int k = st.lblock; k < lblock; ++k) w.put_bit(1);
   w.put_bit(0);
   st.lblock = lblock;
-  for (size_t k = 0; k < pieces.size(); ++k) {
-    const int bits = lblock + floor_log2(pieces[k]);
+  size_t k = 0;
+  for_each_piece(style_, st.passes, c.new_passes, [&](int n) {
+    const int bits = lblock + floor_log2(n);
     if (bits > 32) {
       throw Error(ErrorCode::kInvalidArgument, "encode_packet: length field over 32 bits");
     }
-    w.put_bits(c.piece_lengths[k], bits);
-  }
+    w.put_bits(c.piece_lengths[k++], bits);
+  });
   st.passes += c.new_passes;
 }
 

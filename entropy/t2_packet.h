@@ -49,6 +49,23 @@ bool pass_ends_segment(const SegmentStyle& style, int pass);
 // The pieces of passes [first_pass, first_pass + count): the number of passes in each, cut
 // after every pass that ends a segment; the last piece may end mid-segment.
 std::vector<int> split_passes(const SegmentStyle& style, int first_pass, int count);
+// f(passes) for each piece split_passes makes, in order, without building the list.
+template <class F>
+void for_each_piece(const SegmentStyle& style, int first_pass, int count, F&& f) {
+  if (!style.bypass && !style.termall) {  // one segment: the last pass ends it
+    if (count > 0) f(count);
+    return;
+  }
+  int cur = 0;
+  for (int p = first_pass; p < first_pass + count; ++p) {
+    ++cur;
+    if (pass_ends_segment(style, p)) {
+      f(cur);
+      cur = 0;
+    }
+  }
+  if (cur > 0) f(cur);
+}
 
 // The piece lengths of passes [first_pass, first_pass + count) of a block whose pass p ends at
 // byte pass_ends[p] of its coded data (cumulative, as Tier-1 reports it): the byte difference

@@ -1,0 +1,37 @@
+#include "core/memory.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/thread_pool.h"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace gj2k::core {
+
+void prefault(void* p, size_t bytes) {
+#if defined(__linux__)
+#if !defined(MADV_POPULATE_WRITE)
+  constexpr int MADV_POPULATE_WRITE = 23;  // <linux/mman.h>, Linux 5.14
+#endif
+  if (bytes < kPrefaultMinBytes) return;
+  // One chunk per 2 MiB of the address space (a huge page is faulted by one thread); the
+  // first and last are cut to the 4 KiB pages that hold the range's ends.
+  constexpr uintptr_t kPage = 4096, kChunk = uintptr_t{2} << 20;
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(p) & ~(kPage - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes + kPage - 1) & ~(kPage - 1);
+  const uintptr_t base = begin & ~(kChunk - 1);
+  parallel_for(0, (end - base + kChunk - 1) / kChunk, 1, [&](size_t k) {
+    const uintptr_t a = std::max(begin, base + k * kChunk);
+    const uintptr_t b = std::min(end, base + (k + 1) * kChunk);
+    madvise(reinterpret_cast<void*>(a), b - a, MADV_POPULATE_WRITE);
+  });
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+}  // namespace gj2k::core

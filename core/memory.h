@@ -1,0 +1,19 @@
+// Memory helpers of the library's large buffers. Not public.
+#pragma once
+
+#include <cstddef>
+
+namespace gj2k::core {
+
+// Makes the pages of [p, p + bytes) resident and writable, faulted in by the current pool's
+// threads in parallel (Linux MADV_POPULATE_WRITE, 5.14 and later), so that a serial first
+// write -- std::vector's zero fill of a fresh codestream buffer -- does not also pay for the
+// kernel zeroing every page on one thread. The contents are unchanged (pages already present
+// stay as they are). Does nothing for small ranges, elsewhere, or where the kernel refuses it:
+// a hint, never an error.
+void prefault(void* p, size_t bytes);
+
+// Below this size prefault does nothing: the faults of a few MiB cost less than waking threads.
+inline constexpr size_t kPrefaultMinBytes = size_t{4} << 20;
+
+}  // namespace gj2k::core

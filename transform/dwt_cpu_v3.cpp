@@ -1,0 +1,74 @@
+// The fast CPU DWT's 1-D passes for x86-64-v3 (dwt_cpu_v3.h, core/isa.h). CMakeLists.txt
+// compiles this file with the v3 flags (AVX2, BMI1/2, LZCNT, POPCNT; not FMA: the 9/7 float
+// operations are the baseline's, bit for bit).
+//
+// As entropy/t1_v3.cpp: the kernels' header is included inside an anonymous namespace (named
+// by v3_copy), so that every function and template instantiation compiled here for v3 has
+// internal linkage; the standard headers come first, outside; the entry points below are the
+// only names this file exports (tests/install/isa_symbols_test.sh checks it).
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "transform/dwt_cpu_v3.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+namespace v3_copy {
+namespace {
+#include "transform/dwt_cpu_kernels.h"
+}  // namespace
+}  // namespace v3_copy
+#pragma GCC diagnostic pop
+
+namespace gj2k::transform::cpu::v3 {
+namespace {
+
+namespace k = ::v3_copy::gj2k::transform::cpu::kernels;
+constexpr size_t kStrip = 32;  // dwt_cpu.h kStripWidth (asserted there against this file's use)
+
+template <class K, class T>
+void row(bool forward, T* x, size_t n, int p, T* tmp) {
+  if (forward)
+    k::fused_row<K, true>(x, n, p, tmp);
+  else
+    k::fused_row<K, false>(x, n, p, tmp);
+}
+
+template <class K, class T>
+void strip(bool forward, T* x, size_t along, size_t n, int p, size_t lanes, T* tmp, size_t tp) {
+  const std::integral_constant<size_t, kStrip> full;
+  if (lanes == kStrip) {
+    if (forward)
+      k::fused_pass<K, true>(x, along, n, p, full, tmp, tp);
+    else
+      k::fused_pass<K, false>(x, along, n, p, full, tmp, tp);
+  } else {
+    if (forward)
+      k::fused_pass<K, true>(x, along, n, p, lanes, tmp, tp);
+    else
+      k::fused_pass<K, false>(x, along, n, p, lanes, tmp, tp);
+  }
+}
+
+}  // namespace
+
+void row53(bool forward, int32_t* x, size_t n, int p, int32_t* tmp) {
+  row<k::Kern53>(forward, x, n, p, tmp);
+}
+void row97(bool forward, float* x, size_t n, int p, float* tmp) {
+  row<k::Kern97>(forward, x, n, p, tmp);
+}
+void strip53(bool forward, int32_t* x, size_t along, size_t n, int p, size_t lanes, int32_t* tmp,
+             size_t tp) {
+  strip<k::Kern53>(forward, x, along, n, p, lanes, tmp, tp);
+}
+void strip97(bool forward, float* x, size_t along, size_t n, int p, size_t lanes, float* tmp,
+             size_t tp) {
+  strip<k::Kern97>(forward, x, along, n, p, lanes, tmp, tp);
+}
+
+}  // namespace gj2k::transform::cpu::v3

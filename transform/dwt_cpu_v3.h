@@ -1,0 +1,20 @@
+// The fast CPU DWT's 1-D passes compiled for x86-64-v3 (core/isa.h), which dwt_cpu.cpp calls
+// when core::host_isa() is kV3. Built only where GJ2K_HAVE_ISA_V3.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gj2k::transform::cpu::v3 {
+
+// kernels::fused_row<Kern53 / Kern97, forward> (dwt_cpu_kernels.h).
+void row53(bool forward, int32_t* x, size_t n, int p, int32_t* tmp);
+void row97(bool forward, float* x, size_t n, int p, float* tmp);
+// kernels::fused_pass<Kern53 / Kern97, forward> on a strip of `lanes` columns (lanes ==
+// kStripWidth: the full strip's fixed lane count).
+void strip53(bool forward, int32_t* x, size_t along, size_t n, int p, size_t lanes, int32_t* tmp,
+             size_t tp);
+void strip97(bool forward, float* x, size_t along, size_t n, int p, size_t lanes, float* tmp,
+             size_t tp);
+
+}  // namespace gj2k::transform::cpu::v3
