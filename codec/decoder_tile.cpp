@@ -136,7 +136,7 @@ void zero_block(CoefficientPlane& plane, const BlockPlace& p) {
     if (plane.reversible)
       std::fill_n(plane.ints.data() + at, p.cb.width(), 0);
     else
-      std::fill_n(plane.floats.data() + at, p.cb.width(), 0.0f);
+      std::fill_n(plane.floats() + at, p.cb.width(), 0.0f);
   }
 }
 
@@ -214,7 +214,7 @@ uint32_t decode_block_into(ComponentState& cs, const BandLayout& band, const Ste
   const uint32_t passes = segment_list(data, seg, segs, &gathered);
   const uint32_t ignored = entropy::decode_block(segs.data(), segs.size(), planes, band.band,
                                                  cs.coding->cblk_style, out, stride, w, h);
-  float* dst = plane.reversible ? nullptr : plane.floats.data() + p.y * pitch + p.x;
+  float* dst = plane.reversible ? nullptr : plane.floats() + p.y * pitch + p.x;
   transform::reconstruct_block(out, stride, w, h, reconstruction(cs, band, step, passes, planes),
                                dst, pitch);
   return ignored;
@@ -573,10 +573,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
     if (!cs.decode) continue;
     if (cs.has_region) cs.plane.window = plane_window(cs);
     const size_t n = size_t{cs.plane.rect.width()} * cs.plane.rect.height();
-    if (cs.reversible())  // no zero fill: decode_blocks writes every sample
-      cs.plane.ints.resize(n);
-    else
-      cs.plane.floats.resize(n);
+    cs.plane.allocate(n);  // no zero fill: decode_blocks writes every sample
   }
   TraceStage trace_t1("tier-1");
   decode_blocks(comps, packets.data, o, t, warnings);

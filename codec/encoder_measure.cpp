@@ -58,7 +58,7 @@ void reconstruct_block_of(const BlockCoding& blk, const BandCoding& bc, const Ba
   q.delta = static_cast<float>(bc.delta);
   q.passes = passes;
   q.all_passes = entropy::max_passes(planes);
-  float* dst = plane.reversible ? nullptr : plane.floats.data() + y0 * pitch + x0;
+  float* dst = plane.reversible ? nullptr : plane.floats() + y0 * pitch + x0;
   transform::reconstruct_block(out, stride, cb.width(), cb.height(), q, dst, pitch);
 }
 
@@ -119,10 +119,11 @@ double measure_sse(const std::vector<TileCoding>& tiles, const EncodeSetup& setu
       p.reversible = reversible;
       set_sample_range(p, static_cast<int>(comp.precision), comp.is_signed);
       const size_t n = size_t{p.rect.width()} * p.rect.height();
+      p.allocate(n);
       if (reversible)
-        p.ints.assign(n, 0);
+        std::fill_n(p.ints.data(), n, 0);
       else
-        p.floats.assign(n, 0.0f);
+        std::fill_n(p.floats(), n, 0.0f);
       if (n) reconstruct_plane(tile.components[c], cc.cblk_style, layer, p);
     }
     std::vector<TileComponentSamples> out;

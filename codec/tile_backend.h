@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <vector>
@@ -85,10 +86,17 @@ struct CoefficientPlane {
   int levels = 0;          // inverse DWT levels (NL - reduce)
   bool decode = false;     // has coefficients (decoded, or needed by the MCT)
   bool wanted = false;     // its samples are returned
-  bool reversible = true;  // 5/3: `ints`; 9/7: `floats`
+  bool reversible = true;  // 5/3: integers; 9/7: floats, in the same storage
   int32_t offset = 0, lo = 0, hi = 0;  // DC level shift (G.1.2) and the sample range
-  Samples ints;                        // reversible coefficients; may become the samples
-  std::vector<float, DefaultInitAllocator<float>> floats;  // irreversible coefficients
+  // The coefficients: 5/3 integers, or the 9/7 floats in the same words (allocate() begins
+  // the floats' lifetime, floats() views them; OpenJPEG keeps its 9/7 data so too), which the
+  // inverse colour stage or DC shift turns into integers in place. Either way `ints` becomes
+  // the samples: one buffer per component.
+  Samples ints;
+  float* floats() { return std::launder(reinterpret_cast<float*>(ints.data())); }
+  const float* floats() const { return std::launder(reinterpret_cast<const float*>(ints.data())); }
+  // Storage for n coefficients, not zeroed (floats() begins the floats' lifetime for 9/7).
+  void allocate(size_t n);
   // Only these positions of rect (relative to rect's origin) are needed: a backend may leave
   // the other samples unspecified and read only the coefficients that reach the window
   // (the CPU's windowed inverse DWT, transform/dwt_cpu.h). nullopt: all of them.

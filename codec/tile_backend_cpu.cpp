@@ -1,5 +1,6 @@
 // The CPU backend of the per-tile stages (tile_backend.h).
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <string>
@@ -37,6 +38,15 @@ void over_needed(const CoefficientPlane& p, int threads, const Fn& fn) {
       rows * w.width() >= (size_t{1} << 16) ? team : 1);
 }
 
+// body(k, len) for the pieces [k, k + len) of [0, n), kPiece values at most: a conversion
+// between the floats and the integers of one storage (CoefficientPlane) goes through a piece
+// on the stack, so that no loop reads memory that it writes as the other type.
+constexpr size_t kPiece = 1024;
+template <class Fn>
+void in_pieces(size_t n, const Fn& body) {
+  for (size_t k = 0; k < n; k += kPiece) body(k, std::min(kPiece, n - k));
+}
+
 // The inverse DWT of one plane, over its window when it has one (dwt_cpu.h).
 void inverse_dwt(CoefficientPlane& p) {
   const Rect& rect = p.rect;
@@ -47,14 +57,14 @@ void inverse_dwt(CoefficientPlane& p) {
     if (p.reversible)
       transform::cpu::inverse53_window({p.ints.data(), rect.width()}, rect, p.levels, want);
     else
-      transform::cpu::inverse97_window({p.floats.data(), rect.width()}, rect, p.levels, want);
+      transform::cpu::inverse97_window({p.floats(), rect.width()}, rect, p.levels, want);
     return;
   }
   const auto& ops = transform::dwt_ops(transform::codec_cpu_dwt());
   if (p.reversible)
     ops.inverse53({p.ints.data(), rect.width()}, rect, p.levels);
   else
-    ops.inverse97({p.floats.data(), rect.width()}, rect, p.levels);
+    ops.inverse97({p.floats(), rect.width()}, rect, p.levels);
 }
 
 // G.2 / G.3 with the DC shift and clipping of components 0..2, into out[0..2].
@@ -78,26 +88,32 @@ void inverse_mct(std::span<CoefficientPlane> planes, int threads,
     return;
   }
   for (size_t c = 0; c < 3; ++c)
-    if (planes[c].reversible) {  // mixed kernels: bring the integers to float
+    if (planes[c].reversible) {  // mixed kernels: the integers to floats, in place
       CoefficientPlane& m = planes[c];
-      m.floats.resize(m.ints.size());
       over_needed(m, threads, [&](size_t i, size_t len) {
-        std::copy_n(m.ints.data() + i, len, m.floats.data() + i);
+        in_pieces(len, [&](size_t k, size_t l) {
+          float t[kPiece];
+          std::copy_n(m.ints.data() + i + k, l, t);
+          std::memcpy(m.ints.data() + i + k, t, l * sizeof(float));
+        });
       });
-      Samples().swap(m.ints);
     }
-  const size_t n = planes[0].rect.area();
+  // The samples replace the floats in their own storage.
+  const float* f[3] = {planes[0].floats(), planes[1].floats(), planes[2].floats()};
+  int32_t* d[3] = {planes[0].ints.data(), planes[1].ints.data(), planes[2].ints.data()};
+  over_needed(planes[0], threads, [&](size_t i, size_t len) {
+    in_pieces(len, [&](size_t k, size_t l) {
+      int32_t t[3][kPiece];
+      const size_t at = i + k;
+      transform::ict_inverse_dc_shift(f[0] + at, f[1] + at, f[2] + at, t[0], t[1], t[2], l, offset,
+                                      lo, hi);
+      for (size_t c = 0; c < 3; ++c) std::memcpy(d[c] + at, t[c], l * sizeof(int32_t));
+    });
+  });
   for (size_t c = 0; c < 3; ++c) {
     out[c].rect = planes[c].rect;
-    Samples().swap(out[c].samples);
-    out[c].samples.resize(n);  // not zeroed: every needed sample is written
+    out[c].samples = std::move(planes[c].ints);
   }
-  const float* f[3] = {planes[0].floats.data(), planes[1].floats.data(), planes[2].floats.data()};
-  int32_t* d[3] = {out[0].samples.data(), out[1].samples.data(), out[2].samples.data()};
-  over_needed(planes[0], threads, [&](size_t i, size_t len) {
-    transform::ict_inverse_dc_shift(f[0] + i, f[1] + i, f[2] + i, d[0] + i, d[1] + i, d[2] + i, len,
-                                    offset, lo, hi);
-  });
 }
 
 // G.1.2 and clipping of one component without MCT, into out.
@@ -111,13 +127,17 @@ void inverse_single(CoefficientPlane& p, int threads, TileComponentSamples& out)
     out.samples = std::move(p.ints);
     return;
   }
-  Samples().swap(out.samples);
-  out.samples.resize(p.rect.area());
-  const float* f = p.floats.data();
-  int32_t* d = out.samples.data();
+  // The samples replace the floats in their own storage.
+  const float* f = p.floats();
+  int32_t* d = p.ints.data();
   over_needed(p, threads, [&](size_t i, size_t len) {
-    transform::float_to_int_dc_shift(f + i, d + i, len, p.offset, p.lo, p.hi);
+    in_pieces(len, [&](size_t k, size_t l) {
+      int32_t t[kPiece];
+      transform::float_to_int_dc_shift(f + i + k, t, l, p.offset, p.lo, p.hi);
+      std::memcpy(d + i + k, t, l * sizeof(int32_t));
+    });
   });
+  out.samples = std::move(p.ints);
 }
 
 // ---- forward ------------------------------------------------------------------------------
@@ -270,7 +290,7 @@ class CpuBackend final : public TileBackend {
     for (size_t c = 0; c < nc; ++c) {
       CoefficientPlane& p = planes[c];
       if (!p.decode || !(p.wanted || (mct && c < 3))) continue;
-      if (p.rect.area() > (p.reversible ? p.ints.size() : p.floats.size()))
+      if (p.rect.area() > p.ints.size())
         throw Error(ErrorCode::kInternal,
                     "cpu backend: component " + std::to_string(c) + " has too few coefficients");
       inverse_dwt(p);
@@ -294,6 +314,11 @@ class CpuBackend final : public TileBackend {
 };
 
 }  // namespace
+
+void CoefficientPlane::allocate(size_t n) {
+  ints.resize(n);
+  if (!reversible) float_plane(ints);
+}
 
 void set_sample_range(CoefficientPlane& plane, int precision, bool is_signed) {
   plane.offset = transform::dc_offset(precision, is_signed);

@@ -223,11 +223,10 @@ class InverseRun {
   void upload(size_t c) {
     const CoefficientPlane& k = comps_[c];
     const size_t n = n_of(c);
-    if ((k.reversible ? k.ints.size() : k.floats.size()) < n)
+    if (k.ints.size() < n)
       throw Error(ErrorCode::kInternal,
                   "cuda backend: component " + std::to_string(c) + " has too few coefficients");
-    const void* coeffs = k.reversible ? static_cast<const void*>(k.ints.data()) : k.floats.data();
-    slot().ring.upload(A(c), coeffs, n * 4, st(c), threads_);
+    slot().ring.upload(A(c), k.ints.data(), n * 4, st(c), threads_);  // 9/7: the floats' words
   }
 
   // From the coefficients in A: after the inverse DWT, S (5/3 integers) or F (9/7 floats) of c

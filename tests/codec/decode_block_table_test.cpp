@@ -34,10 +34,11 @@ std::vector<TileComponentSamples> decode_table(TileBlockTable& tt, int threads) 
   for (CoefficientPlane& p : tt.planes) {
     if (!p.decode) continue;
     const size_t n = size_t{p.rect.width()} * p.rect.height();
+    p.allocate(n);
     if (p.reversible)
-      p.ints.assign(n, 0);
+      std::fill_n(p.ints.data(), n, 0);
     else
-      p.floats.assign(n, 0.0f);
+      std::fill_n(p.floats(), n, 0.0f);
   }
   const std::vector<uint8_t> bytes = device_bytes(tt.table);
   const entropy::t1::DecodeTables tables = entropy::t1::host_decode_tables();
@@ -57,7 +58,7 @@ std::vector<TileComponentSamples> decode_table(TileBlockTable& tt, int threads) 
       for (uint32_t y = 0; y < b.h; ++y)
         std::copy_n(values.data() + size_t{y} * b.w, b.w, p.ints.data() + at + y * pitch);
     } else {
-      transform::reconstruct_block(values.data(), b.w, b.w, b.h, b.q, p.floats.data() + at, pitch);
+      transform::reconstruct_block(values.data(), b.w, b.w, b.h, b.q, p.floats() + at, pitch);
     }
   }
   std::vector<TileComponentSamples> out(tt.planes.size());

@@ -30,7 +30,7 @@ std::vector<std::vector<int32_t>> literal_tail(std::vector<CoefficientPlane> pla
     if (p.reversible)
       ref.inverse53({p.ints.data(), p.rect.width()}, p.rect, p.levels);
     else
-      ref.inverse97({p.floats.data(), p.rect.width()}, p.rect, p.levels);
+      ref.inverse97({p.floats(), p.rect.width()}, p.rect, p.levels);
   }
   const size_t n = size_t{planes[0].rect.width()} * planes[0].rect.height();
   if (mct) {
@@ -42,14 +42,16 @@ std::vector<std::vector<int32_t>> literal_tail(std::vector<CoefficientPlane> pla
                                n, off, lo, hi);
       for (size_t c = 0; c < 3; ++c) want[c].assign(planes[c].ints.begin(), planes[c].ints.end());
     } else {
+      std::vector<float> f[3];
       for (size_t c = 0; c < 3; ++c) {
         if (planes[c].reversible)
-          planes[c].floats.assign(planes[c].ints.begin(), planes[c].ints.end());
+          f[c].assign(planes[c].ints.begin(), planes[c].ints.begin() + n);
+        else
+          f[c].assign(planes[c].floats(), planes[c].floats() + n);
         want[c].resize(n);
       }
-      tr::ict_inverse_dc_shift(planes[0].floats.data(), planes[1].floats.data(),
-                               planes[2].floats.data(), want[0].data(), want[1].data(),
-                               want[2].data(), n, off, lo, hi);
+      tr::ict_inverse_dc_shift(f[0].data(), f[1].data(), f[2].data(), want[0].data(),
+                               want[1].data(), want[2].data(), n, off, lo, hi);
     }
   }
   for (size_t c = mct ? 3 : 0; c < nc; ++c) {
@@ -60,7 +62,7 @@ std::vector<std::vector<int32_t>> literal_tail(std::vector<CoefficientPlane> pla
       want[c].assign(p.ints.begin(), p.ints.end());
     } else {
       want[c].resize(n);
-      tr::float_to_int_dc_shift(p.floats.data(), want[c].data(), n, p.offset, p.lo, p.hi);
+      tr::float_to_int_dc_shift(p.floats(), want[c].data(), n, p.offset, p.lo, p.hi);
     }
   }
   return want;

@@ -60,12 +60,13 @@ inline std::vector<codec::CoefficientPlane> random_planes(const PlaneCase& k, st
     codec::set_sample_range(p, c == 2 ? 12 : 8, c == 3);
     if (!p.decode) continue;
     const bool zero = k.iteration % 5 == 0 && c == 0;  // a plane of empty code-blocks
+    p.allocate(n);
     if (p.reversible) {
-      p.ints.assign(n, 0);
+      std::fill_n(p.ints.data(), n, 0);
       for (size_t i = 0; i < n && !zero; ++i) p.ints[i] = di(rng);
     } else {
-      p.floats.assign(n, 0.0f);
-      for (size_t i = 0; i < n && !zero; ++i) p.floats[i] = df(rng);
+      std::fill_n(p.floats(), n, 0.0f);
+      for (size_t i = 0; i < n && !zero; ++i) p.floats()[i] = df(rng);
     }
   }
   return planes;
