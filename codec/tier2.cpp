@@ -346,7 +346,11 @@ WrittenPacket write_packet(const TileCoding& tile, const PacketId& id, PrecinctW
   const TileComponentCoding& tcc = tile.components[id.component];
   const Precinct& prec = w.precinct;
   const entropy::SegmentStyle& seg = w.encoder.style();
-  std::vector<std::vector<entropy::BlockContribution>> contrib(prec.bands.size());
+  // The contributions and the list below are the thread's, reused from packet to packet (their
+  // piece vectors keep their room): a packet then allocates no memory per block, which on many
+  // threads, each with its own malloc arena, cost system time in every rate-control round.
+  thread_local std::vector<std::vector<entropy::BlockContribution>> contrib;
+  contrib.resize(prec.bands.size());
   std::vector<std::span<const uint8_t>> bodies;  // in the header's order
   // A block's layer_passes and its pass records are reads that miss the cache (one heap
   // vector per block; records downloaded or written by other threads), so they are made in
@@ -357,10 +361,14 @@ WrittenPacket write_packet(const TileCoding& tile, const PacketId& id, PrecinctW
     uint32_t k, prev, cur;  // index in the precinct band; passes before and through the layer
     uint32_t from, to;      // bytes_through prev and cur
   };
-  std::vector<Included> in;
+  thread_local std::vector<Included> in;
   for (size_t b = 0; b < prec.bands.size(); ++b) {
     const PrecinctBand& pb = prec.bands[b];
     contrib[b].resize(pb.block_count());
+    for (entropy::BlockContribution& c : contrib[b]) {
+      c.new_passes = 0;
+      c.piece_lengths.clear();
+    }
     in.clear();
     for (uint32_t j = 0; j < pb.blocks_y; ++j)
       for (uint32_t i = 0; i < pb.blocks_x; ++i) {
