@@ -37,14 +37,11 @@ namespace gj2k::entropy::v3 {
 
 namespace t1 = ::v3_copy::gj2k::entropy::t1;  // this file's copy
 
-void run_block(int band, const void* segments, size_t num_segments, uint32_t num_bitplanes,
-               uint8_t style, int32_t* out, size_t stride, uint32_t w, uint32_t h, uint32_t* state,
-               uint32_t* values) {
-  const t1::Segments list{static_cast<const ::v3_copy::gj2k::entropy::Segment*>(segments)};
-  auto run = [&]<int kBand>() {
-    t1::run_block_in_mode<true>(t1::ConstBandTables<kBand>{}, list, num_segments, num_bitplanes,
-                                style, out, stride, w, h, state, values);
-  };
+namespace {
+// run.operator()<kBand>() for the orientation `band` (0..3): the constexpr tables of each
+// band are their own instantiation, as in t1_dec.cpp and t1_enc.cpp.
+template <class Run>
+auto for_band(int band, const Run& run) {
   switch (band) {
     case 0:
       return run.template operator()<0>();
@@ -55,6 +52,18 @@ void run_block(int band, const void* segments, size_t num_segments, uint32_t num
     default:
       return run.template operator()<3>();
   }
+}
+}  // namespace
+
+void run_block(int band, const void* segments, size_t num_segments, uint32_t num_bitplanes,
+               uint8_t style, int32_t* out, size_t stride, uint32_t w, uint32_t h, uint32_t* state,
+               uint32_t* values) {
+  const t1::Segments list{static_cast<const ::v3_copy::gj2k::entropy::Segment*>(segments)};
+  auto run = [&]<int kBand>() {
+    t1::run_block_in_mode<true>(t1::ConstBandTables<kBand>{}, list, num_segments, num_bitplanes,
+                                style, out, stride, w, h, state, values);
+  };
+  return for_band(band, run);
 }
 
 uint8_t encode_checked(int band, bool distortion, const int32_t* q, size_t stride, uint32_t w,
@@ -71,16 +80,7 @@ uint8_t encode_checked(int band, bool distortion, const int32_t* q, size_t strid
     return static_cast<uint8_t>(distortion ? code.template operator()<true>()
                                            : code.template operator()<false>());
   };
-  switch (band) {
-    case 0:
-      return run.template operator()<0>();
-    case 1:
-      return run.template operator()<1>();
-    case 2:
-      return run.template operator()<2>();
-    default:
-      return run.template operator()<3>();
-  }
+  return for_band(band, run);
 }
 
 }  // namespace gj2k::entropy::v3

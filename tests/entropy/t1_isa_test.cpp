@@ -11,6 +11,7 @@
 
 #include "core/isa.h"
 #include "entropy/t1.h"
+#include "t1_test_blocks.h"
 
 namespace gj2k::entropy {
 namespace {
@@ -23,17 +24,6 @@ auto with_isa(core::Isa isa, F&& f) {
   auto result = f();
   core::set_host_isa(saved);
   return result;
-}
-
-std::vector<int32_t> random_block(std::mt19937& rng, size_t n, uint32_t nbp) {
-  std::vector<int32_t> q(n);
-  std::geometric_distribution<int> shift(0.4);
-  for (auto& v : q) {
-    const uint32_t limit = nbp >= 32 ? UINT32_MAX >> 1 : (uint32_t{1} << nbp) - 1;
-    const uint32_t m = static_cast<uint32_t>(rng()) & (limit >> std::min<int>(shift(rng), nbp));
-    v = (rng() & 1) ? -static_cast<int32_t>(m) : static_cast<int32_t>(m);
-  }
-  return q;
 }
 
 class T1Isa : public ::testing::Test {
@@ -54,7 +44,7 @@ TEST_F(T1Isa, EncoderVariantsWriteTheSameBlocks) {
       const uint32_t w = 1 + rng() % 70, h = 1 + rng() % 70;
       if (uint64_t{w} * h > kMaxBlockArea) continue;
       const uint32_t nbp = 1 + rng() % 20;
-      const auto q = random_block(rng, size_t{w} * h, nbp);
+      const auto q = test::make_block(rng, size_t{w} * h, nbp, false);
       const std::string what = "seed " + std::to_string(seed) + " style " + std::to_string(style) +
                                " band " + std::to_string(band) + " " + std::to_string(w) + "x" +
                                std::to_string(h);
@@ -90,26 +80,12 @@ TEST_F(T1Isa, DecoderVariantsDecodeTheSameValues) {
     const auto band = static_cast<Band>(rng() % 4);
     const uint32_t w = 1 + rng() % 64, h = 1 + rng() % 64;
     const uint32_t nbp = 1 + rng() % 16;
-    const auto q = random_block(rng, size_t{w} * h, nbp);
+    const auto q = test::make_block(rng, size_t{w} * h, nbp, false);
     auto enc = encode_block(q.data(), w, w, h, band, style, nbp);
     if (enc.passes.empty()) continue;
-    if (trial % 3 == 0) {  // corrupt some bytes
-      for (auto& b : enc.data)
-        if (rng() % 16 == 0) b = static_cast<uint8_t>(rng());
-    }
-    // Segments for a random number of passes, some cut short.
-    const uint32_t last = static_cast<uint32_t>(rng() % enc.passes.size());
-    std::vector<Segment> segs;
-    uint32_t start = 0, first = 0;
-    for (uint32_t i = 0; i <= last; ++i) {
-      if (enc.passes[i].terminated || i == last) {
-        uint32_t len = enc.passes[i].end - start;
-        if (rng() % 4 == 0) len = static_cast<uint32_t>(rng() % (len + 1));
-        segs.push_back({enc.data.data() + start, len, i - first + 1});
-        start = enc.passes[i].end;
-        first = i + 1;
-      }
-    }
+    if (trial % 3 == 0) test::corrupt(rng, enc.data);
+    uint32_t last = 0;
+    const std::vector<Segment> segs = test::random_segments(rng, enc, last);
     const uint32_t nb = nbp - enc.missing_msbs;
     auto dec = [&] {
       std::vector<int32_t> out(q.size(), 0x5A5A5A5A);

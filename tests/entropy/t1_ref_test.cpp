@@ -8,6 +8,7 @@
 
 #include "entropy/t1.h"
 #include "entropy/t1_ref.h"
+#include "t1_test_blocks.h"
 
 namespace gj2k::entropy {
 namespace {
@@ -66,24 +67,9 @@ TEST(T1Reference, FastDecoderMatchesReferenceOnTruncatedAndCorruptData) {
     const auto q = laplacian_block(rng, size_t{w} * h, nbp);
     auto enc = encode_block(q.data(), w, w, h, band, style, nbp);
     if (enc.passes.empty()) continue;
-    if (trial % 3 == 0) {  // corrupt some bytes
-      for (auto& b : enc.data) {
-        if (rng() % 16 == 0) b = static_cast<uint8_t>(rng());
-      }
-    }
-    // Segments for a random number of passes, cut at a random length.
-    const uint32_t last = static_cast<uint32_t>(rng() % enc.passes.size());
-    std::vector<Segment> segs;
-    uint32_t start = 0, first = 0;
-    for (uint32_t i = 0; i <= last; ++i) {
-      if (enc.passes[i].terminated || i == last) {
-        uint32_t len = enc.passes[i].end - start;
-        if (rng() % 4 == 0) len = static_cast<uint32_t>(rng() % (len + 1));
-        segs.push_back({enc.data.data() + start, len, i - first + 1});
-        start = enc.passes[i].end;
-        first = i + 1;
-      }
-    }
+    if (trial % 3 == 0) test::corrupt(rng, enc.data);
+    uint32_t last = 0;
+    const std::vector<Segment> segs = test::random_segments(rng, enc, last);
     const uint32_t nb = nbp - enc.missing_msbs;
     std::vector<int32_t> a(q.size()), b(q.size());
     decode_block(segs.data(), segs.size(), nb, band, style, a.data(), w, w, h);
