@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "codec/batch.h"
+#include "core/isa.h"
 #include "core/thread_pool.h"
 #include "tools/command.h"
 #include "transform/device.h"
@@ -28,6 +29,13 @@ const bool registered = gj2k::cli::register_command(
     {"device", "Show whether a CUDA GPU is usable, and the figures --device auto weighs",
      [](CLI::App&) -> gj2k::cli::RunFn {
        return [] {
+         namespace core = gj2k::core;
+         std::printf("cpu kernels: %s\n",
+                     core::host_isa() == core::Isa::kV3
+                         ? "x86-64-v3 build (AVX2, BMI1/2, LZCNT; GJ2K_ISA=base for the baseline)"
+                     : core::isa_supported(core::Isa::kV3)
+                         ? "baseline build (GJ2K_ISA=base; this CPU has x86-64-v3)"
+                         : "baseline build");
          auto info = gj2k::transform::gpu_info();
          namespace tf = gj2k::transform;
          if (!info.available) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codec/synthetic.h"
+#include "core/isa.h"
 #include "gj2k/gj2k.h"
 #include "io/image_io.h"
 #include "tests/tools/cli_run.h"
@@ -224,6 +225,21 @@ TEST_F(Cli, ConformanceSaysWhereItLooked) {
                                   q(test::cli_binary()) + " conformance --filter p0_01");
   EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
   EXPECT_NE(ok.out.find(" 0 failed"), std::string::npos) << ok.out;
+}
+
+// `gj2k device` names the CPU kernels' build, and GJ2K_ISA=base selects the baseline one.
+TEST(CliDevice, NamesTheCpuKernelsBuild) {
+  GJ2K_REQUIRE_CLI();
+  const test::RunResult def = test::run_gj2k("device");
+  ASSERT_EQ(def.status, 0) << def.err;
+  const bool v3 = core::isa_supported(core::Isa::kV3);
+  EXPECT_NE(def.out.find(v3 ? "cpu kernels: x86-64-v3 build" : "cpu kernels: baseline build"),
+            std::string::npos)
+      << def.out;
+  const test::RunResult base =
+      test::run_shell("GJ2K_ISA=base " + test::q(test::cli_binary()) + " device");
+  ASSERT_EQ(base.status, 0) << base.err;
+  EXPECT_NE(base.out.find("cpu kernels: baseline build"), std::string::npos) << base.out;
 }
 
 }  // namespace
