@@ -23,6 +23,7 @@
 #include "codec/markers/codestream.h"
 #include "codec/progression.h"
 #include "codec/structure.h"
+#include "core/small_vector.h"
 #include "gj2k/encoder.h"
 
 namespace gj2k::codec {
@@ -58,9 +59,9 @@ struct BlockSegments {
     // parts > 0: its bytes are those of parts[first_part, first_part + parts), back to back.
     uint32_t first_part = 0, parts = 0;
   };
-  std::vector<Seg> segs;
-  std::vector<Part> parts;  // of the segments continued over several packets
-  bool open = false;        // the last segment continues in a later packet
+  core::SmallVector<Seg, 1> segs;  // most code-blocks have one segment: no allocation
+  std::vector<Part> parts;         // of the segments continued over several packets
+  bool open = false;               // the last segment continues in a later packet
   int missing_msbs = 0;
 };
 
