@@ -21,6 +21,7 @@
 #include <span>
 #include <vector>
 
+#include "core/small_vector.h"
 #include "entropy/bitio.h"
 #include "entropy/t1.h"
 #include "entropy/tagtree.h"
@@ -95,11 +96,11 @@ struct Piece {
 
 // One code-block's part of one packet, as the decoder finds it.
 struct BlockPacketInfo {
-  int new_passes = 0;            // 0: not included
-  bool first_inclusion = false;  // included for the first time in this packet
-  int missing_msbs = 0;          // valid from the first inclusion on
-  int first_pass = 0;            // passes this block had before this packet
-  std::vector<Piece> pieces;
+  int new_passes = 0;                  // 0: not included
+  bool first_inclusion = false;        // included for the first time in this packet
+  int missing_msbs = 0;                // valid from the first inclusion on
+  int first_pass = 0;                  // passes this block had before this packet
+  core::SmallVector<Piece, 1> pieces;  // one, unless bypass or termall cut the passes
 };
 
 // Packet framing options (Scod bits 1 and 2, A.6.1).
