@@ -4,6 +4,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#if GJ2K_HAVE_ISA_V3
+#include <cpuid.h>
+#endif
+
 namespace gj2k::core {
 namespace {
 
@@ -25,9 +29,12 @@ bool isa_supported(Isa isa) {
 #if GJ2K_HAVE_ISA_V3
   static const bool v3 = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-           __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt") &&
-           __builtin_cpu_supports("popcnt");
+    // LZCNT (CPUID 0x80000001, ECX bit 5) by cpuid: not every compiler's
+    // __builtin_cpu_supports knows it (clang 14 does not).
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    const bool lzcnt = __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & (1u << 5)) != 0;
+    return lzcnt && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+           __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
   }();
   return v3;
 #else
