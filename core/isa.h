@@ -36,6 +36,12 @@ bool isa_supported(Isa isa);
 // says "base" (read once).
 Isa host_isa();
 
+// Whether the kernels' callers take the v3 build now (host_isa() == kV3). A caller still
+// guards the call with #if GJ2K_HAVE_ISA_V3: elsewhere the v3 entry points do not exist.
+inline bool use_isa_v3() {
+  return host_isa() == Isa::kV3;
+}
+
 // Makes the kernels use `isa` from now on (tests and benchmarks); an unsupported one is
 // refused (returns false, nothing changes). Not for use while kernels run on other threads.
 bool set_host_isa(Isa isa);

@@ -65,7 +65,7 @@ uint32_t decode_block(const Segment* segments, size_t num_segments, uint32_t num
   uint32_t state[t1::kMaxStateWords];
   uint32_t values[t1::kMaxValueWords];
 #if GJ2K_HAVE_ISA_V3
-  if (core::host_isa() == core::Isa::kV3) {
+  if (core::use_isa_v3()) {
     v3::run_block(static_cast<int>(band), segments, num_segments, num_bitplanes, style, out, stride,
                   w, h, state, values);
     return ignored;

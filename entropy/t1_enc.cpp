@@ -77,7 +77,7 @@ uint32_t encode_block_within(const int32_t* q, size_t stride, uint32_t w, uint32
       scratch_bytes = capacity;
     }
 #if GJ2K_HAVE_ISA_V3
-    if (core::host_isa() == core::Isa::kV3) {
+    if (core::use_isa_v3()) {
       status = static_cast<EncodeStatus>(v3::encode_checked(
           static_cast<int>(band), distortion, q, stride, w, h, style, mb, scratch.get(),
           static_cast<uint32_t>(capacity), passes, state, values, &result));

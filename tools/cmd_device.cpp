@@ -31,7 +31,7 @@ const bool registered = gj2k::cli::register_command(
        return [] {
          namespace core = gj2k::core;
          std::printf("cpu kernels: %s\n",
-                     core::host_isa() == core::Isa::kV3
+                     core::use_isa_v3()
                          ? "x86-64-v3 build (AVX2, BMI1/2, LZCNT; GJ2K_ISA=base for the baseline)"
                      : core::isa_supported(core::Isa::kV3)
                          ? "baseline build (GJ2K_ISA=base; this CPU has x86-64-v3)"

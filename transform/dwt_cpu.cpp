@@ -46,7 +46,7 @@ using namespace kernels;  // dwt_cpu_kernels.h
 template <class K, bool Forward>
 void row_pass(typename K::T* x, size_t n, int p, typename K::T* tmp) {
 #if GJ2K_HAVE_ISA_V3
-  if (core::host_isa() == core::Isa::kV3) {
+  if (core::use_isa_v3()) {
     if constexpr (std::is_same_v<K, Kern53>)
       v3::row53(Forward, x, n, p, tmp);
     else
@@ -59,9 +59,8 @@ void row_pass(typename K::T* x, size_t n, int p, typename K::T* tmp) {
 template <class K, bool Forward>
 void strip_pass(typename K::T* x, size_t along, size_t n, int p, size_t lanes, typename K::T* tmp,
                 size_t tp) {
-  static_assert(kStripWidth == 32, "dwt_cpu_v3.cpp's full strips are 32 lanes");
 #if GJ2K_HAVE_ISA_V3
-  if (core::host_isa() == core::Isa::kV3) {
+  if (core::use_isa_v3()) {
     if constexpr (std::is_same_v<K, Kern53>)
       v3::strip53(Forward, x, along, n, p, lanes, tmp, tp);
     else

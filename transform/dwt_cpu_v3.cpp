@@ -19,6 +19,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 namespace v3_copy {
 namespace {
+#include "transform/dwt_cpu.h"  // kStripWidth
 #include "transform/dwt_cpu_kernels.h"
 }  // namespace
 }  // namespace v3_copy
@@ -28,7 +29,7 @@ namespace gj2k::transform::cpu::v3 {
 namespace {
 
 namespace k = ::v3_copy::gj2k::transform::cpu::kernels;
-constexpr size_t kStrip = 32;  // dwt_cpu.h kStripWidth (asserted there against this file's use)
+constexpr size_t kStrip = ::v3_copy::gj2k::transform::cpu::kStripWidth;
 
 template <class K, class T>
 void row(bool forward, T* x, size_t n, int p, T* tmp) {

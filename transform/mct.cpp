@@ -103,21 +103,12 @@ void dc_shift_ict_forward(const int32_t* __restrict in0, const int32_t* __restri
 
 // The decoder's inverse transforms in the host's instruction-set variant (core/isa.h): the
 // loops of mct_kernels.h compiled here, or their x86-64-v3 build (mct_v3.cpp).
-namespace {
-bool use_v3() {
-#if GJ2K_HAVE_ISA_V3
-  return core::host_isa() == core::Isa::kV3;
-#else
-  return false;
-#endif
-}
-}  // namespace
 
 void rct_inverse_dc_shift(int32_t* __restrict c0, int32_t* __restrict c1, int32_t* __restrict c2,
                           size_t n, const int32_t offset[3], const int32_t lo[3],
                           const int32_t hi[3]) {
 #if GJ2K_HAVE_ISA_V3
-  if (use_v3()) return v3::rct_inverse_dc_shift(c0, c1, c2, n, offset, lo, hi);
+  if (core::use_isa_v3()) return v3::rct_inverse_dc_shift(c0, c1, c2, n, offset, lo, hi);
 #endif
   kernels::rct_inverse_dc_shift(c0, c1, c2, n, offset, lo, hi);
 }
@@ -127,7 +118,8 @@ void ict_inverse_dc_shift(const float* __restrict in0, const float* __restrict i
                           int32_t* __restrict c1, int32_t* __restrict c2, size_t n,
                           const int32_t offset[3], const int32_t lo[3], const int32_t hi[3]) {
 #if GJ2K_HAVE_ISA_V3
-  if (use_v3()) return v3::ict_inverse_dc_shift(in0, in1, in2, c0, c1, c2, n, offset, lo, hi);
+  if (core::use_isa_v3())
+    return v3::ict_inverse_dc_shift(in0, in1, in2, c0, c1, c2, n, offset, lo, hi);
 #endif
   kernels::ict_inverse_dc_shift(in0, in1, in2, c0, c1, c2, n, offset, lo, hi);
 }
@@ -140,14 +132,14 @@ void dc_shift_to_float(const int32_t* __restrict in, float* __restrict out, size
 void float_to_int_dc_shift(const float* __restrict in, int32_t* __restrict out, size_t n,
                            int32_t offset, int32_t lo, int32_t hi) {
 #if GJ2K_HAVE_ISA_V3
-  if (use_v3()) return v3::float_to_int_dc_shift(in, out, n, offset, lo, hi);
+  if (core::use_isa_v3()) return v3::float_to_int_dc_shift(in, out, n, offset, lo, hi);
 #endif
   kernels::float_to_int_dc_shift(in, out, n, offset, lo, hi);
 }
 
 void dc_shift_inverse_clamp(int32_t* x, size_t n, int32_t offset, int32_t lo, int32_t hi) {
 #if GJ2K_HAVE_ISA_V3
-  if (use_v3()) return v3::dc_shift_inverse_clamp(x, n, offset, lo, hi);
+  if (core::use_isa_v3()) return v3::dc_shift_inverse_clamp(x, n, offset, lo, hi);
 #endif
   kernels::dc_shift_inverse_clamp(x, n, offset, lo, hi);
 }
