@@ -84,31 +84,68 @@ TilePackets read_blocks(std::span<const uint8_t> bytes, const Codestream& code, 
   return packets;
 }
 
+// What every code-block of a band shares: where the band lies in the Mallat arrangement of
+// the component's plane (band_placement), its step size and Mb (E.1).
+struct BandConstants {
+  size_t x_off = 0, y_off = 0;
+  StepSize step;
+  int magnitude_bits = 0;
+};
+
 // One code-block of the kept resolutions to decode: its component, band and data.
 struct BlockJob {
   ComponentState* cs;
   const BandLayout* band;
+  const BandConstants* consts;
   uint32_t r, index;
   BlockSegments* seg;  // null: no data, the block is zero
 };
 
-std::vector<BlockJob> list_blocks(std::vector<ComponentState>& comps) {
+// Every code-block of the kept resolutions, in component, resolution, band and raster order;
+// `jobs` point into `bands`.
+struct BlockList {
+  std::vector<BandConstants> bands;
   std::vector<BlockJob> jobs;
+};
+
+BlockList list_blocks(std::vector<ComponentState>& comps) {
+  BlockList list;
+  size_t bands = 0, blocks = 0;
+  for (const auto& cs : comps) {
+    if (!cs.decode || cs.plane.rect.empty()) continue;
+    for (uint32_t r = 0; r <= static_cast<uint32_t>(cs.kept_levels); ++r)
+      for (const BandLayout& band : cs.layout.resolutions[r].bands) {
+        ++bands;
+        blocks += size_t{band.blocks_x} * band.blocks_y;
+      }
+  }
+  list.bands.reserve(bands);  // no reallocation: the jobs point into it
+  list.jobs.reserve(blocks);
   for (auto& cs : comps) {
     if (!cs.decode || cs.plane.rect.empty()) continue;
     for (uint32_t r = 0; r <= static_cast<uint32_t>(cs.kept_levels); ++r) {
       const ResolutionLayout& res = cs.layout.resolutions[r];
       for (uint32_t b = 0; b < res.bands.size(); ++b) {
         const BandLayout& band = res.bands[b];
+        BandConstants& k = list.bands.emplace_back();
+        // The band's level among the kept resolutions.
+        const int kept_n = band.level - (cs.levels - cs.kept_levels);
+        const auto at = transform::band_placement(cs.plane.rect, cs.kept_levels,
+                                                  cs.levels == 0 ? 0 : kept_n, band.band);
+        k.x_off = at.x_off;
+        k.y_off = at.y_off;
+        k.step = cs.quant->step(cs.levels, band.level, band.band);
+        k.magnitude_bits = transform::magnitude_bits(cs.quant->guard_bits, k.step);
         const uint32_t count = band.blocks_x * band.blocks_y;
         for (uint32_t index = 0; index < count; ++index) {
           auto it = cs.blocks.find(block_key(r, b, index));
-          jobs.push_back({&cs, &band, r, index, it == cs.blocks.end() ? nullptr : &it->second});
+          list.jobs.push_back(
+              {&cs, &band, &k, r, index, it == cs.blocks.end() ? nullptr : &it->second});
         }
       }
     }
   }
-  return jobs;
+  return list;
 }
 
 // Where a code-block of a component lands in its coefficient plane.
@@ -117,15 +154,12 @@ struct BlockPlace {
   size_t x = 0, y = 0;  // its first sample in the Mallat arrangement of the plane
 };
 
-BlockPlace place_block(const ComponentState& cs, const BandLayout& band, uint32_t index) {
+BlockPlace place_block(const BlockJob& job) {
+  const BandLayout& band = *job.band;
   BlockPlace p;
-  p.cb = band.code_block(index % band.blocks_x, index / band.blocks_x);
-  // The block's level among the kept resolutions.
-  const int kept_n = band.level - (cs.levels - cs.kept_levels);
-  const auto at = transform::band_placement(cs.plane.rect, cs.kept_levels,
-                                            cs.levels == 0 ? 0 : kept_n, band.band);
-  p.x = at.x_off + (p.cb.x0 - band.rect.x0);
-  p.y = at.y_off + (p.cb.y0 - band.rect.y0);
+  p.cb = band.code_block(job.index % band.blocks_x, job.index / band.blocks_x);
+  p.x = job.consts->x_off + (p.cb.x0 - band.rect.x0);
+  p.y = job.consts->y_off + (p.cb.y0 - band.rect.y0);
   return p;
 }
 
@@ -259,9 +293,8 @@ struct BlockPlanes {
 BlockPlanes block_planes(const BlockJob& job) {
   const ComponentState& cs = *job.cs;
   BlockPlanes b;
-  b.step = cs.quant->step(cs.levels, job.band->level, job.band->band);
-  const int mb = transform::magnitude_bits(cs.quant->guard_bits, b.step);
-  b.planes = job.seg ? mb + cs.roi_shift - job.seg->missing_msbs : 0;
+  b.step = job.consts->step;
+  b.planes = job.seg ? job.consts->magnitude_bits + cs.roi_shift - job.seg->missing_msbs : 0;
   b.coded = job.seg && !job.seg->segs.empty() && b.planes > 0;
   return b;
 }
@@ -274,7 +307,8 @@ BlockPlanes block_planes(const BlockJob& job) {
 // region unwritten, as its inverse DWT never reads them.
 void decode_blocks(std::vector<ComponentState>& comps, std::span<const uint8_t> data,
                    const TileDecodeOptions& o, uint32_t t, std::vector<std::string>* warnings) {
-  const std::vector<BlockJob> jobs = list_blocks(comps);
+  const BlockList list = list_blocks(comps);
+  const std::vector<BlockJob>& jobs = list.jobs;
   BlockErrors errors;
   std::atomic<uint64_t> over_passes{0};  // code-blocks with passes past 3 Nb - 2
   std::mutex error_mutex;
@@ -283,7 +317,7 @@ void decode_blocks(std::vector<ComponentState>& comps, std::span<const uint8_t> 
       [&](size_t j) {
         const BlockJob& job = jobs[j];
         ComponentState& cs = *job.cs;
-        const BlockPlace p = place_block(cs, *job.band, job.index);
+        const BlockPlace p = place_block(job);
         if (p.cb.empty()) return;
         const BlockPlanes bp = block_planes(job);
         if (!bp.coded) {  // no data: zero coefficients
@@ -320,7 +354,8 @@ void decode_blocks(std::vector<ComponentState>& comps, std::span<const uint8_t> 
 CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const uint8_t> data,
                            const TileDecodeOptions& o, uint32_t t,
                            std::vector<std::string>* warnings) {
-  const std::vector<BlockJob> jobs = list_blocks(comps);
+  const BlockList list = list_blocks(comps);
+  const std::vector<BlockJob>& jobs = list.jobs;
   // Each block's entry, checked as the CPU decoder checks it (entropy::check_block), the blocks
   // in parallel; its segments are listed after, in block order.
   struct Entry {
@@ -337,7 +372,7 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
         for (size_t j = first; j < last; ++j) {
           const BlockJob& job = jobs[j];
           ComponentState& cs = *job.cs;
-          const BlockPlace p = place_block(cs, *job.band, job.index);
+          const BlockPlace p = place_block(job);
           const BlockPlanes bp = block_planes(job);
           if (p.cb.empty() || !bp.coded) continue;
           const uint32_t passes = segment_list(data, *job.seg, segs, nullptr);

@@ -30,6 +30,19 @@ inline constexpr std::array<MqDecState, 94> make_mq_dec_states() {
 }
 inline constexpr std::array<MqDecState, 94> kMqDecStates = make_mq_dec_states();
 
+// Leading zero bits of x != 0.
+GJ2K_HD_INLINE int count_leading_zeros(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+  return __clz(static_cast<int>(x));
+#elif defined(__GNUC__)
+  return __builtin_clz(x);
+#else
+  int n = 0;
+  while (!(x & 0x80000000u)) x <<= 1, ++n;
+  return n;
+#endif
+}
+
 class MqDecoder {
  public:
   MqDecoder() = default;
@@ -85,13 +98,19 @@ class MqDecoder {
         state = s.next_mps;
       }
     }
-    // RENORMD (C.3.3).
-    do {
-      if (ct_ == 0) bytein();
-      a_ <<= 1;
-      c_ <<= 1;
-      --ct_;
-    } while ((a_ & 0x80000000u) == 0);
+    // RENORMD (C.3.3): A and C shift left until A's top bit is set, a BYTEIN each time CT has
+    // run out before a shift. The n shifts go in runs of up to CT bits, not one at a time, so
+    // that a warp's lanes loop at most twice, not n times (the kernel is bound by issue).
+    int n = count_leading_zeros(a_);
+    while (n > ct_) {
+      a_ <<= ct_;
+      c_ <<= ct_;
+      n -= ct_;
+      bytein();
+    }
+    a_ <<= n;
+    c_ <<= n;
+    ct_ -= n;
     return d;
   }
 
@@ -196,20 +215,7 @@ class MqDecoderWide {
   }
 
  private:
-  GJ2K_HD_INLINE static int count_leading_zeros(uint32_t x) {
-#if defined(__CUDA_ARCH__)
-    return __clz(static_cast<int>(x));
-#elif defined(__GNUC__)
-    return __builtin_clz(x);
-#else
-    int n = 0;
-    while (!(x & 0x80000000u)) x <<= 1, ++n;
-    return n;
-#endif
-  }
-  GJ2K_HD_INLINE uint32_t byte(size_t i) const {
-    return p_ + i < end_ ? p_[i] : 0xFFu;
-  }
+  GJ2K_HD_INLINE uint32_t byte(size_t i) const { return p_ + i < end_ ? p_[i] : 0xFFu; }
   // BYTEIN (C.3.4) of the byte after B (p_), added below the ct_ bits C holds ahead; false
   // (nothing added) for the overlapping byte while bits are still held ahead of it.
   GJ2K_HD_INLINE bool bytein() {

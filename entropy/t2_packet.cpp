@@ -303,9 +303,10 @@ void PacketDecoder::decode_packet(int layer, std::span<const uint8_t> header,
       }
       // The pieces as split_passes cuts them, each with its length field (B.10.7.2).
       const int end = st.passes + info.new_passes;
+      const bool one_segment = !style_.bypass && !style_.termall;  // no pass ends one
       for (int first = st.passes; first < end;) {
-        int last = first;  // the piece's last pass
-        bool ends = pass_ends_segment(style_, last);
+        int last = one_segment ? end - 1 : first;  // the piece's last pass
+        bool ends = !one_segment && pass_ends_segment(style_, last);
         while (!ends && last + 1 < end) ends = pass_ends_segment(style_, ++last);
         const int passes = last + 1 - first;
         const int bits = st.lblock + floor_log2(static_cast<uint32_t>(passes));

@@ -88,8 +88,22 @@ void TagTree::encode(HeaderBitWriter& out, uint32_t leaf, int32_t threshold) {
 bool TagTree::decode(HeaderBitReader& in, uint32_t leaf, int32_t threshold) {
   check_leaf(leaf);
   const uint32_t x = leaf % width_, y = leaf / width_;
+  // B.10.2 walks from the root, carrying the largest lower bound of the nodes above. The walk
+  // here starts at the lowest node of the leaf's path that no bit can change at this
+  // threshold: its value known (then every node above is known and lower, so its bound is the
+  // largest) or its bound at the threshold already (then no node below reads a bit either).
+  // The nodes above it would read nothing, so the same bits are read and the same answer
+  // given; the lower bounds stored below it may be smaller than a walk from the root leaves
+  // them, but every walk takes the largest along its path, which is the same.
+  int start = 0;
+  while (start < levels_) {
+    const Node& node = nodes_[node_index(start, x, y)];
+    if (node.low >= threshold || node.value < threshold) break;
+    ++start;
+  }
+  if (start == levels_) start = levels_ - 1;  // none: from the root
   int32_t low = 0;
-  for (int k = levels_ - 1; k >= 0; --k) {  // root first
+  for (int k = start; k >= 0; --k) {
     Node& node = nodes_[node_index(k, x, y)];
     low = std::max(low, node.low);
     while (low < threshold && low < node.value) {

@@ -6,9 +6,35 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace gj2k::entropy::cuda {
+
+// The job indices by cost descending, equal costs in index order: std::stable_sort's order,
+// by a least-significant-digit radix sort of max - cost (11-bit digits, as many passes as the
+// largest cost needs), which is linear where the comparison sort took milliseconds on the
+// tens of thousands of code-blocks of a large tile, on the host before any launch.
+inline std::vector<size_t> order_by_cost(const std::vector<uint64_t>& cost) {
+  const size_t n = cost.size();
+  std::vector<size_t> order(n), next(n);
+  for (size_t k = 0; k < n; ++k) order[k] = k;
+  if (n < 2) return order;
+  const uint64_t top = *std::max_element(cost.begin(), cost.end());
+  constexpr int kDigitBits = 11;
+  constexpr size_t kBuckets = size_t{1} << kDigitBits;
+  std::vector<size_t> start(kBuckets);
+  for (int shift = 0; shift < 64 && (top >> shift) != 0; shift += kDigitBits) {
+    auto digit = [&](size_t k) { return ((top - cost[k]) >> shift) & (kBuckets - 1); };
+    std::fill(start.begin(), start.end(), size_t{0});
+    for (size_t k = 0; k < n; ++k) ++start[digit(k)];
+    size_t at = 0;
+    for (size_t& s : start) at += std::exchange(s, at);
+    for (size_t i = 0; i < n; ++i) next[start[digit(order[i])]++] = order[i];
+    order.swap(next);
+  }
+  return order;
+}
 
 // Placement of jobs with costs `cost` for a fixed-mapping launch of `threads` threads (rounded
 // down to a multiple of 32, at least 32): by cost descending, and within each round of `threads`
@@ -16,10 +42,7 @@ namespace gj2k::entropy::cuda {
 // the heaviest blocks; padded to whole rounds. result[i] is the index of the job to put at i,
 // or SIZE_MAX for padding.
 inline std::vector<size_t> spread_by_cost(const std::vector<uint64_t>& cost, size_t threads) {
-  std::vector<size_t> order(cost.size());
-  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return cost[a] > cost[b]; });
+  const std::vector<size_t> order = order_by_cost(cost);
   threads = std::max<size_t>(32, threads / 32 * 32);
   const size_t warps = threads / 32;
   const size_t rounds = (order.size() + threads - 1) / threads;

@@ -197,6 +197,72 @@ TEST(HeaderBits, StuffingByHand) {
 // until the value is below one. On random bits (any tree state, inclusion thresholds mixed
 // in, values past the limit, data running out) both read the same bits and give the same
 // values and errors.
+// The decoding walk of B.10.2 as the standard states it, from the root every time: the
+// reference for TagTree::decode, which starts lower on the leaf's path.
+class RootWalkTagTree {
+ public:
+  RootWalkTagTree(uint32_t w, uint32_t h) {
+    for (;;) {
+      widths_.push_back(w);
+      value_.emplace_back(size_t{w} * h, TagTree::kInfinity);
+      low_.emplace_back(size_t{w} * h, 0);
+      if (w == 1 && h == 1) break;
+      w = (w + 1) / 2;
+      h = (h + 1) / 2;
+    }
+  }
+  bool decode(HeaderBitReader& in, uint32_t x, uint32_t y, int32_t threshold) {
+    int32_t low = 0;
+    for (int k = int(widths_.size()) - 1; k >= 0; --k) {
+      const size_t i = size_t{y >> k} * widths_[k] + (x >> k);
+      low = std::max(low, low_[k][i]);
+      while (low < threshold && low < value_[k][i]) {
+        if (in.get_bit())
+          value_[k][i] = low;
+        else
+          ++low;
+      }
+      low_[k][i] = low;
+    }
+    return value_[0][size_t{y} * widths_[0] + x] < threshold;
+  }
+  int32_t value(uint32_t x, uint32_t y) const { return value_[0][size_t{y} * widths_[0] + x]; }
+
+ private:
+  std::vector<uint32_t> widths_;
+  std::vector<std::vector<int32_t>> value_, low_;
+};
+
+TEST(TagTree, DecodeReadsWhatTheWalkFromTheRootReads) {
+  std::mt19937 rng(1125);
+  for (int iter = 0; iter < 400; ++iter) {
+    const uint32_t w = rng() % 23 + 1, h = rng() % 23 + 1;
+    std::vector<uint8_t> bytes(64);
+    const uint32_t density = rng() % 256;  // the share of 1 bits
+    for (uint8_t& b : bytes) {
+      b = 0;
+      for (int k = 0; k < 8; ++k) b = uint8_t(b << 1 | (rng() % 256 < density ? 1 : 0));
+      if (b == 0xFF) b = 0xFE;  // no bit stuffing to follow: the two read the same bits anyway
+    }
+    TagTree tree(w, h);
+    RootWalkTagTree ref(w, h);
+    HeaderBitReader got_in(bytes), want_in(bytes);
+    // Thresholds rise in most streams (layers) but not always here, and leaves come in any
+    // order, so that the walk starts at every level.
+    for (int step = 0; step < 200; ++step) {
+      const uint32_t x = rng() % w, y = rng() % h;
+      const int32_t threshold = int32_t(rng() % 9);
+      const bool got = tree.decode(got_in, y * w + x, threshold);
+      const bool want = ref.decode(want_in, x, y, threshold);
+      ASSERT_EQ(got, want) << "iteration " << iter << " step " << step;
+      ASSERT_EQ(tree.value(y * w + x), ref.value(x, y)) << "iteration " << iter;
+      ASSERT_EQ(got_in.byte_position(), want_in.byte_position()) << "iteration " << iter;
+      if (got_in.byte_position() + 2 >= bytes.size()) break;
+    }
+    EXPECT_EQ(got_in.get_bits(16), want_in.get_bits(16)) << "iteration " << iter;
+  }
+}
+
 TEST(TagTree, DecodeValueEqualsThresholdsOneByOne) {
   std::mt19937 rng(515);
   int values = 0, errors = 0;
