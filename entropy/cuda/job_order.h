@@ -11,6 +11,13 @@
 
 namespace gj2k::entropy::cuda {
 
+// What arrange_jobs ranks a code-block to decode by: a pass scans the block's samples, and
+// every code byte holds several MQ decisions, so passes x samples plus 30 per byte (the weight
+// chosen by bench_gpu_t1, docs/PERFORMANCE.md "Seventh run").
+inline uint64_t decode_job_cost(uint64_t passes, uint64_t samples, uint64_t bytes) {
+  return passes * samples + 30 * bytes;
+}
+
 // The job indices by cost descending, equal costs in index order: std::stable_sort's order,
 // by a least-significant-digit radix sort of max - cost (11-bit digits, as many passes as the
 // largest cost needs), which is linear where the comparison sort took milliseconds on the

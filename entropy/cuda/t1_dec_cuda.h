@@ -49,8 +49,8 @@ struct LaunchShape {
 size_t decode_threads(uint32_t count, int multiprocessors, const LaunchShape& shape = {});
 
 // Reorders jobs for a fixed-mapping launch of `threads` threads (a multiple of 32): by cost
-// (passes x samples) descending, and within each round of `threads` jobs rank r goes to lane
-// r / warps of warp r % warps, so that every warp starts with one of the heaviest blocks;
+// (decode_job_cost, job_order.h) descending, and within each round of `threads` jobs rank r goes to
+// lane r / warps of warp r % warps, so that every warp starts with one of the heaviest blocks;
 // padded with empty jobs (w = h = 0) to whole rounds. Returns the permutation: result[i] is the
 // index in `jobs` of the job now at i, or SIZE_MAX for padding. Host code.
 std::vector<size_t> arrange_jobs(std::vector<BlockJob>& jobs,

@@ -66,9 +66,12 @@ std::vector<size_t> arrange_jobs(std::vector<BlockJob>& jobs,
                                  const std::vector<t1::SegmentRef>& segs, size_t threads) {
   std::vector<uint64_t> cost(jobs.size());
   for (size_t k = 0; k < jobs.size(); ++k) {
-    uint64_t passes = 0;
-    for (uint32_t s = 0; s < jobs[k].seg_count; ++s) passes += segs[jobs[k].seg_first + s].passes;
-    cost[k] = passes * jobs[k].w * jobs[k].h;
+    uint64_t passes = 0, bytes = 0;
+    for (uint32_t s = 0; s < jobs[k].seg_count; ++s) {
+      passes += segs[jobs[k].seg_first + s].passes;
+      bytes += segs[jobs[k].seg_first + s].length;
+    }
+    cost[k] = decode_job_cost(passes, uint64_t{jobs[k].w} * jobs[k].h, bytes);
   }
   const std::vector<size_t> placed = spread_by_cost(cost, threads);
   apply_placement(jobs, placed);
