@@ -6,6 +6,8 @@
 # Environment: GJ2K_SHARED (default ../shared beside the checkout); GJ2K_HASH_DEVICE (default
 # cpu): the --device to encode on (the GPU path must print the same lines).
 set -euo pipefail
+# One glob order everywhere: a multi-component output's files are hashed in name order.
+export LC_ALL=C
 gj2k=${1:?usage: scripts/encode-hashes.sh path/to/gj2k}
 shared=${GJ2K_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/shared}
 work=$(mktemp -d)
