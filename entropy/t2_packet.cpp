@@ -301,14 +301,14 @@ void PacketDecoder::decode_packet(int layer, std::span<const uint8_t> header,
                       where(layer, pos + r.byte_position()) + ": Lblock grows past 32");
         }
       }
-      // The pieces as split_passes cuts them, each with its length field (B.10.7.2).
+      // The pieces as split_passes cuts them, each with its length field (B.10.7.2). Every
+      // piece but the last ends a segment (the cut follows a pass that ends one); the last
+      // does when its last pass does.
       const int end = st.passes + info.new_passes;
-      const bool one_segment = !style_.bypass && !style_.termall;  // no pass ends one
-      for (int first = st.passes; first < end;) {
-        int last = one_segment ? end - 1 : first;  // the piece's last pass
-        bool ends = !one_segment && pass_ends_segment(style_, last);
-        while (!ends && last + 1 < end) ends = pass_ends_segment(style_, ++last);
-        const int passes = last + 1 - first;
+      int first = st.passes;
+      for_each_piece(style_, st.passes, info.new_passes, [&](int passes) {
+        first += passes;
+        const bool ends = first < end || pass_ends_segment(style_, first - 1);
         const int bits = st.lblock + floor_log2(static_cast<uint32_t>(passes));
         if (bits > 32) {
           throw Error(ErrorCode::kFormat,
@@ -316,8 +316,7 @@ void PacketDecoder::decode_packet(int layer, std::span<const uint8_t> header,
         }
         info.pieces.push_back(Piece{r.get_bits(bits), passes, ends});
         body += info.pieces.back().length;
-        first = last + 1;
-      }
+      });
       st.passes = end;
     }
   }

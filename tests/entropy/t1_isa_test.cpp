@@ -76,25 +76,20 @@ TEST_F(T1Isa, DecoderVariantsDecodeTheSameValues) {
   int decoded = 0;
   for (int trial = 0; trial < 400; ++trial) {
     std::mt19937 rng(++seed);
-    const uint8_t style = static_cast<uint8_t>(rng() % 64);
-    const auto band = static_cast<Band>(rng() % 4);
-    const uint32_t w = 1 + rng() % 64, h = 1 + rng() % 64;
-    const uint32_t nbp = 1 + rng() % 16;
-    const auto q = test::make_block(rng, size_t{w} * h, nbp, false);
-    auto enc = encode_block(q.data(), w, w, h, band, style, nbp);
-    if (enc.passes.empty()) continue;
-    if (trial % 3 == 0) test::corrupt(rng, enc.data);
-    uint32_t last = 0;
-    const std::vector<Segment> segs = test::random_segments(rng, enc, last);
-    const uint32_t nb = nbp - enc.missing_msbs;
+    const auto d = test::damaged_block(
+        rng, trial, 64, 16,
+        [](std::mt19937& r, size_t n, uint32_t nbp) { return test::make_block(r, n, nbp, false); });
+    if (!d) continue;
     auto dec = [&] {
-      std::vector<int32_t> out(q.size(), 0x5A5A5A5A);
-      decode_block(segs.data(), segs.size(), nb, band, style, out.data(), w, w, h);
+      std::vector<int32_t> out(size_t{d->w} * d->h, 0x5A5A5A5A);
+      decode_block(d->segs.data(), d->segs.size(), d->nb, d->band, d->style, out.data(), d->w, d->w,
+                   d->h);
       return out;
     };
     const std::vector<int32_t> base = with_isa(core::Isa::kBase, dec);
     const std::vector<int32_t> v3 = with_isa(core::Isa::kV3, dec);
-    ASSERT_EQ(base, v3) << "seed " << seed << " style " << int{style} << " passes " << last + 1;
+    ASSERT_EQ(base, v3) << "seed " << seed << " style " << int{d->style} << " passes "
+                        << d->last + 1;
     ++decoded;
   }
   EXPECT_GT(decoded, 300);

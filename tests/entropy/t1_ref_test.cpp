@@ -60,21 +60,15 @@ TEST(T1Reference, FastDecoderMatchesReferenceOnTruncatedAndCorruptData) {
   uint32_t seed = 30000;
   for (int trial = 0; trial < 300; ++trial) {
     std::mt19937 rng(++seed);
-    const uint8_t style = static_cast<uint8_t>(rng() % 64);
-    const auto band = static_cast<Band>(rng() % 4);
-    const uint32_t w = 1 + rng() % 33, h = 1 + rng() % 33;
-    const uint32_t nbp = 1 + rng() % 12;
-    const auto q = laplacian_block(rng, size_t{w} * h, nbp);
-    auto enc = encode_block(q.data(), w, w, h, band, style, nbp);
-    if (enc.passes.empty()) continue;
-    if (trial % 3 == 0) test::corrupt(rng, enc.data);
-    uint32_t last = 0;
-    const std::vector<Segment> segs = test::random_segments(rng, enc, last);
-    const uint32_t nb = nbp - enc.missing_msbs;
-    std::vector<int32_t> a(q.size()), b(q.size());
-    decode_block(segs.data(), segs.size(), nb, band, style, a.data(), w, w, h);
-    decode_block_ref(segs.data(), segs.size(), nb, band, style, b.data(), w, w, h);
-    ASSERT_EQ(a, b) << "seed " << seed << " style " << int{style} << " passes " << last + 1;
+    const auto d = test::damaged_block(rng, trial, 33, 12, laplacian_block);
+    if (!d) continue;
+    const size_t n = size_t{d->w} * d->h;
+    std::vector<int32_t> a(n), b(n);
+    decode_block(d->segs.data(), d->segs.size(), d->nb, d->band, d->style, a.data(), d->w, d->w,
+                 d->h);
+    decode_block_ref(d->segs.data(), d->segs.size(), d->nb, d->band, d->style, b.data(), d->w, d->w,
+                     d->h);
+    ASSERT_EQ(a, b) << "seed " << seed << " style " << int{d->style} << " passes " << d->last + 1;
   }
 }
 

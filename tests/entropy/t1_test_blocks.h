@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -54,6 +55,37 @@ inline std::vector<Segment> random_segments(std::mt19937& rng, const EncodedBloc
 inline void corrupt(std::mt19937& rng, std::vector<uint8_t>& data) {
   for (auto& b : data)
     if (rng() % 16 == 0) b = static_cast<uint8_t>(rng());
+}
+
+// A damaged code-block as the decoder tests feed it to two decoders: a random block of at most
+// max_side samples per side and max_planes bit-planes (its coefficients from make(rng, n, nbp)),
+// encoded, corrupted in every third trial, then its segments through a random last pass, some
+// cut short (random_segments; they point into enc.data). Empty when it had nothing to code.
+struct DamagedBlock {
+  uint8_t style = 0;
+  Band band = Band::kLL;
+  uint32_t w = 0, h = 0;
+  uint32_t nb = 0;    // coded bit-planes
+  uint32_t last = 0;  // the last pass the segments hold
+  EncodedBlock enc;
+  std::vector<Segment> segs;
+};
+template <class Make>
+std::optional<DamagedBlock> damaged_block(std::mt19937& rng, int trial, uint32_t max_side,
+                                          uint32_t max_planes, const Make& make) {
+  DamagedBlock d;
+  d.style = static_cast<uint8_t>(rng() % 64);
+  d.band = static_cast<Band>(rng() % 4);
+  d.w = 1 + rng() % max_side;
+  d.h = 1 + rng() % max_side;
+  const uint32_t nbp = 1 + rng() % max_planes;
+  const std::vector<int32_t> q = make(rng, size_t{d.w} * d.h, nbp);
+  d.enc = encode_block(q.data(), d.w, d.w, d.h, d.band, d.style, nbp);
+  if (d.enc.passes.empty()) return std::nullopt;
+  if (trial % 3 == 0) corrupt(rng, d.enc.data);
+  d.segs = random_segments(rng, d.enc, d.last);
+  d.nb = nbp - d.enc.missing_msbs;
+  return d;  // moving enc.data keeps the segments' pointers valid
 }
 
 }  // namespace gj2k::entropy::test
