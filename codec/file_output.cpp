@@ -1,6 +1,7 @@
 // Output files through a temporary name (codec/file_output.h).
 #include "codec/file_output.h"
 
+#include <fcntl.h>  // AT_FDCWD
 #include <unistd.h>
 
 #include <atomic>
@@ -28,6 +29,30 @@ void check_output_folder(const std::filesystem::path& path) {
     throw Error(ErrorCode::kIo, path.string() + ": is a folder");
 }
 
+namespace {
+
+// Gives `path` the file at `tmp`, atomically: a reader finds the old file or the new one under
+// that name, never neither. Where `path` exists, the two names are exchanged (Linux
+// renameat2 RENAME_EXCHANGE) and `tmp`, which then names the old file, is removed. rename(2)
+// over an existing file does the same in one step, but ext4 (auto_da_alloc) then allocates
+// the new file's blocks before it returns: 6.7 ms for a 12 MB PPM on the 2-core machine,
+// against 0.8 ms for the exchange and the removal (docs/PERFORMANCE.md). Elsewhere, or where
+// the file system refuses the exchange, rename(2).
+void replace_with(const std::filesystem::path& tmp, const std::filesystem::path& path) {
+#if defined(RENAME_EXCHANGE)
+  if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);  // the old file; the new one is in place either way
+    return;
+  }
+#endif
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw Error(ErrorCode::kIo, path.string() + ": cannot replace: " + ec.message());
+}
+
+}  // namespace
+
 void write_through_temporary(const std::filesystem::path& path,
                              const std::function<void(const std::filesystem::path& tmp)>& write) {
   check_output_folder(path);
@@ -37,9 +62,7 @@ void write_through_temporary(const std::filesystem::path& path,
                             std::to_string(counter++) + ".gj2k-tmp");
   try {
     write(tmp);
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) throw Error(ErrorCode::kIo, path.string() + ": cannot replace: " + ec.message());
+    replace_with(tmp, path);
   } catch (...) {
     std::error_code ec;
     std::filesystem::remove(tmp, ec);

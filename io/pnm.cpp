@@ -11,6 +11,7 @@
 #include "core/thread_pool.h"
 #include "io/image_io.h"
 #include "io/io_util.h"
+#include "transform/pack.h"
 
 namespace gj2k::io {
 
@@ -353,17 +354,10 @@ bool pnm_rows(const Image& image, const PnmLayout& l, uint32_t y0, uint32_t y1, 
         seen |= static_cast<uint32_t>(v[x]);
         if (v[x] == 0) o[x >> 3] |= uint8_t(0x80 >> (x & 7));
       }
-    } else if (n == 3 && l.bytes == 1) {
-      const int32_t* r = image.components[0].samples.data() + first;
-      const int32_t* g = image.components[1].samples.data() + first;
-      const int32_t* b = image.components[2].samples.data() + first;
-      for (uint32_t x = 0; x < width; ++x) {
-        seen |=
-            static_cast<uint32_t>(r[x]) | static_cast<uint32_t>(g[x]) | static_cast<uint32_t>(b[x]);
-        o[3 * x] = static_cast<uint8_t>(r[x]);
-        o[3 * x + 1] = static_cast<uint8_t>(g[x]);
-        o[3 * x + 2] = static_cast<uint8_t>(b[x]);
-      }
+    } else if ((n == 1 || n == 3) && l.bytes == 1) {
+      const int32_t* rows[3];
+      for (size_t c = 0; c < n; ++c) rows[c] = image.components[c].samples.data() + first;
+      seen = transform::pack_row_u8(rows, n, width, o);
     } else {
       for (uint32_t x = 0; x < width; ++x)
         for (size_t c = 0; c < n; ++c) {
@@ -407,8 +401,12 @@ void write_pnm(const Image& image, const std::filesystem::path& path) {
   const std::string name = path.string();
   if (ext == ".pam") return write_file(path, encode_pam(image, name));
   const PnmLayout l = pnm_layout(image, ext == ".pbm", name);
+  // About 256 KB of output per thread and slice: the buffer stays in the caches between its
+  // conversion and the write, and is faulted in once.
+  const size_t slice_bytes =
+      std::clamp<size_t>(size_t(std::max(1, core::max_threads())) << 18, 1 << 18, 8 << 20);
   const uint32_t slice = static_cast<uint32_t>(
-      std::clamp<size_t>((size_t{8} << 20) / std::max<size_t>(1, l.row_bytes()), 1, 4096));
+      std::clamp<size_t>(slice_bytes / std::max<size_t>(1, l.row_bytes()), 1, 4096));
   gj2k::detail::write_stream_replacing(path, [&](const gj2k::detail::ByteSink& put) {
     put({reinterpret_cast<const uint8_t*>(l.header.data()), l.header.size()});
     // Not zero-filled: pnm_rows writes every byte of the rows it converts.

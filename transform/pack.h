@@ -49,4 +49,11 @@ void pack_rect(const int32_t* src, uint8_t* dst, const PackRect& r, PackFormat f
 void pack_pixels(const int32_t* const* src, size_t n, uint8_t* dst, const PackRect& r, PackFormat f,
                  int threads);
 
+// One row of n >= 1 components as 8-bit pixels: dst[n * x + k] = the low byte of src[k][x]
+// (pack_sample with one byte) for x < count. Returns the OR of the values read, as uint32_t,
+// so that a caller can check their range in the same pass (io/pnm.cpp). One and three
+// components run the loops of pack_kernels.h (their x86-64-v3 build where core::host_isa()
+// says so).
+uint32_t pack_row_u8(const int32_t* const* src, size_t n, size_t count, uint8_t* dst);
+
 }  // namespace gj2k::transform

@@ -227,8 +227,24 @@ TEST(IoHostile, OutputCheckedFirst) {
   gj2k::io::write_image(im, own / "clean.pgm");
   gj2k::io::write_image(im, own / "clean.tif");
   gj2k::Encoder().encode_to_file(im, {}, own / "clean.j2k");
-  for (const auto& e : fs::directory_iterator(own))
+  // Over existing files (the names exchanged, then the old file removed): the new contents,
+  // and a symbolic link is replaced as rename(2) replaces it, its target left as it was.
+  gj2k::Image other = im;
+  for (int32_t& v : other.components[0].samples) v = 255 - v;
+  gj2k::io::write_image(other, own / "clean.pgm");
+  EXPECT_EQ(gj2k::compare(other, gj2k::io::read_image(own / "clean.pgm")), std::nullopt);
+  const auto target_size = fs::file_size(own / "clean.tif");
+  fs::create_symlink("clean.tif", own / "link.pgm");
+  gj2k::io::write_image(other, own / "link.pgm");
+  EXPECT_FALSE(fs::is_symlink(own / "link.pgm"));
+  EXPECT_EQ(gj2k::compare(other, gj2k::io::read_image(own / "link.pgm")), std::nullopt);
+  EXPECT_EQ(fs::file_size(own / "clean.tif"), target_size);
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(own)) {
     EXPECT_EQ(e.path().string().find("gj2k-tmp"), std::string::npos) << e.path();
+    ++files;
+  }
+  EXPECT_EQ(files, 4u);  // clean.pgm, clean.tif, clean.j2k, link.pgm
 }
 
 // A writer killed at any point leaves the old file or the complete new one under the output

@@ -16,6 +16,7 @@
 #include "transform/dwt_cpu.h"
 #include "transform/dwt_ref.h"
 #include "transform/mct.h"
+#include "transform/pack.h"
 #include "xform_test_util.h"
 
 namespace gj2k::transform {
@@ -154,6 +155,39 @@ TEST_F(XformIsa, InverseColourAndDcShiftVariantsAgree) {
   const char* names[] = {"ict c0", "ict c1", "ict c2", "float_to_int",
                          "rct c0", "rct c1", "rct c2", "dc_shift_inverse_clamp"};
   for (size_t k = 0; k < 8; ++k) EXPECT_EQ(results[0][k], results[1][k]) << names[k];
+}
+
+// pack_row_u8 under each variant against pack_sample's rule, sample by sample: every component
+// count (1 and 3 take the kernels, others the generic loop), lengths around the vector widths,
+// values outside 8 bits and negative ones (the low byte is stored; the OR shows them).
+TEST_F(XformIsa, PackRowU8VariantsMatchPackSample) {
+  std::mt19937_64 rng(20261125);
+  for (size_t n : {1u, 2u, 3u, 4u})
+    for (size_t count : {0u, 1u, 2u, 7u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 65u, 257u, 2561u}) {
+      std::vector<std::vector<int32_t>> comps(n, std::vector<int32_t>(count));
+      for (auto& c : comps)
+        for (int32_t& v : c) {
+          const uint64_t r = rng();
+          v = (r & 7) == 0   ? static_cast<int32_t>(r >> 32)           // any 32-bit value
+              : (r & 7) == 1 ? -static_cast<int32_t>((r >> 8) & 1023)  // negative
+                             : static_cast<int32_t>((r >> 8) & 255);
+        }
+      std::vector<const int32_t*> src;
+      for (const auto& c : comps) src.push_back(c.data());
+      std::vector<uint8_t> want(n * count + 1, 0xA5);
+      uint32_t want_or = 0;
+      for (size_t x = 0; x < count; ++x)
+        for (size_t k = 0; k < n; ++k) {
+          pack_sample(&want[n * x + k], comps[k][x], 1, false);
+          want_or |= static_cast<uint32_t>(comps[k][x]);
+        }
+      for_each_isa([&](core::Isa) {
+        SCOPED_TRACE("n " + std::to_string(n) + ", count " + std::to_string(count));
+        std::vector<uint8_t> got(n * count + 1, 0xA5);  // the byte after must stay
+        EXPECT_EQ(pack_row_u8(src.data(), n, count, got.data()), want_or);
+        EXPECT_EQ(got, want);
+      });
+    }
 }
 
 }  // namespace
