@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <future>
 #include <optional>
 #include <string>
 
@@ -92,7 +93,8 @@ Written write_codestream(const std::vector<TileCoding>& tiles, EncodeSetup& setu
 // The codestream of `w` in one buffer. Every byte is copied once, into place, the pieces
 // (headers and the code-block data ranges of the packets' bodies) in parallel: with one
 // tile-part, a few packets hold most of the data.
-std::vector<uint8_t> join(const Written& w) {
+// `prepared`: a buffer from prepare_stream, taken when its capacity holds the codestream.
+std::vector<uint8_t> join(const Written& w, std::vector<uint8_t>* prepared = nullptr) {
   TraceStage trace_copy("codestream copy");
   struct Piece {
     const uint8_t* src;
@@ -114,10 +116,15 @@ std::vector<uint8_t> join(const Written& w) {
   // std::vector cannot skip then runs over resident memory instead of faulting in every page
   // (and having the kernel zero it) on one thread.
   std::vector<uint8_t> stream;
-  stream.reserve(w.size);
-  if (w.size >= kHugePageHintBytes) advise_huge_pages(stream.data(), w.size);
-  core::prefault(stream.data(), w.size);
-  stream.resize(w.size);
+  if (prepared && prepared->capacity() >= w.size) {
+    stream = std::move(*prepared);
+    stream.resize(w.size);  // zero-fills what lies beyond the prepared part: the headers
+  } else {
+    stream.reserve(w.size);
+    if (w.size >= kHugePageHintBytes) advise_huge_pages(stream.data(), w.size);
+    core::prefault(stream.data(), w.size);
+    stream.resize(w.size);
+  }
   std::memcpy(stream.data(), w.main_header.data(), w.main_header.size());
   core::parallel_for(
       0, pieces.size(), 256,
@@ -127,6 +134,26 @@ std::vector<uint8_t> join(const Written& w) {
       },
       w.size >= (size_t{1} << 22) ? 0 : 1);
   return stream;
+}
+
+// A codestream buffer made on another thread while the caller writes the packets: capacity for
+// `capacity` bytes, of which the first `known` (a size the codestream reaches) are faulted in
+// and zero-filled. std::vector's zero fill cannot be skipped; this takes it off the critical
+// path, leaving join the headers' few bytes beyond `known`. The thread runs loops on the
+// caller's pool, thread count and context.
+std::future<std::vector<uint8_t>> prepare_stream(size_t known, size_t capacity) {
+  core::ThreadPool* pool = &core::current_pool();
+  const int threads = core::max_threads();
+  void* context = core::current_context();
+  return std::async(std::launch::async, [=] {
+    const core::ThreadScope scope(threads, pool, context);
+    std::vector<uint8_t> v;
+    v.reserve(capacity);
+    if (capacity >= kHugePageHintBytes) advise_huge_pages(v.data(), capacity);
+    core::prefault(v.data(), known);
+    v.resize(known);
+    return v;
+  });
 }
 
 // Sets every block's layer_passes from per-layer thresholds; the last layer's from
@@ -359,17 +386,35 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
   const size_t layers = static_cast<size_t>(setup.layers);
   if (!setup.distortion) {  // one layer, no target: every pass of every block, no hulls
     include_all_passes(tiles);
-    uint64_t blocks = 0;
+    uint64_t blocks = 0, data = 0, passes = 0;
     for (const TileCoding& tile : tiles)
       for (const TileComponentCoding& tcc : tile.components)
         for (const auto& res : tcc.bands)
-          for (const BandCoding& bc : res) blocks += bc.blocks.size();
+          for (const BandCoding& bc : res) {
+            blocks += bc.blocks.size();
+            for (const BlockCoding& blk : bc.blocks) {
+              const std::span<const entropy::CodedPass> p = blk.passes();
+              data += p.empty() ? 0 : p.back().end;
+              passes += p.size();
+            }
+          }
     if (stats) stats->code_blocks = blocks;
+    // Every block's bytes go into the codestream; its headers add a little. With cores to
+    // spare, a large one's buffer is prepared meanwhile, with room for generous headers
+    // (address space only: pages beyond what is written are never touched). On two cores the
+    // preparation slows Tier-2 down by more than it saves (docs/PERFORMANCE.md).
+    std::future<std::vector<uint8_t>> prepared;
+    if (data >= core::kPrefaultMinBytes && core::max_threads() >= 4)
+      prepared = prepare_stream(data, data + data / 8 + 64 * blocks + 8 * passes + (4 << 20));
     TraceStage trace_packets("tier-2 packets");
     const Written w = write_codestream(tiles, setup, params);
     trace_packets.end();
     if (stats) stats->layer_bytes = w.layer_bytes;
-    return join(w);
+    if (!prepared.valid()) return join(w);
+    TraceStage trace_wait("codestream buffer wait");
+    std::vector<uint8_t> buffer = prepared.get();
+    trace_wait.end();
+    return join(w, &buffer);
   }
   RateAllocator ra;
   TraceStage trace_hulls("rate control hulls");

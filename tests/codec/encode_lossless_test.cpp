@@ -274,3 +274,27 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 }  // namespace
+
+namespace {
+
+// A lossless codestream of more than 4 MB of block data, encoded on four threads, has its
+// buffer prepared while Tier-2 writes the packets (encoder_stream.cpp); on one thread it has
+// not. The bytes are the same, and they decode to the image.
+TEST(EncodeLosslessLarge, PreparedBufferGivesTheSameBytes) {
+  const Image image = gj2k::test::random_image(1200, 1000, 3, 12, false, 0, 0, 5);
+  EncodeParams p;
+  p.threads = 1;
+  const std::vector<uint8_t> serial = Encoder().encode(image, p);
+  ASSERT_GT(serial.size(), size_t{4} << 20);  // the preparation's threshold
+  p.threads = 4;
+  const std::vector<uint8_t> prepared = Encoder().encode(image, p);
+  EXPECT_EQ(prepared, serial);
+#ifdef GJ2K_HAVE_OPENJPEG
+  std::string error;
+  const auto decoded = gj2k::test::opj_decode(prepared, error);
+  ASSERT_TRUE(decoded) << error;
+  EXPECT_FALSE(gj2k::test::compare_samples(image, *decoded));
+#endif
+}
+
+}  // namespace
