@@ -24,6 +24,7 @@
 #include "codec/output_buffer.h"
 #include "codec/parallel.h"
 #include "codec/trace.h"
+#include "core/memory.h"
 #include "core/thread_pool.h"
 #include "transform/device.h"
 #include "transform/pack.h"
@@ -780,8 +781,11 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
     return u;
   };
   if (out) {  // straight into the caller's buffer (direct_output said it can be)
-    const codec::PackTarget target =
-        pack_target(image, order, ncomp, codec::checked_layout(image, *out), *out);
+    const codec::BufferLayout layout = codec::checked_layout(image, *out);
+    // Tiles and rows are packed by several threads: a fresh buffer is faulted in first, each
+    // 2 MiB by one thread, so that no two fault the same huge page at once (core/memory.h).
+    if (threads > 1) core::prefault(out->data, layout.needed);
+    const codec::PackTarget target = pack_target(image, order, ncomp, layout, *out);
     to.pack = &target;
     BufferPlacer placer(target, order, to.threads);
     codec::TraceStage trace_tiles("tiles");

@@ -8,6 +8,7 @@
 #include "codec/encoder_internal.h"
 #include "codec/parallel.h"
 #include "codec/tile_backend.h"
+#include "core/memory.h"
 #include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "transform/dwt.h"
@@ -250,6 +251,10 @@ class CpuBackend final : public TileBackend {
     for (size_t c = 0; c < nc; ++c) {
       out.rects[c] = tile_component_rect(setup.main.siz, t, static_cast<uint16_t>(c));
       out.data[c].resize(out.rects[c].area());  // not zeroed: written below
+      // Written by rows split over the threads: faulted in first, each 2 MiB by one thread,
+      // so that no two threads fault a fresh huge page at once (core/memory.h).
+      if (core::max_threads() > 1 && !core::in_parallel())
+        core::prefault(out.data[c].data(), out.data[c].size() * sizeof(int32_t));
       if (irreversible)
         floats[c] = float_plane(out.data[c]);
       else

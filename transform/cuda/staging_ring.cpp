@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstring>
 
+#include "core/memory.h"
 #include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "transform/cuda/cuda_check.h"
@@ -99,6 +100,10 @@ void StagingRing::download_with(const void* src, size_t bytes, cudaStream_t s, C
 
 void StagingRing::download(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads) {
   char* to = static_cast<char*>(dst);
+  // Several threads copying into neighbouring pieces of a fresh buffer would fault the same
+  // huge page at once (the kernel clears one per racing thread); faulted in first, each 2 MiB
+  // by one thread, it is cleared once. Resident pages cost a page-table walk.
+  if (threads > 1) core::prefault(dst, bytes);
   download_with(src, bytes, s, [&](size_t at, const char* from, size_t len) {
     copy(to + at, from, len, threads);
   });
