@@ -93,6 +93,18 @@ inline void float_to_int_dc_shift(const float* __restrict in, int32_t* __restric
 }
 
 inline void dc_shift_inverse_clamp(int32_t* x, size_t n, int32_t offset, int32_t lo, int32_t hi) {
+  // x + offset clamped to [lo, hi] is x clamped to [lo - offset, hi - offset], plus offset. When
+  // those bounds fit in 32 bits (every component's range and DC offset: G.1.2), the sum cannot
+  // overflow and the loop runs in 32-bit lanes, twice as many per vector as 64-bit sums.
+  const int64_t l = int64_t{lo} - offset, h = int64_t{hi} - offset;
+  if (lo <= hi && l >= INT32_MIN && h <= INT32_MAX) {
+    const auto l32 = static_cast<int32_t>(l), h32 = static_cast<int32_t>(h);
+    for (size_t i = 0; i < n; ++i) {
+      const int32_t v = x[i];
+      x[i] = (v < l32 ? l32 : (v > h32 ? h32 : v)) + offset;
+    }
+    return;
+  }
   for (size_t i = 0; i < n; ++i) x[i] = clamp_i(int64_t{x[i]} + offset, lo, hi);
 }
 

@@ -187,6 +187,37 @@ TEST(XformMct, RoundingAndClamping) {
   EXPECT_EQ(v[2], 255);
 }
 
+// dc_shift_inverse_clamp equals its rule, clamp(x + offset, lo, hi) in 64 bits, for ranges
+// whose shifted bounds fit in 32 bits (the 32-bit loop) and ranges whose do not (the 64-bit
+// one), on random values, the int32 extremes and odd lengths.
+TEST(XformMct, DcShiftInverseClampMatchesItsRule) {
+  std::mt19937_64 rng(xtest::base_seed() + 31);
+  struct Range {
+    int32_t offset, lo, hi;
+  };
+  const Range ranges[] = {
+      {128, 0, 255},                            // 8-bit unsigned
+      {0, -32768, 32767},                       // 16-bit signed
+      {1 << 30, 0, INT32_MAX},                  // 31-bit unsigned
+      {INT32_MAX, INT32_MIN, INT32_MAX},        // lo - offset below INT32_MIN: 64-bit loop
+      {INT32_MIN, INT32_MIN, INT32_MAX},        // hi - offset above INT32_MAX: 64-bit loop
+      {-5, -200, 200},
+  };
+  for (const Range& r : ranges)
+    for (size_t n : {1u, 7u, 8u, 9u, 33u, 1001u}) {
+      std::vector<int32_t> x(n);
+      for (int32_t& v : x) v = static_cast<int32_t>(rng());
+      x[0] = INT32_MIN;
+      if (n > 1) x[n - 1] = INT32_MAX;
+      std::vector<int32_t> want(n);
+      for (size_t i = 0; i < n; ++i)
+        want[i] = static_cast<int32_t>(
+            std::clamp<int64_t>(int64_t{x[i]} + r.offset, int64_t{r.lo}, int64_t{r.hi}));
+      dc_shift_inverse_clamp(x.data(), n, r.offset, r.lo, r.hi);
+      EXPECT_EQ(x, want) << "offset " << r.offset << " [" << r.lo << ", " << r.hi << "] n " << n;
+    }
+}
+
 // The vectorised rounding equals std::nearbyint (ties to even) + clamp on random values,
 // exact half-integers and the extremes of 16- and 31-bit ranges, on odd lengths (loop tails).
 TEST(XformMct, RoundingMatchesNearbyint) {
