@@ -27,40 +27,61 @@ struct ProcessTime {
   bool ok = false;  // every run exited with status 0
 };
 
-// Runs `argv` (no shell; output to /dev/null) `runs` times; the run of median wall time.
-inline ProcessTime time_process(const std::vector<std::string>& argv, int runs) {
-  std::vector<ProcessTime> all;
-  for (int k = 0; k < runs; ++k) {
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    const auto t0 = std::chrono::steady_clock::now();
-    const pid_t pid = fork();
-    if (pid == 0) {
-      const int null = open("/dev/null", O_WRONLY);
-      if (null >= 0) {
-        dup2(null, 1);
-        dup2(null, 2);
-      }
-      execvp(args[0], args.data());
-      _exit(127);
+// One run of `argv` (no shell, argv[0] looked up on PATH; stdout and stderr to /dev/null).
+inline ProcessTime run_process(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::fflush(stdout);  // the child must not write this process's buffered output again
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, 1);
+      dup2(null, 2);
     }
-    if (pid < 0) return {};
-    int status = 0;
-    rusage ru{};
-    if (wait4(pid, &status, 0, &ru) != pid) return {};
-    ProcessTime t;
-    t.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    t.user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
-    t.sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-    t.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!t.ok) return t;
-    all.push_back(t);
+    execvp(args[0], args.data());
+    _exit(127);
   }
-  if (all.empty()) return {};
-  std::sort(all.begin(), all.end(),
-            [](const ProcessTime& a, const ProcessTime& b) { return a.wall < b.wall; });
-  return all[all.size() / 2];
+  if (pid < 0) return {};
+  int status = 0;
+  rusage ru{};
+  if (wait4(pid, &status, 0, &ru) != pid) return {};
+  ProcessTime t;
+  t.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  t.user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
+  t.sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+  t.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return t;
+}
+
+// Each command's run of median wall time out of `runs`, the commands taken in turn (0, 1, ...,
+// then 0 again), after one untimed run of each (the file cache, the libraries). On a shared
+// machine whose speed drifts, turns give every command the same slow and fast moments, so
+// their ratios hold better than those of one command's runs taken together. A command that
+// fails once is reported as failed (ok false) and not run again.
+inline std::vector<ProcessTime> time_in_turns(const std::vector<std::vector<std::string>>& argvs,
+                                              int runs) {
+  const size_t n = argvs.size();
+  std::vector<std::vector<ProcessTime>> all(n);
+  std::vector<bool> ok(n);
+  for (size_t k = 0; k < n; ++k) ok[k] = run_process(argvs[k]).ok;
+  for (int r = 0; r < runs; ++r)
+    for (size_t k = 0; k < n; ++k) {
+      if (!ok[k]) continue;
+      const ProcessTime t = run_process(argvs[k]);
+      ok[k] = t.ok;
+      all[k].push_back(t);
+    }
+  std::vector<ProcessTime> out(n);
+  for (size_t k = 0; k < n; ++k) {
+    if (!ok[k] || all[k].empty()) continue;
+    std::sort(all[k].begin(), all[k].end(),
+              [](const ProcessTime& a, const ProcessTime& b) { return a.wall < b.wall; });
+    out[k] = all[k][all[k].size() / 2];
+  }
+  return out;
 }
 
 // Whether `tool` is an executable file, given as a path or found on PATH.
@@ -103,8 +124,10 @@ inline void print_cli_table(const std::vector<CliStream>& streams, const std::ve
   std::vector<Tool> tools = {{"gj2k", gj2k, executable(gj2k)},
                              {"grok", "grk_decompress", executable("grk_decompress")},
                              {"openjpeg", "opj_decompress", executable("opj_decompress")}};
-  std::printf("\nWhole process, decode to PPM (median of %d runs by wall time; wall/user/sys s)\n",
-              runs);
+  std::printf(
+      "\nWhole process, decode to PPM (median of %d runs by wall time, the decoders in turns; "
+      "wall/user/sys s)\n",
+      runs);
   for (const Tool& t : tools)
     if (!t.found) std::printf("  %s: %s not found, left out\n", t.label, t.exe.c_str());
   std::printf("%-26s %4s", "stream", "thr");
@@ -121,24 +144,30 @@ inline void print_cli_table(const std::vector<CliStream>& streams, const std::ve
       const std::string ns = std::to_string(n), in = s.file.string(), o = out.string();
       std::printf("%-26s %4d", s.name.c_str(), n);
       double wall[3] = {0, 0, 0};
+      std::vector<std::vector<std::string>> argvs;
+      std::vector<size_t> tool_of;
       for (size_t k = 0; k < tools.size(); ++k) {
         if (!tools[k].found) continue;
-        std::vector<std::string> argv;
         if (k == 0)
-          argv = {tools[k].exe, "decode", "--device", "cpu", "--threads", ns, "-i", in, "-o", o};
+          argvs.push_back(
+              {tools[k].exe, "decode", "--device", "cpu", "--threads", ns, "-i", in, "-o", o});
         else if (k == 1)
-          argv = {tools[k].exe, "-H", ns, "-i", in, "-o", o};
+          argvs.push_back({tools[k].exe, "-H", ns, "-i", in, "-o", o});
         else
-          argv = {tools[k].exe, "-threads", ns, "-i", in, "-o", o};
-        const ProcessTime t = time_process(argv, runs);
+          argvs.push_back({tools[k].exe, "-threads", ns, "-i", in, "-o", o});
+        tool_of.push_back(k);
+      }
+      const std::vector<ProcessTime> times = time_in_turns(argvs, runs);
+      for (size_t i = 0; i < times.size(); ++i) {
+        const ProcessTime& t = times[i];
         if (t.ok) {
-          wall[k] = t.wall;
+          wall[tool_of[i]] = t.wall;
           std::printf("   %6.3f/%6.3f/%6.3f", t.wall, t.user, t.sys);
         } else {
           std::printf(" %22s", "failed");
         }
-        std::fflush(stdout);
       }
+      std::fflush(stdout);
       std::printf(" %12.2f %12.2f\n", wall[0] > 0 ? wall[1] / wall[0] : 0.0,
                   wall[0] > 0 ? wall[2] / wall[0] : 0.0);
     }

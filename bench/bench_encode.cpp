@@ -1,18 +1,15 @@
 // Whole-process encode, side by side: the gj2k CLI against Grok (grk_compress) and OpenJPEG
 // (opj_compress), lossless (5/3) and 9/7 at rate 20, on 1 thread and on all threads, each the
-// median of a few runs with its wall, user and system time (the processes' rusage). A codec
-// whose CLI is not on PATH is skipped, with a line saying so.
+// median of a few runs, the codecs in turns (bench_cli.h), with its wall, user and system time
+// (the processes' rusage). A codec whose CLI is not on PATH is skipped, with a line saying so.
 //
 // Inputs: a 2560x1600 RGB photo (--photo FILE, any format gj2k reads; default the shared
 // photos' mosaic of bench_images.h at that size) and with --big the 10240x6400 mosaic, written
 // to a temporary PPM that every CLI reads.
 //   build/bin/bench_encode [--photo X.ppm] [--big] [--runs N]
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,56 +18,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_cli.h"
 #include "bench_images.h"
 #include "io/image_io.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Times {
-  double wall = 0, user = 0, sys = 0;
-  bool ok = false;
-};
-
-// Runs argv (argv[0] looked up on PATH) with stdout and stderr discarded; its times.
-Times run_once(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::fflush(stdout);  // the child must not write this process's buffered output again
-  const auto t0 = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr))
-      _exit(126);
-    execvp(argv[0], argv.data());
-    _exit(127);
-  }
-  Times t;
-  if (pid < 0) return t;
-  int status = 0;
-  rusage ru{};
-  if (wait4(pid, &status, 0, &ru) != pid) return t;
-  t.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  t.user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
-  t.sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-  t.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  return t;
-}
-
-// The run of median wall time out of `runs` (after one untimed run that warms the file cache).
-Times median_run(const std::vector<std::string>& args, int runs) {
-  if (!run_once(args).ok) return {};
-  std::vector<Times> v;
-  for (int i = 0; i < runs; ++i) {
-    const Times t = run_once(args);
-    if (!t.ok) return {};
-    v.push_back(t);
-  }
-  std::sort(v.begin(), v.end(), [](const Times& a, const Times& b) { return a.wall < b.wall; });
-  return v[v.size() / 2];
-}
 
 bool on_path(const std::string& name) {
   if (name.find('/') != std::string::npos) return fs::exists(name);
@@ -168,19 +122,25 @@ int main(int argc, char** argv) {
   }
   const int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::printf(
-      "whole-process encode, median of %d runs: wall / user / sys seconds; x: the\n"
-      "codec's wall time over gj2k's (above 1: gj2k faster)\n\n",
+      "whole-process encode, median of %d runs, the codecs in turns: wall / user / sys seconds;\n"
+      "x: the codec's wall time over gj2k's (above 1: gj2k faster)\n\n",
       runs);
   std::printf("%-20s %-9s %3s  %-9s %7s %7s %7s %6s\n", "input", "mode", "thr", "codec", "wall",
               "user", "sys", "x");
   for (const Input& in : inputs)
     for (const bool lossy : {false, true})
       for (const int threads : {1, all}) {
+        std::vector<std::vector<std::string>> argvs;
+        for (const Codec& c : present)
+          argvs.push_back(c.args(c.exe, in.path, (dir / (std::string(c.name) + ".j2k")).string(),
+                                 lossy, threads));
+        const std::vector<gj2k::bench::ProcessTime> times = gj2k::bench::time_in_turns(argvs, runs);
         double gj2k_wall = 0;
-        for (const Codec& c : present) {
-          const std::string out = (dir / (std::string(c.name) + ".j2k")).string();
-          const Times t = median_run(c.args(c.exe, in.path, out, lossy, threads), runs);
-          if (c.name == std::string("gj2k")) gj2k_wall = t.wall;
+        for (size_t k = 0; k < present.size(); ++k)
+          if (present[k].name == std::string("gj2k")) gj2k_wall = times[k].wall;
+        for (size_t k = 0; k < present.size(); ++k) {
+          const gj2k::bench::ProcessTime& t = times[k];
+          const Codec& c = present[k];
           if (!t.ok) {
             std::printf("%-20s %-9s %3d  %-9s failed\n", in.name.c_str(),
                         lossy ? "9/7 r20" : "lossless", threads, c.name);
@@ -189,8 +149,8 @@ int main(int argc, char** argv) {
           std::printf("%-20s %-9s %3d  %-9s %7.3f %7.3f %7.3f %6.2f\n", in.name.c_str(),
                       lossy ? "9/7 r20" : "lossless", threads, c.name, t.wall, t.user, t.sys,
                       gj2k_wall > 0 ? t.wall / gj2k_wall : 0.0);
-          std::fflush(stdout);
         }
+        std::fflush(stdout);
       }
   std::error_code ec;
   fs::remove_all(dir, ec);

@@ -376,7 +376,7 @@ std::vector<gj2k::bench::CliStream> cli_streams(const std::string& cli) {
         argv.insert(argv.end(), {"-i", photo});
       }
       if (lossy) argv.insert(argv.end(), {"--irreversible", "--rate", "20"});
-      if (!gj2k::bench::time_process(argv, 1).ok)
+      if (!gj2k::bench::run_process(argv).ok)
         std::printf("could not encode %s with %s\n", file.string().c_str(), cli.c_str());
     }
     streams.push_back({name, file});
