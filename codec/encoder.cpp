@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "codec/api_guard.h"
 #include "codec/device.h"
@@ -219,8 +220,9 @@ EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
 
 namespace {
 
+// `given`: image_in itself when the caller gave it up (Encoder::encode(Image&&)), else null.
 std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams& params,
-                                      FileFormat format, EncodeStats* stats) {
+                                      FileFormat format, EncodeStats* stats, Image* given) {
   const auto start = std::chrono::steady_clock::now();
   codec::TraceStage trace_setup("validate + setup");
   // The device: auto = the GPU when one is present and the image is large enough for it to be
@@ -243,7 +245,15 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
   std::optional<Image> moved;
   if (params.set_image_origin &&
       (params.image_x0 != image_in.x0 || params.image_y0 != image_in.y0)) {
-    moved = image_in;
+    if (given) {  // the samples move over; the caller's image keeps everything else
+      std::vector<Samples> samples(given->components.size());
+      for (size_t c = 0; c < samples.size(); ++c) samples[c].swap(given->components[c].samples);
+      moved = image_in;
+      for (size_t c = 0; c < samples.size(); ++c) moved->components[c].samples.swap(samples[c]);
+      given = &*moved;
+    } else {
+      moved = image_in;
+    }
     moved->x0 = params.image_x0;
     moved->y0 = params.image_y0;
     moved->x1 = params.image_x0 + image_in.width();
@@ -261,6 +271,9 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
   }
 
   const uint32_t ntiles = codec::num_tiles(setup.main.siz);
+  // A --psnr target measures the reconstruction against the samples after the forward stage.
+  const bool measures = params.rates.empty() && params.bpp.empty() && !params.psnr.empty();
+  if (given && ntiles == 1 && !on_gpu && !measures) setup.reuse_samples = given;
   std::vector<codec::TileCoding> tiles(ntiles);
   trace_setup.end();
   codec::TraceStage trace_tiles("tiles");
@@ -330,18 +343,39 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
 std::vector<uint8_t> Encoder::encode(const Image& image, const EncodeParams& params,
                                      FileFormat format, EncodeStats* stats) const {
   return detail::guard("", "encoding",
-                       [&] { return encode_unguarded(image, params, format, stats); });
+                       [&] { return encode_unguarded(image, params, format, stats, nullptr); });
 }
 
-void Encoder::encode_to_file(const Image& image, const EncodeParams& params,
-                             const std::filesystem::path& path, EncodeStats* stats) const {
+std::vector<uint8_t> Encoder::encode(Image&& image, const EncodeParams& params, FileFormat format,
+                                     EncodeStats* stats) const {
+  return detail::guard("", "encoding",
+                       [&] { return encode_unguarded(image, params, format, stats, &image); });
+}
+
+namespace {
+
+// Encoder::encode_to_file of either overload: `code` encodes in the format given.
+template <class Code>
+void encode_file(const std::filesystem::path& path, const Code& code) {
   // The output's name and folder are checked before coding; the file is written under a
   // temporary name and renamed when complete.
   const FileFormat format = format_from_extension(path);
   detail::check_output_folder(path);
-  const std::vector<uint8_t> bytes = encode(image, params, format, stats);
+  const std::vector<uint8_t> bytes = code(format);
   codec::TraceStage trace("write file");
   detail::guard(path.string(), "writing", [&] { detail::write_bytes_replacing(path, bytes); });
+}
+
+}  // namespace
+
+void Encoder::encode_to_file(const Image& image, const EncodeParams& params,
+                             const std::filesystem::path& path, EncodeStats* stats) const {
+  encode_file(path, [&](FileFormat f) { return encode(image, params, f, stats); });
+}
+
+void Encoder::encode_to_file(Image&& image, const EncodeParams& params,
+                             const std::filesystem::path& path, EncodeStats* stats) const {
+  encode_file(path, [&](FileFormat f) { return encode(std::move(image), params, f, stats); });
 }
 
 }  // namespace gj2k

@@ -105,6 +105,10 @@ struct EncodeSetup {
   // size or quality target, which includes every pass (assemble_codestream); the CPU's Tier-1
   // then leaves them out (entropy::encode_block_within).
   bool distortion = true;
+  // An image whose sample buffers the CPU forward stage of tile 0 may take as its planes and
+  // transform in place (Encoder::encode(Image&&)): set only for one tile on the CPU when
+  // nothing reads the samples after the forward stage (no --psnr measurement).
+  Image* reuse_samples = nullptr;
 };
 
 // gj2k::validate(const Image&) in two halves: the layout (area, components, subsampling,

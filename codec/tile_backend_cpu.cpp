@@ -232,6 +232,64 @@ void quantize_bands(float* y, const Rect& r, int levels, const std::vector<doubl
     for (Band b : {Band::kHL, Band::kLH, Band::kHH}) band(n, b);
 }
 
+// forward_dc_shift for planes that hold the image's own samples (EncodeSetup::reuse_samples):
+// in place, the 9/7 integers to floats through a piece on the stack (in_pieces).
+void forward_dc_shift_in_place(const Image& image, bool mct, const std::vector<Rect>& rects,
+                               std::vector<Samples>& planes, bool irreversible) {
+  const size_t nc = rects.size();
+  std::vector<int32_t> offset(nc);
+  for (size_t c = 0; c < nc; ++c)
+    offset[c] = transform::dc_offset(static_cast<int>(image.components[c].precision),
+                                     image.components[c].is_signed);
+  const int32_t off3[3] = {offset[0], mct ? offset[1] : 0, mct ? offset[2] : 0};
+  if (mct && !rects[0].empty()) {
+    int32_t* p[3] = {planes[0].data(), planes[1].data(), planes[2].data()};
+    in_chunks(rects[0].area(), [&](size_t at, size_t len) {
+      if (!irreversible) {
+        transform::dc_shift_rct_forward(p[0] + at, p[1] + at, p[2] + at, len, off3);
+        return;
+      }
+      in_pieces(len, [&](size_t k, size_t l) {
+        int32_t in[3][kPiece];
+        float out[3][kPiece];
+        for (size_t c = 0; c < 3; ++c) std::memcpy(in[c], p[c] + at + k, l * sizeof(int32_t));
+        transform::dc_shift_ict_forward(in[0], in[1], in[2], out[0], out[1], out[2], l, off3);
+        for (size_t c = 0; c < 3; ++c) std::memcpy(p[c] + at + k, out[c], l * sizeof(float));
+      });
+    });
+  }
+  for (size_t c = mct ? 3 : 0; c < nc; ++c) {
+    int32_t* const p = planes[c].data();
+    in_chunks(rects[c].area(), [&](size_t at, size_t len) {
+      if (!irreversible) {
+        transform::dc_shift_forward(p + at, len, offset[c]);
+        return;
+      }
+      in_pieces(len, [&](size_t k, size_t l) {
+        int32_t in[kPiece];
+        float out[kPiece];
+        std::memcpy(in, p + at + k, l * sizeof(int32_t));
+        transform::dc_shift_to_float(in, out, l, offset[c]);
+        std::memcpy(p + at + k, out, l * sizeof(float));
+      });
+    });
+  }
+}
+
+// Whether tile t's planes can be the sample buffers of setup.reuse_samples: tile 0, and every
+// component's buffer exactly its tile-component's samples (one tile covers the image).
+bool can_take_samples(const EncodeSetup& setup, uint32_t t, const std::vector<Rect>& rects) {
+  const Image* given = setup.reuse_samples;
+  if (!given || t != 0 || given->components.size() != rects.size()) return false;
+  for (size_t c = 0; c < rects.size(); ++c) {
+    const Component& comp = given->components[c];
+    if (comp.width != rects[c].width() || comp.height != rects[c].height() ||
+        comp.samples.size() != rects[c].area())
+      return false;
+  }
+  return true;
+}
+
 class CpuBackend final : public TileBackend {
  public:
   const char* name() const override { return "cpu"; }
@@ -246,24 +304,33 @@ class CpuBackend final : public TileBackend {
     out.data.resize(nc);
     std::vector<float*> floats(nc);
     std::vector<int32_t*> ints(nc);
-    // The image's samples go straight into the tile's planes (floats for 9/7), shifted and
-    // transformed on the way, no copy first.
-    for (size_t c = 0; c < nc; ++c) {
+    for (size_t c = 0; c < nc; ++c)
       out.rects[c] = tile_component_rect(setup.main.siz, t, static_cast<uint16_t>(c));
-      out.data[c].resize(out.rects[c].area());  // not zeroed: written below
-      // Written by rows split over the threads: faulted in first, each 2 MiB by one thread,
-      // so that no two threads fault a fresh huge page at once (core/memory.h).
-      if (core::max_threads() > 1 && !core::in_parallel())
-        core::prefault(out.data[c].data(), out.data[c].size() * sizeof(int32_t));
+    const bool taken = can_take_samples(setup, t, out.rects);
+    if (taken) {
+      // The image's own buffers become the planes: no fresh memory for a copy of the image.
+      for (size_t c = 0; c < nc; ++c) out.data[c].swap(setup.reuse_samples->components[c].samples);
+      forward_dc_shift_in_place(image, setup.mct, out.rects, out.data, irreversible);
+    }
+    for (size_t c = 0; c < nc; ++c) {
+      if (!taken) {
+        out.data[c].resize(out.rects[c].area());  // not zeroed: written below
+        // Written by rows split over the threads: faulted in first, each 2 MiB by one thread,
+        // so that no two threads fault a fresh huge page at once (core/memory.h).
+        if (core::max_threads() > 1 && !core::in_parallel())
+          core::prefault(out.data[c].data(), out.data[c].size() * sizeof(int32_t));
+      }
       if (irreversible)
         floats[c] = float_plane(out.data[c]);
       else
         ints[c] = out.data[c].data();
     }
-    if (irreversible)
+    // Otherwise the image's samples go straight into the tile's planes (floats for 9/7),
+    // shifted and transformed on the way, no copy first.
+    if (!taken && irreversible) {
       forward_dc_shift(image, setup.mct, out.rects, floats, transform::dc_shift_ict_forward,
                        transform::dc_shift_to_float);
-    else
+    } else if (!taken) {
       forward_dc_shift(
           image, setup.mct, out.rects, ints,
           [](const int32_t* a, const int32_t* b, const int32_t* c, int32_t* x, int32_t* y,
@@ -272,6 +339,7 @@ class CpuBackend final : public TileBackend {
           [](const int32_t* in, int32_t* o, size_t n, int32_t off) {
             transform::dc_shift_forward(in, o, n, off);
           });
+    }
     const transform::DwtOps& ops = transform::dwt_ops(transform::codec_cpu_dwt());
     for (size_t c = 0; c < nc; ++c) {
       const Rect& r = out.rects[c];

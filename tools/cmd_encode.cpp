@@ -294,7 +294,9 @@ void encode_job(const Options& o, const EncodeParams& params, const io::ReadOpti
   const FileFormat format = format_from_extension(output);
   Encoder encoder;
   EncodeStats stats;
-  encoder.encode_to_file(image, file_params, output, &stats);
+  // The image is not needed after the encode (result_line reads its geometry only): its
+  // buffers may become the encoder's planes.
+  encoder.encode_to_file(std::move(image), file_params, output, &stats);
   progress.clear();
   if (!o.quiet) {
     std::printf("%s\n", result_line(output, image, stats, format).c_str());
@@ -357,7 +359,7 @@ int run_batch_jobs(const Options& o, const EncodeParams& params,
     std::optional<codec::ThreadBudget::Lease> gpu_place;
     if (share.gpu) gpu_place.emplace(gpu_places, 1);
     const codec::ThreadBudget::Lease lease(budget, p.threads);
-    out.bytes = Encoder().encode(image, p, format_from_extension(output), &out.stats);
+    out.bytes = Encoder().encode(std::move(image), p, format_from_extension(output), &out.stats);
     for (Component& c : image.components) Samples().swap(c.samples);
     out.image = std::move(image);
     return out;

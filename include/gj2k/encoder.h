@@ -128,6 +128,17 @@ class GJ2K_API Encoder {
   // no partial file. Throws Error(kIo) when the file cannot be written.
   void encode_to_file(const Image& image, const EncodeParams& params,
                       const std::filesystem::path& path, EncodeStats* stats = nullptr) const;
+
+  // The same, for an image the caller gives up: its sample buffers may become the encoder's
+  // working storage. A one-tile encode on the CPU without a --psnr target transforms them in
+  // place instead of allocating and filling a copy of the image (the same bytes either way).
+  // Afterwards `image` keeps its geometry, components and colour; their samples are
+  // unspecified (empty when taken).
+  std::vector<uint8_t> encode(Image&& image, const EncodeParams& params,
+                              FileFormat format = FileFormat::kJ2k,
+                              EncodeStats* stats = nullptr) const;
+  void encode_to_file(Image&& image, const EncodeParams& params, const std::filesystem::path& path,
+                      EncodeStats* stats = nullptr) const;
 };
 
 // Encodes many images with the same parameters; result k is image k's codestream (or JP2
