@@ -510,8 +510,10 @@ uint64_t default_max_samples() {
 }
 
 struct __attribute__((visibility("hidden"))) Decoder::Impl {
-  std::string name;  // the file read, for messages; empty for memory input
-  std::vector<uint8_t> bytes;
+  std::string name;            // the file read, for messages; empty for memory input
+  std::vector<uint8_t> owned;  // memory input
+  std::vector<uint8_t, DefaultInitAllocator<uint8_t>> file;  // a file, not zero-filled first
+  std::span<const uint8_t> bytes;                            // the input: owned or file
   bool header_read = false;
   bool is_jp2 = false;
   codec::Jp2Header jp2;
@@ -571,21 +573,24 @@ Decoder::Decoder(const std::filesystem::path& path) {
     in.seekg(0);
     if (size < 0) throw Error(ErrorCode::kIo, name + ": cannot read");
     if (size == 0) throw Error(ErrorCode::kTruncated, name + ": empty file");
-    impl_->bytes.resize(static_cast<size_t>(size));
-    if (!in.read(reinterpret_cast<char*>(impl_->bytes.data()), size))
+    impl_->file.resize(static_cast<size_t>(size));
+    if (!in.read(reinterpret_cast<char*>(impl_->file.data()), size))
       throw Error(ErrorCode::kIo, name + ": cannot read");
+    impl_->bytes = impl_->file;
   });
 }
 Decoder::Decoder(std::span<const uint8_t> bytes) {
   detail::guard("", "copying the input", [&] {
     impl_ = std::make_unique<Impl>();
-    impl_->bytes.assign(bytes.begin(), bytes.end());
+    impl_->owned.assign(bytes.begin(), bytes.end());
+    impl_->bytes = impl_->owned;
   });
 }
 Decoder::Decoder(std::vector<uint8_t> bytes) {
   detail::guard("", "taking the input", [&] {
     impl_ = std::make_unique<Impl>();
-    impl_->bytes = std::move(bytes);
+    impl_->owned = std::move(bytes);
+    impl_->bytes = impl_->owned;
   });
 }
 Decoder::~Decoder() = default;
@@ -845,7 +850,8 @@ transform::Device likely_decode_device(const std::filesystem::path& path, const 
     in.read(reinterpret_cast<char*>(prefix.data()), static_cast<std::streamsize>(kPrefix));
     prefix.resize(static_cast<size_t>(in.gcount()));
     Decoder::Impl impl;
-    impl.bytes = std::move(prefix);
+    impl.owned = std::move(prefix);
+    impl.bytes = impl.owned;
     impl.read_header();
     return choose_device(p, impl.main.siz);
   } catch (...) {  // headers beyond the prefix, or damaged: the decode decides

@@ -56,12 +56,13 @@ void write_any(const Image& image, const std::filesystem::path& path, const Writ
 
 }  // namespace
 
-std::vector<uint8_t> read_file(const std::filesystem::path& path) {
+template <class Bytes>
+Bytes read_file(const std::filesystem::path& path) {
   const std::string name = path.string();
   File f(std::fopen(name.c_str(), "rb"));
   if (!f) fail(ErrorCode::kIo, name, std::string("cannot open: ") + std::strerror(errno));
   // Read in one go when the size is known (regular files), in chunks otherwise (pipes).
-  std::vector<uint8_t> bytes;
+  Bytes bytes;
   std::error_code ec;
   const uintmax_t expected = std::filesystem::file_size(path, ec);
   if (!ec && expected > 0) {
@@ -79,6 +80,8 @@ std::vector<uint8_t> read_file(const std::filesystem::path& path) {
   if (std::ferror(f.get())) fail(ErrorCode::kIo, name, "read failed");
   return bytes;
 }
+template std::vector<uint8_t> read_file(const std::filesystem::path&);
+template FileBytes read_file(const std::filesystem::path&);
 
 void write_file(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
   gj2k::detail::write_bytes_replacing(path, bytes);
@@ -126,11 +129,11 @@ Image read_any(const std::filesystem::path& path, const ReadOptions& options) {
     case Format::kPng:
       return read_png(path);
     case Format::kBmp:
-      return read_bmp(read_file(path), path.string());
+      return read_bmp(read_file<FileBytes>(path), path.string());
     case Format::kTga:
-      return read_tga(read_file(path), path.string());
+      return read_tga(read_file<FileBytes>(path), path.string());
     case Format::kJpeg:
-      return read_jpeg(read_file(path), path.string());
+      return read_jpeg(read_file<FileBytes>(path), path.string());
   }
   fail(ErrorCode::kInternal, path.string(), "unhandled format");
 }

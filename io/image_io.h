@@ -85,8 +85,15 @@ void write_image(const Image& image, const std::filesystem::path& path,
 
 // ---- whole files into memory ----------------------------------------------------------------
 
-// The bytes of a file. Throws Error(kIo) naming the file when it cannot be read.
-std::vector<uint8_t> read_file(const std::filesystem::path& path);
+// Bytes that a reader fills: resize(n) does not zero them.
+using FileBytes = std::vector<uint8_t, DefaultInitAllocator<uint8_t>>;
+// The bytes of a file, in a std::vector<uint8_t> or (Bytes = FileBytes) a buffer that is not
+// zero-filled before the read writes it. Throws Error(kIo) naming the file when it cannot be
+// read.
+template <class Bytes = std::vector<uint8_t>>
+Bytes read_file(const std::filesystem::path& path);
+extern template std::vector<uint8_t> read_file(const std::filesystem::path&);
+extern template FileBytes read_file(const std::filesystem::path&);
 // Writes bytes to a file (replacing it, through a temporary name as write_image). Throws
 // Error(kIo) naming the file on failure.
 void write_file(const std::filesystem::path& path, std::span<const uint8_t> bytes);

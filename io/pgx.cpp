@@ -158,7 +158,7 @@ Image read_pgx(std::span<const uint8_t> data, const std::string& name) {
 }
 
 Image read_pgx(const std::filesystem::path& path) {
-  const std::vector<uint8_t> bytes = read_file(path);
+  const FileBytes bytes = read_file<FileBytes>(path);
   return read_pgx(bytes, path.string());
 }
 

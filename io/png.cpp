@@ -202,7 +202,7 @@ Image read_png(std::span<const uint8_t> data, const std::string& name) {
 }
 
 Image read_png(const std::filesystem::path& path) {
-  const std::vector<uint8_t> bytes = read_file(path);
+  const FileBytes bytes = read_file<FileBytes>(path);
   return read_png(bytes, path.string());
 }
 

@@ -266,7 +266,7 @@ Image read_pnm(std::span<const uint8_t> data, const std::string& name) {
 }
 
 Image read_pnm(const std::filesystem::path& path) {
-  const std::vector<uint8_t> bytes = read_file(path);
+  const FileBytes bytes = read_file<FileBytes>(path);
   return read_pnm(bytes, path.string());
 }
 

@@ -51,7 +51,7 @@ Image read_raw(std::span<const uint8_t> data, const RawGeometry& g, const std::s
 }
 
 Image read_raw(const std::filesystem::path& path, const RawGeometry& geometry) {
-  const std::vector<uint8_t> bytes = read_file(path);
+  const FileBytes bytes = read_file<FileBytes>(path);
   return read_raw(bytes, geometry, path.string());
 }
 
