@@ -391,8 +391,8 @@ std::vector<uint8_t> encode(gj2k_context* ctx, const gj2k_image_desc* d, const g
                             const gj2k_encode_params* params) {
   gj2k::FileFormat format;
   const gj2k::EncodeParams p = to_cpp(ctx, params, format);
-  const gj2k::Image image = image_from(ctx, d, in);
-  return gj2k::Encoder().encode(image, p, format);
+  // The image is this call's own copy of the caller's samples: the encoder may take its buffers.
+  return gj2k::Encoder().encode(image_from(ctx, d, in), p, format);
 }
 
 gj2k_context* no_context() {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gj2k/gj2k.h"
@@ -255,7 +256,7 @@ py::object encode(const py::array& array, const py::object& path, bool lossless,
   std::vector<uint8_t> out;
   {
     py::gil_scoped_release release;
-    out = gj2k::Encoder().encode(image, p, fmt);
+    out = gj2k::Encoder().encode(std::move(image), p, fmt);  // this call's own copy
     if (out_path) {
       std::FILE* f = std::fopen(out_path->c_str(), "wb");
       const bool ok = f && std::fwrite(out.data(), 1, out.size(), f) == out.size();
