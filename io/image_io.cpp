@@ -16,6 +16,7 @@
 namespace gj2k::io {
 
 using detail::fail;
+using detail::File;
 
 std::optional<Format> format_from_extension(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
@@ -35,11 +36,6 @@ std::optional<Format> format_from_extension(const std::filesystem::path& path) {
 }
 
 namespace {
-
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using File = std::unique_ptr<std::FILE, FileCloser>;
 
 Format need_format(const std::filesystem::path& path) {
   auto format = format_from_extension(path);

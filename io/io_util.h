@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <string>
 
 #include "gj2k/error.h"
@@ -37,6 +39,12 @@ inline uint64_t mul_sat(uint64_t a, uint64_t b, uint64_t c) {
 inline uint64_t mul_sat(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
   return mul_sat(mul_sat(a, b, c), d);
 }
+
+// A FILE* closed when it goes.
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
 
 // Sign-extends the low `bits` bits of v.
 inline int32_t sign_extend(uint32_t v, uint32_t bits) {

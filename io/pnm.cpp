@@ -2,8 +2,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "codec/encoder_internal.h"
@@ -18,6 +22,7 @@ namespace gj2k::io {
 using detail::at_byte;
 using detail::bits_for;
 using detail::fail;
+using detail::File;
 using detail::mul_sat;
 
 namespace {
@@ -112,8 +117,10 @@ struct PnmHeader {
 };
 
 // Reads the header after the magic (P1..P6) and checks that the data can hold the samples
-// before anything is allocated for them; leaves `s` at the first sample.
-PnmHeader read_header(std::span<const uint8_t> data, const std::string& name, Scanner& s) {
+// before anything is allocated for them; leaves `s` at the first sample. `file_size`: the
+// whole file's size when `data` is only its start (0: data is the whole file).
+PnmHeader read_header(std::span<const uint8_t> data, const std::string& name, Scanner& s,
+                      uint64_t file_size = 0) {
   const int kind = data[1] - '0';
   PnmHeader h;
   h.text = kind <= 3;
@@ -142,11 +149,12 @@ PnmHeader read_header(std::span<const uint8_t> data, const std::string& name, Sc
     need = h.bitmap ? mul_sat((uint64_t{h.width} + 7) / 8, h.height)
                     : mul_sat(h.samples, h.maxval > 255 ? 2 : 1);
   }
-  if (need > s.remaining())
+  const uint64_t remaining = file_size ? file_size - s.pos() : s.remaining();
+  if (need > remaining)
     fail(ErrorCode::kTruncated, name,
          std::to_string(h.width) + "x" + std::to_string(h.height) + " image needs " +
              (h.text ? "at least " : "") + std::to_string(need) + " bytes of samples after " +
-             at_byte(s.pos()) + ", the file has " + std::to_string(s.remaining()));
+             at_byte(s.pos()) + ", the file has " + std::to_string(remaining));
   return h;
 }
 
@@ -173,26 +181,28 @@ void read_raw_bitmap(const uint8_t* p, const PnmHeader& h, Image& image) {
       image.components[0].samples[size_t{y} * h.width + x] = 1 - ((p[x >> 3] >> (7 - (x & 7))) & 1);
 }
 
-// Binary P5/P6 from byte `base` on: pixel-interleaved, 16-bit samples big-endian.
-void read_raw_samples(std::span<const uint8_t> data, size_t base, const PnmHeader& h,
-                      const SampleStore& store, Image& image) {
-  const uint8_t* p = data.data() + base;
+// Binary P5/P6 rows [y0, y1) from `rows` (row y0's first byte): pixel-interleaved, 16-bit
+// samples big-endian, into `image`, the rows side by side on the threads when the image is
+// large (`parallel`), every channel of a row in one pass. Returns whether a sample may exceed
+// maxval (report_above_maxval then finds the first).
+bool read_raw_rows(const uint8_t* rows, uint32_t y0, uint32_t y1, const PnmHeader& h, Image& image,
+                   bool parallel) {
   const size_t bytes = h.maxval > 255 ? 2 : 1;
   const uint32_t channels = h.channels;
   const size_t step = channels * bytes;
   const size_t width = h.width;
-  // Rows side by side on the threads (large images), every channel of a row in one pass.
   std::atomic<bool> too_large{false};  // a sample above maxval
   core::parallel_for_static(
-      0, h.height,
+      y0, y1,
       [&](size_t y) {
         const size_t first = static_cast<size_t>(y) * width;
+        const uint8_t* p = rows + (y - y0) * width * step;
         if (bytes == 1 && channels == 3) {
           // P6 8-bit, the common case: the three channels of a pixel in one pass.
           int32_t* o0 = image.components[0].samples.data() + first;
           int32_t* o1 = image.components[1].samples.data() + first;
           int32_t* o2 = image.components[2].samples.data() + first;
-          const uint8_t* q = p + first * 3;
+          const uint8_t* q = p;
           uint32_t row_worst = 0;
           for (size_t i = 0; i < width; ++i, q += 3) {
             o0[i] = q[0];
@@ -201,13 +211,13 @@ void read_raw_samples(std::span<const uint8_t> data, size_t base, const PnmHeade
             row_worst |= uint32_t{q[0]} | q[1] | q[2];
           }
           // An OR bounds the maximum by the next power of two less one: exact for maxval 255,
-          // else a hint that the file order scan below settles.
+          // else a hint that report_above_maxval settles.
           if (row_worst > h.maxval) too_large.store(true, std::memory_order_relaxed);
           return;
         }
         for (uint32_t c = 0; c < channels; ++c) {
           int32_t* out = image.components[c].samples.data() + first;
-          const uint8_t* q = p + first * step + c * bytes;
+          const uint8_t* q = p + c * bytes;
           uint32_t row_worst = 0;
           if (bytes == 2) {
             for (size_t i = 0; i < width; ++i, q += step) {
@@ -224,18 +234,40 @@ void read_raw_samples(std::span<const uint8_t> data, size_t base, const PnmHeade
           if (row_worst > h.maxval) too_large.store(true, std::memory_order_relaxed);
         }
       },
-      uint64_t{h.width} * h.height * channels >= (uint64_t{1} << 20) ? 0 : 1);
-  if (too_large.load()) {
-    // Find the first offender (in file order) for the message.
-    const size_t count = width * h.height;
-    for (size_t i = 0; i < count; ++i)
-      for (uint32_t c = 0; c < channels; ++c) {
-        const int32_t v = image.components[c].samples[i];
-        if (static_cast<uint32_t>(v) > h.maxval)
-          store(i * channels + c, static_cast<uint32_t>(v), base + (i * channels + c) * bytes);
-      }
-  }
+      parallel ? 0 : 1);
+  return too_large.load();
 }
+
+// Throws the error of the first sample above maxval in file order, if any; `base` is the
+// byte offset of the first sample, for the message.
+void report_above_maxval(size_t base, const PnmHeader& h, const SampleStore& store,
+                         const Image& image) {
+  const size_t bytes = h.maxval > 255 ? 2 : 1;
+  const size_t count = size_t{h.width} * h.height;
+  for (size_t i = 0; i < count; ++i)
+    for (uint32_t c = 0; c < h.channels; ++c) {
+      const int32_t v = image.components[c].samples[i];
+      if (static_cast<uint32_t>(v) > h.maxval)
+        store(i * h.channels + c, static_cast<uint32_t>(v), base + (i * h.channels + c) * bytes);
+    }
+}
+
+// Whether the rows of a binary image go to the threads side by side.
+bool parallel_rows(const PnmHeader& h) {
+  return uint64_t{h.width} * h.height * h.channels >= (uint64_t{1} << 20);
+}
+
+// Binary P5/P6 from byte `base` of `data` on.
+void read_raw_samples(std::span<const uint8_t> data, size_t base, const PnmHeader& h,
+                      const SampleStore& store, Image& image) {
+  if (read_raw_rows(data.data() + base, 0, h.height, h, image, parallel_rows(h)))
+    report_above_maxval(base, h, store, image);
+}
+
+// Bytes of samples read from a file at a time by read_pnm(path): about this many, whole rows.
+constexpr size_t kStreamBytes = size_t{4} << 20;
+// The start of a file read to find its header.
+constexpr size_t kHeaderBytes = size_t{64} << 10;
 
 }  // namespace
 
@@ -266,8 +298,55 @@ Image read_pnm(std::span<const uint8_t> data, const std::string& name) {
 }
 
 Image read_pnm(const std::filesystem::path& path) {
-  const FileBytes bytes = read_file<FileBytes>(path);
-  return read_pnm(bytes, path.string());
+  // A binary P5/P6 file larger than its first kHeaderBytes goes through a buffer of about
+  // kStreamBytes, rows converted as they come: the file is never in memory whole. Anything else
+  // (text, bitmaps, PAM, small files, a header longer than kHeaderBytes, pipes) is read whole.
+  const std::string name = path.string();
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size <= kHeaderBytes) return read_pnm(read_file<FileBytes>(path), name);
+  File f(std::fopen(name.c_str(), "rb"));
+  if (!f) fail(ErrorCode::kIo, name, std::string("cannot open: ") + std::strerror(errno));
+  FileBytes head(kHeaderBytes);
+  head.resize(std::fread(head.data(), 1, head.size(), f.get()));
+  const bool binary = head.size() >= 2 && head[0] == 'P' && (head[1] == '5' || head[1] == '6');
+  std::optional<PnmHeader> h;
+  size_t base = 0;
+  if (binary && head.size() == kHeaderBytes) {
+    Scanner s(head, name, 2);
+    try {
+      h = read_header(head, name, s, size);
+      base = s.pos();
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kTruncated) throw;  // else: the header goes on past `head`
+    }
+  }
+  if (!h) {
+    f.reset();
+    return read_pnm(read_file<FileBytes>(path), name);
+  }
+  Image image =
+      codec::make_image_for_overwrite(h->width, h->height, h->channels, bits_for(h->maxval));
+  const size_t row_bytes = size_t{h->width} * h->channels * (h->maxval > 255 ? 2 : 1);
+  const uint32_t band =
+      static_cast<uint32_t>(std::clamp<size_t>(kStreamBytes / row_bytes, 1, h->height));
+  FileBytes buffer(size_t{band} * row_bytes);
+  if (std::fseek(f.get(), static_cast<long>(base), SEEK_SET) != 0)
+    fail(ErrorCode::kIo, name, "cannot seek to the samples");
+  bool too_large = false;
+  for (uint32_t y = 0; y < h->height; y += band) {
+    const uint32_t y1 = std::min(h->height, y + band);
+    const size_t want = size_t{y1 - y} * row_bytes;
+    if (std::fread(buffer.data(), 1, want, f.get()) != want) {
+      if (std::ferror(f.get())) fail(ErrorCode::kIo, name, "read failed");
+      fail(ErrorCode::kTruncated, name,
+           "file ends inside the samples of row " + std::to_string(y) +
+               " (it shrank while being read)");
+    }
+    too_large |= read_raw_rows(buffer.data(), y, y1, *h, image, parallel_rows(*h));
+  }
+  if (too_large) report_above_maxval(base, *h, SampleStore{image, *h, name}, image);
+  return image;
 }
 
 namespace {

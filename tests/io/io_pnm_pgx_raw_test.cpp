@@ -1,6 +1,9 @@
 // PNM, PGX and raw readers and writers: synthetic files, header variations, malformed input.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -83,6 +86,73 @@ TEST(IoPnm, BinaryAndTextAtEveryMaxval) {
         auto diff = compare(im, io::read_pnm(io::encode_pnm(im)));
         EXPECT_FALSE(diff) << "maxval " << maxval << ": " << *diff;
       }
+}
+
+// A binary PNM file larger than the reader's first read streams its samples in bands of rows
+// (read_pnm(path)); it must read exactly as the same bytes read whole (read_pnm(span)):
+// the same image, or the same error.
+TEST(IoPnm, LargeBinaryFilesReadAsTheirBytes) {
+  struct Case {
+    const char* what;
+    uint32_t w, h, channels, maxval;
+    std::string comment;  // after the magic
+    size_t cut = 0;       // bytes cut from the end
+    bool above = false;   // one sample above maxval, late in the file
+  };
+  const std::vector<Case> cases = {
+      {"P6 8-bit, two bands", 1500, 1200, 3, 255, ""},
+      {"P5 16-bit", 2100, 1100, 1, 65535, ""},
+      {"P6 maxval 1000", 1300, 700, 3, 1000, ""},
+      {"P5 8-bit, one band", 500, 300, 1, 255, ""},
+      {"header past the first read", 800, 600, 3, 255, std::string(70000, 'c')},
+      {"truncated", 1500, 1200, 3, 255, "", 10},
+      {"above maxval in the last band", 1500, 1200, 3, 200, "", 0, true},
+      {"above 16-bit maxval", 1200, 1100, 1, 4000, "", 0, true},
+  };
+  const fs::path file = fs::path(testing::TempDir()) / "gj2k_large.ppm";
+  uint32_t seed = 7;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const size_t bytes = c.maxval > 255 ? 2 : 1;
+    std::string header = std::string("P") + (c.channels == 3 ? "6" : "5") + "\n";
+    if (!c.comment.empty()) header += "#" + c.comment + "\n";
+    header +=
+        std::to_string(c.w) + " " + std::to_string(c.h) + "\n" + std::to_string(c.maxval) + "\n";
+    std::vector<uint8_t> data(header.begin(), header.end());
+    const size_t body = size_t{c.w} * c.h * c.channels;
+    std::mt19937 rng(seed++);
+    std::uniform_int_distribution<uint32_t> d(0, c.maxval);
+    for (size_t i = 0; i < body; ++i) {
+      uint32_t v = d(rng);
+      if (c.above && i == body - 5) v = c.maxval + 1;
+      if (bytes == 2) data.push_back(static_cast<uint8_t>(v >> 8));
+      data.push_back(static_cast<uint8_t>(v));
+    }
+    data.resize(data.size() - c.cut);
+    {
+      std::FILE* f = std::fopen(file.c_str(), "wb");
+      ASSERT_NE(f, nullptr);
+      ASSERT_EQ(std::fwrite(data.data(), 1, data.size(), f), data.size());
+      std::fclose(f);
+    }
+    std::optional<Image> whole, streamed;
+    std::string whole_error, streamed_error;
+    try {
+      whole = io::read_pnm(data, file.string());
+    } catch (const Error& e) {
+      whole_error = e.what();
+    }
+    try {
+      streamed = io::read_pnm(file);
+    } catch (const Error& e) {
+      streamed_error = e.what();
+    }
+    EXPECT_EQ(streamed_error, whole_error);
+    EXPECT_EQ(whole_error.empty(), !c.above && c.cut == 0) << whole_error;
+    ASSERT_EQ(streamed.has_value(), whole.has_value());
+    if (whole) EXPECT_EQ(compare(*whole, *streamed), std::nullopt);
+  }
+  fs::remove(file);
 }
 
 TEST(IoPnm, Bitmaps) {
