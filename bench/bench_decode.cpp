@@ -3,7 +3,8 @@
 // 10240x6400 image, both made from the shared photographs. The streams are written by
 // OpenJPEG once and cached in $GJ2K_BENCH_CACHE or the temp folder (gj2k-bench-*.j2k).
 //
-//   bench_decode [--big] [google-benchmark flags]     --big adds the 10240x6400 image
+//   bench_decode [--big] [--runs N] [google-benchmark flags]
+// --big adds the 10240x6400 image; --runs: whole processes per decoder and row (default 5).
 // Prints a summary table (seconds and Mpixel/s per decoder; the median of 3 repetitions for
 // the photo, each after 0.3 s of warm-up) after the benchmarks. gj2k runs with --device cpu.
 // Then the whole-process table (bench_cli.h): the gj2k, Grok and OpenJPEG command-line
@@ -256,10 +257,13 @@ class TableReporter : public benchmark::ConsoleReporter {
 
 int main(int argc, char** argv) {
   bool big = false;
+  int runs = 5;  // whole processes per decoder and row
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--big") == 0)
       big = true;
+    else if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+      runs = std::max(1, std::atoi(argv[++i]));
     else
       args.push_back(argv[i]);
   }
@@ -287,6 +291,6 @@ int main(int argc, char** argv) {
       streams.push_back({name, cache_dir() / ("gj2k-bench-" + name + ".j2k")});
     }
   }
-  gj2k::bench::print_cli_table(streams, {1, omp_get_max_threads()}, cli, cache_dir());
+  gj2k::bench::print_cli_table(streams, {1, omp_get_max_threads()}, cli, cache_dir(), runs);
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #if defined(__linux__)
@@ -69,6 +70,12 @@ namespace {
 
 void advise_huge_pages(void* p, size_t bytes) noexcept {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
+  // GJ2K_HUGE_PAGES=0 leaves the kernel's default (for measuring what the hint costs).
+  static const bool off = [] {
+    const char* v = std::getenv("GJ2K_HUGE_PAGES");
+    return v && v[0] == '0' && v[1] == 0;
+  }();
+  if (off) return;
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;
   const uintptr_t first = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
   const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
