@@ -232,50 +232,6 @@ void quantize_bands(float* y, const Rect& r, int levels, const std::vector<doubl
     for (Band b : {Band::kHL, Band::kLH, Band::kHH}) band(n, b);
 }
 
-// forward_dc_shift for planes that hold the image's own samples (EncodeSetup::reuse_samples):
-// in place, the 9/7 integers to floats through a piece on the stack (in_pieces).
-void forward_dc_shift_in_place(const Image& image, bool mct, const std::vector<Rect>& rects,
-                               std::vector<Samples>& planes, bool irreversible) {
-  const size_t nc = rects.size();
-  std::vector<int32_t> offset(nc);
-  for (size_t c = 0; c < nc; ++c)
-    offset[c] = transform::dc_offset(static_cast<int>(image.components[c].precision),
-                                     image.components[c].is_signed);
-  const int32_t off3[3] = {offset[0], mct ? offset[1] : 0, mct ? offset[2] : 0};
-  if (mct && !rects[0].empty()) {
-    int32_t* p[3] = {planes[0].data(), planes[1].data(), planes[2].data()};
-    in_chunks(rects[0].area(), [&](size_t at, size_t len) {
-      if (!irreversible) {
-        transform::dc_shift_rct_forward(p[0] + at, p[1] + at, p[2] + at, len, off3);
-        return;
-      }
-      in_pieces(len, [&](size_t k, size_t l) {
-        int32_t in[3][kPiece];
-        float out[3][kPiece];
-        for (size_t c = 0; c < 3; ++c) std::memcpy(in[c], p[c] + at + k, l * sizeof(int32_t));
-        transform::dc_shift_ict_forward(in[0], in[1], in[2], out[0], out[1], out[2], l, off3);
-        for (size_t c = 0; c < 3; ++c) std::memcpy(p[c] + at + k, out[c], l * sizeof(float));
-      });
-    });
-  }
-  for (size_t c = mct ? 3 : 0; c < nc; ++c) {
-    int32_t* const p = planes[c].data();
-    in_chunks(rects[c].area(), [&](size_t at, size_t len) {
-      if (!irreversible) {
-        transform::dc_shift_forward(p + at, len, offset[c]);
-        return;
-      }
-      in_pieces(len, [&](size_t k, size_t l) {
-        int32_t in[kPiece];
-        float out[kPiece];
-        std::memcpy(in, p + at + k, l * sizeof(int32_t));
-        transform::dc_shift_to_float(in, out, l, offset[c]);
-        std::memcpy(p + at + k, out, l * sizeof(float));
-      });
-    });
-  }
-}
-
 // Whether tile t's planes can be the sample buffers of setup.reuse_samples: tile 0, and every
 // component's buffer exactly its tile-component's samples (one tile covers the image).
 bool can_take_samples(const EncodeSetup& setup, uint32_t t, const std::vector<Rect>& rects) {
@@ -306,31 +262,63 @@ class CpuBackend final : public TileBackend {
     std::vector<int32_t*> ints(nc);
     for (size_t c = 0; c < nc; ++c)
       out.rects[c] = tile_component_rect(setup.main.siz, t, static_cast<uint16_t>(c));
-    const bool taken = can_take_samples(setup, t, out.rects);
-    if (taken) {
-      // The image's own buffers become the planes: no fresh memory for a copy of the image.
-      for (size_t c = 0; c < nc; ++c) out.data[c].swap(setup.reuse_samples->components[c].samples);
-      forward_dc_shift_in_place(image, setup.mct, out.rects, out.data, irreversible);
-    }
+    // The image's own buffers become the planes where it was given up (no fresh memory for a
+    // copy of it): forward_dc_shift then writes over the samples it reads, so every run goes
+    // in place (9/7: the integers to floats through a piece on the stack, in_pieces). Otherwise
+    // the image's samples go straight into fresh planes, shifted and transformed on the way.
+    Image* const own = can_take_samples(setup, t, out.rects) ? setup.reuse_samples : nullptr;
     for (size_t c = 0; c < nc; ++c) {
-      if (!taken) {
-        out.data[c].resize(out.rects[c].area());  // not zeroed: written below
+      Samples& plane = own ? own->components[c].samples : out.data[c];
+      if (!own) {
+        plane.resize(out.rects[c].area());  // not zeroed: written below
         // Written by rows split over the threads: faulted in first, each 2 MiB by one thread,
         // so that no two threads fault a fresh huge page at once (core/memory.h).
         if (core::max_threads() > 1 && !core::in_parallel())
-          core::prefault(out.data[c].data(), out.data[c].size() * sizeof(int32_t));
+          core::prefault(plane.data(), plane.size() * sizeof(int32_t));
       }
       if (irreversible)
-        floats[c] = float_plane(out.data[c]);
+        floats[c] = float_plane(plane);
       else
-        ints[c] = out.data[c].data();
+        ints[c] = plane.data();
     }
-    // Otherwise the image's samples go straight into the tile's planes (floats for 9/7),
-    // shifted and transformed on the way, no copy first.
-    if (!taken && irreversible) {
+    if (irreversible && own) {
+      forward_dc_shift(
+          image, setup.mct, out.rects, floats,
+          [](const int32_t* a, const int32_t* b, const int32_t* c, float* x, float* y, float* z,
+             size_t n, const int32_t* off) {
+            in_pieces(n, [&](size_t k, size_t l) {
+              int32_t in[3][kPiece];
+              float f[3][kPiece];
+              std::memcpy(in[0], a + k, l * sizeof(int32_t));
+              std::memcpy(in[1], b + k, l * sizeof(int32_t));
+              std::memcpy(in[2], c + k, l * sizeof(int32_t));
+              transform::dc_shift_ict_forward(in[0], in[1], in[2], f[0], f[1], f[2], l, off);
+              std::memcpy(x + k, f[0], l * sizeof(float));
+              std::memcpy(y + k, f[1], l * sizeof(float));
+              std::memcpy(z + k, f[2], l * sizeof(float));
+            });
+          },
+          [](const int32_t* in, float* o, size_t n, int32_t off) {
+            in_pieces(n, [&](size_t k, size_t l) {
+              int32_t v[kPiece];
+              float f[kPiece];
+              std::memcpy(v, in + k, l * sizeof(int32_t));
+              transform::dc_shift_to_float(v, f, l, off);
+              std::memcpy(o + k, f, l * sizeof(float));
+            });
+          });
+    } else if (irreversible) {
       forward_dc_shift(image, setup.mct, out.rects, floats, transform::dc_shift_ict_forward,
                        transform::dc_shift_to_float);
-    } else if (!taken) {
+    } else if (own) {  // the outputs are the inputs
+      forward_dc_shift(
+          image, setup.mct, out.rects, ints,
+          [](const int32_t*, const int32_t*, const int32_t*, int32_t* x, int32_t* y, int32_t* z,
+             size_t n, const int32_t* off) { transform::dc_shift_rct_forward(x, y, z, n, off); },
+          [](const int32_t*, int32_t* o, size_t n, int32_t off) {
+            transform::dc_shift_forward(o, n, off);
+          });
+    } else {
       forward_dc_shift(
           image, setup.mct, out.rects, ints,
           [](const int32_t* a, const int32_t* b, const int32_t* c, int32_t* x, int32_t* y,
@@ -340,6 +328,8 @@ class CpuBackend final : public TileBackend {
             transform::dc_shift_forward(in, o, n, off);
           });
     }
+    if (own)
+      for (size_t c = 0; c < nc; ++c) out.data[c].swap(own->components[c].samples);
     const transform::DwtOps& ops = transform::dwt_ops(transform::codec_cpu_dwt());
     for (size_t c = 0; c < nc; ++c) {
       const Rect& r = out.rects[c];
