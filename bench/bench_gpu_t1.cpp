@@ -8,7 +8,8 @@
 //   cpu shared      t1::decode_block_hd<true> (the host-device source), all threads
 //   gpu             entropy::cuda::decode_blocks, kernel time (CUDA events), per launch shape,
 //                   jobs in stream order, sorted by cost (passes x samples, descending), and
-//                   arranged (arrange_jobs: sorted, the heaviest spread over the warps)
+//                   arranged (arrange_jobs: sorted, the heaviest spread over the warps);
+//                   the warp mapping (arrange_warps, decode_blocks_in_warps) per launch shape
 // Msamples/s count the samples of the decoded blocks. The GPU output is checked identical to
 // the CPU's. Also printed: the copies a decode needs (code-block bytes and tables up, the
 // int32 planes down), pageable, and the device's device-to-device copy bandwidth.
@@ -37,6 +38,7 @@
 #include "bench/bench_images.h"
 #include "codec/encoder_internal.h"
 #include "codec/synthetic.h"
+#include "entropy/cuda/job_order.h"
 #include "entropy/t1.h"
 #include "entropy/t1_dec_block.h"
 #include "entropy/t1_enc_block.h"
@@ -302,6 +304,30 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
+  // The best of 3 timed launches after one warm-up, ms; then the rows of the output that differ
+  // from the CPU's.
+  auto time_launch = [&](const auto& launch) {
+    float best = 1e30f;
+    for (int rep = 0; rep < 4; ++rep) {
+      cudaEventRecord(e0);
+      launch();
+      cudaEventRecord(e1);
+      GJ2K_CUDA_CHECK(cudaEventSynchronize(e1));
+      float ms = 0;
+      cudaEventElapsedTime(&ms, e0, e1);
+      if (rep > 0) best = std::min(best, ms);
+    }
+    return best;
+  };
+  auto differing_rows = [&] {
+    GJ2K_CUDA_CHECK(cudaMemcpy(got.data(), d_out.get(), b.out_size * 4, cudaMemcpyDeviceToHost));
+    size_t diff = 0;
+    for (const Job& j : b.jobs)
+      for (uint32_t y = 0; y < j.h; ++y)
+        diff += std::memcmp(got.data() + j.out_offset + size_t{y} * j.stride,
+                            want.data() + j.out_offset + size_t{y} * j.stride, j.w * 4) != 0;
+    return diff;
+  };
   const entropy::cuda::LaunchShape shapes[] = {{32, 1, true},   {32, 2, true},   {64, 1, true},
                                                {64, 2, true},   {64, 4, true},   {128, 4, true},
                                                {256, 2, true},  {64, 4, false},  {128, 4, false},
@@ -316,25 +342,13 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
       const size_t words =
           entropy::cuda::decode_threads(uint32_t(jobs.size()), sms, shape) * max_state;
       DeviceBuffer d_ws(words * 4);
-      float best = 1e30f;
-      for (int rep = 0; rep < 4; ++rep) {
-        cudaEventRecord(e0);
+      const float best = time_launch([&] {
         entropy::cuda::decode_blocks(
             d_jobs.as<BlockJob>(), uint32_t(jobs.size()), d_segs.as<entropy::t1::SegmentRef>(),
             d_bytes.as<uint8_t>(), d_out.as<int32_t>(), d_status.as<uint8_t>(), d_ws.as<uint32_t>(),
             words, max_state, d_counter.as<uint32_t>(), sms, nullptr, shape);
-        cudaEventRecord(e1);
-        GJ2K_CUDA_CHECK(cudaEventSynchronize(e1));
-        float ms = 0;
-        cudaEventElapsedTime(&ms, e0, e1);
-        if (rep > 0) best = std::min(best, ms);
-      }
-      GJ2K_CUDA_CHECK(cudaMemcpy(got.data(), d_out.get(), b.out_size * 4, cudaMemcpyDeviceToHost));
-      size_t diff = 0;
-      for (const Job& j : b.jobs)
-        for (uint32_t y = 0; y < j.h; ++y)
-          diff += std::memcmp(got.data() + j.out_offset + size_t{y} * j.stride,
-                              want.data() + j.out_offset + size_t{y} * j.stride, j.w * 4) != 0;
+      });
+      const size_t diff = differing_rows();
       std::printf(
           "  gpu %-9s %-7s %4d threads x %2d blocks/SM: %8.2f ms %9.1f Msamples/s  %s, "
           "workspace %.0f MB\n",
@@ -344,6 +358,39 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
           shape.dynamic ? "dynamic" : "fixed", shape.threads_per_block, shape.blocks_per_sm, best,
           b.samples / (best * 1e3), diff ? "DIFFERENT" : "identical", words * 4 / 1e6);
     }
+  }
+  // The warp mapping (t1_dec_warp.h): arrange_warps' grouping, per launch shape; and the
+  // mapping the decoder picks for this batch (arrange_for_decode with kAuto).
+  {
+    const std::vector<entropy::cuda::WarpKey> keys = entropy::cuda::warp_keys(b.jobs, b.segs);
+    const entropy::cuda::BatchCosts c =
+        entropy::cuda::batch_costs(keys, entropy::cuda::group_warps(keys));
+    std::printf("  the decoder's choice for %d SMs: %s\n", sms,
+                entropy::cuda::prefer_warps(c, sms) ? "warps" : "threads");
+  }
+  const entropy::cuda::LaunchShape warp_shapes[] = {{32, 8},  {64, 4},  {128, 2},
+                                                    {128, 4}, {256, 2}, {128, 8}};
+  for (const auto& shape : warp_shapes) {
+    std::vector<BlockJob> jobs = to_jobs(0);
+    entropy::cuda::WarpSlot slot;
+    entropy::cuda::arrange_warps(jobs, b.segs, &slot);
+    GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), jobs.data(), jobs.size() * sizeof(BlockJob),
+                               cudaMemcpyHostToDevice));
+    const size_t words =
+        entropy::cuda::warp_workspace_words(uint32_t(jobs.size()), sms, slot, shape);
+    DeviceBuffer d_ws(words * 4);
+    const float best = time_launch([&] {
+      entropy::cuda::decode_blocks_in_warps(
+          d_jobs.as<BlockJob>(), uint32_t(jobs.size()), d_segs.as<entropy::t1::SegmentRef>(),
+          d_bytes.as<uint8_t>(), d_out.as<int32_t>(), d_status.as<uint8_t>(), d_ws.as<uint32_t>(),
+          words, slot, d_counter.as<uint32_t>(), sms, nullptr, shape);
+    });
+    const size_t diff = differing_rows();
+    std::printf(
+        "  gpu warps     lockstep %4d threads x %2d blocks/SM: %8.2f ms %9.1f Msamples/s  %s, "
+        "workspace %.0f MB\n",
+        shape.threads_per_block, shape.blocks_per_sm, best, b.samples / (best * 1e3),
+        diff ? "DIFFERENT" : "identical", words * 4 / 1e6);
   }
   // The critical path of a launch: the most expensive block alone, on one GPU thread and on
   // one CPU thread.
@@ -562,6 +609,14 @@ int main(int argc, char** argv) {
 #endif
     }
     if (!decode) continue;
+    {
+      // What the decode mappings' choice reads (job_order.h batch_costs).
+      const std::vector<entropy::cuda::WarpKey> keys = entropy::cuda::warp_keys(b.jobs, b.segs);
+      const entropy::cuda::BatchCosts c =
+          entropy::cuda::batch_costs(keys, entropy::cuda::group_warps(keys));
+      std::printf("  costs: total %.4g, costliest block %.4g, costliest grouped warp %.4g\n",
+                  double(c.total), double(c.top_block), double(c.top_warp));
+    }
     std::vector<int32_t> want(b.out_size, 0), shared(b.out_size, 0);
     const double cpu = best_ms(3, [&] { cpu_decode(b, want, false); });
     const double hd = best_ms(3, [&] { cpu_decode(b, shared, true); });

@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <future>
 #include <optional>
 #include <string>
@@ -58,6 +59,18 @@ namespace gj2k::codec {
 namespace {
 
 namespace cu = transform::cuda;
+
+// The Tier-1 kernel's mapping (entropy/cuda/t1_dec_cuda.h): chosen per batch by its costs, or
+// fixed with GJ2K_GPU_T1_MAPPING=threads or warps (for measurements).
+entropy::cuda::DecodeMapping t1_decode_mapping() {
+  using M = entropy::cuda::DecodeMapping;
+  static const M m = [] {
+    const char* v = std::getenv("GJ2K_GPU_T1_MAPPING");
+    const std::string s = v ? v : "";
+    return s == "threads" ? M::kThreads : s == "warps" ? M::kWarps : M::kAuto;
+  }();
+  return m;
+}
 using transform::Rect;
 
 constexpr int kStreams = 3;    // component c runs on stream c % kStreams
@@ -295,8 +308,13 @@ class InverseRun {
       return join_stream0();
     }
     const int sms = std::max(1, transform::gpu_info().multiprocessors);
-    const size_t threads = ecu::decode_threads(static_cast<uint32_t>(jobs.size()), sms);
-    ecu::arrange_jobs(jobs, t.segments, threads);  // the heaviest blocks first, spread over warps
+    ecu::WarpSlot warp_slot;
+    const bool warps = ecu::arrange_for_decode(jobs, t.segments, sms, t1_decode_mapping(),
+                                               &warp_slot) == ecu::DecodeMapping::kWarps;
+    const size_t workspace =
+        warps ? ecu::warp_workspace_words(static_cast<uint32_t>(jobs.size()), sms, warp_slot)
+              : ecu::decode_threads(static_cast<uint32_t>(jobs.size()), sms) * state_words;
+    trace_note("gpu tier-1: %zu code-blocks, %s mapping", jobs.size(), warps ? "warp" : "thread");
     Slot& sl = slot();
     auto put = [&](cu::DeviceBuffer& d, const void* src, size_t bytes) {
       d.reserve(std::max<size_t>(bytes, 4));
@@ -312,15 +330,22 @@ class InverseRun {
     put(sl.t1_segs, t.segments.data(), t.segments.size() * sizeof(t.segments[0]));
     put(sl.t1_jobs, jobs.data(), jobs.size() * sizeof(jobs[0]));
     put(sl.t1_recon, recon.data(), recon.size() * sizeof(recon[0]));
-    sl.t1_state.reserve(threads * state_words * 4);
+    sl.t1_state.reserve(std::max<size_t>(workspace, 1) * 4);
     sl.t1_status.reserve(jobs.size());
     sl.t1_counter.reserve(4);
     if (times) times->up.record(s0);
-    ecu::decode_blocks(sl.t1_jobs.as<ecu::BlockJob>(), static_cast<uint32_t>(jobs.size()),
-                       sl.t1_segs.as<entropy::t1::SegmentRef>(), sl.t1_bytes.as<uint8_t>(),
-                       sl.coef.as<int32_t>(), sl.t1_status.as<uint8_t>(),
-                       sl.t1_state.as<uint32_t>(), sl.t1_state.bytes() / 4, state_words,
-                       sl.t1_counter.as<uint32_t>(), sms, s0);
+    if (warps)
+      ecu::decode_blocks_in_warps(
+          sl.t1_jobs.as<ecu::BlockJob>(), static_cast<uint32_t>(jobs.size()),
+          sl.t1_segs.as<entropy::t1::SegmentRef>(), sl.t1_bytes.as<uint8_t>(),
+          sl.coef.as<int32_t>(), sl.t1_status.as<uint8_t>(), sl.t1_state.as<uint32_t>(),
+          sl.t1_state.bytes() / 4, warp_slot, sl.t1_counter.as<uint32_t>(), sms, s0);
+    else
+      ecu::decode_blocks(sl.t1_jobs.as<ecu::BlockJob>(), static_cast<uint32_t>(jobs.size()),
+                         sl.t1_segs.as<entropy::t1::SegmentRef>(), sl.t1_bytes.as<uint8_t>(),
+                         sl.coef.as<int32_t>(), sl.t1_status.as<uint8_t>(),
+                         sl.t1_state.as<uint32_t>(), sl.t1_state.bytes() / 4, state_words,
+                         sl.t1_counter.as<uint32_t>(), sms, s0);
     cu::reconstruct_blocks(sl.t1_recon.as<cu::ReconstructJob>(),
                            static_cast<uint32_t>(recon.size()), sl.coef.as<int32_t>(), s0);
     if (times) times->tier1.record(s0);

@@ -58,21 +58,22 @@ GJ2K_HD_INLINE uint32_t window(uint32_t word, int r) {
 // Marks row r of the stripe column at f significant with sign neg (0/1): updates the left and
 // right columns' words and, for rows 0 and 3, the adjacent stripe's (kVc: not the stripe
 // above's view of this one, D.7). Returns the bits to OR into the column's own word, which the
-// caller keeps in a register. pitch: words per stripe row of the state array.
-template <bool kVc>
+// caller keeps in a register. pitch: words from a column to the one below it in the state
+// array; kL: words from a column to the next one (1, or the lanes of an interleaved layout).
+template <bool kVc, ptrdiff_t kL = 1>
 GJ2K_HD_INLINE uint32_t set_significant(uint32_t* f, size_t pitch, int r, uint32_t neg) {
-  f[-1] |= sig_bit(r, 1);
-  f[1] |= sig_bit(r, -1);
+  f[-kL] |= sig_bit(r, 1);
+  f[kL] |= sig_bit(r, -1);
   if (r == 0 && !kVc) {
     uint32_t* a = f - pitch;
-    a[-1] |= sig_bit(4, 1);
+    a[-kL] |= sig_bit(4, 1);
     a[0] |= sig_bit(4, 0) | (neg << 23);
-    a[1] |= sig_bit(4, -1);
+    a[kL] |= sig_bit(4, -1);
   } else if (r == 3) {
     uint32_t* b = f + pitch;
-    b[-1] |= sig_bit(-1, 1);
+    b[-kL] |= sig_bit(-1, 1);
     b[0] |= sig_bit(-1, 0) | (neg << 18);
-    b[1] |= sig_bit(-1, -1);
+    b[kL] |= sig_bit(-1, -1);
   }
   return sig_bit(r, 0) | (neg << (19 + r));
 }

@@ -90,12 +90,17 @@ struct Segments {
 };
 
 // One code-block's decoding state. kVc: vertically causal contexts (D.7). kStripeValues: the
-// value layout (see the file comment).
-template <bool kVc, bool kStripeValues, class Tables>
+// value layout (see the file comment). kL: the distance in words between consecutive words of
+// the block's state and stripe-major values: 1, or the 32 lanes of a warp whose blocks'
+// arrays are interleaved word by word (t1_dec_warp.h), so that lanes at the same column of
+// their blocks read one cache line.
+template <bool kVc, bool kStripeValues, class Tables, uint32_t kL = 1>
 struct BlockDecoder {
+  static constexpr uint32_t kLanes = kL;
   Tables tab;
   uint32_t w, h, pitch, stripes;
-  uint32_t* state;  // (stripes + 2) x pitch
+  uint32_t vpitch;  // stripe-major values: columns per stripe (w, or more: t1_dec_warp.h)
+  uint32_t* state;  // (stripes + 2) x pitch columns
   uint32_t* val;    // magnitudes with one fractional bit
   size_t vstride;   // row-major values: the output's row pitch
   uint8_t ctx[kNumContexts];
@@ -106,15 +111,15 @@ struct BlockDecoder {
     for (int i = 0; i < kNumContexts; ++i)
       ctx[i] = static_cast<uint8_t>(2 * initial_state_index(i));
   }
-  GJ2K_HD_INLINE uint32_t* col(uint32_t s) { return state + (s + 1) * pitch + 1; }
+  GJ2K_HD_INLINE uint32_t* col(uint32_t s) { return state + ((s + 1) * pitch + 1) * kL; }
   GJ2K_HD_INLINE uint32_t rows(uint32_t s) const { return h - 4 * s < 4 ? h - 4 * s : 4; }
   // Values of stripe s's first column; vstep() to the next column, vrow(r) to row r.
   GJ2K_HD_INLINE uint32_t* vcol(uint32_t s) const {
-    return kStripeValues ? val + size_t{s} * w * 4 : val + size_t{4} * s * vstride;
+    return kStripeValues ? val + size_t{s} * vpitch * 4 * kL : val + size_t{4} * s * vstride;
   }
-  GJ2K_HD_INLINE size_t vstep() const { return kStripeValues ? 4 : 1; }
+  GJ2K_HD_INLINE size_t vstep() const { return kStripeValues ? 4 * kL : 1; }
   GJ2K_HD_INLINE size_t vrow(int r) const {
-    return kStripeValues ? size_t(r) : size_t(r) * vstride;
+    return kStripeValues ? size_t(r) * kL : size_t(r) * vstride;
   }
 
   // Sign decoding (D.3.2) of a sample of row r found significant, then its state update.
@@ -125,10 +130,10 @@ struct BlockDecoder {
     if constexpr (kRaw) {
       neg = c.bit();
     } else {
-      const uint32_t s = tab.sc[sc_index(word, f[-1], f[1], r)];
+      const uint32_t s = tab.sc[sc_index(word, f[-ptrdiff_t{kL}], f[kL], r)];
       neg = c.decode(tab.mq, cx[s & 0x1F]) ^ (s >> 7);
     }
-    word |= set_significant<kVc>(f, pitch, r, neg);
+    word |= set_significant<kVc, kL>(f, size_t{pitch} * kL, r, neg);
     v[vrow(r)] = first;
   }
 
@@ -274,10 +279,10 @@ struct BlockDecoder {
       uint32_t* f = col(s);
       uint32_t* v = vcol(s);
       if (nr == 4) {
-        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
+        for (uint32_t* const fe = f + w * kL; f != fe; f += kL, v += vstep())
           column<kKind, kRaw, true>(c, cx, f, v, pv, 4);
       } else {
-        for (uint32_t* const fe = f + w; f != fe; ++f, v += vstep())
+        for (uint32_t* const fe = f + w * kL; f != fe; f += kL, v += vstep())
           column<kKind, kRaw, false>(c, cx, f, v, pv, nr);
       }
     }
@@ -292,7 +297,16 @@ struct BlockDecoder {
     for (int k = 0; k < kNumContexts; ++k) ctx[k] = cx[k];
   }
 
-  // Pass i (plane p), raw or MQ, then the context reset of RESET mode (D.4.1).
+  // What ends pass i: the segmentation symbol after a cleanup (D.5; a mismatch would flag an
+  // error for concealment, which this decoder does not attempt), the context reset of RESET
+  // mode (D.4.1).
+  GJ2K_HD_INLINE void end_pass(uint32_t i, uint8_t style) {
+    if (pass_kind(i) == PassKind::kCleanup && (style & cblk_style::kSegmentation))
+      for (int b = 0; b < 4; ++b) mq.decode(tab.mq, ctx[kCtxUni]);
+    if (style & cblk_style::kReset) reset_contexts();
+  }
+
+  // Pass i (plane p), raw or MQ, then end_pass.
   GJ2K_HD void run_pass(uint32_t i, uint32_t p, bool is_raw, uint8_t style) {
     switch (pass_kind(i)) {
       case PassKind::kSignificance:
@@ -309,14 +323,9 @@ struct BlockDecoder {
         break;
       case PassKind::kCleanup:
         pass<PassKind::kCleanup, false>(mq, p);
-        if (style & cblk_style::kSegmentation) {
-          // D.5: the symbol 1010; a mismatch would flag an error for concealment, which this
-          // decoder does not attempt.
-          for (int b = 0; b < 4; ++b) mq.decode(tab.mq, ctx[kCtxUni]);
-        }
         break;
     }
-    if (style & cblk_style::kReset) reset_contexts();
+    end_pass(i, style);
   }
 
   // Sample r of a stripe column with state word `word` and value m, signed: zero where not
@@ -337,23 +346,24 @@ struct BlockDecoder {
       int32_t* o = out + size_t{4} * s * stride;
       if constexpr (kStripeValues) {
         if (nr == 4) {
-          for (uint32_t x = 0; x < w; ++x, v += 4) {
-            const uint32_t word = f[x];
+          for (uint32_t x = 0; x < w; ++x, v += 4 * kL) {
+            const uint32_t word = f[x * kL];
             o[x] = signed_value(word, v[0], 0);
-            o[stride + x] = signed_value(word, v[1], 1);
-            o[2 * stride + x] = signed_value(word, v[2], 2);
-            o[3 * stride + x] = signed_value(word, v[3], 3);
+            o[stride + x] = signed_value(word, v[kL], 1);
+            o[2 * stride + x] = signed_value(word, v[2 * kL], 2);
+            o[3 * stride + x] = signed_value(word, v[3 * kL], 3);
           }
         } else {
-          for (uint32_t x = 0; x < w; ++x, v += 4)
-            for (uint32_t r = 0; r < nr; ++r) o[r * stride + x] = signed_value(f[x], v[r], int(r));
+          for (uint32_t x = 0; x < w; ++x, v += 4 * kL)
+            for (uint32_t r = 0; r < nr; ++r)
+              o[r * stride + x] = signed_value(f[x * kL], v[r * kL], int(r));
         }
       } else {
         for (uint32_t r = 0; r < nr; ++r, o += stride) {
           const int sh = 19 + static_cast<int>(r);
           for (uint32_t x = 0; x < w; ++x) {
             const int32_t m = static_cast<int32_t>(v[x + vrow(int(r))]);
-            const int32_t neg = -static_cast<int32_t>((f[x] >> sh) & 1);
+            const int32_t neg = -static_cast<int32_t>((f[x * kL] >> sh) & 1);
             o[x] = (m ^ neg) - neg;
           }
         }
@@ -419,6 +429,7 @@ GJ2K_HD void run_block(const Tables& tables, const Segs& segs, size_t num_segs,
   d.w = w;
   d.h = h;
   d.pitch = w + 2;
+  d.vpitch = w;
   d.stripes = (h + 3) / 4;
   d.state = state;
   for (size_t k = 0, n = state_words(w, h); k < n; ++k) state[k] = 0;
@@ -462,25 +473,24 @@ GJ2K_HD void run_block_in_mode(const Tables& tables, const Segs& segs, size_t nu
                                     state, values);
 }
 
-// Decodes one code-block (see the file comment) of the segments `segs` (offsets into `bytes`)
-// with the tables `t`, checking its arguments first: kTooManyPlanes and kBadArgument write
-// nothing, kSegmentPasses decodes nothing and zeroes the output. `state`: state_words(w, h) words;
-// `values`: with kStripeValues value_words(w, h) words, else unused (the output holds them).
-template <bool kStripeValues>
-GJ2K_HD BlockStatus decode_block_hd(const DecodeTables& t, const uint8_t* bytes,
-                                    const SegmentRef* segs, uint32_t num_segs,
+// What decode_block_hd checks before decoding a block, in its order: the status to report and
+// the passes to decode (0: none; the output is then written already, zeroed, except for
+// kTooManyPlanes and kBadArgument, which write nothing).
+struct BlockPlan {
+  BlockStatus status;
+  uint32_t passes;
+};
+GJ2K_HD_INLINE BlockPlan plan_block(const SegmentRefs& list, uint32_t num_segs,
                                     uint32_t num_bitplanes, uint32_t band, uint8_t style,
-                                    int32_t* out, size_t stride, uint32_t w, uint32_t h,
-                                    uint32_t* state, uint32_t* values) {
+                                    int32_t* out, size_t stride, uint32_t w, uint32_t h) {
   const BlockStatus args = check_arguments(num_bitplanes, band, w, h);
-  if (args != BlockStatus::kOk) return args;
-  const SegmentRefs list{bytes, segs};
+  if (args != BlockStatus::kOk) return {args, 0};
   const uint32_t limit = max_passes(num_bitplanes);
   const uint64_t total = total_passes(list, num_segs);
   const BlockStatus extra = total > limit ? BlockStatus::kExtraPasses : BlockStatus::kOk;
   if (total == 0 || limit == 0 || w == 0 || h == 0) {
     zero_output(out, stride, w, h);
-    return extra;
+    return {extra, 0};
   }
   size_t bad = 0;
   uint32_t first_pass = 0;
@@ -488,12 +498,29 @@ GJ2K_HD BlockStatus decode_block_hd(const DecodeTables& t, const uint8_t* bytes,
       check_segments(list, num_segs, num_bitplanes, style, &bad, &first_pass);
   if (segments != BlockStatus::kOk) {
     zero_output(out, stride, w, h);
-    return segments;
+    return {segments, 0};
   }
+  return {extra, total < limit ? static_cast<uint32_t>(total) : limit};
+}
+
+// Decodes one code-block (see the file comment) of the segments `segs` (offsets into `bytes`)
+// with the tables `t`, checking its arguments first (plan_block): kTooManyPlanes and
+// kBadArgument write nothing, kSegmentPasses decodes nothing and zeroes the output. `state`:
+// state_words(w, h) words; `values`: with kStripeValues value_words(w, h) words, else unused (the
+// output holds them).
+template <bool kStripeValues>
+GJ2K_HD BlockStatus decode_block_hd(const DecodeTables& t, const uint8_t* bytes,
+                                    const SegmentRef* segs, uint32_t num_segs,
+                                    uint32_t num_bitplanes, uint32_t band, uint8_t style,
+                                    int32_t* out, size_t stride, uint32_t w, uint32_t h,
+                                    uint32_t* state, uint32_t* values) {
+  const SegmentRefs list{bytes, segs};
+  const BlockPlan plan = plan_block(list, num_segs, num_bitplanes, band, style, out, stride, w, h);
+  if (plan.passes == 0) return plan.status;
   const BandTables tables{t.zc + 512 * band, t.sc, t.mq};
   run_block_in_mode<kStripeValues>(tables, list, num_segs, num_bitplanes, style, out, stride, w, h,
                                    state, values);
-  return extra;
+  return plan.status;
 }
 
 }  // namespace gj2k::entropy::t1

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "entropy/t1_dec_block.h"
+
 namespace gj2k::entropy::cuda {
 
 // What arrange_jobs ranks a code-block to decode by: a pass scans the block's samples, and
@@ -59,6 +61,128 @@ inline std::vector<size_t> spread_by_cost(const std::vector<uint64_t>& cost, siz
     placed[r - within + (within % warps) * 32 + within / warps] = order[r];
   }
   return placed;
+}
+
+// What group_warps groups a code-block to decode by (the warp mapping, t1_dec_warp.h): its
+// context formation (a warp's lanes share one), its size and the passes it decodes (a warp runs
+// its largest block's columns and its most passes on every lane), and decode_job_cost.
+struct WarpKey {
+  bool vc;          // vertically causal contexts
+  uint32_t w, h;    // size
+  uint32_t passes;  // passes to decode
+  uint64_t cost;    // decode_job_cost
+};
+
+// The cost of a warp of the jobs lanes[0, n) (SIZE_MAX: padding), as group_warps ranks warps.
+inline uint64_t warp_cost_of(const std::vector<WarpKey>& keys, const size_t* lanes, size_t n) {
+  uint32_t w = 0, h = 0, passes = 0;
+  uint64_t bytes_cost = 0;
+  for (size_t l = 0; l < n; ++l) {
+    if (lanes[l] == SIZE_MAX) continue;
+    const WarpKey& k = keys[lanes[l]];
+    w = std::max(w, k.w);
+    h = std::max(h, k.h);
+    passes = std::max(passes, k.passes);
+    const uint64_t scan = uint64_t{k.passes} * k.w * k.h;
+    bytes_cost = std::max(bytes_cost, k.cost > scan ? k.cost - scan : 0);
+  }
+  return uint64_t{passes} * w * h + bytes_cost;
+}
+// Placement of jobs with keys `keys` for the warp mapping: warps of 32 consecutive places, each
+// holding blocks of one context formation; within one formation the blocks go by height, width
+// and passes (then cost) descending, 32 at a time, the last warp of each formation padded; the
+// warps then go by their cost descending (the lanes' largest passes x height x width, plus 30
+// per byte of the lane with the most: the lanes' decisions issue together), so that a kernel taking
+// warps in order starts the longest first. result[i] is the index of the job to put at i, or
+// SIZE_MAX for padding.
+inline std::vector<size_t> group_warps(const std::vector<WarpKey>& keys) {
+  constexpr size_t kLanes = 32;
+  // The order as one descending radix sort (order_by_cost) of a packed key: not vertically
+  // causal first, then height, width (11 bits each: at most 1024), passes (7 bits: at most 91)
+  // and cost (34 bits, saturated).
+  std::vector<uint64_t> packed(keys.size());
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const WarpKey& x = keys[k];
+    const uint64_t cost = std::min<uint64_t>(x.cost, (uint64_t{1} << 34) - 1);
+    packed[k] = uint64_t{!x.vc} << 63 | uint64_t{std::min(x.h, 2047u)} << 52 |
+                uint64_t{std::min(x.w, 2047u)} << 41 | uint64_t{std::min(x.passes, 127u)} << 34 |
+                cost;
+  }
+  const std::vector<size_t> order = order_by_cost(packed);
+  std::vector<std::vector<size_t>> warps;
+  for (size_t i = 0; i < order.size();) {
+    // One formation: order[i, end).
+    size_t end = i;
+    while (end < order.size() && keys[order[end]].vc == keys[order[i]].vc) ++end;
+    const size_t n = (end - i + kLanes - 1) / kLanes, first = warps.size();
+    warps.resize(first + n);
+    for (size_t r = 0; r < end - i; ++r) warps[first + r / kLanes].push_back(order[i + r]);
+    i = end;
+  }
+  std::vector<uint64_t> warp_cost;
+  for (const std::vector<size_t>& lanes : warps)
+    warp_cost.push_back(warp_cost_of(keys, lanes.data(), lanes.size()));
+  const std::vector<size_t> by_cost = order_by_cost(warp_cost);
+  std::vector<size_t> placed(warps.size() * kLanes, SIZE_MAX);
+  for (size_t n = 0; n < by_cost.size(); ++n) {
+    const std::vector<size_t>& lanes = warps[by_cost[n]];
+    for (size_t l = 0; l < lanes.size(); ++l) placed[n * kLanes + l] = lanes[l];
+  }
+  return placed;
+}
+
+// The warp keys of decode jobs (t1_dec_cuda.h's BlockJob, or any type with its fields) whose
+// segments are `segs`: the passes each decodes (at most max_passes of its planes), its cost
+// (decode_job_cost), its size (zero for a size check_arguments refuses).
+template <class Job, class Seg>
+std::vector<WarpKey> warp_keys(const std::vector<Job>& jobs, const std::vector<Seg>& segs) {
+  std::vector<WarpKey> keys(jobs.size());
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const Job& j = jobs[k];
+    uint64_t passes = 0, bytes = 0;
+    for (uint32_t s = 0; s < j.seg_count; ++s) {
+      passes += segs[j.seg_first + s].passes;
+      bytes += segs[j.seg_first + s].length;
+    }
+    passes = std::min<uint64_t>(passes, max_passes(j.planes));
+    const bool valid = t1::check_arguments(j.planes, j.band, j.w, j.h) == t1::BlockStatus::kOk;
+    keys[k] = {(j.style & cblk_style::kVerticalCausal) != 0, valid ? uint32_t{j.w} : 0u,
+               valid ? uint32_t{j.h} : 0u, static_cast<uint32_t>(passes),
+               decode_job_cost(passes, uint64_t{j.w} * j.h, bytes)};
+  }
+  return keys;
+}
+
+// What a batch's costs say about the two decode mappings: the sum of its blocks' costs, the
+// costliest block's, and the costliest warp's of group_warps.
+struct BatchCosts {
+  uint64_t total = 0, top_block = 0, top_warp = 0;
+};
+inline BatchCosts batch_costs(const std::vector<WarpKey>& keys,
+                              const std::vector<size_t>& grouped) {
+  BatchCosts c;
+  for (const WarpKey& k : keys) {
+    c.total += k.cost;
+    c.top_block = std::max(c.top_block, k.cost);
+  }
+  for (size_t n = 0; n + 32 <= grouped.size(); n += 32)
+    c.top_warp = std::max(c.top_warp, warp_cost_of(keys, grouped.data() + n, 32));
+  return c;
+}
+
+// Whether a batch decodes faster with the warp mapping than with a thread per block, on a GPU
+// with `multiprocessors` SMs, by a model of the two fitted with bench_gpu_t1 on an H100
+// (docs/PERFORMANCE.md, "Ninth run"): the warp mapping lasts about as long as its costliest
+// warp (all warps run at once), 2.7e-4 ms per unit of cost (decode_job_cost); the thread
+// mapping as its costliest block, 1.26e-4 ms per unit (sharing its warp with other lanes), or as
+// its total cost spread over the SMs, 2.04e-6 ms per unit per SM, whichever is longer. Lossless
+// images, whose blocks all hold many passes, come out on the warp side; lossy ones, with a few
+// costly blocks among many light ones, on the thread side.
+inline bool prefer_warps(const BatchCosts& c, int multiprocessors) {
+  const double warps = 2.7e-4 * static_cast<double>(c.top_warp);
+  const double block = 1.26e-4 * static_cast<double>(c.top_block);
+  const double spread = 2.04e-6 * static_cast<double>(c.total) / std::max(1, multiprocessors);
+  return warps < std::max(block, spread);
 }
 
 // Applies a placement from spread_by_cost to `jobs`: padding becomes a default job (Job{},

@@ -1,18 +1,26 @@
-// Tier-1 decoding of a batch of code-blocks on the GPU: one CUDA thread decodes one code-block
-// at a time with the host-device decoder of entropy/t1_dec_block.h (the same source the CPU
-// build tests against t1_ref), writing the values (one fractional bit, t1.h's decode_block
-// contract) straight into the batch's output plane(s).
+// Tier-1 decoding of a batch of code-blocks on the GPU with the host-device decoder of
+// entropy/t1_dec_block.h (the same source the CPU build tests against t1_ref), writing the
+// values (one fractional bit, t1.h's decode_block contract) straight into the batch's output
+// plane(s).
 //
-// Mapping, chosen by measurement (bench_gpu_t1; figures in docs/PERFORMANCE.md): a thread per
-// code-block. The MQ decoder is a serial chain per code-block (each decision renormalises the
-// interval the next one reads), so the parallelism is across code-blocks: a 10240 x 6400 RGB
-// image holds about 48,000 64 x 64 blocks. One GPU thread runs that chain much slower than a
-// CPU core, and the 32 lanes of a warp, each on its own block, diverge; so a
-// launch lasts as long as its slowest warp. arrange_jobs() therefore starts the most expensive
-// blocks first and puts them in different warps (and SMs), and the kernel's default is the fixed
-// mapping it prepares (thread t decodes jobs t, t + threads, ...). Each thread keeps its
-// stripe-column state (t1_context.h) in a slice of the workspace; the context tables live in
-// shared memory. LaunchShape is exposed so that benchmarks can measure the alternatives.
+// The MQ decoder is a serial chain per code-block (each decision renormalises the interval the
+// next one reads), so the parallelism is across code-blocks: a 10240 x 6400 RGB image holds
+// about 48,000 64 x 64 blocks. Two mappings, chosen by measurement (bench_gpu_t1; figures in
+// docs/PERFORMANCE.md):
+// - a thread per code-block (decode_blocks). One GPU thread runs the chain much slower than a
+//   CPU core, and the 32 lanes of a warp, each on its own block, diverge; so a launch lasts as
+//   long as its slowest warp. arrange_jobs() therefore starts the most expensive blocks first
+//   and puts them in different warps (and SMs), and the kernel's default is the fixed mapping
+//   it prepares (thread t decodes jobs t, t + threads, ...). Each thread keeps its
+//   stripe-column state (t1_context.h) in a slice of the workspace.
+// - a warp per 32 code-blocks in lockstep (decode_blocks_in_warps, entropy/t1_dec_warp.h):
+//   the lanes visit the same column of their blocks together, their state and values
+//   interleaved so that a column is one cache line per array row for the whole warp. A launch
+//   lasts about as long as its costliest warp of 32 like blocks: faster where all blocks carry
+//   many passes (lossless), slower where a few costly blocks stand among many light ones.
+// arrange_for_decode() picks one per batch by the blocks' costs (job_order.h, prefer_warps).
+// The context tables live in shared memory. LaunchShape is exposed so that benchmarks can
+// measure the alternatives.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -65,5 +73,44 @@ void decode_blocks(const BlockJob* d_jobs, uint32_t count, const t1::SegmentRef*
                    const uint8_t* d_bytes, int32_t* d_out, uint8_t* d_status, uint32_t* d_workspace,
                    size_t workspace_words, size_t state_words_per_thread, uint32_t* d_counter,
                    int multiprocessors, cudaStream_t stream, const LaunchShape& shape = {});
+
+// ---- The warp mapping (entropy/t1_dec_warp.h): a warp's 32 lanes decode 32 blocks in lockstep.
+
+// Words per lane of a warp's interleaved working arrays (state, stripe-major values).
+struct WarpSlot {
+  size_t state_words = 0, value_words = 0;
+};
+
+// Reorders jobs into warps of 32 places (group_warps, job_order.h: one context formation per
+// warp, blocks of about one shape and number of passes together, the costliest warps first,
+// padded with empty jobs) and returns the placement as arrange_jobs does; *slot receives the
+// words per lane the warps' shapes need. Host code.
+std::vector<size_t> arrange_warps(std::vector<BlockJob>& jobs,
+                                  const std::vector<t1::SegmentRef>& segs, WarpSlot* slot);
+
+// The two mappings of the decoding kernel, and the choice between them by the batch's costs.
+enum class DecodeMapping : uint8_t { kAuto, kThreads, kWarps };
+
+// Arranges jobs for the mapping `want` names, or with kAuto for the one prefer_warps
+// (job_order.h) favours on a GPU with `multiprocessors` SMs: as arrange_jobs for
+// decode_threads(jobs.size(), multiprocessors) threads, or as arrange_warps (*slot set). Returns
+// the mapping taken (never kAuto). Host code.
+DecodeMapping arrange_for_decode(std::vector<BlockJob>& jobs,
+                                 const std::vector<t1::SegmentRef>& segs, int multiprocessors,
+                                 DecodeMapping want, WarpSlot* slot);
+
+// Words of workspace a warp-mapping launch for `count` jobs (a multiple of 32) needs.
+size_t warp_workspace_words(uint32_t count, int multiprocessors, const WarpSlot& slot,
+                            const LaunchShape& shape = {});
+
+// As decode_blocks, with the warp mapping, over jobs placed by arrange_warps (count a multiple of
+// 32) and a workspace of warp_workspace_words(count, ...) words for `slot`. A warp whose
+// blocks do not fit the slot, or mix context formations, decodes a block per lane as
+// decode_blocks does. Warps are taken in order from d_counter; shape.dynamic is ignored.
+void decode_blocks_in_warps(const BlockJob* d_jobs, uint32_t count, const t1::SegmentRef* d_segs,
+                            const uint8_t* d_bytes, int32_t* d_out, uint8_t* d_status,
+                            uint32_t* d_workspace, size_t workspace_words, const WarpSlot& slot,
+                            uint32_t* d_counter, int multiprocessors, cudaStream_t stream,
+                            const LaunchShape& shape = {});
 
 }  // namespace gj2k::entropy::cuda

@@ -7,6 +7,7 @@
 #include "entropy/cuda/job_order.h"
 #include "entropy/cuda/t1_dec_cuda.h"
 #include "entropy/t1_dec_block.h"
+#include "entropy/t1_dec_warp.h"
 #include "gj2k/error.h"
 #include "transform/cuda/cuda_check.h"
 
@@ -29,6 +30,15 @@ void upload_tables() {
   });
 }
 
+// The tables copied into the thread block's shared memory (every thread of it must call this).
+__device__ t1::DecodeTables shared_tables(uint8_t* zc, uint8_t* sc, MqDecState* mq) {
+  for (int i = threadIdx.x; i < int(t1::kZcTableBytes); i += blockDim.x) zc[i] = g_zc[i];
+  for (int i = threadIdx.x; i < int(t1::kScTableBytes); i += blockDim.x) sc[i] = g_sc[i];
+  for (int i = threadIdx.x; i < 94; i += blockDim.x) mq[i] = g_mq[i];
+  __syncthreads();
+  return {zc, sc, mq};
+}
+
 __global__ void decode_kernel(const BlockJob* __restrict__ jobs, uint32_t count,
                               const t1::SegmentRef* __restrict__ segs,
                               const uint8_t* __restrict__ bytes, int32_t* out, uint8_t* status,
@@ -37,11 +47,7 @@ __global__ void decode_kernel(const BlockJob* __restrict__ jobs, uint32_t count,
   __shared__ uint8_t zc[t1::kZcTableBytes];
   __shared__ uint8_t sc[t1::kScTableBytes];
   __shared__ MqDecState mq[94];
-  for (int i = threadIdx.x; i < int(t1::kZcTableBytes); i += blockDim.x) zc[i] = g_zc[i];
-  for (int i = threadIdx.x; i < int(t1::kScTableBytes); i += blockDim.x) sc[i] = g_sc[i];
-  for (int i = threadIdx.x; i < 94; i += blockDim.x) mq[i] = g_mq[i];
-  __syncthreads();
-  const t1::DecodeTables tables{zc, sc, mq};
+  const t1::DecodeTables tables = shared_tables(zc, sc, mq);
   uint32_t* state = workspace + (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * state_words;
   const uint32_t threads = gridDim.x * blockDim.x;
   uint32_t k = dynamic ? atomicAdd(counter, 1u) : blockIdx.x * blockDim.x + threadIdx.x;
@@ -51,6 +57,80 @@ __global__ void decode_kernel(const BlockJob* __restrict__ jobs, uint32_t count,
         tables, bytes, segs + j.seg_first, j.seg_count, j.planes, j.band, j.style,
         out + j.out_offset, j.stride, j.w, j.h, state, nullptr));
   }
+}
+
+// The warp mapping (t1_dec_warp.h): warp n of the launch takes the warps of jobs the counter
+// hands out, 32 jobs each, lane l the job 32 k + l of warp k.
+// Before each column: the lanes meet, and the state and value lines of the column two ahead
+// are asked into L1 (the lanes' words of a column share one line per array row; measured:
+// docs/PERFORMANCE.md, "Ninth run").
+struct WarpSync {
+  __device__ void operator()(const uint32_t* f, const uint32_t* v) const {
+    __syncwarp();
+    constexpr uint32_t kL = t1::kWarpLanes;
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(f + 2 * kL));
+    for (uint32_t r = 0; r < 4; ++r)
+      asm volatile("prefetch.global.L1 [%0];" ::"l"(v + 8 * kL + r * kL));
+  }
+};
+
+__global__ void decode_warps_kernel(const BlockJob* __restrict__ jobs, uint32_t warps,
+                                    const t1::SegmentRef* __restrict__ segs,
+                                    const uint8_t* __restrict__ bytes, int32_t* out,
+                                    uint8_t* status, uint32_t* workspace, size_t slot_state,
+                                    size_t slot_values, uint32_t* counter) {
+  __shared__ uint8_t zc[t1::kZcTableBytes];
+  __shared__ uint8_t sc[t1::kScTableBytes];
+  __shared__ MqDecState mq[94];
+  const t1::DecodeTables tables = shared_tables(zc, sc, mq);
+  constexpr unsigned kAll = 0xFFFFFFFFu;
+  const uint32_t lane = threadIdx.x % t1::kWarpLanes;
+  const size_t warp = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / t1::kWarpLanes;
+  uint32_t* slot = workspace + warp * t1::kWarpLanes * (slot_state + slot_values);
+  for (;;) {
+    uint32_t next = 0;
+    if (lane == 0) next = atomicAdd(counter, 1u);
+    next = __shfl_sync(kAll, next, 0);
+    if (next >= warps) break;
+    const size_t k = size_t{next} * t1::kWarpLanes + lane;
+    const BlockJob j = jobs[k];
+    int32_t* o = out + j.out_offset;
+    const t1::SegmentRefs list{bytes, segs + j.seg_first};
+    const t1::BlockPlan plan =
+        t1::plan_block(list, j.seg_count, j.planes, j.band, j.style, o, j.stride, j.w, j.h);
+    status[k] = static_cast<uint8_t>(plan.status);
+    const bool run = plan.passes > 0;
+    const bool vc = (j.style & cblk_style::kVerticalCausal) != 0;
+    const t1::WarpShape shape{__reduce_max_sync(kAll, run ? j.w : 0u),
+                              __reduce_max_sync(kAll, run ? j.h : 0u),
+                              __reduce_max_sync(kAll, plan.passes)};
+    const uint32_t with_vc = __reduce_or_sync(kAll, run && vc ? 1u : 0u);
+    const uint32_t without_vc = __reduce_or_sync(kAll, run && !vc ? 1u : 0u);
+    if (shape.passes == 0) continue;
+    if ((with_vc && without_vc) || t1::state_words(shape.w, shape.h) > slot_state ||
+        t1::value_words(shape.w, shape.h) > slot_values) {
+      // A block per lane, its state in the lane's own part of the slot.
+      if (!run) continue;
+      if (t1::state_words(j.w, j.h) > slot_state) {
+        status[k] = static_cast<uint8_t>(t1::BlockStatus::kBadArgument);
+        continue;
+      }
+      const t1::BandTables band{tables.zc + 512 * j.band, tables.sc, tables.mq};
+      t1::run_block_in_mode<false>(band, list, j.seg_count, j.planes, j.style, o, j.stride, j.w,
+                                   j.h, slot + lane * slot_state, nullptr);
+      continue;
+    }
+    t1::decode_in_lockstep_mode<t1::kWarpLanes>(
+        with_vc != 0, tables, bytes, segs + j.seg_first, j.planes, j.band, j.style, j.w, j.h,
+        plan.passes, shape, slot + lane, slot + t1::kWarpLanes * slot_state + lane, o, j.stride,
+        WarpSync{});
+  }
+}
+
+size_t warp_grid(uint32_t warps, int multiprocessors, const LaunchShape& shape) {
+  const size_t per_block = std::max(1, shape.threads_per_block / int(t1::kWarpLanes));
+  const size_t most = size_t(std::max(1, multiprocessors)) * std::max(1, shape.blocks_per_sm);
+  return std::max<size_t>(1, std::min<size_t>((warps + per_block - 1) / per_block, most));
 }
 
 }  // namespace
@@ -76,6 +156,94 @@ std::vector<size_t> arrange_jobs(std::vector<BlockJob>& jobs,
   const std::vector<size_t> placed = spread_by_cost(cost, threads);
   apply_placement(jobs, placed);
   return placed;
+}
+
+namespace {
+// arrange_warps with the keys and the grouped placement made already.
+void apply_warps(std::vector<BlockJob>& jobs, const std::vector<WarpKey>& keys,
+                 const std::vector<size_t>& placed, WarpSlot* slot) {
+  WarpSlot one;  // the largest single block's needs
+  for (const WarpKey& k : keys) {
+    one.state_words = std::max(one.state_words, t1::state_words(k.w, k.h));
+    one.value_words = std::max(one.value_words, t1::value_words(k.w, k.h));
+  }
+  // The warps' shapes; a slot twice the largest block's at most (a warp beyond it decodes a
+  // block per lane).
+  WarpSlot warp;
+  for (size_t n = 0; n < placed.size(); n += t1::kWarpLanes) {
+    uint32_t w = 0, h = 0;
+    for (size_t l = n; l < n + t1::kWarpLanes; ++l) {
+      if (placed[l] == SIZE_MAX) continue;
+      w = std::max(w, keys[placed[l]].w);
+      h = std::max(h, keys[placed[l]].h);
+    }
+    warp.state_words = std::max(warp.state_words, t1::state_words(w, h));
+    warp.value_words = std::max(warp.value_words, t1::value_words(w, h));
+  }
+  const bool twice =
+      warp.state_words <= 2 * one.state_words && warp.value_words <= 2 * one.value_words;
+  *slot = twice ? warp : one;
+  slot->state_words = std::max<size_t>(slot->state_words, 1);
+  slot->value_words = std::max<size_t>(slot->value_words, 1);
+  apply_placement(jobs, placed);
+}
+}  // namespace
+
+std::vector<size_t> arrange_warps(std::vector<BlockJob>& jobs,
+                                  const std::vector<t1::SegmentRef>& segs, WarpSlot* slot) {
+  const std::vector<WarpKey> keys = warp_keys(jobs, segs);
+  const std::vector<size_t> placed = group_warps(keys);
+  apply_warps(jobs, keys, placed, slot);
+  return placed;
+}
+
+DecodeMapping arrange_for_decode(std::vector<BlockJob>& jobs,
+                                 const std::vector<t1::SegmentRef>& segs, int multiprocessors,
+                                 DecodeMapping want, WarpSlot* slot) {
+  if (want != DecodeMapping::kThreads) {
+    const std::vector<WarpKey> keys = warp_keys(jobs, segs);
+    const std::vector<size_t> placed = group_warps(keys);
+    if (want == DecodeMapping::kWarps || prefer_warps(batch_costs(keys, placed), multiprocessors)) {
+      apply_warps(jobs, keys, placed, slot);
+      return DecodeMapping::kWarps;
+    }
+  }
+  arrange_jobs(jobs, segs, decode_threads(static_cast<uint32_t>(jobs.size()), multiprocessors));
+  return DecodeMapping::kThreads;
+}
+
+size_t warp_workspace_words(uint32_t count, int multiprocessors, const WarpSlot& slot,
+                            const LaunchShape& shape) {
+  const uint32_t warps = (count + t1::kWarpLanes - 1) / t1::kWarpLanes;
+  const size_t per_block = std::max(1, shape.threads_per_block / int(t1::kWarpLanes));
+  // Plus a tail the prefetches past the last slot's end may touch.
+  return warp_grid(warps, multiprocessors, shape) * per_block * t1::kWarpLanes *
+             (slot.state_words + slot.value_words) +
+         16 * t1::kWarpLanes;
+}
+
+void decode_blocks_in_warps(const BlockJob* d_jobs, uint32_t count, const t1::SegmentRef* d_segs,
+                            const uint8_t* d_bytes, int32_t* d_out, uint8_t* d_status,
+                            uint32_t* d_workspace, size_t workspace_words, const WarpSlot& slot,
+                            uint32_t* d_counter, int multiprocessors, cudaStream_t stream,
+                            const LaunchShape& shape) {
+  if (count == 0) return;
+  if (count % t1::kWarpLanes != 0 || shape.threads_per_block % int(t1::kWarpLanes) != 0)
+    throw Error(ErrorCode::kInternal,
+                "Tier-1 GPU decode: the warp mapping needs whole warps of jobs and threads");
+  upload_tables();
+  const size_t need = warp_workspace_words(count, multiprocessors, slot, shape);
+  if (need > workspace_words)
+    throw Error(ErrorCode::kInternal, "Tier-1 GPU decode: workspace of " +
+                                          std::to_string(workspace_words) + " words, " +
+                                          std::to_string(need) + " needed");
+  GJ2K_CUDA_CHECK(cudaMemsetAsync(d_counter, 0, sizeof(uint32_t), stream));
+  const uint32_t warps = count / t1::kWarpLanes;
+  decode_warps_kernel<<<static_cast<unsigned>(warp_grid(warps, multiprocessors, shape)),
+                        shape.threads_per_block, 0, stream>>>(
+      d_jobs, warps, d_segs, d_bytes, d_out, d_status, d_workspace, slot.state_words,
+      slot.value_words, d_counter);
+  GJ2K_CUDA_CHECK_LAUNCH("Tier-1 decode kernel (warps)");
 }
 
 void decode_blocks(const BlockJob* d_jobs, uint32_t count, const t1::SegmentRef* d_segs,

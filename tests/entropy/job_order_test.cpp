@@ -1,12 +1,15 @@
 // The host-side order of the GPU Tier-1 kernels' jobs (entropy/cuda/job_order.h), which CI can
 // test without a GPU: order_by_cost against std::stable_sort (the reference it replaced), and
 // spread_by_cost's placement against its definition, on random costs with many ties, costs
-// wider than one radix digit and than 32 bits, and sizes around the warp and round sizes.
+// wider than one radix digit and than 32 bits, and sizes around the warp and round sizes;
+// group_warps' warps (one context formation each, lanes in shape and pass order, the costliest
+// warps first).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "entropy/cuda/job_order.h"
@@ -60,6 +63,82 @@ TEST(JobOrder, SpreadByCostPlacesEachRankByItsDefinition) {
       }
       EXPECT_EQ(placed, want) << "n " << n << " threads " << threads;
     }
+}
+
+TEST(JobOrder, GroupWarpsKeepsFormationsApartAndRunsTheCostliestWarpsFirst) {
+  std::mt19937_64 rng(11);
+  for (const size_t n : {size_t{1}, size_t{31}, size_t{33}, size_t{700}, size_t{3000}}) {
+    std::vector<WarpKey> keys(n);
+    for (WarpKey& k : keys) {
+      k.vc = rng() % 5 == 0;
+      k.w = rng() % 3 ? 64 : uint32_t(1 + rng() % 64);
+      k.h = rng() % 3 ? 64 : uint32_t(1 + rng() % 64);
+      k.passes = uint32_t(rng() % 40);
+      k.cost = uint64_t{k.passes} * k.w * k.h + 30 * (rng() % 5000);
+    }
+    const std::vector<size_t> placed = group_warps(keys);
+    ASSERT_EQ(placed.size() % 32, 0u);
+    // Every job exactly once; padding only at the end of a warp.
+    std::vector<int> seen(n);
+    std::vector<uint64_t> warp_cost;
+    for (size_t w = 0; w < placed.size(); w += 32) {
+      bool padded = false;
+      uint32_t mw = 0, mh = 0, mp = 0;
+      uint64_t bytes = 0;
+      for (size_t l = w; l < w + 32; ++l) {
+        if (placed[l] == SIZE_MAX) {
+          padded = true;
+          continue;
+        }
+        ASSERT_FALSE(padded) << "a job after padding in warp " << w / 32;
+        ASSERT_LT(placed[l], n);
+        ++seen[placed[l]];
+        const WarpKey& k = keys[placed[l]];
+        ASSERT_EQ(k.vc, keys[placed[w]].vc) << "warp " << w / 32 << " mixes formations";
+        if (l > w) {
+          const WarpKey& p = keys[placed[l - 1]];
+          const auto key = [](const WarpKey& x) { return std::tuple(x.h, x.w, x.passes, x.cost); };
+          ASSERT_GE(key(p), key(k)) << "lanes out of order in warp " << w / 32;
+        }
+        mw = std::max(mw, k.w), mh = std::max(mh, k.h), mp = std::max(mp, k.passes);
+        bytes = std::max(bytes, k.cost - uint64_t{k.passes} * k.w * k.h);
+      }
+      ASSERT_NE(placed[w], SIZE_MAX) << "an empty warp";
+      warp_cost.push_back(uint64_t{mp} * mw * mh + bytes);
+    }
+    for (size_t k = 0; k < n; ++k) ASSERT_EQ(seen[k], 1) << "job " << k;
+    for (size_t k = 1; k < warp_cost.size(); ++k)
+      ASSERT_GE(warp_cost[k - 1], warp_cost[k]) << "warp " << k << " of " << n << " jobs";
+    // At most one padded warp per formation, and no more warps than whole ones need.
+    size_t padded = 0;
+    for (size_t w = 0; w < placed.size(); w += 32) padded += placed[w + 31] == SIZE_MAX;
+    size_t with_vc = 0;
+    for (const WarpKey& k : keys) with_vc += k.vc;
+    EXPECT_EQ(placed.size() / 32, (with_vc + 31) / 32 + (n - with_vc + 31) / 32);
+    EXPECT_LE(padded, 2u);
+    // batch_costs: the sums and maxima by their definitions.
+    const BatchCosts c = batch_costs(keys, placed);
+    uint64_t total = 0, top = 0;
+    for (const WarpKey& k : keys) total += k.cost, top = std::max(top, k.cost);
+    EXPECT_EQ(c.total, total);
+    EXPECT_EQ(c.top_block, top);
+    EXPECT_EQ(c.top_warp, warp_cost.empty() ? 0 : warp_cost.front());
+  }
+}
+
+// The mapping choice on the two batches it was fitted on (bench_gpu_t1's 10240x6400 photo
+// mosaic, 132 SMs) and at its edges.
+TEST(JobOrder, PreferWarpsFollowsItsModel) {
+  // Lossless: total 4.551e9, costliest block 1.962e5, costliest grouped warp 2.085e5 (measured
+  // 57.7 ms in warps against 70.5 ms in threads).
+  EXPECT_TRUE(prefer_warps({4'551'000'000, 196'200, 208'500}, 132));
+  // 9/7 rate 20: 1.156e9, 2.507e5, 2.507e5 (64.4 ms against 31.7 ms).
+  EXPECT_FALSE(prefer_warps({1'156'000'000, 250'700, 250'700}, 132));
+  // Fewer SMs: the same lossless batch takes longer in threads still.
+  EXPECT_TRUE(prefer_warps({4'551'000'000, 196'200, 208'500}, 16));
+  // A single block: threads.
+  EXPECT_FALSE(prefer_warps({1000, 1000, 1000}, 132));
+  EXPECT_FALSE(prefer_warps({}, 132));
 }
 
 }  // namespace

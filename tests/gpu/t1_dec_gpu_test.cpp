@@ -97,11 +97,29 @@ DeviceBuffer upload(const std::vector<T>& v) {
 }
 
 // arrange: the jobs go through arrange_jobs (sorted, spread over warps, padded) first.
+// warps: the warp mapping (arrange_warps, decode_blocks_in_warps) instead.
 void check_batch(uint32_t seed, int count, int max_side, const cuda::LaunchShape& shape,
-                 bool arrange) {
+                 bool arrange, bool warps = false) {
   Batch b = make_batch(seed, count, 2048, max_side);
   const int sms = transform::gpu_info().multiprocessors;
-  if (arrange) {
+  cuda::WarpSlot slot;
+  if (warps) {
+    const size_t real = b.jobs.size();
+    const auto placed = cuda::arrange_warps(b.jobs, b.segs, &slot);
+    size_t seen = 0;
+    for (size_t i = 0; i < placed.size(); ++i) seen += placed[i] != SIZE_MAX;
+    ASSERT_EQ(seen, real);
+    ASSERT_EQ(b.jobs.size() % 32, 0u);
+    if (max_side > 512) {
+      // The largest single block's needs only: warps of mixed shapes then exceed the slot
+      // and decode a block per lane.
+      slot = {};
+      for (const cuda::BlockJob& j : b.jobs) {
+        slot.state_words = std::max(slot.state_words, t1::state_words(j.w, j.h));
+        slot.value_words = std::max(slot.value_words, t1::value_words(j.w, j.h));
+      }
+    }
+  } else if (arrange) {
     const size_t real = b.jobs.size();
     const auto placed =
         cuda::arrange_jobs(b.jobs, b.segs, cuda::decode_threads(uint32_t(real), sms, shape));
@@ -127,12 +145,19 @@ void check_batch(uint32_t seed, int count, int max_side, const cuda::LaunchShape
   DeviceBuffer d_out = upload(std::vector<int32_t>(b.out_size, kGuard));
   DeviceBuffer d_status(b.jobs.size()), d_counter(sizeof(uint32_t));
   const size_t words =
-      cuda::decode_threads(uint32_t(b.jobs.size()), sms, shape) * t1::kMaxStateWords;
-  DeviceBuffer d_ws(words * sizeof(uint32_t));
-  cuda::decode_blocks(d_jobs.as<cuda::BlockJob>(), uint32_t(b.jobs.size()),
-                      d_segs.as<t1::SegmentRef>(), d_bytes.as<uint8_t>(), d_out.as<int32_t>(),
-                      d_status.as<uint8_t>(), d_ws.as<uint32_t>(), words, t1::kMaxStateWords,
-                      d_counter.as<uint32_t>(), sms, nullptr, shape);
+      warps ? cuda::warp_workspace_words(uint32_t(b.jobs.size()), sms, slot, shape)
+            : cuda::decode_threads(uint32_t(b.jobs.size()), sms, shape) * t1::kMaxStateWords;
+  DeviceBuffer d_ws(std::max<size_t>(words, 1) * sizeof(uint32_t));
+  if (warps)
+    cuda::decode_blocks_in_warps(d_jobs.as<cuda::BlockJob>(), uint32_t(b.jobs.size()),
+                                 d_segs.as<t1::SegmentRef>(), d_bytes.as<uint8_t>(),
+                                 d_out.as<int32_t>(), d_status.as<uint8_t>(), d_ws.as<uint32_t>(),
+                                 words, slot, d_counter.as<uint32_t>(), sms, nullptr, shape);
+  else
+    cuda::decode_blocks(d_jobs.as<cuda::BlockJob>(), uint32_t(b.jobs.size()),
+                        d_segs.as<t1::SegmentRef>(), d_bytes.as<uint8_t>(), d_out.as<int32_t>(),
+                        d_status.as<uint8_t>(), d_ws.as<uint32_t>(), words, t1::kMaxStateWords,
+                        d_counter.as<uint32_t>(), sms, nullptr, shape);
   GJ2K_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<int32_t> got(b.out_size);
   std::vector<uint8_t> got_status(b.jobs.size());
@@ -158,6 +183,19 @@ TEST(T1DecGpu, RandomBatchesEqualTheCpuBuild) {
   check_batch(61003, 1, 64, {}, false);
   check_batch(61004, 3000, 33, {32, 1, false}, false);
   check_batch(61005, 5000, 64, {128, 2, false}, true);
+#endif
+}
+
+// The warp mapping: blocks of mixed sizes, styles (both context formations) and truncations,
+// a warp too large for its slot (a block per lane), one block, many small ones.
+TEST(T1DecGpu, WarpMappingEqualsTheCpuBuild) {
+  GJ2K_REQUIRE_GPU();
+#if defined(GJ2K_HAVE_CUDA)
+  check_batch(62001, 600, 70, {}, false, true);
+  check_batch(62002, 200, 1024, {64, 2}, false, true);
+  check_batch(62003, 1, 64, {}, false, true);
+  check_batch(62004, 3000, 33, {32, 1}, false, true);
+  check_batch(62005, 5000, 64, {128, 4}, false, true);
 #endif
 }
 
