@@ -111,11 +111,16 @@ struct BlockDecoder {
     for (int i = 0; i < kNumContexts; ++i)
       ctx[i] = static_cast<uint8_t>(2 * initial_state_index(i));
   }
-  GJ2K_HD_INLINE uint32_t* col(uint32_t s) { return state + ((s + 1) * pitch + 1) * kL; }
+  GJ2K_HD_INLINE uint32_t* col(uint32_t s) {
+    if constexpr (kL == 1) return state + (s + 1) * pitch + 1;
+    return state + ((s + 1) * pitch + 1) * kL;
+  }
   GJ2K_HD_INLINE uint32_t rows(uint32_t s) const { return h - 4 * s < 4 ? h - 4 * s : 4; }
   // Values of stripe s's first column; vstep() to the next column, vrow(r) to row r.
   GJ2K_HD_INLINE uint32_t* vcol(uint32_t s) const {
-    return kStripeValues ? val + size_t{s} * vpitch * 4 * kL : val + size_t{4} * s * vstride;
+    // (kL = 1: the block's own width, which run_block gives vpitch, read from w.)
+    const uint32_t vp = kL == 1 ? w : vpitch;
+    return kStripeValues ? val + size_t{s} * vp * 4 * kL : val + size_t{4} * s * vstride;
   }
   GJ2K_HD_INLINE size_t vstep() const { return kStripeValues ? 4 * kL : 1; }
   GJ2K_HD_INLINE size_t vrow(int r) const {
