@@ -99,9 +99,14 @@ DecodeMapping arrange_for_decode(std::vector<BlockJob>& jobs,
                                  const std::vector<t1::SegmentRef>& segs, int multiprocessors,
                                  DecodeMapping want, WarpSlot* slot);
 
+// The warp mapping's default launch: 4 warps a thread block, 2 blocks per SM. Eight resident
+// warps per SM decode as fast as sixteen (bench_gpu_t1) with half the workspace (each warp
+// holds 32 blocks' state and values: about 0.7 MB for 64 x 64 blocks).
+inline constexpr LaunchShape kWarpLaunch{128, 2, false};
+
 // Words of workspace a warp-mapping launch for `count` jobs (a multiple of 32) needs.
 size_t warp_workspace_words(uint32_t count, int multiprocessors, const WarpSlot& slot,
-                            const LaunchShape& shape = {});
+                            const LaunchShape& shape = kWarpLaunch);
 
 // As decode_blocks, with the warp mapping, over jobs placed by arrange_warps (count a multiple of
 // 32) and a workspace of warp_workspace_words(count, ...) words for `slot`. A warp whose
@@ -111,6 +116,6 @@ void decode_blocks_in_warps(const BlockJob* d_jobs, uint32_t count, const t1::Se
                             const uint8_t* d_bytes, int32_t* d_out, uint8_t* d_status,
                             uint32_t* d_workspace, size_t workspace_words, const WarpSlot& slot,
                             uint32_t* d_counter, int multiprocessors, cudaStream_t stream,
-                            const LaunchShape& shape = {});
+                            const LaunchShape& shape = kWarpLaunch);
 
 }  // namespace gj2k::entropy::cuda
