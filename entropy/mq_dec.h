@@ -60,8 +60,8 @@ class MqDecoder {
   }
 
   // decode() for a decision that is nearly always the MPS (MqDecoderWide has a branch for it).
-  template <class States>
-  GJ2K_HD_INLINE uint32_t decode_likely_mps(const States& states, uint8_t& state) {
+  template <class States, class State>
+  GJ2K_HD_INLINE uint32_t decode_likely_mps(const States& states, State& state) {
     return decode(states, state);
   }
 
@@ -69,9 +69,10 @@ class MqDecoder {
   // table `states`: kMqDecStates itself (host code: indexing the array, the compiler keeps its
   // address in a register) or a pointer to a copy of it (a kernel's, in shared memory).
   // A and Qe are held shifted left by 16, aligned with C's high half, so that C compares with
-  // and subtracts Qe directly.
-  template <class States>
-  GJ2K_HD_INLINE uint32_t decode(const States& states, uint8_t& state) {
+  // and subtracts Qe directly. State: the context's state byte (uint8_t), or a wider integer
+  // holding it (a kernel's contexts in shared memory, one word per lane).
+  template <class States, class State>
+  GJ2K_HD_INLINE uint32_t decode(const States& states, State& state) {
     const MqDecState& s = states[state];
     const uint32_t qe = s.qe16;
     a_ -= qe;

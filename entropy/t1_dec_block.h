@@ -128,9 +128,9 @@ struct BlockDecoder {
   }
 
   // Sign decoding (D.3.2) of a sample of row r found significant, then its state update.
-  template <bool kRaw, class Coder>
-  GJ2K_HD_INLINE void decode_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
-                                  uint32_t* v, uint32_t first) {
+  template <bool kRaw, class Coder, class Cx>
+  GJ2K_HD_INLINE void decode_sign(Coder& c, Cx cx, uint32_t* f, uint32_t& word, int r, uint32_t* v,
+                                  uint32_t first) {
     uint32_t neg;
     if constexpr (kRaw) {
       neg = c.bit();
@@ -143,9 +143,9 @@ struct BlockDecoder {
   }
 
   // Significance propagation pass (D.3.1); raw in bypass mode (D.6).
-  template <bool kRaw, class Coder>
-  GJ2K_HD_INLINE void spp_row(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
-                              uint32_t* v, uint32_t first) {
+  template <bool kRaw, class Coder, class Cx>
+  GJ2K_HD_INLINE void spp_row(Coder& c, Cx cx, uint32_t* f, uint32_t& word, int r, uint32_t* v,
+                              uint32_t first) {
     const uint32_t n = window(word, r);
     if ((n & kWindowSelf) || !(n & kWindowNeighbours)) return;  // significant, or no neighbour
     uint32_t bit;
@@ -162,8 +162,8 @@ struct BlockDecoder {
   // constants, the last partial stripe a loop over its rows. Each pass works on local copies
   // of the coder and the contexts (written back at its end): the pass loop then keeps them in
   // registers, where stores to the state could otherwise alias them.
-  template <bool kRaw, bool kFull, class Coder>
-  GJ2K_HD_INLINE void spp_column(Coder& c, uint8_t* cx, uint32_t* f, uint32_t* v, uint32_t first,
+  template <bool kRaw, bool kFull, class Coder, class Cx>
+  GJ2K_HD_INLINE void spp_column(Coder& c, Cx cx, uint32_t* f, uint32_t* v, uint32_t first,
                                  uint32_t nr) {
     uint32_t word = *f;
     // Nothing to code with no significant sample around, or all four significant.
@@ -181,9 +181,9 @@ struct BlockDecoder {
 
   // Magnitude refinement pass (D.3.3); raw in bypass mode. v' = v - 2^(p+1) (bit 0) or v
   // (bit 1), plus the new midpoint 2^p when p > 0.
-  template <bool kRaw, class Coder>
-  GJ2K_HD_INLINE void mrp_row(Coder& c, uint8_t* cx, uint32_t& word, int r, uint32_t* v,
-                              uint32_t up, uint32_t down) {
+  template <bool kRaw, class Coder, class Cx>
+  GJ2K_HD_INLINE void mrp_row(Coder& c, Cx cx, uint32_t& word, int r, uint32_t* v, uint32_t up,
+                              uint32_t down) {
     if ((word & (sig_bit(r, 0) | visit_bit(r))) != sig_bit(r, 0)) return;
     uint32_t bit;
     if constexpr (kRaw) {
@@ -194,8 +194,8 @@ struct BlockDecoder {
     word |= refined_bit(r);
     v[vrow(r)] += bit ? up : down;
   }
-  template <bool kRaw, bool kFull, class Coder>
-  GJ2K_HD_INLINE void mrp_column(Coder& c, uint8_t* cx, uint32_t* f, uint32_t* v, uint32_t up,
+  template <bool kRaw, bool kFull, class Coder, class Cx>
+  GJ2K_HD_INLINE void mrp_column(Coder& c, Cx cx, uint32_t* f, uint32_t* v, uint32_t up,
                                  uint32_t down, uint32_t nr) {
     uint32_t word = *f;
     if ((word & kOwnSig) == 0) return;
@@ -211,14 +211,15 @@ struct BlockDecoder {
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the significance-pass visit marks.
-  GJ2K_HD_INLINE void cup_row(typename Tables::Mq& c, uint8_t* cx, uint32_t* f, uint32_t& word,
-                              int r, uint32_t* v, uint32_t first) {
+  template <class Cx>
+  GJ2K_HD_INLINE void cup_row(typename Tables::Mq& c, Cx cx, uint32_t* f, uint32_t& word, int r,
+                              uint32_t* v, uint32_t first) {
     if (word & (sig_bit(r, 0) | visit_bit(r))) return;
     if (c.decode(tab.mq, cx[tab.zc[window(word, r)]]))
       decode_sign<false>(c, cx, f, word, r, v, first);
   }
-  template <bool kFull>
-  GJ2K_HD_INLINE void cup_column(typename Tables::Mq& c, uint8_t* cx, uint32_t* f, uint32_t* v,
+  template <bool kFull, class Cx>
+  GJ2K_HD_INLINE void cup_column(typename Tables::Mq& c, Cx cx, uint32_t* f, uint32_t* v,
                                  uint32_t first, uint32_t nr) {
     uint32_t word = *f;
     if constexpr (kFull) {
@@ -262,8 +263,10 @@ struct BlockDecoder {
     const uint32_t half = p > 0 ? 1u << p : 0u;
     return {p > 0 ? 3u << p : 2u, half, half - (2u << p)};
   }
-  template <PassKind kKind, bool kRaw, bool kFull, class Coder>
-  GJ2K_HD_INLINE void column(Coder& c, uint8_t* cx, uint32_t* f, uint32_t* v, const PlaneValues& pv,
+  // cx: the contexts' state bytes, indexed by context (uint8_t*, or t1_dec_warp.h's strided
+  // slots).
+  template <PassKind kKind, bool kRaw, bool kFull, class Coder, class Cx>
+  GJ2K_HD_INLINE void column(Coder& c, Cx cx, uint32_t* f, uint32_t* v, const PlaneValues& pv,
                              uint32_t nr) {
     if constexpr (kKind == PassKind::kSignificance)
       spp_column<kRaw, kFull>(c, cx, f, v, pv.first, nr);

@@ -8,7 +8,8 @@
 // is a cache line of its own. Here every lane runs the same loops, pass i of the warp's most,
 // stripe s and column x of the warp's largest block (WarpShape), whether its own block has that
 // pass, stripe or column or not, with sync(f, v) (the kernel's __syncwarp; f and v the column's
-// state and values) before each column; so
+// state and values) before each column (sync also says where the lane's contexts live during
+// a pass, lockstep_pass); so
 // the lanes of a warp are at the same column of their blocks at the same time, the MQ decisions
 // of all lanes that code there issue together, and the blocks' state and stripe-major values,
 // interleaved word by word over the lanes (BlockDecoder's kL), are read and written a cache
@@ -36,19 +37,29 @@ struct WarpShape {
   uint32_t w, h, passes;
 };
 
+// A lane's contexts in strided slots, one word each: slot k at p[k * kStride] (a kernel keeps
+// its lanes' contexts in shared memory, slot k of lane l at k * 32 + l: one bank per lane).
+template <uint32_t kStride>
+struct StridedContexts {
+  uint32_t* p;
+  GJ2K_HD_INLINE uint32_t& operator[](uint32_t k) const { return p[size_t{k} * kStride]; }
+};
+
 // One pass of kind kKind over the warp's shape: every lane visits every column of `stripes`
 // stripes of `width` columns, coding those of its own block when `on` (its block has this
 // pass). raw: the lane's segment is a raw one (D.6). As BlockDecoder::pass, the pass works on
 // local copies of the coders and the contexts, written back at its end: the block's decoder
 // then stays in registers, where a context array indexed by data would keep all of it in
-// local memory.
+// local memory. The contexts' copy is sync.contexts(local): `local` itself (uint8_t*), or the
+// lane's slots elsewhere (StridedContexts).
 template <PassKind kKind, class D, class Sync>
 GJ2K_HD_INLINE void lockstep_pass(D& d, bool on, bool raw, const typename D::PlaneValues& pv,
                                   uint32_t stripes, uint32_t width, const Sync& sync) {
   auto mq = d.mq;
   auto rd = d.raw;
-  uint8_t cx[kNumContexts];
-  d.load_contexts(cx);
+  uint8_t local[kNumContexts];
+  const auto cx = sync.contexts(local);
+  for (uint32_t k = 0; k < uint32_t{kNumContexts}; ++k) cx[k] = d.ctx[k];
   for (uint32_t s = 0; s < stripes; ++s) {
     const uint32_t nr = on && s < d.stripes ? d.rows(s) : 0;
     uint32_t* f = d.col(s);
@@ -77,7 +88,7 @@ GJ2K_HD_INLINE void lockstep_pass(D& d, bool on, bool raw, const typename D::Pla
   }
   d.mq = mq;
   d.raw = rd;
-  d.store_contexts(cx);
+  for (uint32_t k = 0; k < uint32_t{kNumContexts}; ++k) d.ctx[k] = static_cast<uint8_t>(cx[k]);
 }
 
 // Decodes this lane's block (see the file comment). segs: the block's segments (offsets into

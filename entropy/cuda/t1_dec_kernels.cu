@@ -63,8 +63,11 @@ __global__ void decode_kernel(const BlockJob* __restrict__ jobs, uint32_t count,
 // hands out, 32 jobs each, lane l the job 32 k + l of warp k.
 // Before each column: the lanes meet, and the state and value lines of the column two ahead
 // are asked into L1 (the lanes' words of a column share one line per array row; measured:
-// docs/PERFORMANCE.md, "Ninth run").
+// docs/PERFORMANCE.md, "Ninth run"). During a pass the lane's contexts live in shared memory,
+// slot k of lane l at k * 32 + l (one bank per lane), not in local memory, whose lines the
+// state and values evict from L1.
 struct WarpSync {
+  uint32_t* cx;  // this lane's first context slot
   __device__ void operator()(const uint32_t* f, const uint32_t* v) const {
     __syncwarp();
     constexpr uint32_t kL = t1::kWarpLanes;
@@ -72,7 +75,13 @@ struct WarpSync {
     for (uint32_t r = 0; r < 4; ++r)
       asm volatile("prefetch.global.L1 [%0];" ::"l"(v + 8 * kL + r * kL));
   }
+  __device__ t1::StridedContexts<t1::kWarpLanes> contexts(uint8_t*) const { return {cx}; }
 };
+
+// Shared memory a thread block of the warp mapping needs for its lanes' contexts.
+constexpr size_t context_slot_bytes(int threads_per_block) {
+  return size_t(threads_per_block) * kNumContexts * sizeof(uint32_t);
+}
 
 __global__ void decode_warps_kernel(const BlockJob* __restrict__ jobs, uint32_t warps,
                                     const t1::SegmentRef* __restrict__ segs,
@@ -83,8 +92,10 @@ __global__ void decode_warps_kernel(const BlockJob* __restrict__ jobs, uint32_t 
   __shared__ uint8_t sc[t1::kScTableBytes];
   __shared__ MqDecState mq[94];
   const t1::DecodeTables tables = shared_tables(zc, sc, mq);
+  extern __shared__ uint32_t context_slots[];  // context_slot_bytes(blockDim.x)
   constexpr unsigned kAll = 0xFFFFFFFFu;
   const uint32_t lane = threadIdx.x % t1::kWarpLanes;
+  uint32_t* const cx = context_slots + (threadIdx.x - lane) * kNumContexts + lane;
   const size_t warp = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / t1::kWarpLanes;
   uint32_t* slot = workspace + warp * t1::kWarpLanes * (slot_state + slot_values);
   for (;;) {
@@ -123,7 +134,7 @@ __global__ void decode_warps_kernel(const BlockJob* __restrict__ jobs, uint32_t 
     t1::decode_in_lockstep_mode<t1::kWarpLanes>(
         with_vc != 0, tables, bytes, segs + j.seg_first, j.planes, j.band, j.style, j.w, j.h,
         plan.passes, shape, slot + lane, slot + t1::kWarpLanes * slot_state + lane, o, j.stride,
-        WarpSync{});
+        WarpSync{cx});
   }
 }
 
@@ -240,9 +251,9 @@ void decode_blocks_in_warps(const BlockJob* d_jobs, uint32_t count, const t1::Se
   GJ2K_CUDA_CHECK(cudaMemsetAsync(d_counter, 0, sizeof(uint32_t), stream));
   const uint32_t warps = count / t1::kWarpLanes;
   decode_warps_kernel<<<static_cast<unsigned>(warp_grid(warps, multiprocessors, shape)),
-                        shape.threads_per_block, 0, stream>>>(
-      d_jobs, warps, d_segs, d_bytes, d_out, d_status, d_workspace, slot.state_words,
-      slot.value_words, d_counter);
+                        shape.threads_per_block, context_slot_bytes(shape.threads_per_block),
+                        stream>>>(d_jobs, warps, d_segs, d_bytes, d_out, d_status, d_workspace,
+                                  slot.state_words, slot.value_words, d_counter);
   GJ2K_CUDA_CHECK_LAUNCH("Tier-1 decode kernel (warps)");
 }
 

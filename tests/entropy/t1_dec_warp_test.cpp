@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "entropy/t1.h"
@@ -18,8 +19,16 @@
 namespace gj2k::entropy {
 namespace {
 
+// Lanes one after the other: nothing to meet; the contexts in the pass's local array, or in
+// strided slots as the kernel keeps them in shared memory.
 struct NoSync {
   void operator()(const uint32_t*, const uint32_t*) const {}
+  uint8_t* contexts(uint8_t* local) const { return local; }
+};
+struct StridedSync {
+  uint32_t* slots;  // this lane's first slot, kWarpLanes words apart
+  void operator()(const uint32_t*, const uint32_t*) const {}
+  t1::StridedContexts<t1::kWarpLanes> contexts(uint8_t*) const { return {slots}; }
 };
 
 struct Lane {
@@ -29,6 +38,7 @@ struct Lane {
 };
 
 // One warp: `lanes` blocks (the rest of 32 empty), vertically causal or not.
+template <class Sync>
 void check_warp(uint32_t seed, int lanes, int max_side, bool vc) {
   std::mt19937 rng(seed);
   std::vector<Lane> lane(t1::kWarpLanes);
@@ -105,13 +115,16 @@ void check_warp(uint32_t seed, int lanes, int max_side, bool vc) {
   const size_t sw = t1::state_words(shape.w, shape.h), vw = t1::value_words(shape.w, shape.h);
   constexpr uint32_t kPattern = 0xC3C3C3C3u;
   std::vector<uint32_t> ws(t1::kWarpLanes * (sw + vw), kPattern);
+  std::vector<uint32_t> slots(kNumContexts * t1::kWarpLanes, kPattern);
   for (uint32_t l = 0; l < t1::kWarpLanes; ++l) {
     const Lane& b = lane[l];
     const std::vector<uint32_t> before = ws;
+    Sync sync{};
+    if constexpr (std::is_same_v<Sync, StridedSync>) sync.slots = slots.data() + l;
     t1::decode_in_lockstep_mode<t1::kWarpLanes>(
         vc, tables, bytes.data(), segs.data() + b.seg_first, b.planes, b.band, b.style, b.w, b.h,
         plan[l].passes, shape, ws.data() + l, ws.data() + t1::kWarpLanes * sw + l, at(got, l),
-        stride, NoSync{});
+        stride, sync);
     for (size_t k = 0; k < ws.size(); ++k) {
       if (k % t1::kWarpLanes != l) {
         ASSERT_EQ(ws[k], before[k]) << what << ": lane " << l << " wrote word " << k;
@@ -123,17 +136,25 @@ void check_warp(uint32_t seed, int lanes, int max_side, bool vc) {
                                << i % stride << ", lane " << (i % stride) / (max_side + 3) << ")";
 }
 
-TEST(T1DecWarp, LockstepLanesDecodeAsTheSharedDecoder) {
+template <class Sync>
+void check_warps() {
   uint32_t seed = 70001;
   for (int rep = 0; rep < 6; ++rep) {
-    check_warp(seed++, 32, 64, false);
-    check_warp(seed++, 32, 64, true);
-    check_warp(seed++, 1 + rep * 5, 33, false);
+    check_warp<Sync>(seed++, 32, 64, false);
+    check_warp<Sync>(seed++, 32, 64, true);
+    check_warp<Sync>(seed++, 1 + rep * 5, 33, false);
   }
-  check_warp(seed++, 32, 9, false);
-  check_warp(seed++, 17, 200, true);
-  check_warp(seed++, 4, 300, false);
-  check_warp(seed++, 0, 64, false);
+  check_warp<Sync>(seed++, 32, 9, false);
+  check_warp<Sync>(seed++, 17, 200, true);
+  check_warp<Sync>(seed++, 4, 300, false);
+  check_warp<Sync>(seed++, 0, 64, false);
+}
+
+TEST(T1DecWarp, LockstepLanesDecodeAsTheSharedDecoder) {
+  check_warps<NoSync>();
+}
+TEST(T1DecWarp, LockstepLanesWithStridedContexts) {
+  check_warps<StridedSync>();
 }
 
 }  // namespace
