@@ -4,17 +4,19 @@
 //
 // Why: a GPU thread per code-block, each lane free to run its own block at its own pace, keeps
 // no two lanes at the same step: a warp then costs about the sum of its lanes' work
-// (docs/PERFORMANCE.md, "Fifth run" and "Seventh run"), and every access to a lane's state
-// is a cache line of its own. Here every lane runs the same loops, pass i of the warp's most,
-// stripe s and column x of the warp's largest block (WarpShape), whether its own block has that
-// pass, stripe or column or not, with sync(f, v) (the kernel's __syncwarp; f and v the column's
-// state and values) before each column (sync also says where the lane's contexts live during
-// a pass, lockstep_pass); so
-// the lanes of a warp are at the same column of their blocks at the same time, the MQ decisions
-// of all lanes that code there issue together, and the blocks' state and stripe-major values,
-// interleaved word by word over the lanes (BlockDecoder's kL), are read and written a cache
-// line for the whole warp. The host groups blocks of about the same shape and number of passes
-// into a warp (job_order.h, group_warps), so that few lanes idle.
+// (docs/PERFORMANCE.md, "Fifth run" and "Seventh run"), and every access to a lane's state is a
+// cache line of its own. Here every lane runs the same loops (pass i of the warp's most, stripe
+// s and column x of the warp's largest block, WarpShape) whether its own block has that pass,
+// stripe or column or not, and calls sync(f, v) before each column (the kernel's __syncwarp; f
+// and v the column's state and values; sync also says where the lane's contexts live during a
+// pass, lockstep_pass). So the lanes of a warp are at the same column of their blocks at the
+// same time, the MQ decisions of all lanes that code there issue together, and the blocks' state
+// and stripe-major values, interleaved word by word over the lanes (BlockDecoder's kL), are read
+// and written a cache line for the whole warp. The host groups blocks of about the same shape
+// and number of passes into a warp (job_order.h, group_warps), so that few lanes idle. A warp
+// then costs about six times its costliest block alone: less than a block per lane where all
+// blocks carry many passes (lossless), more where they do not (docs/PERFORMANCE.md, "Ninth
+// run"); the host picks per batch (t1_dec_cuda.h, arrange_for_decode).
 //
 // Contract of decode_in_lockstep: as decode_block_hd with kStripeValues, for a block whose
 // plan_block gave `passes` > 0 (a lane with passes = 0 only keeps step), in a warp whose blocks
