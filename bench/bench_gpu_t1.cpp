@@ -82,6 +82,12 @@ struct Batch {
   uint64_t samples = 0;
 };
 
+// What the decode mappings' choice reads (job_order.h batch_costs).
+entropy::cuda::BatchCosts costs_of(const Batch& b) {
+  const std::vector<entropy::cuda::WarpKey> keys = entropy::cuda::warp_keys(b.jobs, b.segs);
+  return entropy::cuda::batch_costs(keys, entropy::cuda::group_warps(keys));
+}
+
 // Every code-block of the tile to encode: its quantized indices in `plane` (the
 // tile-components' coefficient planes one after the other, Mallat arrangement), and what the
 // CPU encoder made of it.
@@ -361,13 +367,8 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
   }
   // The warp mapping (t1_dec_warp.h): arrange_warps' grouping, per launch shape; and the
   // mapping the decoder picks for this batch (arrange_for_decode with kAuto).
-  {
-    const std::vector<entropy::cuda::WarpKey> keys = entropy::cuda::warp_keys(b.jobs, b.segs);
-    const entropy::cuda::BatchCosts c =
-        entropy::cuda::batch_costs(keys, entropy::cuda::group_warps(keys));
-    std::printf("  the decoder's choice for %d SMs: %s\n", sms,
-                entropy::cuda::prefer_warps(c, sms) ? "warps" : "threads");
-  }
+  std::printf("  the decoder's choice for %d SMs: %s\n", sms,
+              entropy::cuda::prefer_warps(costs_of(b), sms) ? "warps" : "threads");
   const entropy::cuda::LaunchShape warp_shapes[] = {{32, 8},  {64, 4},  {128, 2},
                                                     {128, 4}, {256, 2}, {128, 8}};
   for (const auto& shape : warp_shapes) {
@@ -609,14 +610,9 @@ int main(int argc, char** argv) {
 #endif
     }
     if (!decode) continue;
-    {
-      // What the decode mappings' choice reads (job_order.h batch_costs).
-      const std::vector<entropy::cuda::WarpKey> keys = entropy::cuda::warp_keys(b.jobs, b.segs);
-      const entropy::cuda::BatchCosts c =
-          entropy::cuda::batch_costs(keys, entropy::cuda::group_warps(keys));
-      std::printf("  costs: total %.4g, costliest block %.4g, costliest grouped warp %.4g\n",
-                  double(c.total), double(c.top_block), double(c.top_warp));
-    }
+    const entropy::cuda::BatchCosts c = costs_of(b);
+    std::printf("  costs: total %.4g, costliest block %.4g, costliest grouped warp %.4g\n",
+                double(c.total), double(c.top_block), double(c.top_warp));
     std::vector<int32_t> want(b.out_size, 0), shared(b.out_size, 0);
     const double cpu = best_ms(3, [&] { cpu_decode(b, want, false); });
     const double hd = best_ms(3, [&] { cpu_decode(b, shared, true); });

@@ -298,11 +298,14 @@ struct BlockDecoder {
     store_contexts(cx);
   }
 
-  GJ2K_HD_INLINE void load_contexts(uint8_t* cx) const {
+  // The contexts copied to and from a pass's working copy cx (column's Cx).
+  template <class Cx>
+  GJ2K_HD_INLINE void load_contexts(Cx cx) const {
     for (int k = 0; k < kNumContexts; ++k) cx[k] = ctx[k];
   }
-  GJ2K_HD_INLINE void store_contexts(const uint8_t* cx) {
-    for (int k = 0; k < kNumContexts; ++k) ctx[k] = cx[k];
+  template <class Cx>
+  GJ2K_HD_INLINE void store_contexts(const Cx& cx) {
+    for (int k = 0; k < kNumContexts; ++k) ctx[k] = static_cast<uint8_t>(cx[k]);
   }
 
   // What ends pass i: the segmentation symbol after a cleanup (D.5; a mismatch would flag an

@@ -61,7 +61,7 @@ GJ2K_HD_INLINE void lockstep_pass(D& d, bool on, bool raw, const typename D::Pla
   auto rd = d.raw;
   uint8_t local[kNumContexts];
   const auto cx = sync.contexts(local);
-  for (uint32_t k = 0; k < uint32_t{kNumContexts}; ++k) cx[k] = d.ctx[k];
+  d.load_contexts(cx);
   for (uint32_t s = 0; s < stripes; ++s) {
     const uint32_t nr = on && s < d.stripes ? d.rows(s) : 0;
     uint32_t* f = d.col(s);
@@ -90,7 +90,7 @@ GJ2K_HD_INLINE void lockstep_pass(D& d, bool on, bool raw, const typename D::Pla
   }
   d.mq = mq;
   d.raw = rd;
-  for (uint32_t k = 0; k < uint32_t{kNumContexts}; ++k) d.ctx[k] = static_cast<uint8_t>(cx[k]);
+  d.store_contexts(cx);
 }
 
 // Decodes this lane's block (see the file comment). segs: the block's segments (offsets into

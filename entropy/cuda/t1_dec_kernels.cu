@@ -138,12 +138,6 @@ __global__ void decode_warps_kernel(const BlockJob* __restrict__ jobs, uint32_t 
   }
 }
 
-size_t warp_grid(uint32_t warps, int multiprocessors, const LaunchShape& shape) {
-  const size_t per_block = std::max(1, shape.threads_per_block / int(t1::kWarpLanes));
-  const size_t most = size_t(std::max(1, multiprocessors)) * std::max(1, shape.blocks_per_sm);
-  return std::max<size_t>(1, std::min<size_t>((warps + per_block - 1) / per_block, most));
-}
-
 }  // namespace
 
 size_t decode_threads(uint32_t count, int multiprocessors, const LaunchShape& shape) {
@@ -153,23 +147,23 @@ size_t decode_threads(uint32_t count, int multiprocessors, const LaunchShape& sh
   return grid * tpb;
 }
 
-std::vector<size_t> arrange_jobs(std::vector<BlockJob>& jobs,
-                                 const std::vector<t1::SegmentRef>& segs, size_t threads) {
-  std::vector<uint64_t> cost(jobs.size());
-  for (size_t k = 0; k < jobs.size(); ++k) {
-    uint64_t passes = 0, bytes = 0;
-    for (uint32_t s = 0; s < jobs[k].seg_count; ++s) {
-      passes += segs[jobs[k].seg_first + s].passes;
-      bytes += segs[jobs[k].seg_first + s].length;
-    }
-    cost[k] = decode_job_cost(passes, uint64_t{jobs[k].w} * jobs[k].h, bytes);
-  }
+namespace {
+// arrange_jobs with the jobs' keys made already (their costs, warp_keys).
+std::vector<size_t> apply_threads(std::vector<BlockJob>& jobs, const std::vector<WarpKey>& keys,
+                                  size_t threads) {
+  std::vector<uint64_t> cost(keys.size());
+  for (size_t k = 0; k < keys.size(); ++k) cost[k] = keys[k].cost;
   const std::vector<size_t> placed = spread_by_cost(cost, threads);
   apply_placement(jobs, placed);
   return placed;
 }
 
-namespace {
+// The thread blocks of a warp-mapping launch for `warps` warps of jobs: a thread per lane, as
+// decode_threads counts them.
+size_t warp_grid(uint32_t warps, int multiprocessors, const LaunchShape& shape) {
+  return decode_threads(warps * t1::kWarpLanes, multiprocessors, shape) /
+         static_cast<size_t>(std::max(1, shape.threads_per_block));
+}
 // arrange_warps with the keys and the grouped placement made already.
 void apply_warps(std::vector<BlockJob>& jobs, const std::vector<WarpKey>& keys,
                  const std::vector<size_t>& placed, WarpSlot* slot) {
@@ -200,6 +194,11 @@ void apply_warps(std::vector<BlockJob>& jobs, const std::vector<WarpKey>& keys,
 }
 }  // namespace
 
+std::vector<size_t> arrange_jobs(std::vector<BlockJob>& jobs,
+                                 const std::vector<t1::SegmentRef>& segs, size_t threads) {
+  return apply_threads(jobs, warp_keys(jobs, segs), threads);
+}
+
 std::vector<size_t> arrange_warps(std::vector<BlockJob>& jobs,
                                   const std::vector<t1::SegmentRef>& segs, WarpSlot* slot) {
   const std::vector<WarpKey> keys = warp_keys(jobs, segs);
@@ -218,6 +217,8 @@ DecodeMapping arrange_for_decode(std::vector<BlockJob>& jobs,
       apply_warps(jobs, keys, placed, slot);
       return DecodeMapping::kWarps;
     }
+    apply_threads(jobs, keys, decode_threads(static_cast<uint32_t>(jobs.size()), multiprocessors));
+    return DecodeMapping::kThreads;
   }
   arrange_jobs(jobs, segs, decode_threads(static_cast<uint32_t>(jobs.size()), multiprocessors));
   return DecodeMapping::kThreads;
@@ -225,11 +226,10 @@ DecodeMapping arrange_for_decode(std::vector<BlockJob>& jobs,
 
 size_t warp_workspace_words(uint32_t count, int multiprocessors, const WarpSlot& slot,
                             const LaunchShape& shape) {
-  const uint32_t warps = (count + t1::kWarpLanes - 1) / t1::kWarpLanes;
-  const size_t per_block = std::max(1, shape.threads_per_block / int(t1::kWarpLanes));
-  // Plus a tail the prefetches past the last slot's end may touch.
-  return warp_grid(warps, multiprocessors, shape) * per_block * t1::kWarpLanes *
-             (slot.state_words + slot.value_words) +
+  // A slot per resident lane (decode_threads), plus a tail the prefetches past the last slot's
+  // end may touch.
+  const uint32_t whole = (count + t1::kWarpLanes - 1) / t1::kWarpLanes * t1::kWarpLanes;
+  return decode_threads(whole, multiprocessors, shape) * (slot.state_words + slot.value_words) +
          16 * t1::kWarpLanes;
 }
 
