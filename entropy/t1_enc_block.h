@@ -201,10 +201,11 @@ struct BlockEncoder {
   }
 
   // Sign coding (D.3.2) of a newly significant sample m of row r, then its state update;
-  // returns its distortion factor (Plane).
-  template <bool kRaw, class Coder>
-  GJ2K_HD_INLINE int64_t code_sign(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
-                                   uint32_t m, const Plane& pl) {
+  // returns its distortion factor (Plane). Cx: the contexts, a byte array (uint8_t*), or what
+  // a recording coder takes instead (t1_enc_planes.h ContextIndex: context k is k).
+  template <bool kRaw, class Coder, class Cx>
+  GJ2K_HD_INLINE int64_t code_sign(Coder& c, Cx cx, uint32_t* f, uint32_t& word, int r, uint32_t m,
+                                   const Plane& pl) {
     const uint32_t neg = m >> 31;
     if constexpr (kRaw) {
       c.put(neg);
@@ -218,8 +219,8 @@ struct BlockEncoder {
   }
 
   // Significance propagation pass (D.3.1); raw in bypass mode (D.6).
-  template <bool kRaw, class Coder>
-  GJ2K_HD_INLINE void spp_row(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+  template <bool kRaw, class Coder, class Cx>
+  GJ2K_HD_INLINE void spp_row(Coder& c, Cx cx, uint32_t* f, uint32_t& word, int r,
                               const uint32_t* v, const Plane& pl, int64_t& d) {
     const uint32_t n = window(word, r);
     if ((n & kWindowSelf) || !(n & kWindowNeighbours)) return;  // sig, or no neighbour
@@ -235,9 +236,9 @@ struct BlockEncoder {
   }
   // The passes below visit the stripes column by column; a full stripe (4 rows) runs a body
   // unrolled over constant rows (kFull), the last partial stripe a loop over its rows.
-  template <bool kRaw, bool kFull, class Coder>
-  GJ2K_HD_INLINE void spp_column(Coder& c, uint8_t* cx, uint32_t* f, const uint32_t* v,
-                                 const Plane& pl, int64_t& d, uint32_t nr) {
+  template <bool kRaw, bool kFull, class Coder, class Cx>
+  GJ2K_HD_INLINE void spp_column(Coder& c, Cx cx, uint32_t* f, const uint32_t* v, const Plane& pl,
+                                 int64_t& d, uint32_t nr) {
     uint32_t word = *f;
     // Nothing to code with no significant sample around, or all four significant.
     if ((word & kSigAll) == 0 || (kFull && (word & kOwnSig) == kOwnSig)) return;
@@ -253,8 +254,8 @@ struct BlockEncoder {
   }
 
   // Magnitude refinement pass (D.3.3); raw in bypass mode.
-  template <bool kRaw, class Coder>
-  GJ2K_HD_INLINE void mrp_row(Coder& c, uint8_t* cx, uint32_t& word, int r, const uint32_t* v,
+  template <bool kRaw, class Coder, class Cx>
+  GJ2K_HD_INLINE void mrp_row(Coder& c, Cx cx, uint32_t& word, int r, const uint32_t* v,
                               const Plane& pl, int64_t& d) {
     if ((word & (sig_bit(r, 0) | visit_bit(r))) != sig_bit(r, 0)) return;
     const uint32_t m = sample(v, r);
@@ -270,9 +271,9 @@ struct BlockEncoder {
       d += bit ? t4 - pl.ref_one : pl.ref_zero - t4;
     }
   }
-  template <bool kRaw, bool kFull, class Coder>
-  GJ2K_HD_INLINE void mrp_column(Coder& c, uint8_t* cx, uint32_t* f, const uint32_t* v,
-                                 const Plane& pl, int64_t& d, uint32_t nr) {
+  template <bool kRaw, bool kFull, class Coder, class Cx>
+  GJ2K_HD_INLINE void mrp_column(Coder& c, Cx cx, uint32_t* f, const uint32_t* v, const Plane& pl,
+                                 int64_t& d, uint32_t nr) {
     uint32_t word = *f;
     if ((word & kOwnSig) == 0) return;
     if constexpr (kFull) {
@@ -287,8 +288,8 @@ struct BlockEncoder {
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the significance pass's visit marks.
-  template <class Coder>
-  GJ2K_HD_INLINE void cup_row(Coder& c, uint8_t* cx, uint32_t* f, uint32_t& word, int r,
+  template <class Coder, class Cx>
+  GJ2K_HD_INLINE void cup_row(Coder& c, Cx cx, uint32_t* f, uint32_t& word, int r,
                               const uint32_t* v, const Plane& pl, int64_t& d) {
     if (word & (sig_bit(r, 0) | visit_bit(r))) return;
     const uint32_t m = sample(v, r);
@@ -296,9 +297,9 @@ struct BlockEncoder {
     c.encode(tab.mq, cx[tab.zc[window(word, r)]], bit);
     if (bit) d += code_sign<false>(c, cx, f, word, r, m, pl);
   }
-  template <bool kFull, class Coder>
-  GJ2K_HD_INLINE void cup_column(Coder& c, uint8_t* cx, uint32_t* f, const uint32_t* v,
-                                 const Plane& pl, int64_t& d, uint32_t nr) {
+  template <bool kFull, class Coder, class Cx>
+  GJ2K_HD_INLINE void cup_column(Coder& c, Cx cx, uint32_t* f, const uint32_t* v, const Plane& pl,
+                                 int64_t& d, uint32_t nr) {
     uint32_t word = *f;
     if constexpr (kFull) {
       if ((word & (kSigAll | kVisitAll)) == 0) {
@@ -339,8 +340,8 @@ struct BlockEncoder {
     *f = word & ~kVisitAll;
   }
 
-  template <PassKind kKind, bool kRaw, bool kFull, class Coder>
-  GJ2K_HD_INLINE void column(Coder& c, uint8_t* cx, uint32_t* f, const uint32_t* v, const Plane& pl,
+  template <PassKind kKind, bool kRaw, bool kFull, class Coder, class Cx>
+  GJ2K_HD_INLINE void column(Coder& c, Cx cx, uint32_t* f, const uint32_t* v, const Plane& pl,
                              int64_t& d, uint32_t nr) {
     if constexpr (kKind == PassKind::kSignificance)
       spp_column<kRaw, kFull>(c, cx, f, v, pl, d, nr);
@@ -351,8 +352,8 @@ struct BlockEncoder {
   }
   // One pass of plane p over the block, stripe by stripe, column by column, with the coder c
   // and the contexts cx; returns its distortion factor sum.
-  template <PassKind kKind, bool kRaw, class Coder>
-  GJ2K_HD_INLINE int64_t pass_loop(Coder& c, uint8_t* cx, uint32_t p) {
+  template <PassKind kKind, bool kRaw, class Coder, class Cx>
+  GJ2K_HD_INLINE int64_t pass_loop(Coder& c, Cx cx, uint32_t p) {
     const Plane pl(p);
     int64_t d = 0;
     for (size_t s = 0; s < stripes; ++s) {
@@ -420,6 +421,73 @@ struct BlockEncoder {
   }
 };
 
+// The segment bookkeeping of a block's passes (run_encode, t1_enc_planes.h code_symbols): each
+// segment's coder started at its first pass, each pass recorded as it ends (its distortion; its
+// end, which for a pass inside a segment is resolved when the segment ends, MqEncoder::resolve),
+// the contexts reset after every pass with RESET (D.4.1).
+struct EncodeSegments {
+  // Truncation marks of the current segment's passes before its last.
+  struct Pending {
+    MqMark mq;
+    uint32_t raw;
+  };
+  Pending pending[kMaxPasses];
+  uint32_t size = 0, seg_start = 0, seg_first = 0;
+  bool new_segment = true;
+
+  // Before pass i: starts a segment's coder (raw or MQ) when a segment begins there.
+  template <class E>
+  GJ2K_HD_INLINE void begin(E& e, uint32_t i, bool is_raw) {
+    if (!new_segment) return;
+    seg_start = size;
+    seg_first = i;
+    if (is_raw)
+      e.raw.init(size);
+    else
+      e.mq.init(size);
+    new_segment = false;
+  }
+  // After pass i of num_passes (kind, plane p, distortion factor sum d): its record in
+  // passes[i], its segment terminated where it ends. false: the data ran past the capacity.
+  template <class E>
+  GJ2K_HD_INLINE bool end(E& e, uint8_t style, uint32_t i, uint32_t num_passes, PassKind kind,
+                          uint32_t p, int64_t d, bool is_raw, const uint8_t* out, uint32_t capacity,
+                          CodedPass* passes) {
+    const bool term = segment_ends(style, i) || i + 1 == num_passes;
+    passes[i].distortion = pass_distortion(kind, p, d);
+    passes[i].end = 0;
+    passes[i].terminated = term;
+    if (term) {
+      if (is_raw)
+        e.raw.flush((style & cblk_style::kPredictableTerm) != 0);
+      else
+        e.mq.flush((style & cblk_style::kPredictableTerm) != 0);
+      size = is_raw ? e.raw.size() : e.mq.size();
+      if (size > capacity) return false;
+      for (uint32_t k = seg_first; k < i; ++k) {
+        passes[k].end = is_raw ? (pending[k].raw < size ? pending[k].raw : size)
+                               : MqEncoder::resolve(pending[k].mq, out, seg_start, size);
+      }
+      passes[i].end = size;
+      new_segment = true;
+    } else {
+      if ((is_raw ? e.raw.size() : e.mq.size()) > capacity) return false;
+      if (is_raw)
+        pending[i].raw = e.raw.mark();
+      else
+        pending[i].mq = e.mq.mark();
+    }
+    if (style & cblk_style::kReset) e.reset_contexts();
+    return true;
+  }
+  // After the last pass: rate control needs non-decreasing ends; raising an end keeps it
+  // sufficient.
+  GJ2K_HD_INLINE static void finish(CodedPass* passes, uint32_t num_passes) {
+    for (uint32_t i = 1; i < num_passes; ++i)
+      if (passes[i].end < passes[i - 1].end) passes[i].end = passes[i - 1].end;
+  }
+};
+
 // Codes the nbp >= 1 planes of a w x h >= 1 block whose values are in place (stripe-major
 // magnitudes at `values`, or the plane q), see the file comment. Non-terminated passes get the
 // conservative end of their truncation point within their segment (MqEncoder::resolve).
@@ -442,60 +510,19 @@ GJ2K_HD EncodeStatus run_encode(const Tables& tables, const uint32_t* values, si
   e.mq = MqEncoder(out, capacity);
   e.raw = RawEncoder(out, capacity);
 
-  const bool predictable = (style & cblk_style::kPredictableTerm) != 0;
   const uint32_t num_passes = max_passes(nbp);
-  // Truncation marks of the current segment's passes before its last, resolved when it ends.
-  struct Pending {
-    MqMark mq;
-    uint32_t raw;
-  };
-  Pending pending[kMaxPasses];
-  uint32_t size = 0, seg_start = 0, seg_first = 0;
-  bool new_segment = true;
+  EncodeSegments seg;
   for (uint32_t i = 0; i < num_passes; ++i) {
     const bool is_raw = raw_pass(style, i);
-    if (new_segment) {
-      seg_start = size;
-      seg_first = i;
-      if (is_raw)
-        e.raw.init(size);
-      else
-        e.mq.init(size);
-      new_segment = false;
-    }
+    seg.begin(e, i, is_raw);
     const PassKind kind = pass_kind(i);
     const uint32_t p = pass_plane(i, nbp);
     const int64_t d = e.run_pass(kind, p, is_raw, style);
-    const bool term = segment_ends(style, i) || i + 1 == num_passes;
-    passes[i].distortion = pass_distortion(kind, p, d);
-    passes[i].end = 0;
-    passes[i].terminated = term;
-    if (term) {
-      if (is_raw)
-        e.raw.flush(predictable);
-      else
-        e.mq.flush(predictable);
-      size = is_raw ? e.raw.size() : e.mq.size();
-      if (size > capacity) return EncodeStatus::kOverflow;
-      for (uint32_t k = seg_first; k < i; ++k) {
-        passes[k].end = is_raw ? (pending[k].raw < size ? pending[k].raw : size)
-                               : MqEncoder::resolve(pending[k].mq, out, seg_start, size);
-      }
-      passes[i].end = size;
-      new_segment = true;
-    } else {
-      if ((is_raw ? e.raw.size() : e.mq.size()) > capacity) return EncodeStatus::kOverflow;
-      if (is_raw)
-        pending[i].raw = e.raw.mark();
-      else
-        pending[i].mq = e.mq.mark();
-    }
-    if (style & cblk_style::kReset) e.reset_contexts();
+    if (!seg.end(e, style, i, num_passes, kind, p, d, is_raw, out, capacity, passes))
+      return EncodeStatus::kOverflow;
   }
-  // Rate control needs non-decreasing ends; raising an end keeps it sufficient.
-  for (uint32_t i = 1; i < num_passes; ++i)
-    if (passes[i].end < passes[i - 1].end) passes[i].end = passes[i - 1].end;
-  *bytes = size;
+  EncodeSegments::finish(passes, num_passes);
+  *bytes = seg.size;
   return EncodeStatus::kOk;
 }
 
