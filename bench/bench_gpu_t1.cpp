@@ -22,6 +22,9 @@
 //                   t1::encode_budget bytes of room; bytes and pass records checked identical
 //                   to the CPU's (blocks that overflow are counted: the encoder re-codes them on
 //                   the CPU)
+// Encode mappings, GJ2K_BENCH_T1_MAPPINGS (default "threads,planes"): a thread per block
+// (encode_blocks) and the plane mapping (encode_blocks_by_planes, with the symbol budgets of
+// GJ2K_BENCH_T1_PLANE_BUDGETS_MB, default "1024,8192").
 // Modes: argument "decode", "encode" or none (both). GJ2K_BENCH_T1_ONE_THREAD=0 leaves out
 // the one-thread CPU rows (a minute on the 10240x6400 mosaic; bench_t1 has per-core figures).
 #include <omp.h>
@@ -430,6 +433,27 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
   cudaEventDestroy(e1);
 }
 
+// Whether GJ2K_BENCH_T1_MAPPINGS names `name` (all when unset).
+bool mapping_on(const char* name) {
+  const char* env = std::getenv("GJ2K_BENCH_T1_MAPPINGS");
+  return env == nullptr || std::string(",").append(env).append(",").find(
+                               std::string(",").append(name).append(",")) != std::string::npos;
+}
+
+// The symbol budgets (MB) of the plane mapping's rows, GJ2K_BENCH_T1_PLANE_BUDGETS_MB.
+std::vector<size_t> plane_budgets() {
+  const char* env = std::getenv("GJ2K_BENCH_T1_PLANE_BUDGETS_MB");
+  std::vector<size_t> out;
+  for (const char* p = env ? env : "1024,8192"; *p;) {
+    char* end = nullptr;
+    const unsigned long v = std::strtoul(p, &end, 10);
+    if (end == p) break;
+    out.push_back(size_t{v} << 20);
+    p = *end == ',' ? end + 1 : end;
+  }
+  return out;
+}
+
 // The encode kernel over every code-block of `b`, per launch shape, in stream order and
 // arranged; the output checked against the CPU's (`want`, job order).
 void gpu_encode_rows(const char* name, const EncodeBatch& b,
@@ -477,13 +501,52 @@ void gpu_encode_rows(const char* name, const EncodeBatch& b,
       "%.1f ms\n",
       name, base.size(), b.samples / 1e6, coded / 1e6, room / 1e6,
       records * sizeof(entropy::CodedPass) / 1e6, max_state, up, down);
+  // The kernel's output for jobs placed by `placed` against the CPU's: {different, overflowed}.
+  auto compare = [&](const std::vector<EncodeJob>& jobs, const std::vector<size_t>& placed) {
+    std::vector<entropy::CodedPass> passes(records);
+    std::vector<entropy::t1::EncodeResult> results(jobs.size());
+    std::vector<uint8_t> status(jobs.size());
+    GJ2K_CUDA_CHECK(cudaMemcpy(bytes.data(), d_bytes.get(), room, cudaMemcpyDeviceToHost));
+    GJ2K_CUDA_CHECK(cudaMemcpy(passes.data(), d_passes.get(), records * sizeof(entropy::CodedPass),
+                               cudaMemcpyDeviceToHost));
+    GJ2K_CUDA_CHECK(cudaMemcpy(results.data(), d_results.get(),
+                               jobs.size() * sizeof(entropy::t1::EncodeResult),
+                               cudaMemcpyDeviceToHost));
+    GJ2K_CUDA_CHECK(cudaMemcpy(status.data(), d_status.get(), jobs.size(), cudaMemcpyDeviceToHost));
+    size_t diff = 0, overflow = 0;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (placed[i] == SIZE_MAX) continue;
+      if (status[i] == uint8_t(entropy::t1::EncodeStatus::kOverflow)) {
+        ++overflow;
+        continue;
+      }
+      const EncodeJob& j = jobs[i];
+      const entropy::EncodedBlock& e = want[placed[i]];
+      bool same = status[i] == 0 && results[i].bytes == e.data.size() &&
+                  results[i].passes == e.passes.size() &&
+                  std::memcmp(bytes.data() + j.out_offset, e.data.data(), e.data.size()) == 0;
+      for (size_t p = 0; same && p < e.passes.size(); ++p) {
+        const entropy::CodedPass& g = passes[j.pass_first + p];
+        same = g.end == e.passes[p].end && g.terminated == e.passes[p].terminated &&
+               std::memcmp(&g.distortion, &e.passes[p].distortion, sizeof(double)) == 0;
+      }
+      diff += !same;
+    }
+    return std::pair<size_t, size_t>(diff, overflow);
+  };
+  // Before each row: the outputs cleared, so that every row's check sees its own kernel's.
+  auto clear = [&] {
+    GJ2K_CUDA_CHECK(cudaMemset(d_bytes.get(), 0, room));
+    GJ2K_CUDA_CHECK(cudaMemset(d_passes.get(), 0, records * sizeof(entropy::CodedPass)));
+    GJ2K_CUDA_CHECK(cudaMemset(d_status.get(), 0xFF, most_jobs));
+  };
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   const entropy::cuda::LaunchShape shapes[] = {
       {32, 1, true},  {32, 2, true},  {64, 1, true},   {64, 2, true},   {64, 4, true},
       {128, 4, true}, {64, 4, false}, {128, 4, false}, {256, 2, false}, {256, 4, false}};
-  for (int arranged = 0; arranged < 2; ++arranged) {
+  for (int arranged = 0; arranged < 2 && mapping_on("threads"); ++arranged) {
     for (const auto& shape : shapes) {
       if (arranged && shape.dynamic) continue;  // arranged for the fixed mapping
       std::vector<EncodeJob> jobs = base;
@@ -497,6 +560,7 @@ void gpu_encode_rows(const char* name, const EncodeBatch& b,
       const size_t words =
           entropy::cuda::encode_threads(uint32_t(jobs.size()), sms, shape) * max_state;
       DeviceBuffer d_ws(words * 4);
+      clear();
       float best = 1e30f;
       for (int rep = 0; rep < 4; ++rep) {
         cudaEventRecord(e0);
@@ -511,42 +575,69 @@ void gpu_encode_rows(const char* name, const EncodeBatch& b,
         cudaEventElapsedTime(&ms, e0, e1);
         if (rep > 0) best = std::min(best, ms);
       }
-      std::vector<entropy::CodedPass> passes(records);
-      std::vector<entropy::t1::EncodeResult> results(jobs.size());
-      std::vector<uint8_t> status(jobs.size());
-      GJ2K_CUDA_CHECK(cudaMemcpy(bytes.data(), d_bytes.get(), room, cudaMemcpyDeviceToHost));
-      GJ2K_CUDA_CHECK(cudaMemcpy(passes.data(), d_passes.get(),
-                                 records * sizeof(entropy::CodedPass), cudaMemcpyDeviceToHost));
-      GJ2K_CUDA_CHECK(cudaMemcpy(results.data(), d_results.get(),
-                                 jobs.size() * sizeof(entropy::t1::EncodeResult),
-                                 cudaMemcpyDeviceToHost));
-      GJ2K_CUDA_CHECK(
-          cudaMemcpy(status.data(), d_status.get(), jobs.size(), cudaMemcpyDeviceToHost));
-      size_t diff = 0, overflow = 0;
-      for (size_t i = 0; i < jobs.size(); ++i) {
-        if (placed[i] == SIZE_MAX) continue;
-        if (status[i] == uint8_t(entropy::t1::EncodeStatus::kOverflow)) {
-          ++overflow;
-          continue;
-        }
-        const EncodeJob& j = jobs[i];
-        const entropy::EncodedBlock& e = want[placed[i]];
-        bool same = status[i] == 0 && results[i].bytes == e.data.size() &&
-                    results[i].passes == e.passes.size() &&
-                    std::memcmp(bytes.data() + j.out_offset, e.data.data(), e.data.size()) == 0;
-        for (size_t p = 0; same && p < e.passes.size(); ++p) {
-          const entropy::CodedPass& g = passes[j.pass_first + p];
-          same = g.end == e.passes[p].end && g.terminated == e.passes[p].terminated &&
-                 std::memcmp(&g.distortion, &e.passes[p].distortion, sizeof(double)) == 0;
-        }
-        diff += !same;
-      }
+      const auto [diff, overflow] = compare(jobs, placed);
       std::printf(
           "  gpu encode %-9s %-7s %4d threads x %2d blocks/SM: %8.2f ms %9.1f Msamples/s  %s, "
           "%zu overflowed, workspace %.0f MB\n",
           arranged ? "arranged" : "in order", shape.dynamic ? "dynamic" : "fixed",
           shape.threads_per_block, shape.blocks_per_sm, best, b.samples / (best * 1e3),
           diff ? "DIFFERENT" : "identical", overflow, words * 4 / 1e6);
+    }
+  }
+  // The plane mapping (plan_planes, encode_blocks_by_planes): a thread per plane models, a
+  // thread per block codes; the symbols in chunks of at most `budget` bytes.
+  const entropy::cuda::LaunchShape plane_shapes[] = {
+      {128, 4, true}, {128, 8, true}, {256, 4, true}, {64, 8, true}};
+  for (const size_t budget : plane_budgets()) {
+    if (!mapping_on("planes")) break;
+    for (const auto& shape : plane_shapes) {
+      const entropy::cuda::PlanePlan plan = entropy::cuda::plan_planes(base, budget);
+      GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), base.data(), base.size() * sizeof(EncodeJob),
+                                 cudaMemcpyHostToDevice));
+      DeviceBuffer d_first(base.size() * 4 + 1), d_at(base.size() * 8 + 1);
+      DeviceBuffer d_nbp(base.size() + 1), d_counters(4), d_done(base.size() * 4 + 4);
+      DeviceBuffer d_symbols(plan.symbol_bytes + 1);
+      DeviceBuffer d_records((plan.most_items + 1) * sizeof(entropy::t1::PlaneRecord));
+      const size_t words = entropy::cuda::plane_workspace_words(plan, base, sms, shape);
+      DeviceBuffer d_ws(words * 4);
+      GJ2K_CUDA_CHECK(
+          cudaMemcpy(d_at.get(), plan.symbol_at.data(), base.size() * 8, cudaMemcpyHostToDevice));
+      GJ2K_CUDA_CHECK(cudaMemcpy(d_first.get(), plan.first_item.data(), base.size() * 4,
+                                 cudaMemcpyHostToDevice));
+      const entropy::cuda::PlaneBuffers pb{d_jobs.as<EncodeJob>(),
+                                           d_first.as<uint32_t>(),
+                                           d_at.as<uint64_t>(),
+                                           d_nbp.as<uint8_t>(),
+                                           d_done.as<uint32_t>(),
+                                           d_symbols.as<uint8_t>(),
+                                           d_records.as<entropy::t1::PlaneRecord>(),
+                                           d_ws.as<uint32_t>(),
+                                           words,
+                                           max_state,
+                                           d_counters.as<uint32_t>()};
+      clear();
+      float best = 1e30f;
+      for (int rep = 0; rep < 4; ++rep) {
+        cudaEventRecord(e0);
+        entropy::cuda::encode_blocks_by_planes(
+            plan, pb, uint32_t(base.size()), d_plane.as<int32_t>(), d_bytes.as<uint8_t>(),
+            d_passes.as<entropy::CodedPass>(), d_results.as<entropy::t1::EncodeResult>(),
+            d_status.as<uint8_t>(), sms, nullptr, shape);
+        cudaEventRecord(e1);
+        GJ2K_CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms = 0;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (rep > 0) best = std::min(best, ms);
+      }
+      std::vector<size_t> placed(base.size());
+      for (size_t k = 0; k < placed.size(); ++k) placed[k] = k;
+      const auto [diff, overflow] = compare(base, placed);
+      std::printf(
+          "  gpu encode planes   %4zu MB  %4d threads x %2d blocks/SM: %8.2f ms %9.1f Msamples/s  "
+          "%s, %zu overflowed, %zu items in %zu chunks, symbols %.0f MB, workspace %.0f MB\n",
+          budget >> 20, shape.threads_per_block, shape.blocks_per_sm, best,
+          b.samples / (best * 1e3), diff ? "DIFFERENT" : "identical", overflow, size_t{plan.items},
+          plan.chunks.size(), plan.symbol_bytes / 1e6, words * 4 / 1e6);
     }
   }
   cudaEventDestroy(e0);

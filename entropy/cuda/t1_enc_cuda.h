@@ -29,6 +29,7 @@
 
 #include "entropy/cuda/t1_dec_cuda.h"
 #include "entropy/t1_enc_block.h"
+#include "entropy/t1_enc_planes.h"
 
 namespace gj2k::entropy::cuda {
 
@@ -70,5 +71,53 @@ void encode_blocks(const EncodeJob* d_jobs, uint32_t count, const int32_t* d_pla
                    uint8_t* d_status, uint32_t* d_workspace, size_t workspace_words,
                    size_t state_words_per_thread, uint32_t* d_counter, int multiprocessors,
                    cudaStream_t stream, const LaunchShape& shape = {});
+
+// ---- The plane mapping (entropy/t1_enc_planes.h): a thread models one bit-plane of a block,
+// then a thread per block codes its planes' decisions.
+
+// The host's plan of a batch for the plane mapping: an item per job and plane below its Mb (a
+// thread of the model kernel; planes at or above the job's coded planes do nothing), numbered
+// in job order; chunks of consecutive jobs whose symbols fit the budget, modelled and coded one
+// after the other through one symbol buffer. A job's plane p records its symbols at
+// symbol_at[job] + p * t1::plane_symbol_capacity(w, h) of its chunk's buffer.
+struct PlanePlan {
+  struct Chunk {
+    uint32_t job_begin, job_end, item_begin, item_end;
+  };
+  std::vector<uint32_t> first_item;  // per job: its plane 0's item
+  std::vector<uint64_t> symbol_at;   // per job: its symbols' first byte in its chunk's buffer
+  std::vector<Chunk> chunks;
+  uint32_t items = 0;         // in all
+  size_t most_items = 0;      // the largest chunk's
+  uint64_t symbol_bytes = 0;  // the largest chunk's
+};
+PlanePlan plan_planes(const std::vector<EncodeJob>& jobs, size_t symbol_budget);
+
+// Device memory of a plane-mapping launch: jobs, first_item and symbol_at as planned (uploaded);
+// nbp and done: a byte and a word per job; symbols: plan.symbol_bytes; records: plan.most_items
+// PlaneRecords; workspace: plane_workspace_words words, state_words per thread (the largest
+// job's state_words); counter: one word.
+struct PlaneBuffers {
+  const EncodeJob* jobs;
+  const uint32_t* first_item;
+  const uint64_t* symbol_at;
+  uint8_t* nbp;
+  uint32_t* done;
+  uint8_t* symbols;
+  t1::PlaneRecord* records;
+  uint32_t* workspace;
+  size_t workspace_words, state_words;
+  uint32_t* counter;
+};
+size_t plane_workspace_words(const PlanePlan& plan, const std::vector<EncodeJob>& jobs,
+                             int multiprocessors, const LaunchShape& shape = {128, 4, true});
+
+// As encode_blocks, with the plane mapping: every job's planes counted (a warp per job), then
+// per chunk, in one launch, its planes modelled (a thread per item) and its jobs coded (a
+// thread per job, each as soon as its planes are).
+void encode_blocks_by_planes(const PlanePlan& plan, const PlaneBuffers& d, uint32_t count,
+                             const int32_t* d_plane, uint8_t* d_bytes, CodedPass* d_passes,
+                             t1::EncodeResult* d_results, uint8_t* d_status, int multiprocessors,
+                             cudaStream_t stream, const LaunchShape& shape = {128, 4, true});
 
 }  // namespace gj2k::entropy::cuda

@@ -39,8 +39,9 @@ struct Batch {
 };
 
 // Blocks side by side in one plane of `pitch` samples, each 1 to 4 columns after the previous
-// one's end, rows of blocks separated by 1 or 2 rows of junk.
-Batch make_batch(uint32_t seed, int count, uint32_t pitch, int max_side) {
+// one's end, rows of blocks separated by 1 or 2 rows of junk. alike: as a band's blocks, one
+// height, Mb and context formation (vertically causal or not) for all.
+Batch make_batch(uint32_t seed, int count, uint32_t pitch, int max_side, bool alike = false) {
   std::mt19937 rng(seed);
   Batch b;
   b.pitch = pitch;
@@ -50,8 +51,8 @@ Batch make_batch(uint32_t seed, int count, uint32_t pitch, int max_side) {
   std::vector<Placed> placed;
   uint32_t x = 1 + rng() % 3, y = 1, row_h = 0;
   for (int n = 0; n < count; ++n) {
-    uint32_t w = 1 + rng() % max_side, h = 1 + rng() % max_side;
-    while (w * h > 4096) h = h / 2 + 1;
+    uint32_t w = 1 + rng() % max_side, h = alike ? max_side : 1 + rng() % max_side;
+    while (w * h > 4096) alike ? void(w = w / 2 + 1) : void(h = h / 2 + 1);
     if (x + w + 4 > pitch) {
       x = 1 + rng() % 3;
       y += row_h + 1 + rng() % 2;
@@ -81,6 +82,11 @@ Batch make_batch(uint32_t seed, int count, uint32_t pitch, int max_side) {
     j.band = static_cast<uint8_t>(rng() % 4);
     j.style = static_cast<uint8_t>(rng() % 64);
     j.mb = static_cast<uint8_t>(p.nbp + rng() % 3);
+    if (alike) {
+      j.style = static_cast<uint8_t>((j.style & ~cblk_style::kVerticalCausal) |
+                                     (seed % 2 ? cblk_style::kVerticalCausal : 0));
+      j.mb = 22;
+    }
     j.capacity = t1::encode_budget(p.w, p.h, j.mb);
     if (n % 17 == 5) j.capacity = 1 + rng() % 40;  // too small for most blocks: kOverflow
     if (n % 53 == 7) j.mb = static_cast<uint8_t>(p.nbp - 1);  // kTooFewPlanes (or kOk if unused)
@@ -113,12 +119,16 @@ bool same_pass(const CodedPass& a, const CodedPass& b) {
          std::memcmp(&a.distortion, &b.distortion, sizeof(double)) == 0;
 }
 
-// arrange: the jobs go through arrange_encode_jobs (sorted, spread over warps, padded) first.
+// How a batch is launched: a thread per block with the jobs in order or arranged
+// (arrange_encode_jobs: sorted, spread over warps, padded first), or the plane mapping
+// (plan_planes, encode_blocks_by_planes) with symbol chunks of 1 MB, several per batch.
+enum class Launch { kInOrder, kArranged, kPlanes };
+
 void check_batch(uint32_t seed, int count, int max_side, const cuda::LaunchShape& shape,
-                 bool arrange) {
-  Batch b = make_batch(seed, count, 1500, max_side);
+                 Launch launch, bool alike = false) {
+  Batch b = make_batch(seed, count, 1500, max_side, alike);
   const int sms = transform::gpu_info().multiprocessors;
-  if (arrange) {
+  if (launch == Launch::kArranged) {
     const size_t real = b.jobs.size();
     const auto placed =
         cuda::arrange_encode_jobs(b.jobs, cuda::encode_threads(uint32_t(real), sms, shape));
@@ -163,15 +173,43 @@ void check_batch(uint32_t seed, int count, int max_side, const cuda::LaunchShape
   DeviceBuffer d_passes =
       upload(std::vector<CodedPass>(b.pass_records + 1, CodedPass{-1.0, 0xFFFFFFFFu, true}));
   DeviceBuffer d_results(n * sizeof(t1::EncodeResult)), d_status(n), d_counter(sizeof(uint32_t));
-  const size_t threads = cuda::encode_threads(uint32_t(n), sms, shape);
-  size_t state_words = 0;
-  for (const auto& j : b.jobs) state_words = std::max(state_words, t1::state_words(j.w, j.h));
-  DeviceBuffer d_ws(threads * state_words * sizeof(uint32_t) + 4);
-  cuda::encode_blocks(d_jobs.as<cuda::EncodeJob>(), uint32_t(n), d_plane.as<int32_t>(),
-                      d_bytes.as<uint8_t>(), d_passes.as<CodedPass>(),
-                      d_results.as<t1::EncodeResult>(), d_status.as<uint8_t>(), d_ws.as<uint32_t>(),
-                      threads * state_words, state_words, d_counter.as<uint32_t>(), sms, nullptr,
-                      shape);
+  if (launch == Launch::kPlanes) {
+    const cuda::PlanePlan plan = cuda::plan_planes(b.jobs, size_t{1} << 20);
+    size_t state_words = 1;
+    for (const auto& j : b.jobs) state_words = std::max(state_words, t1::state_words(j.w, j.h));
+    DeviceBuffer d_first = upload(plan.first_item), d_at = upload(plan.symbol_at);
+    DeviceBuffer d_nbp(n + 1), d_symbols(plan.symbol_bytes + 1), d_counters(4), d_done(4 * n + 4);
+    DeviceBuffer d_records((plan.most_items + 1) * sizeof(t1::PlaneRecord));
+    const size_t words = cuda::plane_workspace_words(plan, b.jobs, sms, shape);
+    DeviceBuffer d_ws(words * sizeof(uint32_t));
+    const cuda::PlaneBuffers pb{d_jobs.as<cuda::EncodeJob>(),
+                                d_first.as<uint32_t>(),
+                                d_at.as<uint64_t>(),
+                                d_nbp.as<uint8_t>(),
+                                d_done.as<uint32_t>(),
+                                d_symbols.as<uint8_t>(),
+                                d_records.as<t1::PlaneRecord>(),
+                                d_ws.as<uint32_t>(),
+                                words,
+                                state_words,
+                                d_counters.as<uint32_t>()};
+    cuda::encode_blocks_by_planes(plan, pb, uint32_t(n), d_plane.as<int32_t>(),
+                                  d_bytes.as<uint8_t>(), d_passes.as<CodedPass>(),
+                                  d_results.as<t1::EncodeResult>(), d_status.as<uint8_t>(), sms,
+                                  nullptr, shape);
+    GJ2K_CUDA_CHECK(cudaDeviceSynchronize());
+    if (plan.chunks.size() < 2 && n > 100) ADD_FAILURE() << "one chunk only: " << n << " jobs";
+  } else {
+    const size_t threads = cuda::encode_threads(uint32_t(n), sms, shape);
+    size_t state_words = 0;
+    for (const auto& j : b.jobs) state_words = std::max(state_words, t1::state_words(j.w, j.h));
+    DeviceBuffer d_ws(threads * state_words * sizeof(uint32_t) + 4);
+    cuda::encode_blocks(d_jobs.as<cuda::EncodeJob>(), uint32_t(n), d_plane.as<int32_t>(),
+                        d_bytes.as<uint8_t>(), d_passes.as<CodedPass>(),
+                        d_results.as<t1::EncodeResult>(), d_status.as<uint8_t>(),
+                        d_ws.as<uint32_t>(), threads * state_words, state_words,
+                        d_counter.as<uint32_t>(), sms, nullptr, shape);
+  }
   GJ2K_CUDA_CHECK(cudaDeviceSynchronize());
   const auto got = download<uint8_t>(d_bytes, b.out_bytes);
   const auto got_passes = download<CodedPass>(d_passes, b.pass_records + 1);
@@ -203,13 +241,80 @@ void check_batch(uint32_t seed, int count, int max_side, const cuda::LaunchShape
 TEST(T1EncGpu, RandomBatchesEqualTheCpu) {
   GJ2K_REQUIRE_GPU();
 #if defined(GJ2K_HAVE_CUDA)
-  check_batch(81001, 600, 70, {}, true);
-  check_batch(81002, 60, 1024, {64, 2, true}, false);
-  check_batch(81003, 1, 64, {}, false);
-  check_batch(81004, 3000, 33, {32, 1, false}, false);
-  check_batch(81005, 3000, 64, {128, 2, false}, true);
+  check_batch(81001, 600, 70, {}, Launch::kArranged);
+  check_batch(81002, 60, 1024, {64, 2, true}, Launch::kInOrder);
+  check_batch(81003, 1, 64, {}, Launch::kInOrder);
+  check_batch(81004, 3000, 33, {32, 1, false}, Launch::kInOrder);
+  check_batch(81005, 3000, 64, {128, 2, false}, Launch::kArranged);
+#endif
+}
+
+// The plane mapping: random batches (every style, overflow, too few planes, -2^31) through
+// chunks of symbols.
+TEST(T1EncGpu, PlaneMappingEqualsTheCpu) {
+  GJ2K_REQUIRE_GPU();
+#if defined(GJ2K_HAVE_CUDA)
+  check_batch(83001, 600, 70, {128, 4, true}, Launch::kPlanes);
+  check_batch(83002, 60, 1024, {64, 2, true}, Launch::kPlanes);
+  check_batch(83003, 1, 64, {128, 4, true}, Launch::kPlanes);
+  check_batch(83004, 3000, 33, {32, 1, true}, Launch::kPlanes);
+  check_batch(83005, 2000, 64, {128, 8, true}, Launch::kPlanes, true);
 #endif
 }
 
 }  // namespace
 }  // namespace gj2k::entropy
+
+#if defined(GJ2K_HAVE_CUDA)
+namespace gj2k::entropy {
+namespace {
+// plan_planes (host code, no GPU needed): chunks partition the jobs in order, each within the
+// budget unless one job alone exceeds it; a job's items and symbol regions follow the previous
+// job's in its chunk.
+TEST(T1EncPlanePlan, ChunksPartitionTheJobsWithinTheBudget) {
+  std::mt19937 rng(84001);
+  std::vector<cuda::EncodeJob> jobs(3000);
+  for (auto& j : jobs) {
+    j.w = static_cast<uint16_t>(1 + rng() % 64);
+    j.h = static_cast<uint16_t>(1 + rng() % 64);
+    j.mb = static_cast<uint8_t>(rng() % 33);  // 32: more planes than a block can have
+  }
+  for (const size_t budget : {size_t{1}, size_t{1} << 16, size_t{1} << 22, size_t{1} << 40}) {
+    const cuda::PlanePlan plan = cuda::plan_planes(jobs, budget);
+    ASSERT_FALSE(plan.chunks.empty());
+    uint32_t job = 0, item = 0;
+    size_t most = 0;
+    for (const auto& c : plan.chunks) {
+      ASSERT_EQ(c.job_begin, job);
+      ASSERT_EQ(c.item_begin, item);
+      ASSERT_GT(c.job_end, c.job_begin);
+      uint64_t at = 0, largest = 0;
+      for (uint32_t k = c.job_begin; k < c.job_end; ++k) {
+        const uint32_t planes = std::min<uint32_t>(jobs[k].mb, 31);
+        ASSERT_EQ(plan.first_item[k], item) << "job " << k;
+        ASSERT_EQ(plan.symbol_at[k], at) << "job " << k;
+        item += planes;
+        const uint64_t need = uint64_t{t1::plane_symbol_capacity(jobs[k].w, jobs[k].h)} * planes;
+        at += need;
+        largest = std::max(largest, need);
+      }
+      ASSERT_EQ(c.item_end, item);
+      ASSERT_LE(at, plan.symbol_bytes);
+      ASSERT_LE(at, std::max<uint64_t>(budget, largest));  // over only by one job alone
+      most = std::max<size_t>(most, c.item_end - c.item_begin);
+      job = c.job_end;
+    }
+    EXPECT_EQ(job, jobs.size());
+    EXPECT_EQ(item, plan.items);
+    EXPECT_EQ(most, plan.most_items);
+    if (budget == 1) {
+      EXPECT_GT(plan.chunks.size(), jobs.size() / 2);
+    }
+    if (budget == size_t{1} << 40) {
+      EXPECT_EQ(plan.chunks.size(), 1u);
+    }
+  }
+}
+}  // namespace
+}  // namespace gj2k::entropy
+#endif
