@@ -71,6 +71,9 @@ TileCoding code_tile_gpu(transform::cuda::TileTransformer& tt, const Image& imag
 // so that a divisor > 1 sends blocks through the CPU fallback of an overflow.
 uint32_t t1_budget_divisor();
 void set_t1_budget_divisor(uint32_t divisor);
+// For tests: the plane mapping's symbol memory per chunk (0: as the device's free memory
+// allows, one chunk where it fits), so that a small budget codes a tile in many chunks.
+void set_t1_symbol_budget(size_t bytes);
 
 // The transformer's results (slot 0) for tile-components of these rects, brought to the host
 // (waits for the slot's work).

@@ -1,11 +1,15 @@
 // The encoder's Tier-1 on the GPU (encoder_gpu.h code_tile_gpu): the code-blocks of a tile
 // coded by entropy/cuda/t1_enc_cuda.h straight from the transformer's device results, the
 // written bytes and pass records compacted on the device (transform/cuda/gather_cuda.h) and
-// brought back in one transfer each.
+// brought back in one transfer each. The blocks are coded by the plane mapping (a thread per
+// bit-plane models, a thread per block codes the decisions; entropy/t1_enc_planes.h), or with
+// GJ2K_GPU_T1_ENC_MAPPING=threads by a thread per block.
 #if defined(GJ2K_HAVE_CUDA)
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +40,8 @@ namespace ecu = entropy::cuda;
 struct Tier1Buffers {
   cu::StagingRing ring;
   cu::DeviceBuffer jobs, out, passes, results, status, workspace, counter, ranges, bytes, records;
+  // The plane mapping's (entropy/cuda/t1_enc_cuda.h PlaneBuffers).
+  cu::DeviceBuffer first_item, symbol_at, nbp, symbols, plane_records, done;
 };
 
 // The current context's pool (codec/context.h), or without one the process-wide pool, never
@@ -53,6 +59,37 @@ cu::Pool<Tier1Buffers>& t1_pool() {
 
 uint64_t round16(uint64_t n) {
   return (n + 15) & ~uint64_t{15};
+}
+
+// The mapping of the Tier-1 kernel: the plane mapping unless GJ2K_GPU_T1_ENC_MAPPING=threads
+// (for measurements; both code the same bytes).
+bool plane_mapping() {
+  const char* env = std::getenv("GJ2K_GPU_T1_ENC_MAPPING");
+  return env == nullptr || std::strcmp(env, "threads") != 0;
+}
+
+// The plane mapping's launch: 8 resident thread blocks of 128 threads per SM model the planes
+// and code the blocks faster than 4 (bench_gpu_t1, docs/PERFORMANCE.md "Tenth run").
+constexpr entropy::cuda::LaunchShape kPlaneLaunch{128, 8, true};
+
+std::atomic<size_t> g_symbol_budget{0};  // set_t1_symbol_budget
+
+// Symbol memory of the plane mapping for a tile: all of it in one chunk when half the device
+// memory still free (within GJ2K_GPU_MEMORY_LIMIT) holds it, as a chunk's decisions are coded
+// before the next chunk is modelled and every chunk adds that wait; else that half, at least
+// 16 MB; or what set_t1_symbol_budget set.
+size_t symbol_budget(const std::vector<entropy::cuda::EncodeJob>& jobs) {
+  if (const size_t set = g_symbol_budget.load(std::memory_order_relaxed)) return set;
+  uint64_t need = 0;
+  for (const auto& j : jobs)
+    need += uint64_t{entropy::t1::plane_symbol_capacity(j.w, j.h)} * std::min<uint32_t>(j.mb, 31);
+  size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) free = 0;
+  if (const size_t limit = cu::device_memory_limit()) {
+    const size_t used = cu::device_memory_use().current;
+    free = std::min(free, limit > used ? limit - used : 0);
+  }
+  return static_cast<size_t>(std::max<uint64_t>(std::min<uint64_t>(need, free / 2), 16u << 20));
 }
 
 }  // namespace
@@ -108,11 +145,11 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
                   "GPU Tier-1: tile " + std::to_string(t) + " has more than 2^32 pass records");
   }
   if (kj.empty()) return tile;
-  // Launch: in plan order (component, resolution, band, raster), each thread taking the next
-  // job from a counter when it finishes one. Measured on the H100 (bench_gpu_t1 encode, photo
-  // mosaic): faster than the heavy-first fixed arrangement the decoder uses (86 against 123 ms
-  // lossless, 101 against 117 ms for 9/7), as neighbouring blocks of a band cost about the same
-  // and a warp's lanes then finish together.
+  // Launch: the plane mapping (about half the kernel time of a thread per block on the photo
+  // mosaics, lossless and 9/7: bench_gpu_t1, docs/PERFORMANCE.md "Tenth run"). A thread per
+  // block takes the jobs in plan order (component, resolution, band, raster), each thread the
+  // next job from a counter when it finishes one: faster than the heavy-first fixed arrangement
+  // the decoder uses, as neighbouring blocks of a band cost about the same.
   const int sms = std::max(1, transform::gpu_info().multiprocessors);
   ecu::LaunchShape shape;
   shape.threads_per_block = 128;
@@ -120,6 +157,13 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   shape.dynamic = true;
   const size_t gpu_threads = ecu::encode_threads(static_cast<uint32_t>(kj.size()), sms, shape);
   const uint32_t count = static_cast<uint32_t>(kj.size());
+  const bool planes = plane_mapping();
+  ecu::PlanePlan plan;
+  size_t plane_words = 0;
+  if (planes) {
+    plan = ecu::plan_planes(kj, symbol_budget(kj));
+    plane_words = ecu::plane_workspace_words(plan, kj, sms, kPlaneLaunch);
+  }
   const auto block_of = [&](uint32_t k) -> const CodeBlockJob& { return jobs[job_of[k]]; };
 
   trace_plan.end();
@@ -130,7 +174,17 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   try {
     b.out.reserve(std::max<uint64_t>(out_bytes, 16));
     b.passes.reserve(std::max<uint64_t>(records, 1) * sizeof(entropy::CodedPass));
-    b.workspace.reserve(std::max<size_t>(gpu_threads * state_words * 4, 4));
+    if (planes) {
+      b.workspace.reserve(std::max<size_t>(plane_words * 4, 4));
+      b.symbols.reserve(std::max<uint64_t>(plan.symbol_bytes, 16));
+      b.plane_records.reserve(std::max<size_t>(plan.most_items, 1) * sizeof(t1::PlaneRecord));
+      b.first_item.reserve(size_t{count} * sizeof(uint32_t));
+      b.symbol_at.reserve(size_t{count} * sizeof(uint64_t));
+      b.done.reserve(size_t{count} * sizeof(uint32_t));
+      b.nbp.reserve(count);
+    } else {
+      b.workspace.reserve(std::max<size_t>(gpu_threads * state_words * 4, 4));
+    }
   } catch (const Error& e) {
     // The budgets do not fit the device memory beside the transform's buffers. With other tiles
     // on the device, encode_tile_gpu waits for them and tries again; alone, the values come
@@ -146,12 +200,33 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   b.jobs.reserve(count * sizeof(ecu::EncodeJob));
   b.results.reserve(count * sizeof(t1::EncodeResult));
   b.status.reserve(count);
-  b.counter.reserve(4);
+  b.counter.reserve(sizeof(uint32_t));
   b.ring.upload(b.jobs.get(), kj.data(), count * sizeof(ecu::EncodeJob), st, threads);
-  ecu::encode_blocks(b.jobs.as<ecu::EncodeJob>(), count, base, b.out.as<uint8_t>(),
-                     b.passes.as<entropy::CodedPass>(), b.results.as<t1::EncodeResult>(),
-                     b.status.as<uint8_t>(), b.workspace.as<uint32_t>(), b.workspace.bytes() / 4,
-                     state_words, b.counter.as<uint32_t>(), sms, st, shape);
+  if (planes) {
+    b.ring.upload(b.first_item.get(), plan.first_item.data(), size_t{count} * sizeof(uint32_t), st,
+                  threads);
+    b.ring.upload(b.symbol_at.get(), plan.symbol_at.data(), size_t{count} * sizeof(uint64_t), st,
+                  threads);
+    const ecu::PlaneBuffers pb{b.jobs.as<ecu::EncodeJob>(),
+                               b.first_item.as<uint32_t>(),
+                               b.symbol_at.as<uint64_t>(),
+                               b.nbp.as<uint8_t>(),
+                               b.done.as<uint32_t>(),
+                               b.symbols.as<uint8_t>(),
+                               b.plane_records.as<t1::PlaneRecord>(),
+                               b.workspace.as<uint32_t>(),
+                               b.workspace.bytes() / 4,
+                               state_words,
+                               b.counter.as<uint32_t>()};
+    ecu::encode_blocks_by_planes(
+        plan, pb, count, base, b.out.as<uint8_t>(), b.passes.as<entropy::CodedPass>(),
+        b.results.as<t1::EncodeResult>(), b.status.as<uint8_t>(), sms, st, kPlaneLaunch);
+  } else {
+    ecu::encode_blocks(b.jobs.as<ecu::EncodeJob>(), count, base, b.out.as<uint8_t>(),
+                       b.passes.as<entropy::CodedPass>(), b.results.as<t1::EncodeResult>(),
+                       b.status.as<uint8_t>(), b.workspace.as<uint32_t>(), b.workspace.bytes() / 4,
+                       state_words, b.counter.as<uint32_t>(), sms, st, shape);
+  }
   std::vector<t1::EncodeResult> result(count);
   std::vector<uint8_t> status(count);
   b.ring.download(result.data(), b.results.get(), count * sizeof(t1::EncodeResult), st, threads);
@@ -254,6 +329,9 @@ uint32_t t1_budget_divisor() {
 }
 void set_t1_budget_divisor(uint32_t divisor) {
   g_budget_divisor.store(std::max<uint32_t>(1, divisor), std::memory_order_relaxed);
+}
+void set_t1_symbol_budget(size_t bytes) {
+  g_symbol_budget.store(bytes, std::memory_order_relaxed);
 }
 
 size_t release_encoder_t1_pool() {

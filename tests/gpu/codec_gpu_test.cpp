@@ -368,6 +368,9 @@ TEST(GpuCodec, TilesEncodeWithinADeviceMemoryLimit) {
   GJ2K_REQUIRE_GPU();
   namespace cu = transform::cuda;
   const Image im = codec::synthetic_image(1000, 700, 3, 8, 5);
+  // Symbols in chunks of 1 MB: the whole image's peak is then its transform's and Tier-1's
+  // buffers, half of which the one tile cannot fit (its symbols alone would fit in chunks).
+  codec::set_t1_symbol_budget(size_t{1} << 20);
   for (bool irreversible : {false, true}) {
     SCOPED_TRACE(irreversible ? "9/7 rate 20" : "5/3");
     EncodeParams whole;
@@ -397,6 +400,7 @@ TEST(GpuCodec, TilesEncodeWithinADeviceMemoryLimit) {
     cu::set_device_memory_limit(0);
     codec::release_gpu_pools();
   }
+  codec::set_t1_symbol_budget(0);
 }
 #endif
 
