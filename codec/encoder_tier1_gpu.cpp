@@ -76,20 +76,24 @@ std::atomic<size_t> g_symbol_budget{0};  // set_t1_symbol_budget
 
 // Symbol memory of the plane mapping for a tile: all of it in one chunk when half the device
 // memory still free (within GJ2K_GPU_MEMORY_LIMIT) holds it, as a chunk's decisions are coded
-// before the next chunk is modelled and every chunk adds that wait; else that half, at least
-// 16 MB; or what set_t1_symbol_budget set.
+// before the next chunk is modelled and every chunk adds that wait; else that half, or at
+// least one job's; or what set_t1_symbol_budget set.
 size_t symbol_budget(const std::vector<entropy::cuda::EncodeJob>& jobs) {
   if (const size_t set = g_symbol_budget.load(std::memory_order_relaxed)) return set;
-  uint64_t need = 0;
-  for (const auto& j : jobs)
-    need += uint64_t{entropy::t1::plane_symbol_capacity(j.w, j.h)} * std::min<uint32_t>(j.mb, 31);
+  uint64_t need = 0, largest = 0;
+  for (const auto& j : jobs) {
+    const uint64_t n =
+        uint64_t{entropy::t1::plane_symbol_capacity(j.w, j.h)} * std::min<uint32_t>(j.mb, 31);
+    need += n;
+    largest = std::max(largest, n);
+  }
   size_t free = 0, total = 0;
   if (cudaMemGetInfo(&free, &total) != cudaSuccess) free = 0;
   if (const size_t limit = cu::device_memory_limit()) {
     const size_t used = cu::device_memory_use().current;
     free = std::min(free, limit > used ? limit - used : 0);
   }
-  return static_cast<size_t>(std::max<uint64_t>(std::min<uint64_t>(need, free / 2), 16u << 20));
+  return static_cast<size_t>(std::max<uint64_t>(std::min<uint64_t>(need, free / 2), largest));
 }
 
 }  // namespace
@@ -157,13 +161,14 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   shape.dynamic = true;
   const size_t gpu_threads = ecu::encode_threads(static_cast<uint32_t>(kj.size()), sms, shape);
   const uint32_t count = static_cast<uint32_t>(kj.size());
-  const bool planes = plane_mapping();
+  bool planes = plane_mapping();
   ecu::PlanePlan plan;
   size_t plane_words = 0;
-  if (planes) {
-    plan = ecu::plan_planes(kj, symbol_budget(kj));
+  const auto make_plan = [&](size_t budget) {
+    plan = ecu::plan_planes(kj, budget);
     plane_words = ecu::plane_workspace_words(plan, kj, sms, kPlaneLaunch);
-  }
+  };
+  if (planes) make_plan(symbol_budget(kj));
   const auto block_of = [&](uint32_t k) -> const CodeBlockJob& { return jobs[job_of[k]]; };
 
   trace_plan.end();
@@ -171,30 +176,47 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   cu::Lease<Tier1Buffers> lease(t1_pool());
   Tier1Buffers& b = *lease;
   lease.in_use();
-  try {
-    b.out.reserve(std::max<uint64_t>(out_bytes, 16));
-    b.passes.reserve(std::max<uint64_t>(records, 1) * sizeof(entropy::CodedPass));
-    if (planes) {
-      b.workspace.reserve(std::max<size_t>(plane_words * 4, 4));
-      b.symbols.reserve(std::max<uint64_t>(plan.symbol_bytes, 16));
-      b.plane_records.reserve(std::max<size_t>(plan.most_items, 1) * sizeof(t1::PlaneRecord));
-      b.first_item.reserve(size_t{count} * sizeof(uint32_t));
-      b.symbol_at.reserve(size_t{count} * sizeof(uint64_t));
-      b.done.reserve(size_t{count} * sizeof(uint32_t));
-      b.nbp.reserve(count);
-    } else {
-      b.workspace.reserve(std::max<size_t>(gpu_threads * state_words * 4, 4));
+  for (int attempt = 0;; ++attempt) {
+    try {
+      b.out.reserve(std::max<uint64_t>(out_bytes, 16));
+      b.passes.reserve(std::max<uint64_t>(records, 1) * sizeof(entropy::CodedPass));
+      if (planes) {
+        b.workspace.reserve(std::max<size_t>(plane_words * 4, 4));
+        b.symbols.reserve(std::max<uint64_t>(plan.symbol_bytes, 16));
+        b.plane_records.reserve(std::max<size_t>(plan.most_items, 1) * sizeof(t1::PlaneRecord));
+        b.first_item.reserve(size_t{count} * sizeof(uint32_t));
+        b.symbol_at.reserve(size_t{count} * sizeof(uint64_t));
+        b.done.reserve(size_t{count} * sizeof(uint32_t));
+        b.nbp.reserve(count);
+      } else {
+        b.workspace.reserve(std::max<size_t>(gpu_threads * state_words * 4, 4));
+      }
+      break;
+    } catch (const Error& e) {
+      if (!cu::out_of_memory(e)) throw;
+      // The buffers do not fit the device memory beside the transform's. The plane mapping
+      // tries again with its symbols in chunks of 16 MB, then a thread per block does without
+      // them. Failing that, with other tiles on the device, encode_tile_gpu waits for them and
+      // tries again; alone, the values come down and Tier-1 runs on the CPU (the same blocks).
+      if (planes && attempt == 0 && plan.symbol_bytes > (uint64_t{16} << 20)) {
+        make_plan(size_t{16} << 20);
+        b.symbols = cu::DeviceBuffer();
+        continue;
+      }
+      if (planes) {
+        planes = false;
+        b.symbols = cu::DeviceBuffer();
+        b.plane_records = cu::DeviceBuffer();
+        b.workspace = cu::DeviceBuffer();
+        continue;
+      }
+      if (other_gpu_tiles_active()) throw;
+      lease.succeeded();
+      std::vector<transform::Rect> rects;
+      for (const TileComponentCoding& tcc : tile.components) rects.push_back(tcc.layout.rect);
+      TileCoefficients coeffs = download_coefficients(tt, std::move(rects));
+      return code_tile(coeffs, image, setup, params, t);
     }
-  } catch (const Error& e) {
-    // The budgets do not fit the device memory beside the transform's buffers. With other tiles
-    // on the device, encode_tile_gpu waits for them and tries again; alone, the values come
-    // down and Tier-1 runs on the CPU (the same blocks).
-    if (!cu::out_of_memory(e) || other_gpu_tiles_active()) throw;
-    lease.succeeded();
-    std::vector<transform::Rect> rects;
-    for (const TileComponentCoding& tcc : tile.components) rects.push_back(tcc.layout.rect);
-    TileCoefficients coeffs = download_coefficients(tt, std::move(rects));
-    return code_tile(coeffs, image, setup, params, t);
   }
   // The jobs up, Tier-1 of them all, their results and statuses down.
   b.jobs.reserve(count * sizeof(ecu::EncodeJob));

@@ -21,8 +21,9 @@
 // Symbols: one byte per decision, context << 1 | decision for an MQ pass, the bit for a raw
 // (bypass) pass; a plane's SPP, MRP and cleanup symbols follow each other in its buffer. A plane
 // of a w x h block records at most plane_symbol_capacity(w, h) of them: each sample is coded in
-// one pass of the plane with at most 2 decisions (its bit and sign), and a cleanup column adds at
-// most 3 (run-length and UNIFORM decisions).
+// one pass of the plane with at most 2 decisions (its bit and sign, raw or not), and a cleanup
+// column in run-length mode (full stripes only) with at most 10 for its 4 samples (the
+// run-length decision, 2 UNIFORM, the sign, 2 for each of the 3 rows after).
 #pragma once
 
 #include <cstddef>
@@ -35,7 +36,7 @@
 namespace gj2k::entropy::t1 {
 
 GJ2K_HD_INLINE uint32_t plane_symbol_capacity(uint32_t w, uint32_t h) {
-  return 2 * w * h + 3 * w * ((h + 3) / 4) + 8;
+  return 2 * w * h + 2 * w * (h / 4) + 8;
 }
 
 // What model_plane reports of one plane: its passes' symbol counts and distortion factor sums

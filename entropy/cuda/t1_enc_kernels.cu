@@ -161,7 +161,9 @@ __global__ void model_code_kernel(const EncodeJob* __restrict__ jobs, PlanePlan:
     const uint32_t n = nbp[k];
     if (n == 0) continue;
     const EncodeJob j = jobs[k];
-    const uint32_t planes = min(uint32_t{j.mb}, 31u);
+    // Its items, counted as the items were numbered (plan_planes).
+    const uint32_t planes =
+        (k + 1 < chunk.job_end ? first_item[k + 1] : chunk.item_end) - first_item[k];
     Done flag(done[k]);
     while (flag.load(::cuda::memory_order_acquire) < planes) __nanosleep(256);
     const t1::PlaneRecord* rec = records + (first_item[k] - chunk.item_begin);

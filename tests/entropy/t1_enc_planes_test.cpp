@@ -24,17 +24,23 @@ namespace {
 using test::describe;
 using test::make_block;
 
-void check(const std::vector<int32_t>& q, uint32_t w, uint32_t h, uint32_t band, uint8_t style,
-           uint32_t mb, const std::string& what) {
+void check(const std::vector<int32_t>& samples, uint32_t w, uint32_t h, uint32_t band,
+           uint8_t style, uint32_t mb, const std::string& what) {
   const t1::EncodeTables tables = t1::host_encode_tables();
   const uint32_t capacity = t1::encode_budget(w, h, mb);
+  // The block inside a wider plane (row pitch w + 3, junk around), as a band holds it.
+  const size_t stride = size_t{w} + 3;
+  std::vector<int32_t> plane(stride * h + 3, INT32_MIN);
+  for (uint32_t y = 0; y < h; ++y)
+    std::copy_n(samples.data() + size_t{y} * w, w, plane.data() + 1 + y * stride);
+  const int32_t* q = plane.data() + 1;
   // The one block coder.
   std::vector<uint8_t> want(capacity + 1);
   std::vector<CodedPass> want_passes(t1::kMaxPasses);
   std::vector<uint32_t> state(t1::state_words(w, h));
   t1::EncodeResult want_result;
   const t1::EncodeStatus want_status =
-      t1::encode_block_hd<false>(tables, q.data(), w, w, h, band, style, mb, want.data(), capacity,
+      t1::encode_block_hd<false>(tables, q, stride, w, h, band, style, mb, want.data(), capacity,
                                  want_passes.data(), state.data(), nullptr, &want_result);
   ASSERT_EQ(want_status, t1::EncodeStatus::kOk) << what;
   const uint32_t nbp = want_result.planes;
@@ -48,9 +54,9 @@ void check(const std::vector<int32_t>& q, uint32_t w, uint32_t h, uint32_t band,
   const bool vc = (style & cblk_style::kVerticalCausal) != 0;
   for (uint32_t p = 0; p < nbp; ++p) {
     std::fill(state.begin(), state.end(), 0xDEADBEEFu);
-    records[p] = vc ? t1::model_plane<true>(bt, q.data(), w, w, h, style, nbp, p, state.data(),
+    records[p] = vc ? t1::model_plane<true>(bt, q, stride, w, h, style, nbp, p, state.data(),
                                             symbols[p].data())
-                    : t1::model_plane<false>(bt, q.data(), w, w, h, style, nbp, p, state.data(),
+                    : t1::model_plane<false>(bt, q, stride, w, h, style, nbp, p, state.data(),
                                              symbols[p].data());
     const t1::PlaneRecord& r = records[p];
     ASSERT_LE(uint64_t{r.count[0]} + r.count[1] + r.count[2], cap) << what << ", plane " << p;
@@ -131,22 +137,24 @@ TEST(T1EncPlanes, DeepPlanesMatch) {
   }
 }
 
-// The symbol bound at its worst: every sample alternating in sign with every bit set, so that
-// each becomes significant with a sign decision in the cleanup pass of the top plane, and a
-// checkerboard of magnitudes that keeps run-length mode off.
+// The symbol bound at its worst: columns of samples with every bit set (each becomes
+// significant in the top plane's cleanup, in run-length mode, with its sign and the three rows
+// after it: 10 decisions for 4 samples) between all-zero columns (coded one decision a sample
+// in the next planes' passes), and dense random blocks; every plane within the capacity.
 TEST(T1EncPlanes, DenseBlocksStayWithinTheSymbolCapacity) {
-  for (const uint32_t w : {64u, 5u, 1u}) {
-    const uint32_t h = 4096 / std::max(w, 4u) < 1024 ? 4096 / std::max(w, 4u) : 1024;
+  std::mt19937 rng(94001);
+  for (const uint32_t w : {64u, 5u, 1u, 2u}) {
+    const uint32_t h = std::min<uint32_t>(4096 / w, 1024);
     std::vector<int32_t> q(size_t{w} * h);
     for (uint32_t y = 0; y < h; ++y)
-      for (uint32_t x = 0; x < w; ++x) {
-        const int32_t m = (x + y) % 2 ? 0xFFF : 0x801;
-        q[size_t{y} * w + x] = (x + 3 * y) % 3 ? -m : m;
-      }
+      for (uint32_t x = 0; x < w; ++x) q[size_t{y} * w + x] = x % 2 ? 0 : (y % 2 ? -0xFFF : 0xFFF);
     for (const uint8_t style : {uint8_t{0}, uint8_t{0x01}, uint8_t{0x08}}) {
-      check(q, w, h, 0, style, 12, "dense " + std::to_string(w) + "x" + std::to_string(h));
+      check(q, w, h, 0, style, 12, "columns " + std::to_string(w) + "x" + std::to_string(h));
       if (HasFatalFailure()) return;
     }
+    const auto dense = make_block(rng, size_t{w} * h, 12, true);
+    check(dense, w, h, 3, 0x01, 12, "dense " + std::to_string(w) + "x" + std::to_string(h));
+    if (HasFatalFailure()) return;
   }
 }
 

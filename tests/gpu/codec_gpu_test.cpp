@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -360,17 +361,37 @@ TEST(GpuCodec, OutOfRangeSamplesGiveTheCpuError) {
 }
 
 #if defined(GJ2K_HAVE_CUDA)  // the memory limit and the tile counter exist with CUDA only
+// Sets an environment variable for a scope (a test's), restoring it after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
 // Images larger than the GPU's memory, with the device memory limited (cuda_memory.h) below
 // what the image needs as one tile: encoded in tiles, every tile still runs on the GPU, one
 // after another within the limit; as one tile, the tile goes to the CPU. Both give the CPU's
-// codestream.
+// codestream. What one tile needs at least is measured with a thread per block (the Tier-1
+// mapping with the least memory); the encodes under the limit take the default mapping, whose
+// symbol memory adapts to the limit and which falls back to a thread per block.
 TEST(GpuCodec, TilesEncodeWithinADeviceMemoryLimit) {
   GJ2K_REQUIRE_GPU();
   namespace cu = transform::cuda;
   const Image im = codec::synthetic_image(1000, 700, 3, 8, 5);
-  // Symbols in chunks of 1 MB: the whole image's peak is then its transform's and Tier-1's
-  // buffers, half of which the one tile cannot fit (its symbols alone would fit in chunks).
-  codec::set_t1_symbol_budget(size_t{1} << 20);
   for (bool irreversible : {false, true}) {
     SCOPED_TRACE(irreversible ? "9/7 rate 20" : "5/3");
     EncodeParams whole;
@@ -383,7 +404,10 @@ TEST(GpuCodec, TilesEncodeWithinADeviceMemoryLimit) {
     const size_t base = cu::device_memory_use().current;
     cu::reset_device_memory_peak();
     const std::vector<uint8_t> whole_cpu = encode_on(im, whole, Device::kCpu);
-    EXPECT_TRUE(encode_on(im, whole, Device::kGpu) == whole_cpu);
+    {
+      const ScopedEnv threads("GJ2K_GPU_T1_ENC_MAPPING", "threads");
+      EXPECT_TRUE(encode_on(im, whole, Device::kGpu) == whole_cpu);
+    }
     const size_t whole_need = cu::device_memory_use().peak - base;
     codec::release_gpu_pools();
     const size_t limit = base + whole_need / 2;
@@ -400,7 +424,25 @@ TEST(GpuCodec, TilesEncodeWithinADeviceMemoryLimit) {
     cu::set_device_memory_limit(0);
     codec::release_gpu_pools();
   }
-  codec::set_t1_symbol_budget(0);
+}
+
+// The plane mapping's symbols in chunks of 64 KB (set_t1_symbol_budget): many launches per
+// tile, the same codestream as the CPU's, lossless and 9/7 with every style bit.
+TEST(GpuCodec, Tier1SymbolChunksMatchCpu) {
+  GJ2K_REQUIRE_GPU();
+  const Image im = codec::synthetic_image(517, 301, 3, 8, 62);
+  struct Budget {
+    Budget() { codec::set_t1_symbol_budget(size_t{64} << 10); }
+    ~Budget() { codec::set_t1_symbol_budget(0); }
+  } budget;
+  for (bool irreversible : {false, true}) {
+    SCOPED_TRACE(irreversible ? "9/7" : "5/3");
+    EncodeParams p;
+    p.irreversible = irreversible;
+    if (irreversible) p.rates = {30, 10};
+    p.cblk_style = irreversible ? 0x3F : 0x08;
+    EXPECT_TRUE(encode_on(im, p, Device::kCpu) == encode_on(im, p, Device::kGpu));
+  }
 }
 #endif
 

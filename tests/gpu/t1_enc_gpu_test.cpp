@@ -128,6 +128,12 @@ void check_batch(uint32_t seed, int count, int max_side, const cuda::LaunchShape
                  Launch launch, bool alike = false) {
   Batch b = make_batch(seed, count, 1500, max_side, alike);
   const int sms = transform::gpu_info().multiprocessors;
+  if (launch == Launch::kPlanes) {
+    // Jobs the coder refuses (Mb beyond 31) and empty ones (padding) among the rest.
+    for (size_t k = 5; k < b.jobs.size(); k += 37) b.jobs[k].mb = 32;
+    for (size_t k = 3; k < b.jobs.size(); k += 53)
+      b.jobs.insert(b.jobs.begin() + k, cuda::EncodeJob{});
+  }
   if (launch == Launch::kArranged) {
     const size_t real = b.jobs.size();
     const auto placed =
