@@ -176,7 +176,9 @@ void apply_thresholds(std::vector<TileCoding>& tiles, const RateAllocator& ra,
 
 // Registers every code-block with passes with the allocator (blk.rc); returns how many
 // code-blocks the tiles have.
-uint64_t register_blocks(std::vector<TileCoding>& tiles, RateAllocator& ra) {
+// sum_gains: whether the allocator sums every pass's gain (only --psnr reads that sum,
+// RateAllocator::total_gain_all).
+uint64_t register_blocks(std::vector<TileCoding>& tiles, RateAllocator& ra, bool sum_gains) {
   // The blocks with passes in order, added at once (their hulls made in parallel).
   struct Item {
     BlockCoding* blk;
@@ -207,7 +209,8 @@ uint64_t register_blocks(std::vector<TileCoding>& tiles, RateAllocator& ra) {
       [](int64_t n, const std::function<void(int64_t)>& body) {
         core::parallel_for(0, static_cast<size_t>(n), 1,
                            [&](size_t i) { body(static_cast<int64_t>(i)); });
-      });
+      },
+      sum_gains);
   for (size_t k = 0; k < items.size(); ++k) items[k].blk->rc = static_cast<uint32_t>(first + k);
   return blocks;
 }
@@ -418,7 +421,8 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
   }
   RateAllocator ra;
   TraceStage trace_hulls("rate control hulls");
-  const uint64_t blocks = register_blocks(tiles, ra);
+  const bool psnr_targets = params.rates.empty() && params.bpp.empty() && !params.psnr.empty();
+  const uint64_t blocks = register_blocks(tiles, ra, psnr_targets);
   trace_hulls.end();
   if (stats) stats->code_blocks = blocks;
   {

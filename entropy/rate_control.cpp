@@ -78,7 +78,7 @@ void in_pieces(size_t n, const ParallelFor& run, const Fn& fn) {
 }  // namespace
 
 size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const BlockPasses& fill,
-                                 const ParallelFor& run) {
+                                 const ParallelFor& run, bool sum_gains) {
   const size_t first_block = blocks_.size();
   // Each block's passes and (with room for as many points) its hull at its pass offset.
   std::vector<size_t> at(count + 1, 0);
@@ -114,7 +114,10 @@ size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const Blo
     }
   });
   // In pass order (floating-point sums depend on their order), as blocks added one by one do.
-  for (size_t i = 0; i < total; ++i) gain_all_ += gains[i] > 0 ? gains[i] : 0;
+  if (sum_gains)
+    for (size_t i = 0; i < total; ++i) gain_all_ += gains[i] > 0 ? gains[i] : 0;
+  else
+    gain_all_ = std::numeric_limits<double>::quiet_NaN();
   sorted_ = false;
   return first_block;
 }

@@ -65,8 +65,10 @@ class RateAllocator {
   // Adds count blocks at once, as add_block would one by one in order: block k (0-based within
   // the call) has passes[k] passes, which `fill` writes (possibly several at once, from `run`'s
   // threads); their hulls are made with `run`'s threads. Returns the first one's index.
+  // sum_gains false leaves out the one serial sum over every pass: total_gain_all() and
+  // total_gain(lambda <= 0) are then NaN (for callers that never ask them, byte targets).
   size_t add_blocks(size_t count, const uint32_t* passes, const BlockPasses& fill,
-                    const ParallelFor& run = {});
+                    const ParallelFor& run = {}, bool sum_gains = true);
 
   // Passes of block b included at threshold lambda: those up to the last hull point with
   // slope >= lambda. lambda <= 0 (kAllPasses) includes every pass, even those off the hull.
@@ -116,8 +118,9 @@ class RateAllocator {
   void sort_steps(const ParallelFor& run = {}) const;
 
   std::vector<Block> blocks_;
-  std::vector<TruncationPoint> points_;
-  std::vector<double> point_gain_;  // cumulative gain at each hull point
+  // Filled in parallel after they grow (not zeroed first).
+  std::vector<TruncationPoint, DefaultInitAllocator<TruncationPoint>> points_;
+  std::vector<double, DefaultInitAllocator<double>> point_gain_;  // cumulative gain at each point
   double gain_all_ = 0;
   // Sorted by decreasing slope, built lazily (filled before read: not zeroed first).
   mutable std::vector<Step, DefaultInitAllocator<Step>> steps_;
