@@ -596,6 +596,7 @@ void gpu_encode_rows(const char* name, const EncodeBatch& b,
                                  cudaMemcpyHostToDevice));
       DeviceBuffer d_first(base.size() * 4 + 1), d_at(base.size() * 8 + 1);
       DeviceBuffer d_nbp(base.size() + 1), d_counters(4), d_done(base.size() * 4 + 4);
+      DeviceBuffer d_plane_at(base.size() * 32 * 4 + 4);
       DeviceBuffer d_symbols(plan.symbol_bytes + 1);
       DeviceBuffer d_records((plan.most_items + 1) * sizeof(entropy::t1::PlaneRecord));
       const size_t words = entropy::cuda::plane_workspace_words(plan, base, sms, shape);
@@ -609,6 +610,7 @@ void gpu_encode_rows(const char* name, const EncodeBatch& b,
                                            d_at.as<uint64_t>(),
                                            d_nbp.as<uint8_t>(),
                                            d_done.as<uint32_t>(),
+                                           d_plane_at.as<uint32_t>(),
                                            d_symbols.as<uint8_t>(),
                                            d_records.as<entropy::t1::PlaneRecord>(),
                                            d_ws.as<uint32_t>(),

@@ -41,7 +41,7 @@ struct Tier1Buffers {
   cu::StagingRing ring;
   cu::DeviceBuffer jobs, out, passes, results, status, workspace, counter, ranges, bytes, records;
   // The plane mapping's (entropy/cuda/t1_enc_cuda.h PlaneBuffers).
-  cu::DeviceBuffer first_item, symbol_at, nbp, symbols, plane_records, done;
+  cu::DeviceBuffer first_item, symbol_at, nbp, symbols, plane_records, done, plane_at;
 };
 
 // The current context's pool (codec/context.h), or without one the process-wide pool, never
@@ -83,7 +83,7 @@ size_t symbol_budget(const std::vector<entropy::cuda::EncodeJob>& jobs) {
   uint64_t need = 0, largest = 0;
   for (const auto& j : jobs) {
     const uint64_t n =
-        uint64_t{entropy::t1::plane_symbol_capacity(j.w, j.h)} * std::min<uint32_t>(j.mb, 31);
+        entropy::t1::block_symbol_bound(uint32_t{j.w} * j.h, std::min<uint32_t>(j.mb, 31));
     need += n;
     largest = std::max(largest, n);
   }
@@ -187,6 +187,7 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
         b.first_item.reserve(size_t{count} * sizeof(uint32_t));
         b.symbol_at.reserve(size_t{count} * sizeof(uint64_t));
         b.done.reserve(size_t{count} * sizeof(uint32_t));
+        b.plane_at.reserve(size_t{count} * 32 * sizeof(uint32_t));
         b.nbp.reserve(count);
       } else {
         b.workspace.reserve(std::max<size_t>(gpu_threads * state_words * 4, 4));
@@ -207,6 +208,7 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
         planes = false;
         b.symbols = cu::DeviceBuffer();
         b.plane_records = cu::DeviceBuffer();
+        b.plane_at = cu::DeviceBuffer();
         b.workspace = cu::DeviceBuffer();
         continue;
       }
@@ -234,6 +236,7 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
                                b.symbol_at.as<uint64_t>(),
                                b.nbp.as<uint8_t>(),
                                b.done.as<uint32_t>(),
+                               b.plane_at.as<uint32_t>(),
                                b.symbols.as<uint8_t>(),
                                b.plane_records.as<t1::PlaneRecord>(),
                                b.workspace.as<uint32_t>(),

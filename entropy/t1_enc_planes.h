@@ -19,11 +19,12 @@
 // for a lossless image), and the serial remainder is the MQ coder's decisions alone.
 //
 // Symbols: one byte per decision, context << 1 | decision for an MQ pass, the bit for a raw
-// (bypass) pass; a plane's SPP, MRP and cleanup symbols follow each other in its buffer. A plane
-// of a w x h block records at most plane_symbol_capacity(w, h) of them: each sample is coded in
-// one pass of the plane with at most 2 decisions (its bit and sign, raw or not), and a cleanup
-// column in run-length mode (full stripes only) with at most 10 for its 4 samples (the
-// run-length decision, 2 UNIFORM, the sign, 2 for each of the 3 rows after).
+// (bypass) pass; a plane's SPP, MRP and cleanup symbols follow each other in its buffer. Plane p
+// of a block of n samples, `fresh` of which become significant in it, records at most
+// plane_symbol_bound(n, fresh) of them: a sample that stays as it was takes at most one decision
+// in one pass of the plane (its bit, its refinement, or its share of a run-length decision), one
+// that becomes significant two (its bit and sign, raw or not), and a run-length column adds two
+// UNIFORM decisions only where one of its samples becomes significant.
 #pragma once
 
 #include <cstddef>
@@ -35,8 +36,17 @@
 
 namespace gj2k::entropy::t1 {
 
-GJ2K_HD_INLINE uint32_t plane_symbol_capacity(uint32_t w, uint32_t h) {
-  return 2 * w * h + 2 * w * (h / 4) + 8;
+GJ2K_HD_INLINE uint32_t plane_symbol_bound(uint32_t samples, uint32_t fresh) {
+  return samples + 3 * fresh + 8;
+}
+// The planes of a block one after the other, each at its bound: plane p starts at
+// p (samples + 8) + 3 x (the samples that become significant in the planes below p, those whose
+// magnitude needs 1 to p bits), and planes 0 to planes - 1 take at most block_symbol_bound.
+GJ2K_HD_INLINE uint32_t plane_symbol_start(uint32_t samples, uint32_t p, uint32_t fresh_below) {
+  return p * (samples + 8) + 3 * fresh_below;
+}
+GJ2K_HD_INLINE uint64_t block_symbol_bound(uint32_t samples, uint32_t planes) {
+  return uint64_t{planes} * (samples + 8) + 3 * uint64_t{samples};
 }
 
 // What model_plane reports of one plane: its passes' symbol counts and distortion factor sums
@@ -114,7 +124,7 @@ GJ2K_HD_INLINE void init_plane_state(const int32_t* q, size_t stride, uint32_t w
 // Models plane p of a block whose nbp >= p + 1 coded planes are the magnitudes of q (row pitch
 // `stride`) with cblk style `style` (kVc: vertically causal): its significance, refinement and
 // cleanup passes (plane nbp - 1: the cleanup only) as encode_block_hd codes them, each decision
-// recorded at `out` (plane_symbol_capacity(w, h) bytes) instead of coded. `state`:
+// recorded at `out` (plane_symbol_bound bytes) instead of coded. `state`:
 // state_words(w, h) words of working memory. Returns the passes' counts and distortion sums.
 template <bool kVc, class Tables>
 GJ2K_HD PlaneRecord model_plane(const Tables& tables, const int32_t* q, size_t stride, uint32_t w,

@@ -78,8 +78,9 @@ void encode_blocks(const EncodeJob* d_jobs, uint32_t count, const int32_t* d_pla
 // The host's plan of a batch for the plane mapping: an item per job and plane below its Mb (a
 // thread of the model kernel; planes at or above the job's coded planes do nothing), numbered
 // in job order; chunks of consecutive jobs whose symbols fit the budget, modelled and coded one
-// after the other through one symbol buffer. A job's plane p records its symbols at
-// symbol_at[job] + p * t1::plane_symbol_capacity(w, h) of its chunk's buffer.
+// after the other through one symbol buffer. A job's planes record their symbols from
+// symbol_at[job] of its chunk's buffer on, t1::block_symbol_bound bytes for its Mb planes (plane p
+// at t1::plane_symbol_start, which the kernels find from the job's magnitudes).
 struct PlanePlan {
   struct Chunk {
     uint32_t job_begin, job_end, item_begin, item_end;
@@ -94,7 +95,8 @@ struct PlanePlan {
 PlanePlan plan_planes(const std::vector<EncodeJob>& jobs, size_t symbol_budget);
 
 // Device memory of a plane-mapping launch: jobs, first_item and symbol_at as planned (uploaded);
-// nbp and done: a byte and a word per job; symbols: plan.symbol_bytes; records: plan.most_items
+// nbp and done: a byte and a word per job; plane_at: 32 words per job; symbols:
+// plan.symbol_bytes; records: plan.most_items
 // PlaneRecords; workspace: plane_workspace_words words, state_words per thread (the largest
 // job's state_words); counter: one word.
 struct PlaneBuffers {
@@ -103,6 +105,7 @@ struct PlaneBuffers {
   const uint64_t* symbol_at;
   uint8_t* nbp;
   uint32_t* done;
+  uint32_t* plane_at;
   uint8_t* symbols;
   t1::PlaneRecord* records;
   uint32_t* workspace;

@@ -61,26 +61,42 @@ __global__ void encode_kernel(const EncodeJob* __restrict__ jobs, uint32_t count
 
 // A warp per job: its arguments checked and its planes counted (the lanes OR the magnitudes of
 // its columns), as encode_block_hd begins; status[k], results[k] (planes, passes) and nbp[k]
-// (0: nothing for the other kernels to do) set.
+// (0: nothing for the other kernels to do) set, and plane_at[32 k + p] where plane p's symbols
+// start in the job's (plane_symbol_start, from a histogram of the magnitudes' bit counts).
 __global__ void scan_kernel(const EncodeJob* __restrict__ jobs, uint32_t count,
                             const int32_t* __restrict__ plane, t1::EncodeResult* results,
-                            uint8_t* status, uint8_t* nbp_out) {
+                            uint8_t* status, uint8_t* nbp_out, uint32_t* plane_at) {
   constexpr unsigned kAll = 0xFFFFFFFFu;
+  __shared__ uint32_t histograms[32 * 32];  // a warp's: samples per bit count 0..31
   const uint32_t lane = threadIdx.x % 32;
+  uint32_t* hist = histograms + (threadIdx.x / 32) * 32;
   const size_t warps = size_t(gridDim.x) * blockDim.x / 32;
   for (size_t k = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; k < count; k += warps) {
     const EncodeJob j = jobs[k];
     t1::EncodeStatus s = t1::check_encode_arguments(j.mb, j.band, j.w, j.h);
+    hist[lane] = 0;
+    __syncwarp();
     uint32_t all = 0;
     if (s == t1::EncodeStatus::kOk) {
       const int32_t* q = plane + j.in_offset;
       for (uint32_t y = 0; y < j.h; ++y)
         for (uint32_t x = lane; x < j.w; x += 32) {
           const int32_t v = q[size_t{y} * j.stride + x];
-          all |= v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+          const uint32_t m = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+          all |= m;
+          const uint32_t bits = min(t1::bit_width(m), 31u);
+          const unsigned same = __match_any_sync(__activemask(), bits);
+          if (lane == uint32_t(__ffs(same) - 1)) atomicAdd(&hist[bits], uint32_t(__popc(same)));
         }
     }
     all = __reduce_or_sync(kAll, all);
+    __syncwarp();
+    // Lane p: the samples whose magnitude needs 1 to p bits.
+    uint32_t below = 0;
+    for (uint32_t b = 1; b <= lane; ++b) below += hist[b];
+    const uint32_t samples = uint32_t{j.w} * j.h;
+    plane_at[k * 32 + lane] = t1::plane_symbol_start(samples, lane, below);
+    __syncwarp();
     if (lane != 0) continue;
     t1::EncodeResult r{};
     uint32_t planes = 0;
@@ -115,6 +131,7 @@ __global__ void scan_kernel(const EncodeJob* __restrict__ jobs, uint32_t count,
 __global__ void model_code_kernel(const EncodeJob* __restrict__ jobs, PlanePlan::Chunk chunk,
                                   const uint32_t* __restrict__ first_item,
                                   const uint64_t* __restrict__ symbol_at,
+                                  const uint32_t* __restrict__ plane_at,
                                   const int32_t* __restrict__ plane,
                                   const uint8_t* __restrict__ nbp, uint8_t* symbols,
                                   t1::PlaneRecord* records, uint32_t* workspace, size_t state_words,
@@ -148,7 +165,7 @@ __global__ void model_code_kernel(const EncodeJob* __restrict__ jobs, PlanePlan:
         const EncodeJob j = jobs[lo];
         const t1::EncBandTables band{zc + 512 * j.band, sc, nullptr};
         const int32_t* q = plane + j.in_offset;
-        uint8_t* out = symbols + symbol_at[lo] + uint64_t{p} * t1::plane_symbol_capacity(j.w, j.h);
+        uint8_t* out = symbols + symbol_at[lo] + plane_at[size_t{lo} * 32 + p];
         records[u] =
             (j.style & cblk_style::kVerticalCausal)
                 ? t1::model_plane<true>(band, q, j.stride, j.w, j.h, j.style, n, p, state, out)
@@ -168,10 +185,10 @@ __global__ void model_code_kernel(const EncodeJob* __restrict__ jobs, PlanePlan:
     while (flag.load(::cuda::memory_order_acquire) < planes) __nanosleep(256);
     const t1::PlaneRecord* rec = records + (first_item[k] - chunk.item_begin);
     const uint8_t* sym = symbols + symbol_at[k];
-    const uint64_t cap = t1::plane_symbol_capacity(j.w, j.h);
+    const uint32_t* at = plane_at + size_t{k} * 32;
     uint32_t coded = 0;
     const t1::EncodeStatus s = t1::code_symbols(
-        static_cast<const MqEncState*>(mq), [&](uint32_t p) { return sym + p * cap; },
+        static_cast<const MqEncState*>(mq), [&](uint32_t p) { return sym + at[p]; },
         [&](uint32_t p) -> const t1::PlaneRecord& { return rec[p]; }, j.style, n,
         bytes + j.out_offset, j.capacity, passes + j.pass_first, &coded);
     status[k] = static_cast<uint8_t>(s);
@@ -231,7 +248,7 @@ PlanePlan plan_planes(const std::vector<EncodeJob>& jobs, size_t symbol_budget) 
   for (size_t k = 0; k < jobs.size(); ++k) {
     const EncodeJob& j = jobs[k];
     const uint32_t planes = std::min<uint32_t>(j.mb, 31);
-    const uint64_t need = uint64_t{t1::plane_symbol_capacity(j.w, j.h)} * planes;
+    const uint64_t need = t1::block_symbol_bound(uint32_t{j.w} * j.h, planes);
     if (used > 0 && used + need > symbol_budget) close(static_cast<uint32_t>(k));
     plan.first_item[k] = items;
     plan.symbol_at[k] = used;
@@ -261,7 +278,7 @@ void encode_blocks_by_planes(const PlanePlan& plan, const PlaneBuffers& d, uint3
   const int tpb = std::max(1, shape.threads_per_block);
   const size_t scanners = decode_threads(count * 32, multiprocessors, {128, 8, false});
   scan_kernel<<<static_cast<unsigned>(scanners / 128), 128, 0, stream>>>(
-      d.jobs, count, d_plane, d_results, d_status, d.nbp);
+      d.jobs, count, d_plane, d_results, d_status, d.nbp, d.plane_at);
   GJ2K_CUDA_CHECK_LAUNCH("Tier-1 encode scan kernel");
   for (const PlanePlan::Chunk& c : plan.chunks) {
     const uint32_t items = c.item_end - c.item_begin;
@@ -275,8 +292,8 @@ void encode_blocks_by_planes(const PlanePlan& plan, const PlaneBuffers& d, uint3
                                     size_t{c.job_end - c.job_begin} * sizeof(uint32_t), stream));
     const size_t units = decode_threads(items + (c.job_end - c.job_begin), multiprocessors, shape);
     model_code_kernel<<<static_cast<unsigned>(std::min(units, threads) / tpb), tpb, 0, stream>>>(
-        d.jobs, c, d.first_item, d.symbol_at, d_plane, d.nbp, d.symbols, d.records, d.workspace,
-        d.state_words, d.done, d_bytes, d_passes, d_results, d_status, d.counter);
+        d.jobs, c, d.first_item, d.symbol_at, d.plane_at, d_plane, d.nbp, d.symbols, d.records,
+        d.workspace, d.state_words, d.done, d_bytes, d_passes, d_results, d_status, d.counter);
     GJ2K_CUDA_CHECK_LAUNCH("Tier-1 encode model and code kernel");
   }
 }

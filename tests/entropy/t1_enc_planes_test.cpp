@@ -3,7 +3,7 @@
 // plane after plane (code_symbols), against the one block coder (encode_block_hd, itself tested
 // against entropy::encode_block and t1_ref): the same bytes, pass ends, terminations and
 // distortions bit for bit, on random blocks of odd sizes and depths in every band and style.
-// Each plane's symbols must stay within plane_symbol_capacity (a guard after it), and too little
+// Each plane's symbols must stay within plane_symbol_bound (a guard after it), and too little
 // room for the bytes must give kOverflow.
 #include <gtest/gtest.h>
 
@@ -45,24 +45,37 @@ void check(const std::vector<int32_t>& samples, uint32_t w, uint32_t h, uint32_t
   ASSERT_EQ(want_status, t1::EncodeStatus::kOk) << what;
   const uint32_t nbp = want_result.planes;
   if (nbp == 0) return;
-  // Every plane on its own.
+  // Every plane on its own, each in room for its bound (a guard after it): plane p's bound
+  // counts the samples whose magnitude needs p + 1 bits.
+  std::vector<uint32_t> fresh(33, 0);
+  for (uint32_t y = 0; y < h; ++y)
+    for (uint32_t x = 0; x < w; ++x) {
+      const int32_t v = q[size_t{y} * stride + x];
+      ++fresh[t1::bit_width(v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v))];
+    }
   constexpr uint8_t kGuard = 0x5C;
-  const uint32_t cap = t1::plane_symbol_capacity(w, h);
-  std::vector<std::vector<uint8_t>> symbols(nbp, std::vector<uint8_t>(cap + 16, kGuard));
+  std::vector<std::vector<uint8_t>> symbols(nbp);
   std::vector<t1::PlaneRecord> records(nbp);
   const t1::EncBandTables bt{tables.zc + 512 * band, tables.sc, tables.mq};
   const bool vc = (style & cblk_style::kVerticalCausal) != 0;
+  uint64_t below = 0;
   for (uint32_t p = 0; p < nbp; ++p) {
+    const uint32_t bound = t1::plane_symbol_bound(w * h, fresh[p + 1]);
+    below += fresh[p + 1];
+    // Room for any plane (2 decisions a sample, 2 more a run-length column), so that a plane
+    // past its bound shows as written guard bytes.
+    symbols[p].assign(std::max<size_t>(bound, 2 * w * h + 2 * w * (h / 4)) + 16, kGuard);
     std::fill(state.begin(), state.end(), 0xDEADBEEFu);
     records[p] = vc ? t1::model_plane<true>(bt, q, stride, w, h, style, nbp, p, state.data(),
                                             symbols[p].data())
                     : t1::model_plane<false>(bt, q, stride, w, h, style, nbp, p, state.data(),
                                              symbols[p].data());
     const t1::PlaneRecord& r = records[p];
-    ASSERT_LE(uint64_t{r.count[0]} + r.count[1] + r.count[2], cap) << what << ", plane " << p;
-    for (size_t i = cap; i < symbols[p].size(); ++i)
-      ASSERT_EQ(symbols[p][i], kGuard) << what << ", plane " << p << ": past the capacity";
+    ASSERT_LE(uint64_t{r.count[0]} + r.count[1] + r.count[2], bound) << what << ", plane " << p;
+    for (size_t i = bound; i < symbols[p].size(); ++i)
+      ASSERT_EQ(symbols[p][i], kGuard) << what << ", plane " << p << ": past the bound";
   }
+  ASSERT_LE(uint64_t{nbp} * (w * h + 8) + 3 * below, t1::block_symbol_bound(w * h, nbp));
   std::vector<uint8_t> got(capacity + 1);
   std::vector<CodedPass> got_passes(t1::kMaxPasses);
   uint32_t bytes = 0;
@@ -137,11 +150,10 @@ TEST(T1EncPlanes, DeepPlanesMatch) {
   }
 }
 
-// The symbol bound at its worst: columns of samples with every bit set (each becomes
-// significant in the top plane's cleanup, in run-length mode, with its sign and the three rows
-// after it: 10 decisions for 4 samples) between all-zero columns (coded one decision a sample
-// in the next planes' passes), and dense random blocks; every plane within the capacity.
-TEST(T1EncPlanes, DenseBlocksStayWithinTheSymbolCapacity) {
+// The symbol bound under stress: columns of samples with every bit set between all-zero
+// columns, a block that meets the bound exactly, and dense random blocks; every plane within
+// its bound.
+TEST(T1EncPlanes, DenseBlocksStayWithinTheSymbolBound) {
   std::mt19937 rng(94001);
   for (const uint32_t w : {64u, 5u, 1u, 2u}) {
     const uint32_t h = std::min<uint32_t>(4096 / w, 1024);
@@ -152,6 +164,14 @@ TEST(T1EncPlanes, DenseBlocksStayWithinTheSymbolCapacity) {
       check(q, w, h, 0, style, 12, "columns " + std::to_string(w) + "x" + std::to_string(h));
       if (HasFatalFailure()) return;
     }
+    // The bound exactly: the first row of each stripe set in every other column, so that each
+    // such column's cleanup takes 7 decisions in run-length mode (run-length, 2 UNIFORM, sign,
+    // 3 zeros) for 4 samples, one of them becoming significant: 4 + 3 x 1.
+    std::vector<int32_t> sparse(size_t{w} * h, 0);
+    for (uint32_t y = 0; y < h; y += 4)
+      for (uint32_t x = 0; x < w; x += 2) sparse[size_t{y} * w + x] = (x / 2) % 2 ? -0xFFF : 0xFFF;
+    check(sparse, w, h, 1, 0, 12, "sparse " + std::to_string(w) + "x" + std::to_string(h));
+    if (HasFatalFailure()) return;
     const auto dense = make_block(rng, size_t{w} * h, 12, true);
     check(dense, w, h, 3, 0x01, 12, "dense " + std::to_string(w) + "x" + std::to_string(h));
     if (HasFatalFailure()) return;

@@ -184,7 +184,8 @@ void check_batch(uint32_t seed, int count, int max_side, const cuda::LaunchShape
     size_t state_words = 1;
     for (const auto& j : b.jobs) state_words = std::max(state_words, t1::state_words(j.w, j.h));
     DeviceBuffer d_first = upload(plan.first_item), d_at = upload(plan.symbol_at);
-    DeviceBuffer d_nbp(n + 1), d_symbols(plan.symbol_bytes + 1), d_counters(4), d_done(4 * n + 4);
+    DeviceBuffer d_nbp(n + 1), d_symbols(plan.symbol_bytes + 1), d_counters(4), d_done(4 * n + 4),
+        d_plane_at(4 * 32 * n + 4);
     DeviceBuffer d_records((plan.most_items + 1) * sizeof(t1::PlaneRecord));
     const size_t words = cuda::plane_workspace_words(plan, b.jobs, sms, shape);
     DeviceBuffer d_ws(words * sizeof(uint32_t));
@@ -193,6 +194,7 @@ void check_batch(uint32_t seed, int count, int max_side, const cuda::LaunchShape
                                 d_at.as<uint64_t>(),
                                 d_nbp.as<uint8_t>(),
                                 d_done.as<uint32_t>(),
+                                d_plane_at.as<uint32_t>(),
                                 d_symbols.as<uint8_t>(),
                                 d_records.as<t1::PlaneRecord>(),
                                 d_ws.as<uint32_t>(),
@@ -300,7 +302,7 @@ TEST(T1EncPlanePlan, ChunksPartitionTheJobsWithinTheBudget) {
         ASSERT_EQ(plan.first_item[k], item) << "job " << k;
         ASSERT_EQ(plan.symbol_at[k], at) << "job " << k;
         item += planes;
-        const uint64_t need = uint64_t{t1::plane_symbol_capacity(jobs[k].w, jobs[k].h)} * planes;
+        const uint64_t need = t1::block_symbol_bound(uint32_t{jobs[k].w} * jobs[k].h, planes);
         at += need;
         largest = std::max(largest, need);
       }
