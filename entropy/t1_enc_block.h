@@ -184,6 +184,19 @@ struct BlockEncoder {
     for (int i = 0; i < kNumContexts; ++i)
       ctx[i] = static_cast<uint8_t>(2 * initial_state_index(i));
   }
+  // A bw x bh block with the tables t, its state words at st (not cleared here) and its values
+  // at v (row pitch vs for values in the input plane).
+  GJ2K_HD_INLINE void place(const Tables& t, uint32_t bw, uint32_t bh, uint32_t* st,
+                            const uint32_t* v, size_t vs) {
+    tab = t;
+    w = bw;
+    h = bh;
+    pitch = size_t{bw} + 2;
+    stripes = (size_t{bh} + 3) / 4;
+    state = st;
+    val = v;
+    vstride = vs;
+  }
   GJ2K_HD_INLINE uint32_t* col(size_t s) { return state + (s + 1) * pitch + 1; }
   GJ2K_HD_INLINE uint32_t rows(size_t s) const {
     return static_cast<uint32_t>(h - 4 * s < 4 ? h - 4 * s : 4);
@@ -488,6 +501,30 @@ struct EncodeSegments {
   }
 };
 
+// Codes the passes of a block with nbp >= 1 planes, one after the other, with the coder e (its
+// mq, raw and reset_contexts(), as EncodeSegments drives them): pass(kind, p, is_raw) codes one
+// pass of plane p and returns its distortion factor sum. out, capacity, passes, *bytes and the
+// status as run_encode's (run_encode and t1_enc_planes.h code_symbols share this loop).
+template <class E, class Pass>
+GJ2K_HD_INLINE EncodeStatus code_passes(E& e, uint8_t style, uint32_t nbp, uint8_t* out,
+                                        uint32_t capacity, CodedPass* passes, uint32_t* bytes,
+                                        const Pass& pass) {
+  const uint32_t num_passes = max_passes(nbp);
+  EncodeSegments seg;
+  for (uint32_t i = 0; i < num_passes; ++i) {
+    const bool is_raw = raw_pass(style, i);
+    seg.begin(e, i, is_raw);
+    const PassKind kind = pass_kind(i);
+    const uint32_t p = pass_plane(i, nbp);
+    const int64_t d = pass(kind, p, is_raw);
+    if (!seg.end(e, style, i, num_passes, kind, p, d, is_raw, out, capacity, passes))
+      return EncodeStatus::kOverflow;
+  }
+  EncodeSegments::finish(passes, num_passes);
+  *bytes = seg.size;
+  return EncodeStatus::kOk;
+}
+
 // Codes the nbp >= 1 planes of a w x h >= 1 block whose values are in place (stripe-major
 // magnitudes at `values`, or the plane q), see the file comment. Non-terminated passes get the
 // conservative end of their truncation point within their segment (MqEncoder::resolve).
@@ -497,33 +534,15 @@ GJ2K_HD EncodeStatus run_encode(const Tables& tables, const uint32_t* values, si
                                 uint32_t capacity, CodedPass* passes, uint32_t* state,
                                 uint32_t* bytes) {
   BlockEncoder<kVc, kStripeValues, Tables, kDist> e;
-  e.tab = tables;
-  e.w = w;
-  e.h = h;
-  e.pitch = size_t{w} + 2;
-  e.stripes = (size_t{h} + 3) / 4;
-  e.state = state;
+  e.place(tables, w, h, state, values, vstride);
   for (size_t k = 0, n = state_words(w, h); k < n; ++k) state[k] = 0;
-  e.val = values;
-  e.vstride = vstride;
   e.reset_contexts();
   e.mq = MqEncoder(out, capacity);
   e.raw = RawEncoder(out, capacity);
 
-  const uint32_t num_passes = max_passes(nbp);
-  EncodeSegments seg;
-  for (uint32_t i = 0; i < num_passes; ++i) {
-    const bool is_raw = raw_pass(style, i);
-    seg.begin(e, i, is_raw);
-    const PassKind kind = pass_kind(i);
-    const uint32_t p = pass_plane(i, nbp);
-    const int64_t d = e.run_pass(kind, p, is_raw, style);
-    if (!seg.end(e, style, i, num_passes, kind, p, d, is_raw, out, capacity, passes))
-      return EncodeStatus::kOverflow;
-  }
-  EncodeSegments::finish(passes, num_passes);
-  *bytes = seg.size;
-  return EncodeStatus::kOk;
+  return code_passes(
+      e, style, nbp, out, capacity, passes, bytes,
+      [&](PassKind kind, uint32_t p, bool is_raw) { return e.run_pass(kind, p, is_raw, style); });
 }
 
 // The arguments encode_block refuses: mb > 31, band > 3, a size beyond A.6.1.

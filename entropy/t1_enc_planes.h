@@ -132,14 +132,7 @@ GJ2K_HD PlaneRecord model_plane(const Tables& tables, const int32_t* q, size_t s
                                 uint32_t* state, uint8_t* out) {
   init_plane_state<kVc>(q, stride, w, h, p, state);
   BlockEncoder<kVc, false, Tables, true> e;
-  e.tab = tables;
-  e.w = w;
-  e.h = h;
-  e.pitch = size_t{w} + 2;
-  e.stripes = (size_t{h} + 3) / 4;
-  e.state = state;
-  e.val = reinterpret_cast<const uint32_t*>(q);
-  e.vstride = stride;
+  e.place(tables, w, h, state, reinterpret_cast<const uint32_t*>(q), stride);
   SymbolRecorder rec{out, 0};
   const ContextIndex cx;
   PlaneRecord r{};
@@ -183,38 +176,33 @@ GJ2K_HD EncodeStatus code_symbols(const States& mq, const SymbolsOf& symbols,
   e.reset_contexts();
   e.mq = MqEncoder(out, capacity);
   e.raw = RawEncoder(out, capacity);
-  const uint32_t num_passes = max_passes(nbp);
-  EncodeSegments seg;
-  for (uint32_t i = 0; i < num_passes; ++i) {
-    const bool is_raw = raw_pass(style, i);
-    seg.begin(e, i, is_raw);
-    const PassKind kind = pass_kind(i);
-    const uint32_t p = pass_plane(i, nbp);
-    const PlaneRecord& r = records(p);
-    const uint32_t k = kind == PassKind::kSignificance ? 0 : kind == PassKind::kRefinement ? 1 : 2;
-    const uint8_t* sym = symbols(p) + (k > 0 ? r.count[0] : 0) + (k > 1 ? r.count[1] : 0);
-    const uint32_t n = r.count[k];
-    if (is_raw) {
-      RawEncoder c = e.raw;
-      for (uint32_t j = 0; j < n; ++j) c.put(sym[j]);
-      e.raw = c;
-    } else {
-      MqEncoder c = e.mq;
-      for (uint32_t j = 0; j < n; ++j) c.encode(mq, e.ctx[sym[j] >> 1], sym[j] & 1u);
-      if (kind == PassKind::kCleanup && (style & cblk_style::kSegmentation)) {
-        c.encode(mq, e.ctx[kCtxUni], 1);  // D.5: 1010 in the UNIFORM context
-        c.encode(mq, e.ctx[kCtxUni], 0);
-        c.encode(mq, e.ctx[kCtxUni], 1);
-        c.encode(mq, e.ctx[kCtxUni], 0);
-      }
-      e.mq = c;
-    }
-    if (!seg.end(e, style, i, num_passes, kind, p, r.d[k], is_raw, out, capacity, passes))
-      return EncodeStatus::kOverflow;
-  }
-  EncodeSegments::finish(passes, num_passes);
-  *bytes = seg.size;
-  return EncodeStatus::kOk;
+  return code_passes(e, style, nbp, out, capacity, passes, bytes,
+                     [&](PassKind kind, uint32_t p, bool is_raw) -> int64_t {
+                       const PlaneRecord& r = records(p);
+                       const uint32_t k = kind == PassKind::kSignificance ? 0
+                                          : kind == PassKind::kRefinement ? 1
+                                                                          : 2;
+                       const uint8_t* sym =
+                           symbols(p) + (k > 0 ? r.count[0] : 0) + (k > 1 ? r.count[1] : 0);
+                       const uint32_t n = r.count[k];
+                       if (is_raw) {
+                         RawEncoder c = e.raw;
+                         for (uint32_t j = 0; j < n; ++j) c.put(sym[j]);
+                         e.raw = c;
+                       } else {
+                         MqEncoder c = e.mq;
+                         for (uint32_t j = 0; j < n; ++j)
+                           c.encode(mq, e.ctx[sym[j] >> 1], sym[j] & 1u);
+                         if (kind == PassKind::kCleanup && (style & cblk_style::kSegmentation)) {
+                           c.encode(mq, e.ctx[kCtxUni], 1);  // D.5: 1010 in the UNIFORM context
+                           c.encode(mq, e.ctx[kCtxUni], 0);
+                           c.encode(mq, e.ctx[kCtxUni], 1);
+                           c.encode(mq, e.ctx[kCtxUni], 0);
+                         }
+                         e.mq = c;
+                       }
+                       return r.d[k];
+                     });
 }
 
 }  // namespace gj2k::entropy::t1

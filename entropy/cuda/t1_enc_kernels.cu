@@ -32,6 +32,15 @@ void upload_tables() {
   });
 }
 
+// The tables copied into the thread block's shared memory (every thread of it must call this).
+__device__ t1::EncodeTables shared_tables(uint8_t* zc, uint8_t* sc, MqEncState* mq) {
+  for (int i = threadIdx.x; i < 4 * 512; i += blockDim.x) zc[i] = g_enc_zc[i];
+  for (int i = threadIdx.x; i < 2048; i += blockDim.x) sc[i] = g_enc_sc[i];
+  for (int i = threadIdx.x; i < 94; i += blockDim.x) mq[i] = g_enc_mq[i];
+  __syncthreads();
+  return {zc, sc, mq};
+}
+
 __global__ void encode_kernel(const EncodeJob* __restrict__ jobs, uint32_t count,
                               const int32_t* __restrict__ plane, uint8_t* bytes, CodedPass* passes,
                               t1::EncodeResult* results, uint8_t* status, uint32_t* workspace,
@@ -39,11 +48,7 @@ __global__ void encode_kernel(const EncodeJob* __restrict__ jobs, uint32_t count
   __shared__ uint8_t zc[4 * 512];
   __shared__ uint8_t sc[2048];
   __shared__ MqEncState mq[94];
-  for (int i = threadIdx.x; i < 4 * 512; i += blockDim.x) zc[i] = g_enc_zc[i];
-  for (int i = threadIdx.x; i < 2048; i += blockDim.x) sc[i] = g_enc_sc[i];
-  for (int i = threadIdx.x; i < 94; i += blockDim.x) mq[i] = g_enc_mq[i];
-  __syncthreads();
-  const t1::EncodeTables tables{zc, sc, mq};
+  const t1::EncodeTables tables = shared_tables(zc, sc, mq);
   uint32_t* state = workspace + (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * state_words;
   const uint32_t threads = gridDim.x * blockDim.x;
   uint32_t k = dynamic ? atomicAdd(counter, 1u) : blockIdx.x * blockDim.x + threadIdx.x;
@@ -140,10 +145,7 @@ __global__ void model_code_kernel(const EncodeJob* __restrict__ jobs, PlanePlan:
   __shared__ uint8_t zc[4 * 512];
   __shared__ uint8_t sc[2048];
   __shared__ MqEncState mq[94];
-  for (int i = threadIdx.x; i < 4 * 512; i += blockDim.x) zc[i] = g_enc_zc[i];
-  for (int i = threadIdx.x; i < 2048; i += blockDim.x) sc[i] = g_enc_sc[i];
-  for (int i = threadIdx.x; i < 94; i += blockDim.x) mq[i] = g_enc_mq[i];
-  __syncthreads();
+  const t1::EncodeTables tables = shared_tables(zc, sc, mq);
   using Done = ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>;
   uint32_t* state = workspace + (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * state_words;
   const uint32_t items = chunk.item_end - chunk.item_begin;
@@ -163,7 +165,7 @@ __global__ void model_code_kernel(const EncodeJob* __restrict__ jobs, PlanePlan:
       const uint32_t n = nbp[lo];
       if (p < n) {
         const EncodeJob j = jobs[lo];
-        const t1::EncBandTables band{zc + 512 * j.band, sc, nullptr};
+        const t1::EncBandTables band{tables.zc + 512 * j.band, tables.sc, nullptr};
         const int32_t* q = plane + j.in_offset;
         uint8_t* out = symbols + symbol_at[lo] + plane_at[size_t{lo} * 32 + p];
         records[u] =
@@ -188,7 +190,7 @@ __global__ void model_code_kernel(const EncodeJob* __restrict__ jobs, PlanePlan:
     const uint32_t* at = plane_at + size_t{k} * 32;
     uint32_t coded = 0;
     const t1::EncodeStatus s = t1::code_symbols(
-        static_cast<const MqEncState*>(mq), [&](uint32_t p) { return sym + at[p]; },
+        tables.mq, [&](uint32_t p) { return sym + at[p]; },
         [&](uint32_t p) -> const t1::PlaneRecord& { return rec[p]; }, j.style, n,
         bytes + j.out_offset, j.capacity, passes + j.pass_first, &coded);
     status[k] = static_cast<uint8_t>(s);
