@@ -62,17 +62,19 @@ size_t RateAllocator::add_block(const uint32_t* ends, const double* gains, size_
 }
 
 namespace {
-// Calls fn(first, last) over [0, n) in pieces of 2^14 through `run` (or at once without one).
+// Calls fn(first, last) over [0, n) in pieces of `piece` through `run` (or at once without
+// one). Hull points go 2^14 a piece; blocks, each with tens of passes, 2^10, so that the
+// 50,000 blocks of a large image make enough pieces for every core (2^14 made 3).
+constexpr size_t kPointPiece = size_t{1} << 14, kBlockPiece = size_t{1} << 10;
 template <class Fn>
-void in_pieces(size_t n, const ParallelFor& run, const Fn& fn) {
-  constexpr size_t kPiece = size_t{1} << 14;
-  if (!run || n <= kPiece) {
+void in_pieces(size_t n, const ParallelFor& run, const Fn& fn, size_t piece) {
+  if (!run || n <= piece) {
     fn(size_t{0}, n);
     return;
   }
-  run(static_cast<int64_t>((n + kPiece - 1) / kPiece), [&](int64_t k) {
-    const size_t first = static_cast<size_t>(k) * kPiece;
-    fn(first, std::min(n, first + kPiece));
+  run(static_cast<int64_t>((n + piece - 1) / piece), [&](int64_t k) {
+    const size_t first = static_cast<size_t>(k) * piece;
+    fn(first, std::min(n, first + piece));
   });
 }
 }  // namespace
@@ -88,31 +90,37 @@ size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const Blo
   std::vector<double, DefaultInitAllocator<double>> gains(total), hull_gain(total);
   std::vector<TruncationPoint, DefaultInitAllocator<TruncationPoint>> hull(total);
   std::vector<uint32_t> hull_size(count);
-  in_pieces(count, run, [&](size_t first, size_t last) {
-    for (size_t k = first; k < last; ++k) {
-      fill(k, ends.data() + at[k], gains.data() + at[k]);
-      hull_size[k] =
-          static_cast<uint32_t>(convex_hull(ends.data() + at[k], gains.data() + at[k], passes[k],
-                                            hull.data() + at[k], hull_gain.data() + at[k]));
-    }
-  });
+  in_pieces(
+      count, run,
+      [&](size_t first, size_t last) {
+        for (size_t k = first; k < last; ++k) {
+          fill(k, ends.data() + at[k], gains.data() + at[k]);
+          hull_size[k] = static_cast<uint32_t>(
+              convex_hull(ends.data() + at[k], gains.data() + at[k], passes[k], hull.data() + at[k],
+                          hull_gain.data() + at[k]));
+        }
+      },
+      kBlockPiece);
   // The blocks in order, their points packed after those already held.
   std::vector<size_t> point_at(count + 1, points_.size());
   for (size_t k = 0; k < count; ++k) point_at[k + 1] = point_at[k] + hull_size[k];
   points_.resize(point_at[count]);
   point_gain_.resize(point_at[count]);
   blocks_.resize(first_block + count);
-  in_pieces(count, run, [&](size_t first, size_t last) {
-    for (size_t k = first; k < last; ++k) {
-      std::copy_n(hull.data() + at[k], hull_size[k], points_.data() + point_at[k]);
-      std::copy_n(hull_gain.data() + at[k], hull_size[k], point_gain_.data() + point_at[k]);
-      Block& b = blocks_[first_block + k];
-      b.first = static_cast<uint32_t>(point_at[k]);
-      b.count = hull_size[k];
-      b.all_passes = passes[k];
-      b.all_bytes = passes[k] ? ends[at[k + 1] - 1] : 0;
-    }
-  });
+  in_pieces(
+      count, run,
+      [&](size_t first, size_t last) {
+        for (size_t k = first; k < last; ++k) {
+          std::copy_n(hull.data() + at[k], hull_size[k], points_.data() + point_at[k]);
+          std::copy_n(hull_gain.data() + at[k], hull_size[k], point_gain_.data() + point_at[k]);
+          Block& b = blocks_[first_block + k];
+          b.first = static_cast<uint32_t>(point_at[k]);
+          b.count = hull_size[k];
+          b.all_passes = passes[k];
+          b.all_bytes = passes[k] ? ends[at[k + 1] - 1] : 0;
+        }
+      },
+      kBlockPiece);
   // In pass order (floating-point sums depend on their order), as blocks added one by one do.
   if (sum_gains)
     for (size_t i = 0; i < total; ++i) gain_all_ += gains[i] > 0 ? gains[i] : 0;
@@ -252,27 +260,33 @@ void RateAllocator::sort_steps(const ParallelFor& run) const {
   if (sorted_) return;
   const size_t n = points_.size();
   Keys keys(n);
-  in_pieces(blocks_.size(), run, [&](size_t first, size_t last) {
-    for (size_t b = first; b < last; ++b)
-      for (uint32_t k = 0; k < blocks_[b].count; ++k) {
-        const uint32_t i = blocks_[b].first + k;
-        keys[i] = {points_[i].slope, i, static_cast<uint32_t>(b)};
-      }
-  });
+  in_pieces(
+      blocks_.size(), run,
+      [&](size_t first, size_t last) {
+        for (size_t b = first; b < last; ++b)
+          for (uint32_t k = 0; k < blocks_[b].count; ++k) {
+            const uint32_t i = blocks_[b].first + k;
+            keys[i] = {points_[i].slope, i, static_cast<uint32_t>(b)};
+          }
+      },
+      kBlockPiece);
   sort_keys(keys, run);
   // Each step: its point's increments over the block's previous hull point (or over zero).
   steps_.resize(n);
-  in_pieces(n, run, [&](size_t first, size_t last) {
-    for (size_t s = first; s < last; ++s) {
-      const SlopeKey& key = keys[s];
-      const uint32_t i = key.point;
-      const bool head = i == blocks_[key.block].first;
-      const uint32_t prev_bytes = head ? 0 : points_[i - 1].bytes;
-      const double prev_gain = head ? 0 : point_gain_[i - 1];
-      steps_[s] = {key.slope, points_[i].bytes - prev_bytes, point_gain_[i] - prev_gain, key.block,
-                   i};
-    }
-  });
+  in_pieces(
+      n, run,
+      [&](size_t first, size_t last) {
+        for (size_t s = first; s < last; ++s) {
+          const SlopeKey& key = keys[s];
+          const uint32_t i = key.point;
+          const bool head = i == blocks_[key.block].first;
+          const uint32_t prev_bytes = head ? 0 : points_[i - 1].bytes;
+          const double prev_gain = head ? 0 : point_gain_[i - 1];
+          steps_[s] = {key.slope, points_[i].bytes - prev_bytes, point_gain_[i] - prev_gain,
+                       key.block, i};
+        }
+      },
+      kPointPiece);
   // Including a step means including every step of the same slope: the candidate thresholds
   // are the ends of equal-slope runs.
   group_ends_.clear();
