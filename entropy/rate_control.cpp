@@ -82,22 +82,33 @@ void in_pieces(size_t n, const ParallelFor& run, const Fn& fn, size_t piece) {
 size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const BlockPasses& fill,
                                  const ParallelFor& run, bool sum_gains) {
   const size_t first_block = blocks_.size();
-  // Each block's passes and (with room for as many points) its hull at its pass offset.
-  std::vector<size_t> at(count + 1, 0);
-  for (size_t k = 0; k < count; ++k) at[k + 1] = at[k] + passes[k];
-  const size_t total = at[count];
-  std::vector<uint32_t, DefaultInitAllocator<uint32_t>> ends(total);
-  std::vector<double, DefaultInitAllocator<double>> gains(total), hull_gain(total);
-  std::vector<TruncationPoint, DefaultInitAllocator<TruncationPoint>> hull(total);
+  // A block's passes and hull in scratch of the calling thread, reused from block to block:
+  // the hulls are made twice (once for their sizes, once into their places) instead of kept in
+  // arrays of every block's passes and hull, fresh memory whose first touch by many threads at
+  // once waits on the kernel.
+  struct Scratch {
+    std::vector<uint32_t> ends;
+    std::vector<double> gains, hull_gain;
+    std::vector<TruncationPoint> hull;
+    void fit(size_t n) {
+      if (ends.size() >= n) return;
+      ends.resize(n);
+      gains.resize(n);
+      hull_gain.resize(n);
+      hull.resize(n);
+    }
+  };
+  thread_local Scratch scratch;
   std::vector<uint32_t> hull_size(count);
   in_pieces(
       count, run,
       [&](size_t first, size_t last) {
+        Scratch& t = scratch;
         for (size_t k = first; k < last; ++k) {
-          fill(k, ends.data() + at[k], gains.data() + at[k]);
-          hull_size[k] = static_cast<uint32_t>(
-              convex_hull(ends.data() + at[k], gains.data() + at[k], passes[k], hull.data() + at[k],
-                          hull_gain.data() + at[k]));
+          t.fit(passes[k]);
+          fill(k, t.ends.data(), t.gains.data());
+          hull_size[k] = static_cast<uint32_t>(convex_hull(t.ends.data(), t.gains.data(), passes[k],
+                                                           t.hull.data(), t.hull_gain.data()));
         }
       },
       kBlockPiece);
@@ -110,22 +121,34 @@ size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const Blo
   in_pieces(
       count, run,
       [&](size_t first, size_t last) {
+        Scratch& t = scratch;
         for (size_t k = first; k < last; ++k) {
-          std::copy_n(hull.data() + at[k], hull_size[k], points_.data() + point_at[k]);
-          std::copy_n(hull_gain.data() + at[k], hull_size[k], point_gain_.data() + point_at[k]);
+          t.fit(passes[k]);
+          fill(k, t.ends.data(), t.gains.data());
+          // Into the scratch (a hull may hold more points on its way than at its end), then
+          // its points into their place.
+          convex_hull(t.ends.data(), t.gains.data(), passes[k], t.hull.data(), t.hull_gain.data());
+          std::copy_n(t.hull.data(), hull_size[k], points_.data() + point_at[k]);
+          std::copy_n(t.hull_gain.data(), hull_size[k], point_gain_.data() + point_at[k]);
           Block& b = blocks_[first_block + k];
           b.first = static_cast<uint32_t>(point_at[k]);
           b.count = hull_size[k];
           b.all_passes = passes[k];
-          b.all_bytes = passes[k] ? ends[at[k + 1] - 1] : 0;
+          b.all_bytes = passes[k] ? t.ends[passes[k] - 1] : 0;
         }
       },
       kBlockPiece);
   // In pass order (floating-point sums depend on their order), as blocks added one by one do.
-  if (sum_gains)
-    for (size_t i = 0; i < total; ++i) gain_all_ += gains[i] > 0 ? gains[i] : 0;
-  else
+  if (sum_gains) {
+    Scratch& t = scratch;
+    for (size_t k = 0; k < count; ++k) {
+      t.fit(passes[k]);
+      fill(k, t.ends.data(), t.gains.data());
+      for (size_t i = 0; i < passes[k]; ++i) gain_all_ += t.gains[i] > 0 ? t.gains[i] : 0;
+    }
+  } else {
     gain_all_ = std::numeric_limits<double>::quiet_NaN();
+  }
   sorted_ = false;
   return first_block;
 }
