@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -257,7 +258,7 @@ namespace {
 TEST(EncodeRateControl, AddBlocksAtOnceEqualsOneByOne) {
   const uint32_t seed = 4242;
   std::mt19937 rng(seed);
-  std::vector<RandomBlock> blocks(40000);  // more than one piece of 2^14 blocks
+  std::vector<RandomBlock> blocks(40000);  // many pieces of 2^10 blocks
   for (auto& b : blocks) b = random_block(rng);
   RateAllocator one, all;
   // Blocks already held before the bulk call keep their indices.
@@ -300,6 +301,21 @@ TEST(EncodeRateControl, AddBlocksAtOnceEqualsOneByOne) {
     EXPECT_EQ(all.fill(lambda, budget), one.fill(lambda, budget));
   }
   ASSERT_EQ(all.passes_at(0, RateAllocator::kAllPasses), blocks[0].ends.size());
+  // Without the gain sum (byte targets): the same hulls, the sum NaN.
+  RateAllocator unsummed;
+  unsummed.add_blocks(
+      passes.size(), passes.data(),
+      [&](size_t k, uint32_t* ends, double* gains) {
+        const RandomBlock& b = blocks[5 + k];
+        std::copy(b.ends.begin(), b.ends.end(), ends);
+        std::copy(b.gains.begin(), b.gains.end(), gains);
+      },
+      reverse, false);
+  EXPECT_TRUE(std::isnan(unsummed.total_gain_all()));
+  for (const double lambda : {1e-3, 1.0, 1e3}) {
+    for (size_t k = 0; k < passes.size(); ++k)
+      ASSERT_EQ(unsummed.bytes_at(k, lambda), all.bytes_at(5 + k, lambda)) << "block " << k;
+  }
 }
 
 }  // namespace
