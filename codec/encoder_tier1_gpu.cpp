@@ -68,8 +68,8 @@ bool plane_mapping() {
   return env == nullptr || std::strcmp(env, "threads") != 0;
 }
 
-// The plane mapping's launch: 8 resident thread blocks of 128 threads per SM model the planes
-// and code the blocks faster than 4 (bench_gpu_t1, docs/PERFORMANCE.md "Tenth run").
+// The plane mapping's launch: 8 resident thread blocks of 128 threads per SM (the fastest
+// shape bench_gpu_t1 measured, docs/PERFORMANCE.md "Tenth run").
 constexpr entropy::cuda::LaunchShape kPlaneLaunch{128, 8, true};
 
 std::atomic<size_t> g_symbol_budget{0};  // set_t1_symbol_budget
@@ -149,8 +149,8 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
                   "GPU Tier-1: tile " + std::to_string(t) + " has more than 2^32 pass records");
   }
   if (kj.empty()) return tile;
-  // Launch: the plane mapping (about half the kernel time of a thread per block on the photo
-  // mosaics, lossless and 9/7: bench_gpu_t1, docs/PERFORMANCE.md "Tenth run"). A thread per
+  // Launch: the plane mapping (the faster on the photo mosaics, lossless and 9/7:
+  // docs/PERFORMANCE.md "Tenth run"). A thread per
   // block takes the jobs in plan order (component, resolution, band, raster), each thread the
   // next job from a counter when it finishes one: faster than the heavy-first fixed arrangement
   // the decoder uses, as neighbouring blocks of a band cost about the same.

@@ -1,19 +1,23 @@
-// Tier-1 encoding of a batch of code-blocks on the GPU: one CUDA thread codes one code-block at
-// a time with the host-device coder of entropy/t1_enc_block.h (the same source as the CPU's
-// entropy::encode_block, tested against it and t1_ref in CI), reading the block's quantized
-// indices straight from the batch's device plane(s) and writing its bytes, pass records and
-// result into the batch's device buffers. Only those need to come back to the host, where rate
-// allocation and Tier-2 run.
+// Tier-1 encoding of a batch of code-blocks on the GPU with the host-device coder of
+// entropy/t1_enc_block.h (the same source as the CPU's entropy::encode_block, tested against it
+// and t1_ref in CI), reading the blocks' quantized indices straight from the batch's device
+// plane(s) and writing their bytes, pass records and results into the batch's device buffers.
+// Only those need to come back to the host, where rate allocation and Tier-2 run.
 //
-// Mapping: a thread per code-block, as the decoder (t1_dec_cuda.h). The MQ coder is a serial
-// chain per code-block (each decision renormalises the interval the next one codes), and so is
-// the pass order within a block, so the parallelism is across code-blocks: a 10240 x 6400 RGB
-// image holds about 48,000 64 x 64 blocks. A launch lasts as long as its slowest warp, so
-// arrange_encode_jobs() starts the most expensive blocks (samples x Mb) first and spreads them
-// over the warps (job_order.h), for the fixed mapping the kernel uses by default. Each thread
-// keeps its stripe-column state (t1_context.h) in a slice of the workspace and reads the
-// samples from the plane itself (no value scratch); the context and MQ tables live in shared
-// memory.
+// The MQ coder is a serial chain per code-block (each decision renormalises the interval the
+// next one codes), through every pass of every plane. Two mappings:
+// - the plane mapping (encode_blocks_by_planes, entropy/t1_enc_planes.h), the encoder's: the
+//   decisions of each bit-plane are modelled on a thread of their own from the magnitudes (ten
+//   times the threads, each with a tenth of the chain), then a thread per block runs the MQ
+//   chain alone over them, in the same launch; it costs symbol memory of a few bytes a sample
+//   and plane (chosen by measurement: docs/PERFORMANCE.md, "Tenth run").
+// - a thread per code-block (encode_blocks), as the decoder's: the parallelism is across
+//   code-blocks only (a 10240 x 6400 RGB image holds about 48,000 64 x 64 blocks). Jobs in plan
+//   order from a counter (the encoder's fallback when the symbols do not fit the device), or
+//   arranged by arrange_encode_jobs() (the most expensive blocks first, spread over the warps).
+//   Each thread keeps its stripe-column state (t1_context.h) in a slice of the workspace and
+//   reads the samples from the plane itself.
+// The context and MQ tables live in shared memory.
 //
 // Capacity: each job gets `capacity` bytes at `out_offset` (t1::encode_budget(w, h, mb) is a
 // safe default for any real data: incompressible samples use at most about 0.85 of it). A block

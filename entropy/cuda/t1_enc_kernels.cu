@@ -131,8 +131,8 @@ __global__ void scan_kernel(const EncodeJob* __restrict__ jobs, uint32_t count,
 // (acquire) until all its items have released their records and symbols (done[job], counted
 // up by each item, whether its plane is coded or not). No wait can stall the launch: the
 // counter hands out every item before any job, and a thread working on an item waits for
-// nothing. So early jobs are coded while later jobs' planes are still being modelled: 9/7 40.8
-// against 45.6 ms in two launches, lossless 44.1 against 45.3 (bench_gpu_t1, H200).
+// nothing. So early jobs are coded while later jobs' planes are still being modelled, faster
+// than two launches one after the other (docs/PERFORMANCE.md, "Tenth run").
 __global__ void model_code_kernel(const EncodeJob* __restrict__ jobs, PlanePlan::Chunk chunk,
                                   const uint32_t* __restrict__ first_item,
                                   const uint64_t* __restrict__ symbol_at,
