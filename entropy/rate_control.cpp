@@ -90,12 +90,20 @@ size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const Blo
     std::vector<uint32_t> ends;
     std::vector<double> gains, hull_gain;
     std::vector<TruncationPoint> hull;
-    void fit(size_t n) {
-      if (ends.size() >= n) return;
-      ends.resize(n);
-      gains.resize(n);
-      hull_gain.resize(n);
-      hull.resize(n);
+    // Block k's n passes, as `fill` gives them.
+    void passes_of(const BlockPasses& fill, size_t k, size_t n) {
+      if (ends.size() < n) {
+        ends.resize(n);
+        gains.resize(n);
+        hull_gain.resize(n);
+        hull.resize(n);
+      }
+      fill(k, ends.data(), gains.data());
+    }
+    // Block k's n passes and their hull; returns its points.
+    size_t hull_of(const BlockPasses& fill, size_t k, size_t n) {
+      passes_of(fill, k, n);
+      return convex_hull(ends.data(), gains.data(), n, hull.data(), hull_gain.data());
     }
   };
   thread_local Scratch scratch;
@@ -103,13 +111,8 @@ size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const Blo
   in_pieces(
       count, run,
       [&](size_t first, size_t last) {
-        Scratch& t = scratch;
-        for (size_t k = first; k < last; ++k) {
-          t.fit(passes[k]);
-          fill(k, t.ends.data(), t.gains.data());
-          hull_size[k] = static_cast<uint32_t>(convex_hull(t.ends.data(), t.gains.data(), passes[k],
-                                                           t.hull.data(), t.hull_gain.data()));
-        }
+        for (size_t k = first; k < last; ++k)
+          hull_size[k] = static_cast<uint32_t>(scratch.hull_of(fill, k, passes[k]));
       },
       kBlockPiece);
   // The blocks in order, their points packed after those already held.
@@ -123,11 +126,9 @@ size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const Blo
       [&](size_t first, size_t last) {
         Scratch& t = scratch;
         for (size_t k = first; k < last; ++k) {
-          t.fit(passes[k]);
-          fill(k, t.ends.data(), t.gains.data());
           // Into the scratch (a hull may hold more points on its way than at its end), then
           // its points into their place.
-          convex_hull(t.ends.data(), t.gains.data(), passes[k], t.hull.data(), t.hull_gain.data());
+          t.hull_of(fill, k, passes[k]);
           std::copy_n(t.hull.data(), hull_size[k], points_.data() + point_at[k]);
           std::copy_n(t.hull_gain.data(), hull_size[k], point_gain_.data() + point_at[k]);
           Block& b = blocks_[first_block + k];
@@ -142,8 +143,7 @@ size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const Blo
   if (sum_gains) {
     Scratch& t = scratch;
     for (size_t k = 0; k < count; ++k) {
-      t.fit(passes[k]);
-      fill(k, t.ends.data(), t.gains.data());
+      t.passes_of(fill, k, passes[k]);
       for (size_t i = 0; i < passes[k]; ++i) gain_all_ += t.gains[i] > 0 ? t.gains[i] : 0;
     }
   } else {

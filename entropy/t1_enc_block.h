@@ -625,6 +625,17 @@ GJ2K_HD_INLINE uint32_t scan_planes(const int32_t* q, size_t stride, uint32_t w,
   return bit_width(all);
 }
 
+// What a block whose magnitudes need nbp planes (scan_planes) can be coded as with Mb = mb:
+// kMinValue (a -2^31 sample), kTooFewPlanes (nbp > mb), else kOk. *result (zeroed by the
+// caller) receives the planes, and with kOk the passes (none for nbp = 0: nothing to code).
+GJ2K_HD_INLINE EncodeStatus planes_status(uint32_t nbp, uint32_t mb, EncodeResult* result) {
+  if (nbp > 31) return EncodeStatus::kMinValue;
+  result->planes = nbp;
+  if (nbp > mb) return EncodeStatus::kTooFewPlanes;
+  if (nbp > 0) result->passes = max_passes(nbp);
+  return EncodeStatus::kOk;
+}
+
 // Codes one code-block whose arguments passed check_encode_arguments, with the tables `tables`
 // (EncBandTables or ConstEncBandTables of its band); see the file comment. `state`:
 // state_words(w, h) words; `values`: with kStripeValues value_words(w, h) words, else unused.
@@ -635,11 +646,8 @@ GJ2K_HD EncodeStatus encode_checked(const Tables& tables, const int32_t* q, size
                                     uint32_t* state, uint32_t* values, EncodeResult* result) {
   *result = EncodeResult{};
   const uint32_t nbp = scan_planes<kStripeValues>(q, stride, w, h, values);
-  if (nbp > 31) return EncodeStatus::kMinValue;
-  result->planes = nbp;
-  if (nbp > mb) return EncodeStatus::kTooFewPlanes;
-  if (nbp == 0) return EncodeStatus::kOk;  // nothing to code (also w == 0 or h == 0)
-  result->passes = max_passes(nbp);
+  const EncodeStatus planes = planes_status(nbp, mb, result);
+  if (planes != EncodeStatus::kOk || nbp == 0) return planes;  // nbp 0: nothing to code
   const uint32_t* v = kStripeValues ? values : reinterpret_cast<const uint32_t*>(q);
   const size_t vstride = kStripeValues ? 0 : stride;
   if (style & cblk_style::kVerticalCausal)

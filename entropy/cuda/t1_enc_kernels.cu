@@ -104,23 +104,10 @@ __global__ void scan_kernel(const EncodeJob* __restrict__ jobs, uint32_t count,
     __syncwarp();
     if (lane != 0) continue;
     t1::EncodeResult r{};
-    uint32_t planes = 0;
-    if (s == t1::EncodeStatus::kOk) {
-      const uint32_t n = t1::bit_width(all);
-      if (n > 31) {
-        s = t1::EncodeStatus::kMinValue;
-      } else {
-        r.planes = n;
-        if (n > j.mb)
-          s = t1::EncodeStatus::kTooFewPlanes;
-        else if (n > 0)
-          r.passes = max_passes(n);
-        planes = s == t1::EncodeStatus::kOk ? n : 0;
-      }
-    }
+    if (s == t1::EncodeStatus::kOk) s = t1::planes_status(t1::bit_width(all), j.mb, &r);
     results[k] = r;
     status[k] = static_cast<uint8_t>(s);
-    nbp_out[k] = static_cast<uint8_t>(planes);
+    nbp_out[k] = static_cast<uint8_t>(s == t1::EncodeStatus::kOk ? r.planes : 0);
   }
 }
 
@@ -292,8 +279,8 @@ void encode_blocks_by_planes(const PlanePlan& plan, const PlaneBuffers& d, uint3
     GJ2K_CUDA_CHECK(cudaMemsetAsync(d.counter, 0, sizeof(uint32_t), stream));
     GJ2K_CUDA_CHECK(cudaMemsetAsync(d.done + c.job_begin, 0,
                                     size_t{c.job_end - c.job_begin} * sizeof(uint32_t), stream));
-    const size_t units = decode_threads(items + (c.job_end - c.job_begin), multiprocessors, shape);
-    model_code_kernel<<<static_cast<unsigned>(std::min(units, threads) / tpb), tpb, 0, stream>>>(
+    // The threads the items need (each with its state); they take the jobs after the items.
+    model_code_kernel<<<static_cast<unsigned>(threads / tpb), tpb, 0, stream>>>(
         d.jobs, c, d.first_item, d.symbol_at, d.plane_at, d_plane, d.nbp, d.symbols, d.records,
         d.workspace, d.state_words, d.done, d_bytes, d_passes, d_results, d_status, d.counter);
     GJ2K_CUDA_CHECK_LAUNCH("Tier-1 encode model and code kernel");
