@@ -10,6 +10,7 @@
 #include <future>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "codec/encoder_internal.h"
 #include "codec/markers/writer.h"
@@ -296,7 +297,12 @@ std::vector<uint8_t> fit_bytes(std::vector<TileCoding>& tiles, EncodeSetup& setu
   const double target = byte_target[last];
   double budget = target - overhead[last];
   double under_b = -1, under_size = -1, over_b = -1, over_size = -1;
+  // The inputs of the thresholds last applied: equal inputs give equal thresholds and passes,
+  // so applying them again is skipped (the final call usually repeats the kept round's).
+  std::optional<std::pair<double, std::vector<double>>> applied;
   auto set_lambdas = [&](double last_budget) {
+    if (applied && applied->first == last_budget && applied->second == overhead) return;
+    applied.emplace(last_budget, overhead);
     for (size_t l = 0; l < last; ++l)
       if (byte_target[l] >= 0)
         lambda[l] = ra.threshold_for_bytes(std::max(0.0, byte_target[l] - overhead[l]));

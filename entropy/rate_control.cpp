@@ -2,6 +2,7 @@
 #include "entropy/rate_control.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "gj2k/error.h"
@@ -200,77 +201,58 @@ double RateAllocator::total_gain(double lambda) const {
 
 namespace {
 
-// A hull point's place in the global order: decreasing slope, then increasing point index
-// (points_ holds the blocks in order, each block's points in order). A total order, so any
-// correct sort gives the one result.
-struct SlopeKey {
-  double slope;
-  uint32_t point;
-  uint32_t block;  // the point's block (not part of the order)
-};
+// Two steps in the global order, while sort_steps orders them (`bytes` holds the point's
+// index): decreasing slope, then increasing point index (points_ holds the blocks in order,
+// each block's points in order). A total order, so any correct sort gives the one result.
+template <class Step>
 struct Before {
-  bool operator()(const SlopeKey& a, const SlopeKey& b) const {
-    return a.slope > b.slope || (a.slope == b.slope && a.point < b.point);
+  bool operator()(const Step& a, const Step& b) const {
+    return a.slope > b.slope || (a.slope == b.slope && a.bytes < b.bytes);
   }
 };
-constexpr Before before;
-// Filled before they are read: not zeroed first.
-using Keys = std::vector<SlopeKey, DefaultInitAllocator<SlopeKey>>;
 
-// Sorts keys by `before`. With a scheduler and many keys, a sample sort: kBuckets - 1
-// splitters from a regular sample, every key's bucket found in parallel over kChunks chunks,
-// the keys scattered bucket by bucket (counts and offsets per chunk), then the buckets sorted
-// in parallel. Bucket and chunk counts are constants, so the work does not depend on the
-// thread count (and the result never does: the order is total).
-void sort_keys(Keys& keys, const ParallelFor& run) {
-  constexpr size_t kBuckets = 64, kChunks = 64, kOversample = 32;
-  const size_t n = keys.size();
-  if (!run || n < (size_t{1} << 16)) {
-    std::sort(keys.begin(), keys.end(), before);
-    return;
+// The points of blocks [first, last) in points_ (packed in block order).
+template <class Block>
+std::pair<size_t, size_t> points_of(const std::vector<Block>& blocks, size_t n, size_t first,
+                                    size_t last) {
+  return {first < blocks.size() ? blocks[first].first : n,
+          last < blocks.size() ? blocks[last].first : n};
+}
+
+// The steps' order as an unsigned key: increasing key is decreasing slope. Hull slopes are
+// positive and finite, whose IEEE-754 bit patterns increase with their value.
+inline uint64_t descending_key(double slope) {
+  uint64_t bits;
+  std::memcpy(&bits, &slope, sizeof bits);
+  return ~bits;
+}
+
+// Sorts a[0, n) by `Before` with a stable least-significant-digit radix sort on the slope's
+// key, a byte at a time (bytes that all keys share are skipped); stability keeps the points of
+// equal slopes in their order, which must be increasing on entry. tmp: room for n.
+template <class Step>
+void radix_sort_steps(Step* a, size_t n, Step* tmp) {
+  size_t hist[8][256] = {};
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t k = descending_key(a[i].slope);
+    for (int d = 0; d < 8; ++d) ++hist[d][(k >> (8 * d)) & 0xFF];
   }
-  std::vector<SlopeKey> sample(kBuckets * kOversample);
-  for (size_t i = 0; i < sample.size(); ++i) sample[i] = keys[i * (n / sample.size())];
-  std::sort(sample.begin(), sample.end(), before);
-  std::vector<SlopeKey> splitters(kBuckets - 1);
-  for (size_t b = 0; b + 1 < kBuckets; ++b) splitters[b] = sample[(b + 1) * kOversample - 1];
-  std::vector<uint8_t> bucket(n);
-  std::vector<size_t> count(kChunks * kBuckets, 0);  // [chunk][bucket], then offsets
-  auto chunk_range = [n](size_t c) { return std::pair(c * n / kChunks, (c + 1) * n / kChunks); };
-  run(kChunks, [&](int64_t c) {
-    const auto [lo, hi] = chunk_range(static_cast<size_t>(c));
-    size_t* cnt = count.data() + static_cast<size_t>(c) * kBuckets;
-    for (size_t i = lo; i < hi; ++i) {
-      const size_t b = static_cast<size_t>(
-          std::upper_bound(splitters.begin(), splitters.end(), keys[i], before) -
-          splitters.begin());
-      bucket[i] = static_cast<uint8_t>(b);
-      ++cnt[b];
+  Step* from = a;
+  Step* to = tmp;
+  for (int d = 0; d < 8; ++d) {
+    size_t* h = hist[d];
+    if (n == 0 || h[(descending_key(a[0].slope) >> (8 * d)) & 0xFF] == n) continue;
+    size_t at = 0;
+    for (size_t v = 0; v < 256; ++v) {
+      const size_t c = h[v];
+      h[v] = at;
+      at += c;
     }
-  });
-  std::vector<size_t> bucket_start(kBuckets + 1, 0);
-  size_t at = 0;
-  for (size_t b = 0; b < kBuckets; ++b) {
-    bucket_start[b] = at;
-    for (size_t c = 0; c < kChunks; ++c) {
-      const size_t k = count[c * kBuckets + b];
-      count[c * kBuckets + b] = at;
-      at += k;
-    }
+    for (size_t i = 0; i < n; ++i)
+      to[h[(descending_key(from[i].slope) >> (8 * d)) & 0xFF]++] = from[i];
+    std::swap(from, to);
   }
-  bucket_start[kBuckets] = at;
-  Keys out(n);
-  run(kChunks, [&](int64_t c) {
-    const auto [lo, hi] = chunk_range(static_cast<size_t>(c));
-    size_t* next = count.data() + static_cast<size_t>(c) * kBuckets;
-    for (size_t i = lo; i < hi; ++i) out[next[bucket[i]]++] = keys[i];
-  });
-  run(kBuckets, [&](int64_t b) {
-    std::sort(out.begin() + static_cast<ptrdiff_t>(bucket_start[static_cast<size_t>(b)]),
-              out.begin() + static_cast<ptrdiff_t>(bucket_start[static_cast<size_t>(b) + 1]),
-              before);
-  });
-  keys.swap(out);
+  if (from != a) std::copy_n(from, n, a);
 }
 
 }  // namespace
@@ -279,100 +261,200 @@ void RateAllocator::prepare(const ParallelFor& run) const {
   sort_steps(run);
 }
 
+// Orders every hull point into steps_, straight from points_ (no copy of them in point order
+// first: the sort's fresh memory is steps_, one byte a point and the prefix sums). With a
+// scheduler and many points, a sample sort: kBuckets - 1 splitters from a regular sample,
+// every point's bucket found in parallel over kChunks chunks of blocks, the points scattered
+// bucket by bucket (counts and offsets per chunk), then the buckets sorted in parallel. Bucket
+// and chunk counts are constants, so the work does not depend on the thread count (and the
+// result never does: the order is total). Then each step's bytes over its block's previous
+// point, and the prefix sums of those.
 void RateAllocator::sort_steps(const ParallelFor& run) const {
   if (sorted_) return;
-  const size_t n = points_.size();
-  Keys keys(n);
-  in_pieces(
-      blocks_.size(), run,
-      [&](size_t first, size_t last) {
-        for (size_t b = first; b < last; ++b)
-          for (uint32_t k = 0; k < blocks_[b].count; ++k) {
-            const uint32_t i = blocks_[b].first + k;
-            keys[i] = {points_[i].slope, i, static_cast<uint32_t>(b)};
-          }
-      },
-      kBlockPiece);
-  sort_keys(keys, run);
-  // Each step: its point's increments over the block's previous hull point (or over zero).
+  constexpr size_t kBuckets = 64, kChunks = 64, kOversample = 32;
+  const Before<Step> before;
+  const size_t n = points_.size(), nb = blocks_.size();
   steps_.resize(n);
-  in_pieces(
-      n, run,
-      [&](size_t first, size_t last) {
-        for (size_t s = first; s < last; ++s) {
-          const SlopeKey& key = keys[s];
-          const uint32_t i = key.point;
-          const bool head = i == blocks_[key.block].first;
-          const uint32_t prev_bytes = head ? 0 : points_[i - 1].bytes;
-          const double prev_gain = head ? 0 : point_gain_[i - 1];
-          steps_[s] = {key.slope, points_[i].bytes - prev_bytes, point_gain_[i] - prev_gain,
-                       key.block, i};
-        }
-      },
-      kPointPiece);
-  // Including a step means including every step of the same slope: the candidate thresholds
-  // are the ends of equal-slope runs.
-  group_ends_.clear();
-  group_bytes_.clear();
-  uint64_t bytes = 0;
-  for (size_t i = 0; i < n; ++i) {
-    bytes += steps_[i].delta_bytes;
-    if (i + 1 == n || steps_[i + 1].slope != steps_[i].slope) {
-      group_ends_.push_back(i + 1);
-      group_bytes_.push_back(bytes);
+  const auto key = [&](size_t i, size_t b) {
+    return Step{points_[i].slope, static_cast<uint32_t>(b), static_cast<uint32_t>(i)};
+  };
+  if (!run || n < (size_t{1} << 16)) {
+    for (size_t b = 0; b < nb; ++b)
+      for (uint32_t k = 0; k < blocks_[b].count; ++k)
+        steps_[blocks_[b].first + k] = key(blocks_[b].first + k, b);
+    std::vector<Step> tmp(n);
+    radix_sort_steps(steps_.data(), n, tmp.data());
+  } else {
+    std::vector<Step> sample(kBuckets * kOversample);
+    for (size_t i = 0; i < sample.size(); ++i) sample[i] = key(i * (n / sample.size()), 0);
+    std::sort(sample.begin(), sample.end(), before);
+    std::vector<Step> splitters(kBuckets - 1);
+    for (size_t b = 0; b + 1 < kBuckets; ++b) splitters[b] = sample[(b + 1) * kOversample - 1];
+    const auto bucket_of = [&](const Step& s) {
+      return static_cast<size_t>(std::upper_bound(splitters.begin(), splitters.end(), s, before) -
+                                 splitters.begin());
+    };
+    std::vector<uint8_t> bucket(n);                    // each point's
+    std::vector<size_t> count(kChunks * kBuckets, 0);  // [chunk][bucket], then offsets
+    const auto chunk_blocks = [nb](size_t c) {
+      return std::pair(c * nb / kChunks, (c + 1) * nb / kChunks);
+    };
+    run(kChunks, [&](int64_t c) {
+      const auto [lo, hi] = chunk_blocks(static_cast<size_t>(c));
+      const auto [p0, p1] = points_of(blocks_, n, lo, hi);
+      size_t* cnt = count.data() + static_cast<size_t>(c) * kBuckets;
+      for (size_t i = p0; i < p1; ++i) {
+        const size_t b = bucket_of(key(i, 0));
+        bucket[i] = static_cast<uint8_t>(b);
+        ++cnt[b];
+      }
+    });
+    std::vector<size_t> bucket_start(kBuckets + 1, 0);
+    size_t at = 0;
+    for (size_t b = 0; b < kBuckets; ++b) {
+      bucket_start[b] = at;
+      for (size_t c = 0; c < kChunks; ++c) {
+        const size_t k = count[c * kBuckets + b];
+        count[c * kBuckets + b] = at;
+        at += k;
+      }
     }
+    bucket_start[kBuckets] = at;
+    run(kChunks, [&](int64_t c) {
+      const auto [lo, hi] = chunk_blocks(static_cast<size_t>(c));
+      size_t* next = count.data() + static_cast<size_t>(c) * kBuckets;
+      for (size_t b = lo; b < hi; ++b)
+        for (uint32_t k = 0; k < blocks_[b].count; ++k) {
+          const size_t i = blocks_[b].first + k;
+          steps_[next[bucket[i]]++] = key(i, b);
+        }
+    });
+    run(kBuckets, [&](int64_t b) {
+      thread_local std::vector<Step> tmp;
+      const size_t lo = bucket_start[static_cast<size_t>(b)];
+      const size_t size = bucket_start[static_cast<size_t>(b) + 1] - lo;
+      if (tmp.size() < size) tmp.resize(size);
+      radix_sort_steps(steps_.data() + lo, size, tmp.data());
+    });
   }
+  // Each step's bytes over its block's previous hull point (or over zero), with the sum of
+  // each piece of kPointPiece steps; then the prefix sums, each piece from its offset.
+  const size_t pieces = (n + kPointPiece - 1) / kPointPiece;
+  const auto each_piece = [&](const std::function<void(size_t first, size_t last)>& fn) {
+    const auto piece = [&](int64_t k) {
+      const size_t first = static_cast<size_t>(k) * kPointPiece;
+      fn(first, std::min(n, first + kPointPiece));
+    };
+    if (run && pieces > 1)
+      run(static_cast<int64_t>(pieces), piece);
+    else
+      for (size_t k = 0; k < pieces; ++k) piece(static_cast<int64_t>(k));
+  };
+  std::vector<uint64_t> piece_bytes(pieces + 1, 0);
+  each_piece([&](size_t first, size_t last) {
+    uint64_t sum = 0;
+    for (size_t s = first; s < last; ++s) {
+      Step& st = steps_[s];
+      const uint32_t i = st.bytes;
+      const uint32_t prev = i == blocks_[st.block].first ? 0 : points_[i - 1].bytes;
+      st.bytes = points_[i].bytes - prev;
+      sum += st.bytes;
+    }
+    piece_bytes[first / kPointPiece + 1] = sum;
+  });
+  for (size_t k = 0; k < pieces; ++k) piece_bytes[k + 1] += piece_bytes[k];
+  step_bytes_.resize(n + 1);
+  step_bytes_[0] = 0;
+  each_piece([&](size_t first, size_t last) {
+    uint64_t sum = piece_bytes[first / kPointPiece];
+    for (size_t s = first; s < last; ++s) step_bytes_[s + 1] = sum += steps_[s].bytes;
+  });
   sorted_ = true;
+}
+
+size_t RateAllocator::steps_included(double lambda) const {
+  // Slopes decrease along the order: the steps below lambda are a suffix.
+  return static_cast<size_t>(
+      std::partition_point(steps_.begin(), steps_.end(),
+                           [lambda](const Step& s) { return !(s.slope < lambda); }) -
+      steps_.begin());
 }
 
 double RateAllocator::threshold_for_bytes(
     double budget, const std::function<double(double lambda)>& overhead) const {
   sort_steps();
-  // Cost (bytes + overhead) grows with the group end; bisect over the groups.
-  auto fits = [&](size_t g) {
-    const double lambda = steps_[group_ends_[g] - 1].slope;
-    const double extra = overhead ? overhead(lambda) : 0.0;
-    return double(group_bytes_[g]) + extra <= budget;
+  // Including a step means including every step of the same slope: the candidates are the
+  // ends of runs of equal slope. Cost (bytes + overhead) grows with the end; bisect over the
+  // step counts e, each standing for the end of the run that step e - 1 belongs to.
+  const size_t n = steps_.size();
+  const auto run_end = [&](size_t e) {
+    while (e < n && steps_[e].slope == steps_[e - 1].slope) ++e;
+    return e;
   };
-  // Largest g with fits(g); fits is monotone (true then false).
-  size_t lo = 0, hi = group_ends_.size();  // answer count of fitting groups in [lo, hi]
+  const auto fits = [&](size_t e) {
+    const double lambda = steps_[e - 1].slope;
+    const double extra = overhead ? overhead(lambda) : 0.0;
+    return double(step_bytes_[e]) + extra <= budget;
+  };
+  // The largest e in [1, n] whose run fits (monotone: true then false); it is a run's end.
+  size_t lo = 0, hi = n;
   while (lo < hi) {
-    const size_t mid = lo + (hi - lo + 1) / 2;  // try mid groups
-    if (fits(mid - 1))
+    const size_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(run_end(mid)))
       lo = mid;
     else
       hi = mid - 1;
   }
   if (lo == 0) return kNothing;
-  return steps_[group_ends_[lo - 1] - 1].slope;
+  return steps_[lo - 1].slope;
 }
 
 std::vector<uint32_t> RateAllocator::fill(double lambda, double budget) const {
   sort_steps();
-  std::vector<uint32_t> passes(blocks_.size(), 0);
-  std::vector<uint8_t> closed(blocks_.size(), 0);
-  double used = 0;
-  for (const Step& st : steps_) {
+  // The steps of slope >= lambda first, whatever the budget: in each block, its points up to
+  // the threshold's (counted as steps_included counts, for any lambda).
+  const size_t nb = blocks_.size(), n = steps_.size();
+  std::vector<uint32_t> passes(nb, 0), taken(nb);
+  for (size_t b = 0; b < nb; ++b) {
+    const TruncationPoint* p = points_.data() + blocks_[b].first;
+    const uint32_t k = static_cast<uint32_t>(
+        std::partition_point(p, p + blocks_[b].count,
+                             [lambda](const TruncationPoint& q) { return !(q.slope < lambda); }) -
+        p);
+    taken[b] = k;
+    if (k) passes[b] = p[k - 1].passes;
+  }
+  size_t s = steps_included(lambda);
+  double used = double(step_bytes_[s]);
+  // Then each further step in order while it fits; a block whose step does not fit takes no
+  // more (its later points depend on it).
+  std::vector<uint8_t> closed(nb, 0);
+  for (; s < n; ++s) {
+    const Step& st = steps_[s];
     if (closed[st.block]) continue;
-    if (st.slope < lambda && used + st.delta_bytes > budget) {
+    if (used + st.bytes > budget) {
       closed[st.block] = 1;
       continue;
     }
-    used += st.delta_bytes;
-    passes[st.block] = points_[st.point].passes;
+    used += st.bytes;
+    passes[st.block] = points_[blocks_[st.block].first + taken[st.block]++].passes;
   }
   return passes;
 }
 
 double RateAllocator::threshold_for_gain(double gain) const {
   sort_steps();
+  std::vector<uint32_t> taken(blocks_.size(), 0);  // each block's steps so far
   double sum = 0;
-  for (size_t i = 0; i < steps_.size(); ++i) {
-    sum += steps_[i].delta_gain;
+  const size_t n = steps_.size();
+  for (size_t s = 0; s < n; ++s) {
+    const uint32_t k = taken[steps_[s].block]++;
+    const size_t i = blocks_[steps_[s].block].first + k;
+    sum += point_gain_[i] - (k ? point_gain_[i - 1] : 0);
     if (sum >= gain) {
-      size_t k = i + 1;
-      while (k < steps_.size() && steps_[k].slope == steps_[i].slope) ++k;
-      return steps_[k - 1].slope;
+      size_t e = s + 1;
+      while (e < n && steps_[e].slope == steps_[s].slope) ++e;
+      return steps_[e - 1].slope;
     }
   }
   return kAllPasses;

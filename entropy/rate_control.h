@@ -108,26 +108,28 @@ class RateAllocator {
     uint32_t first = 0, count = 0;  // hull points in points_
     uint32_t all_passes = 0, all_bytes = 0;
   };
-  struct Step {  // one hull point seen from the global sorted list
+  // One hull point in the global order (decreasing slope, ties in point order). A block's
+  // points appear in its own order, so a walk over the order knows each step's point by
+  // counting its block's steps before it.
+  struct Step {
     double slope;
-    uint32_t delta_bytes;
-    double delta_gain;
-    uint32_t block;  // its block
-    uint32_t point;  // its index in points_
+    uint32_t block;
+    uint32_t bytes;  // data bytes over its block's previous hull point (or over zero); while
+                     // sort_steps orders them, the point's index in points_
   };
   void sort_steps(const ParallelFor& run = {}) const;
+  // The number of leading steps that threshold lambda includes (slope not below lambda).
+  size_t steps_included(double lambda) const;
 
   std::vector<Block> blocks_;
   // Filled in parallel after they grow (not zeroed first).
   std::vector<TruncationPoint, DefaultInitAllocator<TruncationPoint>> points_;
   std::vector<double, DefaultInitAllocator<double>> point_gain_;  // cumulative gain at each point
   double gain_all_ = 0;
-  // Sorted by decreasing slope, built lazily (filled before read: not zeroed first).
+  // The order of all hull points, and the data bytes of steps [0, s) for s in [0, n], built
+  // lazily (filled before read: not zeroed first).
   mutable std::vector<Step, DefaultInitAllocator<Step>> steps_;
-  // The ends of runs of equal slope in steps_ (one past their last step) and the data bytes
-  // of all steps up to each end: the candidates of threshold_for_bytes.
-  mutable std::vector<size_t> group_ends_;
-  mutable std::vector<uint64_t> group_bytes_;
+  mutable std::vector<uint64_t, DefaultInitAllocator<uint64_t>> step_bytes_;
   mutable bool sorted_ = false;
 };
 

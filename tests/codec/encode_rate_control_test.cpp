@@ -210,14 +210,23 @@ TEST(EncodeRateControl, ParallelOrderEqualsSerialOrder) {
   struct Step {
     double slope;
     uint32_t bytes, block, passes;
+    double gain;  // over the block's previous hull point
   };
   std::vector<Step> steps;
   for (size_t k = 0; k < blocks.size(); ++k) {
     const RandomBlock& b = blocks[k];
+    const size_t n = b.ends.size();
+    std::vector<gj2k::entropy::TruncationPoint> hull(n);
+    std::vector<double> hull_gain(n);
+    hull.resize(convex_hull(b.ends.data(), b.gains.data(), n, hull.data(), hull_gain.data()));
     uint32_t prev = 0;
-    for (const auto& p : convex_hull(b.ends.data(), b.gains.data(), b.ends.size())) {
-      steps.push_back({p.slope, p.bytes - prev, static_cast<uint32_t>(k), p.passes});
+    double prev_gain = 0;
+    for (size_t i = 0; i < hull.size(); ++i) {
+      const auto& p = hull[i];
+      steps.push_back(
+          {p.slope, p.bytes - prev, static_cast<uint32_t>(k), p.passes, hull_gain[i] - prev_gain});
       prev = p.bytes;
+      prev_gain = hull_gain[i];
     }
   }
   std::stable_sort(steps.begin(), steps.end(),
@@ -237,6 +246,20 @@ TEST(EncodeRateControl, ParallelOrderEqualsSerialOrder) {
     }
     return passes;
   };
+  // threshold_for_gain's documented answer, literally: the slope ending the run of equal slopes
+  // where the summed gain first reaches the target.
+  auto reference_gain_threshold = [&](double gain) {
+    double sum = 0;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      sum += steps[i].gain;
+      if (sum >= gain) {
+        size_t k = i + 1;
+        while (k < steps.size() && steps[k].slope == steps[i].slope) ++k;
+        return steps[k - 1].slope;
+      }
+    }
+    return RateAllocator::kAllPasses;
+  };
   const double all = double(serial.total_bytes(RateAllocator::kAllPasses));
   for (double f : {0.0, 0.001, 0.05, 0.3, 0.77, 1.0, 2.0}) {
     SCOPED_TRACE("seed " + std::to_string(seed) + ", budget fraction " + std::to_string(f));
@@ -247,6 +270,13 @@ TEST(EncodeRateControl, ParallelOrderEqualsSerialOrder) {
     ASSERT_EQ(filled, reference_fill(lambda, all * f * 1.01));
     const double gain = serial.total_gain_all() * f / 2;
     ASSERT_EQ(serial.threshold_for_gain(gain), parallel.threshold_for_gain(gain));
+    ASSERT_EQ(parallel.threshold_for_gain(gain), reference_gain_threshold(gain));
+    // Thresholds that no budget chose: above every slope, below every slope, between slopes.
+    for (const double other : {RateAllocator::kNothing, RateAllocator::kAllPasses, lambda * 3,
+                               lambda / 7, steps[steps.size() / 3].slope}) {
+      ASSERT_EQ(parallel.fill(other, all * f), reference_fill(other, all * f)) << other;
+      ASSERT_EQ(serial.fill(other, all * f), reference_fill(other, all * f)) << other;
+    }
   }
 }
 
