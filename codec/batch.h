@@ -99,15 +99,15 @@ class ThreadBudget {
 // waiting when every GPU place is taken and the images still to start after it would keep the
 // GPU busy at least as long as its CPU decode takes (so the GPU does not wait for the CPU at
 // the end). Its CPU time is estimated from its samples and its codestream bytes (Tier-1 time
-// follows the coded bytes: a lossless photo takes about 2.7 times a 9/7 rate-20 one), the GPU's
-// from its samples at the GPU's batch throughput; measured on the GPU machine (16 cores all
-// busy, 2560x1600 photos; docs/PERFORMANCE.md).
+// follows the coded bytes: a lossless photo takes about 2.9 times a 9/7 rate-20 one), the GPU's
+// from its samples at the GPU's batch throughput; fitted to the batch benchmark's CPU and GPU
+// rows on the GPU machine (16 cores all busy, 2560x1600 photos; docs/PERFORMANCE.md).
 struct BatchStealCosts {
   double cpu_ns_per_sample;  // one thread, the other cores busy
   double cpu_ns_per_byte;
   double gpu_ns_per_sample;  // a batch's throughput with kBatchGpuInFlight in flight
 };
-inline constexpr BatchStealCosts kBatchStealCosts{18.0, 85.0, 0.8};
+inline constexpr BatchStealCosts kBatchStealCosts{9.5, 270.0, 1.85};
 
 // How one image of a decode batch runs: its share (batch_decode_share; moved to the CPU when
 // it does not wait for a GPU place) and the GPU place it holds while it decodes.

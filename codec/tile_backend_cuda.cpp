@@ -288,6 +288,7 @@ class InverseRun {
     cudaStream_t s0 = st(0);
     for (size_t c = 0; c < comps_.size(); ++c)
       if (n_of(c)) GJ2K_CUDA_CHECK(cudaMemsetAsync(A(c), 0, n_of(c) * 4, s0));
+    TraceStage trace_jobs("gpu tier-1 jobs");
     std::vector<ecu::BlockJob> jobs;
     std::vector<cu::ReconstructJob> recon;
     jobs.reserve(t.blocks.size());
@@ -307,6 +308,8 @@ class InverseRun {
       if (times) times->up.record(s0), times->tier1.record(s0);
       return join_stream0();
     }
+    trace_jobs.end();
+    TraceStage trace_arrange("gpu tier-1 arrange");
     const int sms = std::max(1, transform::gpu_info().multiprocessors);
     ecu::WarpSlot warp_slot;
     const bool warps = ecu::arrange_for_decode(jobs, t.segments, sms, t1_decode_mapping(),
@@ -314,7 +317,9 @@ class InverseRun {
     const size_t workspace =
         warps ? ecu::warp_workspace_words(static_cast<uint32_t>(jobs.size()), sms, warp_slot)
               : ecu::decode_threads(static_cast<uint32_t>(jobs.size()), sms) * state_words;
+    trace_arrange.end();
     trace_note("gpu tier-1: %zu code-blocks, %s mapping", jobs.size(), warps ? "warp" : "thread");
+    TraceStage trace_up("gpu tier-1 inputs up");
     Slot& sl = slot();
     auto put = [&](cu::DeviceBuffer& d, const void* src, size_t bytes) {
       d.reserve(std::max<size_t>(bytes, 4));
@@ -334,6 +339,7 @@ class InverseRun {
     sl.t1_status.reserve(jobs.size());
     sl.t1_counter.reserve(4);
     if (times) times->up.record(s0);
+    trace_up.end();
     if (warps)
       ecu::decode_blocks_in_warps(
           sl.t1_jobs.as<ecu::BlockJob>(), static_cast<uint32_t>(jobs.size()),
