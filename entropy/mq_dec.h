@@ -205,17 +205,19 @@ class MqDecoderWide {
   GJ2K_HD_INLINE uint32_t decode(const States& states, Context& cx) {
     const uint32_t ctx = cx;
     const uint32_t qe = ctx & 0xFFFF0000u;
+    const uint64_t qe64 = uint64_t{qe} << 32;
     const uint64_t next2 = states[ctx & 0xFFu];  // both successors, loaded before the decision
     const uint32_t a = a_ - qe;
-    const uint32_t high = static_cast<uint32_t>(c_ >> 32);
     // Masks instead of conditions, so that compilers emit no branch: lower is all ones in the
-    // LPS sub-interval (Figure C.17), zero in the MPS one (C.16).
-    const uint32_t lower = 0u - static_cast<uint32_t>(high < qe);
-    const uint32_t flip = (lower ^ (0u - static_cast<uint32_t>(a < qe))) & 1u;
-    const uint32_t na = (qe & lower) | (a & ~lower);
-    c_ -= uint64_t{qe & ~lower} << 32;
+    // LPS sub-interval (Figure C.17: C's high half below Qe, i.e. C << 32 below Qe << 32), zero
+    // in the MPS one (C.16); exchange: A - Qe below Qe.
+    const uint64_t lower = 0 - static_cast<uint64_t>(c_ < qe64);
+    const uint32_t exchange = 0u - static_cast<uint32_t>(a < qe);
+    const uint32_t flip32 = (static_cast<uint32_t>(lower) ^ exchange) & 32u;  // an LPS: 32
+    const uint32_t na = a ^ ((a ^ qe) & static_cast<uint32_t>(lower));
+    c_ -= qe64 & ~lower;
     // A new context only with renormalisation (A below 0x8000): keep is all ones without.
-    const uint32_t next = static_cast<uint32_t>(next2 >> (flip << 5));
+    const uint32_t next = static_cast<uint32_t>(next2 >> flip32);
     const uint32_t keep = static_cast<uint32_t>(static_cast<int32_t>(na) >> 31);
     cx = next ^ ((next ^ ctx) & keep);
     const int n = count_leading_zeros(na);
@@ -228,7 +230,7 @@ class MqDecoderWide {
       ct_ -= n;
     }
     if (ct_ < 16) fill();
-    return (ctx & 1u) ^ flip;
+    return (ctx & 1u) ^ (flip32 >> 5);
   }
 
  private:
