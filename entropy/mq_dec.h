@@ -30,6 +30,16 @@ inline constexpr std::array<MqDecState, 94> make_mq_dec_states() {
 }
 inline constexpr std::array<MqDecState, 94> kMqDecStates = make_mq_dec_states();
 
+// MqDecoderWide's selects as cmov (x86-64 hosts, GCC and Clang): GCC otherwise makes them
+// chains of setb, neg and masks, or branches, each longer than one cmov.
+#ifndef GJ2K_MQ_CMOV
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__CUDA_ARCH__)
+#define GJ2K_MQ_CMOV 1
+#else
+#define GJ2K_MQ_CMOV 0
+#endif
+#endif
+
 // Leading zero bits of x != 0.
 GJ2K_HD_INLINE int count_leading_zeros(uint32_t x) {
 #if defined(__CUDA_ARCH__)
@@ -208,18 +218,39 @@ class MqDecoderWide {
     const uint64_t qe64 = uint64_t{qe} << 32;
     const uint64_t next2 = states[ctx & 0xFFu];  // both successors, loaded before the decision
     const uint32_t a = a_ - qe;
-    // Masks instead of conditions, so that compilers emit no branch: lower is all ones in the
-    // LPS sub-interval (Figure C.17: C's high half below Qe, i.e. C << 32 below Qe << 32), zero
-    // in the MPS one (C.16); exchange: A - Qe below Qe.
-    const uint64_t lower = 0 - static_cast<uint64_t>(c_ < qe64);
-    const uint32_t exchange = 0u - static_cast<uint32_t>(a < qe);
-    const uint32_t flip32 = (static_cast<uint32_t>(lower) ^ exchange) & 32u;  // an LPS: 32
-    const uint32_t na = a ^ ((a ^ qe) & static_cast<uint32_t>(lower));
-    c_ -= qe64 & ~lower;
-    // A new context only with renormalisation (A below 0x8000): keep is all ones without.
-    const uint32_t next = static_cast<uint32_t>(next2 >> flip32);
+    // Selects instead of branches: lower is all ones in the LPS sub-interval (Figure C.17: C's
+    // high half below Qe, i.e. C << 32 below Qe << 32), zero in the MPS one (C.16); exchange:
+    // A - Qe below Qe. With renormalisation (A below 0x8000) the context becomes the successor
+    // after an MPS or an LPS, without it stays.
+    uint32_t lower, na = a, next;
+#if GJ2K_MQ_CMOV
+    const uint64_t mps_c = c_ - qe64;
+    __asm__(
+        "cmpq %[qe64], %[c]\n\t"
+        "cmovaeq %[mps_c], %[c]\n\t"
+        "cmovbl %[qe], %[na]\n\t"
+        "sbbl %[lower], %[lower]"
+        : [c] "+r"(c_), [na] "+r"(na), [lower] "=r"(lower)
+        : [qe64] "r"(qe64), [mps_c] "r"(mps_c), [qe] "r"(qe)
+        : "cc");
+    const uint32_t flip32 = (lower ^ (0u - static_cast<uint32_t>(a < qe))) & 32u;  // LPS: 32
+    next = static_cast<uint32_t>(next2 >> flip32);
+    __asm__(
+        "testl %[na], %[na]\n\t"
+        "cmovsl %[ctx], %[next]"
+        : [next] "+r"(next)
+        : [na] "r"(na), [ctx] "r"(ctx)
+        : "cc");
+#else
+    lower = 0u - static_cast<uint32_t>(c_ < qe64);
+    na = a ^ ((a ^ qe) & lower);
+    c_ -= uint64_t{qe & ~lower} << 32;
+    const uint32_t flip32 = (lower ^ (0u - static_cast<uint32_t>(a < qe))) & 32u;  // LPS: 32
+    next = static_cast<uint32_t>(next2 >> flip32);
     const uint32_t keep = static_cast<uint32_t>(static_cast<int32_t>(na) >> 31);
-    cx = next ^ ((next ^ ctx) & keep);
+    next ^= (next ^ ctx) & keep;
+#endif
+    cx = next;
     const int n = count_leading_zeros(na);
     if (n > ct_) {
       a_ = na;
@@ -234,7 +265,9 @@ class MqDecoderWide {
   }
 
  private:
-  GJ2K_HD_INLINE uint32_t byte(size_t i) const { return p_ + i < end_ ? p_[i] : 0xFFu; }
+  GJ2K_HD_INLINE uint32_t byte(size_t i) const {
+    return p_ + i < end_ ? p_[i] : 0xFFu;
+  }
   // BYTEIN (C.3.4) of the byte after B (p_), added below the ct_ bits C holds ahead; false
   // (nothing added) for the overlapping byte while bits are still held ahead of it.
   GJ2K_HD_INLINE bool bytein() {
