@@ -30,6 +30,16 @@ inline constexpr std::array<MqDecState, 94> make_mq_dec_states() {
 }
 inline constexpr std::array<MqDecState, 94> kMqDecStates = make_mq_dec_states();
 
+// MqDecoderWide's selects as cmov (x86-64 hosts, GCC and Clang): GCC otherwise makes them
+// chains of setb, neg and masks, or branches, each longer than one cmov.
+#ifndef GJ2K_MQ_CMOV
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__CUDA_ARCH__)
+#define GJ2K_MQ_CMOV 1
+#else
+#define GJ2K_MQ_CMOV 0
+#endif
+#endif
+
 // Leading zero bits of x != 0.
 GJ2K_HD_INLINE int count_leading_zeros(uint32_t x) {
 #if defined(__CUDA_ARCH__)
@@ -45,6 +55,11 @@ GJ2K_HD_INLINE int count_leading_zeros(uint32_t x) {
 
 class MqDecoder {
  public:
+  // A context as this decoder keeps it: its state byte (2 * index + MPS, kMqFastStates'
+  // numbering), with the tables kMqDecStates.
+  using Context = uint8_t;
+  GJ2K_HD_INLINE static constexpr Context context(uint8_t state) { return state; }
+
   MqDecoder() = default;
   GJ2K_HD MqDecoder(const uint8_t* data, size_t length) { init(data, length); }
 
@@ -156,6 +171,14 @@ class MqDecoder {
 // and the kernel is bound by issue (docs/PERFORMANCE.md, "Fifth run").
 class MqDecoderWide {
  public:
+  // A context as this decoder keeps it: Qe << 16 of its state in the high half, the state
+  // byte (2 * index + MPS) in the low byte, so that a decision's Qe and MPS come from the
+  // context itself; the table kMqWideStates gives the contexts that follow a decision.
+  using Context = uint32_t;
+  static constexpr Context context(uint8_t state) {
+    return (static_cast<uint32_t>(kMqFastStates[state].qe) << 16) | state;
+  }
+
   MqDecoderWide() = default;
   GJ2K_HD MqDecoderWide(const uint8_t* data, size_t length) { init(data, length); }
 
@@ -174,34 +197,60 @@ class MqDecoderWide {
   // decode() with a branch for the MPS without renormalisation first: for decisions that are
   // nearly always that (the cleanup pass's run-length decisions), where the branch predicts.
   template <class States>
-  GJ2K_HD_INLINE uint32_t decode_likely_mps(const States& states, uint8_t& state) {
-    const MqDecState& s = states[state];
-    const uint32_t a = a_ - s.qe16;
-    if (static_cast<uint32_t>(c_ >> 32) >= s.qe16 && (a & 0x80000000u)) {
-      c_ -= uint64_t{s.qe16} << 32;
+  GJ2K_HD_INLINE uint32_t decode_likely_mps(const States& states, Context& cx) {
+    const uint32_t qe = cx & 0xFFFF0000u;
+    const uint32_t a = a_ - qe;
+    if (static_cast<uint32_t>(c_ >> 32) >= qe && (a & 0x80000000u)) {
+      c_ -= uint64_t{qe} << 32;
       a_ = a;
-      return s.mps;
+      return cx & 1u;
     }
-    return decode(states, state);
+    return decode(states, cx);
   }
 
-  // DECODE (C.3.2) and RENORMD (C.3.3), as MqDecoder::decode.
+  // DECODE (C.3.2) and RENORMD (C.3.3), as MqDecoder::decode, in the context cx with the
+  // successor table `states` (kMqWideStates). Qe comes from the context, not from a table:
+  // the chain from one decision of a context to its next is one load shorter.
   template <class States>
-  GJ2K_HD_INLINE uint32_t decode(const States& states, uint8_t& state) {
-    const MqDecState& s = states[state];
-    const uint32_t qe = s.qe16;
+  GJ2K_HD_INLINE uint32_t decode(const States& states, Context& cx) {
+    const uint32_t ctx = cx;
+    const uint32_t qe = ctx & 0xFFFF0000u;
+    const uint64_t qe64 = uint64_t{qe} << 32;
+    const uint64_t next2 = states[ctx & 0xFFu];  // both successors, loaded before the decision
     const uint32_t a = a_ - qe;
-    const uint32_t high = static_cast<uint32_t>(c_ >> 32);
-    // Masks instead of conditions, so that compilers emit no branch: lower is all ones in the
-    // LPS sub-interval (Figure C.17), zero in the MPS one (C.16).
-    const uint32_t lower = 0u - static_cast<uint32_t>(high < qe);
-    const uint32_t flip = (lower ^ (0u - static_cast<uint32_t>(a < qe))) & 1u;
-    const uint32_t na = (qe & lower) | (a & ~lower);
+    // Selects instead of branches: lower is all ones in the LPS sub-interval (Figure C.17: C's
+    // high half below Qe, i.e. C << 32 below Qe << 32), zero in the MPS one (C.16); exchange:
+    // A - Qe below Qe. With renormalisation (A below 0x8000) the context becomes the successor
+    // after an MPS or an LPS, without it stays.
+    uint32_t lower, na = a, next;
+#if GJ2K_MQ_CMOV
+    const uint64_t mps_c = c_ - qe64;
+    __asm__(
+        "cmpq %[qe64], %[c]\n\t"
+        "cmovaeq %[mps_c], %[c]\n\t"
+        "cmovbl %[qe], %[na]\n\t"
+        "sbbl %[lower], %[lower]"
+        : [c] "+r"(c_), [na] "+r"(na), [lower] "=r"(lower)
+        : [qe64] "r"(qe64), [mps_c] "r"(mps_c), [qe] "r"(qe)
+        : "cc");
+    const uint32_t flip32 = (lower ^ (0u - static_cast<uint32_t>(a < qe))) & 32u;  // LPS: 32
+    next = static_cast<uint32_t>(next2 >> flip32);
+    __asm__(
+        "testl %[na], %[na]\n\t"
+        "cmovsl %[ctx], %[next]"
+        : [next] "+r"(next)
+        : [na] "r"(na), [ctx] "r"(ctx)
+        : "cc");
+#else
+    lower = 0u - static_cast<uint32_t>(c_ < qe64);
+    na = a ^ ((a ^ qe) & lower);
     c_ -= uint64_t{qe & ~lower} << 32;
-    // A new state only with renormalisation (A below 0x8000): keep is all ones without.
-    const uint32_t next = flip ? s.next_lps : s.next_mps;
+    const uint32_t flip32 = (lower ^ (0u - static_cast<uint32_t>(a < qe))) & 32u;  // LPS: 32
+    next = static_cast<uint32_t>(next2 >> flip32);
     const uint32_t keep = static_cast<uint32_t>(static_cast<int32_t>(na) >> 31);
-    state = static_cast<uint8_t>(next ^ ((next ^ state) & keep));
+    next ^= (next ^ ctx) & keep;
+#endif
+    cx = next;
     const int n = count_leading_zeros(na);
     if (n > ct_) {
       a_ = na;
@@ -212,11 +261,13 @@ class MqDecoderWide {
       ct_ -= n;
     }
     if (ct_ < 16) fill();
-    return s.mps ^ static_cast<uint32_t>(flip);
+    return (ctx & 1u) ^ (flip32 >> 5);
   }
 
  private:
-  GJ2K_HD_INLINE uint32_t byte(size_t i) const { return p_ + i < end_ ? p_[i] : 0xFFu; }
+  GJ2K_HD_INLINE uint32_t byte(size_t i) const {
+    return p_ + i < end_ ? p_[i] : 0xFFu;
+  }
   // BYTEIN (C.3.4) of the byte after B (p_), added below the ct_ bits C holds ahead; false
   // (nothing added) for the overlapping byte while bits are still held ahead of it.
   GJ2K_HD_INLINE bool bytein() {
@@ -259,6 +310,18 @@ class MqDecoderWide {
   uint32_t a_ = 0;  // A << 16
   int ct_ = 0;      // bits held below C's 32: CT of C.3, plus those read ahead
 };
+
+// MqDecoderWide's successor table: per state byte, the context after an MPS that
+// renormalises (low half) and after an LPS (high half).
+inline constexpr std::array<uint64_t, 94> make_mq_wide_states() {
+  std::array<uint64_t, 94> t{};
+  for (size_t i = 0; i < t.size(); ++i) {
+    const MqFastState& f = kMqFastStates[i];
+    t[i] = MqDecoderWide::context(f.next_mps) | uint64_t{MqDecoderWide::context(f.next_lps)} << 32;
+  }
+  return t;
+}
+inline constexpr std::array<uint64_t, 94> kMqWideStates = make_mq_wide_states();
 
 // Raw (bypass) bit reader (D.6): after 0xFF the next byte holds 7 bits; a 0xFF followed by a
 // byte > 0x8F (or the end of the data) yields 1-bits.

@@ -44,7 +44,8 @@ inline constexpr size_t kScTableBytes = 2048;
 // BandTables: pointers, for tables in a kernel's shared memory (one instantiation for all
 // bands). ConstBandTables: the constexpr tables themselves, at constant addresses, one
 // instantiation per band (the CPU's entropy::decode_block): the pass loops then hold no table
-// pointer in a register. Mq: the MQ decoder (mq_dec.h) each uses; both decode the same.
+// pointer in a register. Mq: the MQ decoder (mq_dec.h) each uses, mq its state table; both
+// decode the same.
 struct BandTables {
   using Mq = MqDecoder;
   const uint8_t* zc;
@@ -56,7 +57,7 @@ struct ConstBandTables {
   using Mq = MqDecoderWide;
   static constexpr const uint8_t* zc = kZcTable[kBand].data();
   static constexpr const std::array<uint8_t, 2048>& sc = kScTable;
-  static constexpr const std::array<MqDecState, 94>& mq = kMqDecStates;
+  static constexpr const std::array<uint64_t, 94>& mq = kMqWideStates;
 };
 
 enum class BlockStatus : uint8_t {
@@ -103,13 +104,14 @@ struct BlockDecoder {
   uint32_t* state;  // (stripes + 2) x pitch columns
   uint32_t* val;    // magnitudes with one fractional bit
   size_t vstride;   // row-major values: the output's row pitch
-  uint8_t ctx[kNumContexts];
+  using Context = typename Tables::Mq::Context;
+  Context ctx[kNumContexts];
   typename Tables::Mq mq;
   RawDecoder raw;
 
   GJ2K_HD_INLINE void reset_contexts() {
     for (int i = 0; i < kNumContexts; ++i)
-      ctx[i] = static_cast<uint8_t>(2 * initial_state_index(i));
+      ctx[i] = Tables::Mq::context(static_cast<uint8_t>(2 * initial_state_index(i)));
   }
   GJ2K_HD_INLINE uint32_t* col(uint32_t s) {
     if constexpr (kL == 1) return state + (s + 1) * pitch + 1;
@@ -263,8 +265,7 @@ struct BlockDecoder {
     const uint32_t half = p > 0 ? 1u << p : 0u;
     return {p > 0 ? 3u << p : 2u, half, half - (2u << p)};
   }
-  // cx: the contexts' state bytes, indexed by context (uint8_t*, or t1_dec_warp.h's strided
-  // slots).
+  // cx: the contexts (Context*, or t1_dec_warp.h's strided slots of state bytes).
   template <PassKind kKind, bool kRaw, bool kFull, class Coder, class Cx>
   GJ2K_HD_INLINE void column(Coder& c, Cx cx, uint32_t* f, uint32_t* v, const PlaneValues& pv,
                              uint32_t nr) {
@@ -279,7 +280,7 @@ struct BlockDecoder {
   template <PassKind kKind, bool kRaw, class Coder>
   GJ2K_HD void pass(Coder& coder, uint32_t p) {
     Coder c = coder;
-    uint8_t cx[kNumContexts];
+    Context cx[kNumContexts];
     load_contexts(cx);
     const PlaneValues pv = plane_values(p);
     for (uint32_t s = 0; s < stripes; ++s) {
@@ -305,7 +306,7 @@ struct BlockDecoder {
   }
   template <class Cx>
   GJ2K_HD_INLINE void store_contexts(const Cx& cx) {
-    for (int k = 0; k < kNumContexts; ++k) ctx[k] = static_cast<uint8_t>(cx[k]);
+    for (int k = 0; k < kNumContexts; ++k) ctx[k] = static_cast<Context>(cx[k]);
   }
 
   // What ends pass i: the segmentation symbol after a cleanup (D.5; a mismatch would flag an

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "entropy/mq_dec.h"
@@ -137,17 +138,27 @@ TEST(MqCoder, CorruptDataNeverReadsOutOfBounds) {
 // bytes, 0xFF-heavy, with bytes 0x80..0x8F after 0xFF (only corrupt data has them: BYTEIN adds
 // them onto the 0xFF's last bit, which MqDecoderWide must not read ahead of), and on valid
 // segments of every skew.
+// The state table each fast decoder reads.
+template <class Decoder>
+const auto& decoder_states() {
+  if constexpr (std::is_same_v<Decoder, MqDecoderWide>)
+    return kMqWideStates;
+  else
+    return kMqDecStates;
+}
+
 template <class Decoder>
 void expect_like_reference(const std::vector<uint8_t>& bytes, std::mt19937& rng, int decisions,
                            const char* what) {
   Decoder dec(bytes.data(), bytes.size());
   MqRefDecoder ref(bytes.data(), bytes.size());
-  uint8_t st[kNumContexts];
-  for (int i = 0; i < kNumContexts; ++i) st[i] = 2 * initial_state_index(i);
+  const auto& states = decoder_states<Decoder>();
+  typename Decoder::Context st[kNumContexts];
+  for (int i = 0; i < kNumContexts; ++i) st[i] = Decoder::context(2 * initial_state_index(i));
   for (int i = 0; i < decisions; ++i) {
     const int cx = static_cast<int>(rng() % kNumContexts);
     const uint32_t d =
-        rng() % 2 ? dec.decode(kMqDecStates, st[cx]) : dec.decode_likely_mps(kMqDecStates, st[cx]);
+        rng() % 2 ? dec.decode(states, st[cx]) : dec.decode_likely_mps(states, st[cx]);
     ASSERT_EQ(static_cast<int>(d), ref.decode(cx))
         << what << ", " << bytes.size() << " bytes, decision " << i;
   }
@@ -177,10 +188,11 @@ TEST(MqCoder, WideDecoderDecodesAsTheReference) {
     const auto v = random_decisions(seed, (seed * 7919u) % 6000 + 1, p1, kNumContexts);
     const auto bytes = encode_fast(v, seed % 2 == 0);
     MqDecoderWide dec(bytes.data(), bytes.size());
-    uint8_t st[kNumContexts];
-    for (int i = 0; i < kNumContexts; ++i) st[i] = 2 * initial_state_index(i);
+    MqDecoderWide::Context st[kNumContexts];
+    for (int i = 0; i < kNumContexts; ++i)
+      st[i] = MqDecoderWide::context(2 * initial_state_index(i));
     for (size_t i = 0; i < v.size(); ++i)
-      ASSERT_EQ(static_cast<int>(dec.decode(kMqDecStates, st[v[i].cx])), v[i].d)
+      ASSERT_EQ(static_cast<int>(dec.decode(kMqWideStates, st[v[i].cx])), v[i].d)
           << "seed " << seed << " i " << i;
   }
 }
