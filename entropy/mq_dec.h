@@ -196,7 +196,8 @@ class MqDecoderWide {
 
   // decode() with a branch for the MPS without renormalisation first: for decisions that are
   // nearly always that (the cleanup pass's run-length decisions), where the branch predicts.
-  template <class States>
+  // Cmov: the selects as cmov (GJ2K_MQ_CMOV builds) or as masks (everywhere; tests run both).
+  template <bool Cmov = GJ2K_MQ_CMOV != 0, class States>
   GJ2K_HD_INLINE uint32_t decode_likely_mps(const States& states, Context& cx) {
     const uint32_t qe = cx & 0xFFFF0000u;
     const uint32_t a = a_ - qe;
@@ -205,14 +206,15 @@ class MqDecoderWide {
       a_ = a;
       return cx & 1u;
     }
-    return decode(states, cx);
+    return decode<Cmov>(states, cx);
   }
 
   // DECODE (C.3.2) and RENORMD (C.3.3), as MqDecoder::decode, in the context cx with the
   // successor table `states` (kMqWideStates). Qe comes from the context, not from a table:
   // the chain from one decision of a context to its next is one load shorter.
-  template <class States>
+  template <bool Cmov = GJ2K_MQ_CMOV != 0, class States>
   GJ2K_HD_INLINE uint32_t decode(const States& states, Context& cx) {
+    static_assert(!Cmov || GJ2K_MQ_CMOV, "the cmov selects need an x86-64 host build");
     const uint32_t ctx = cx;
     const uint32_t qe = ctx & 0xFFFF0000u;
     const uint64_t qe64 = uint64_t{qe} << 32;
@@ -222,34 +224,36 @@ class MqDecoderWide {
     // high half below Qe, i.e. C << 32 below Qe << 32), zero in the MPS one (C.16); exchange:
     // A - Qe below Qe. With renormalisation (A below 0x8000) the context becomes the successor
     // after an MPS or an LPS, without it stays.
-    uint32_t lower, na = a, next;
+    uint32_t lower, na = a, next, flip32;
+    if constexpr (Cmov) {
 #if GJ2K_MQ_CMOV
-    const uint64_t mps_c = c_ - qe64;
-    __asm__(
-        "cmpq %[qe64], %[c]\n\t"
-        "cmovaeq %[mps_c], %[c]\n\t"
-        "cmovbl %[qe], %[na]\n\t"
-        "sbbl %[lower], %[lower]"
-        : [c] "+r"(c_), [na] "+r"(na), [lower] "=r"(lower)
-        : [qe64] "r"(qe64), [mps_c] "r"(mps_c), [qe] "r"(qe)
-        : "cc");
-    const uint32_t flip32 = (lower ^ (0u - static_cast<uint32_t>(a < qe))) & 32u;  // LPS: 32
-    next = static_cast<uint32_t>(next2 >> flip32);
-    __asm__(
-        "testl %[na], %[na]\n\t"
-        "cmovsl %[ctx], %[next]"
-        : [next] "+r"(next)
-        : [na] "r"(na), [ctx] "r"(ctx)
-        : "cc");
-#else
-    lower = 0u - static_cast<uint32_t>(c_ < qe64);
-    na = a ^ ((a ^ qe) & lower);
-    c_ -= uint64_t{qe & ~lower} << 32;
-    const uint32_t flip32 = (lower ^ (0u - static_cast<uint32_t>(a < qe))) & 32u;  // LPS: 32
-    next = static_cast<uint32_t>(next2 >> flip32);
-    const uint32_t keep = static_cast<uint32_t>(static_cast<int32_t>(na) >> 31);
-    next ^= (next ^ ctx) & keep;
+      const uint64_t mps_c = c_ - qe64;
+      __asm__(
+          "cmpq %[qe64], %[c]\n\t"
+          "cmovaeq %[mps_c], %[c]\n\t"
+          "cmovbl %[qe], %[na]\n\t"
+          "sbbl %[lower], %[lower]"
+          : [c] "+r"(c_), [na] "+r"(na), [lower] "=r"(lower)
+          : [qe64] "r"(qe64), [mps_c] "r"(mps_c), [qe] "r"(qe)
+          : "cc");
+      flip32 = (lower ^ (0u - static_cast<uint32_t>(a < qe))) & 32u;  // LPS: 32
+      next = static_cast<uint32_t>(next2 >> flip32);
+      __asm__(
+          "testl %[na], %[na]\n\t"
+          "cmovsl %[ctx], %[next]"
+          : [next] "+r"(next)
+          : [na] "r"(na), [ctx] "r"(ctx)
+          : "cc");
 #endif
+    } else {
+      lower = 0u - static_cast<uint32_t>(c_ < qe64);
+      na = a ^ ((a ^ qe) & lower);
+      c_ -= uint64_t{qe & ~lower} << 32;
+      flip32 = (lower ^ (0u - static_cast<uint32_t>(a < qe))) & 32u;  // LPS: 32
+      next = static_cast<uint32_t>(next2 >> flip32);
+      const uint32_t keep = static_cast<uint32_t>(static_cast<int32_t>(na) >> 31);
+      next ^= (next ^ ctx) & keep;
+    }
     cx = next;
     const int n = count_leading_zeros(na);
     if (n > ct_) {

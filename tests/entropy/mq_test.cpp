@@ -147,7 +147,9 @@ const auto& decoder_states() {
     return kMqDecStates;
 }
 
-template <class Decoder>
+// Masks: MqDecoderWide's portable selects (what hosts without GJ2K_MQ_CMOV and the kernels'
+// sources compile), where the default build takes the cmov ones.
+template <class Decoder, bool Masks = false>
 void expect_like_reference(const std::vector<uint8_t>& bytes, std::mt19937& rng, int decisions,
                            const char* what) {
   Decoder dec(bytes.data(), bytes.size());
@@ -157,8 +159,12 @@ void expect_like_reference(const std::vector<uint8_t>& bytes, std::mt19937& rng,
   for (int i = 0; i < kNumContexts; ++i) st[i] = Decoder::context(2 * initial_state_index(i));
   for (int i = 0; i < decisions; ++i) {
     const int cx = static_cast<int>(rng() % kNumContexts);
-    const uint32_t d =
-        rng() % 2 ? dec.decode(states, st[cx]) : dec.decode_likely_mps(states, st[cx]);
+    uint32_t d;
+    if constexpr (Masks)
+      d = rng() % 2 ? dec.template decode<false>(states, st[cx])
+                    : dec.template decode_likely_mps<false>(states, st[cx]);
+    else
+      d = rng() % 2 ? dec.decode(states, st[cx]) : dec.decode_likely_mps(states, st[cx]);
     ASSERT_EQ(static_cast<int>(d), ref.decode(cx))
         << what << ", " << bytes.size() << " bytes, decision " << i;
   }
@@ -181,19 +187,23 @@ TEST(MqCoder, WideDecoderDecodesAsTheReference) {
       }
     }
     expect_like_reference<MqDecoderWide>(junk, rng, 800, "junk");
+    expect_like_reference<MqDecoderWide, true>(junk, rng, 800, "junk, masks");
     expect_like_reference<MqDecoder>(junk, rng, 800, "junk");
   }
   for (uint32_t seed = 1; seed <= 30; ++seed) {
     const double p1 = seed % 3 == 0 ? 0.5 : seed % 3 == 1 ? 0.1 : 0.005;
     const auto v = random_decisions(seed, (seed * 7919u) % 6000 + 1, p1, kNumContexts);
     const auto bytes = encode_fast(v, seed % 2 == 0);
-    MqDecoderWide dec(bytes.data(), bytes.size());
-    MqDecoderWide::Context st[kNumContexts];
+    MqDecoderWide dec(bytes.data(), bytes.size()), masks(bytes.data(), bytes.size());
+    MqDecoderWide::Context st[kNumContexts], st_masks[kNumContexts];
     for (int i = 0; i < kNumContexts; ++i)
-      st[i] = MqDecoderWide::context(2 * initial_state_index(i));
-    for (size_t i = 0; i < v.size(); ++i)
+      st[i] = st_masks[i] = MqDecoderWide::context(2 * initial_state_index(i));
+    for (size_t i = 0; i < v.size(); ++i) {
       ASSERT_EQ(static_cast<int>(dec.decode(kMqWideStates, st[v[i].cx])), v[i].d)
           << "seed " << seed << " i " << i;
+      ASSERT_EQ(static_cast<int>(masks.decode<false>(kMqWideStates, st_masks[v[i].cx])), v[i].d)
+          << "masks, seed " << seed << " i " << i;
+    }
   }
 }
 
