@@ -100,7 +100,7 @@ bool ThreadBudget::try_acquire(int n) {
 
 void place_batch_decode(BatchDecodePlace& place, transform::Device requested, uint64_t samples,
                         uint64_t bytes, int threads, int workers, uint64_t tiles,
-                        ThreadBudget& gpu_places, size_t remaining) {
+                        ThreadBudget& gpu_places, size_t remaining, bool gpu_open) {
   place.share = batch_decode_share(requested, samples, threads, workers, tiles);
   place.alone = runs_alone(workers, samples);
   if (!place.share.gpu) return;
@@ -113,7 +113,7 @@ void place_batch_decode(BatchDecodePlace& place, transform::Device requested, ui
     place.gpu_place.emplace(gpu_places, 1);
     return;
   }
-  if (gpu_places.try_acquire(1)) {
+  if (gpu_open && gpu_places.try_acquire(1)) {
     place.gpu_place.emplace(gpu_places, 1, std::adopt_lock);
     return;
   }
@@ -231,7 +231,7 @@ std::vector<BatchResult<Image>> decode_batch(std::span<const std::span<const uin
             codec::BatchDecodePlace place;
             codec::place_batch_decode(place, codec::to_transform(params.device), samples,
                                       streams[k].size(), threads, workers, tiles, gpu_places,
-                                      streams.size() - k - 1);
+                                      streams.size() - k - 1, transform::gpu_opened());
             place.apply(p);
             p.progress = callbacks.progress();
             p.on_warning = callbacks.on_warning(name);

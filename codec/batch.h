@@ -124,9 +124,11 @@ struct BatchDecodePlace {
 };
 // Places an image of `samples` samples, `tiles` tiles and `bytes` codestream bytes of a batch
 // of `workers` on `threads` threads, taking its GPU place from `gpu_places`; `remaining`: the
-// images still to start after it (kBatchStealCosts).
+// images still to start after it (kBatchStealCosts). `gpu_open`: whether the process's CUDA
+// context exists (transform::gpu_opened()); while it is being made (about 0.2 s), an image
+// under auto that may take the CPU does, as when every GPU place is taken.
 void place_batch_decode(BatchDecodePlace& place, transform::Device requested, uint64_t samples,
                         uint64_t bytes, int threads, int workers, uint64_t tiles,
-                        ThreadBudget& gpu_places, size_t remaining);
+                        ThreadBudget& gpu_places, size_t remaining, bool gpu_open);
 
 }  // namespace gj2k::codec

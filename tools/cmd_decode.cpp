@@ -240,7 +240,8 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     gj2k::DecodeParams p = params;
     gj2k::codec::BatchDecodePlace place;
     gj2k::codec::place_batch_decode(place, gj2k::codec::to_transform(p.device), samples, out.bytes,
-                                    threads, coders, tiles, gpu_places, jobs.size() - order);
+                                    threads, coders, tiles, gpu_places, jobs.size() - order,
+                                    gj2k::transform::gpu_opened());
     place.apply(p);
     p.render = render_for(jobs[k].second);
     p.progress = [&progress, &prefix](const char* stage, double f) {

@@ -288,13 +288,14 @@ TEST(BatchThreads, AutoDecodesOnTheCpuWhenTheGpuPlacesAreTaken) {
   {
     codec::BatchDecodePlace free_place;  // a place is free: the GPU
     codec::place_batch_decode(free_place, Device::kAuto, small, bytes, threads, workers, 1, places,
-                              many);
+                              many, true);
     EXPECT_TRUE(free_place.share.gpu);
     EXPECT_TRUE(free_place.gpu_place.has_value());
     EXPECT_EQ(free_place.share.threads, threads / codec::kBatchGpuInFlight);
     EXPECT_EQ(free_place.budget_threads(), 1);
     codec::BatchDecodePlace busy;  // the one place is taken: the CPU, one thread, no place
-    codec::place_batch_decode(busy, Device::kAuto, small, bytes, threads, workers, 1, places, many);
+    codec::place_batch_decode(busy, Device::kAuto, small, bytes, threads, workers, 1, places, many,
+                              true);
     EXPECT_FALSE(busy.share.gpu);
     EXPECT_FALSE(busy.gpu_place.has_value());
     EXPECT_EQ(busy.share.threads, threads / workers);
@@ -304,17 +305,39 @@ TEST(BatchThreads, AutoDecodesOnTheCpuWhenTheGpuPlacesAreTaken) {
   // again, so it gets it at once.
   codec::BatchDecodePlace last;
   codec::place_batch_decode(last, Device::kAuto, small, bytes, threads, workers, 1, places,
-                            many - 1);
+                            many - 1, true);
   EXPECT_TRUE(last.share.gpu && last.gpu_place.has_value());
   last.gpu_place.reset();
   codec::BatchDecodePlace asked;
-  codec::place_batch_decode(asked, Device::kGpu, small, bytes, threads, workers, 1, places, many);
+  codec::place_batch_decode(asked, Device::kGpu, small, bytes, threads, workers, 1, places, many,
+                            true);
   EXPECT_TRUE(asked.share.gpu && asked.gpu_place.has_value());
   asked.gpu_place.reset();
+  // While the CUDA context is being made, an image under auto decodes on the CPU though a
+  // place is free, when the rest of the batch would keep the GPU busy longer; near the end, or
+  // under kGpu, it takes the place (and waits for the context in its decode).
+  {
+    codec::BatchDecodePlace starting;
+    codec::place_batch_decode(starting, Device::kAuto, small, bytes, threads, workers, 1, places,
+                              many, false);
+    EXPECT_FALSE(starting.share.gpu);
+    EXPECT_FALSE(starting.gpu_place.has_value());
+    EXPECT_EQ(starting.share.threads, threads / workers);
+    starting.gpu_place.reset();  // (a wrong placement's place, so that the next can take it)
+    codec::BatchDecodePlace starting_last;
+    codec::place_batch_decode(starting_last, Device::kAuto, small, bytes, threads, workers, 1,
+                              places, many - 1, false);
+    EXPECT_TRUE(starting_last.share.gpu && starting_last.gpu_place.has_value());
+    starting_last.gpu_place.reset();
+    codec::BatchDecodePlace starting_gpu;
+    codec::place_batch_decode(starting_gpu, Device::kGpu, small, bytes, threads, workers, 1, places,
+                              many, false);
+    EXPECT_TRUE(starting_gpu.share.gpu && starting_gpu.gpu_place.has_value());
+  }
   // An image that runs alone on the GPU takes every thread of the budget, as on the CPU.
   codec::BatchDecodePlace large;
   codec::place_batch_decode(large, Device::kGpu, codec::kBatchConcurrentMaxSamples, bytes, threads,
-                            workers, 1, places, many);
+                            workers, 1, places, many, true);
   EXPECT_TRUE(large.share.gpu && large.alone);
   EXPECT_EQ(large.budget_threads(), threads);
 }
