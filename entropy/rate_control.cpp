@@ -67,16 +67,19 @@ namespace {
 // one). Hull points go 2^14 a piece; blocks, each with tens of passes, 2^10, so that the
 // 50,000 blocks of a large image make enough pieces for every core (2^14 made 3).
 constexpr size_t kPointPiece = size_t{1} << 14, kBlockPiece = size_t{1} << 10;
+// Every call covers one whole piece [k * piece, min(n, (k + 1) * piece)), so callers may keep
+// per-piece results; without a scheduler (or with one piece) the pieces run in order here.
 template <class Fn>
 void in_pieces(size_t n, const ParallelFor& run, const Fn& fn, size_t piece) {
-  if (!run || n <= piece) {
-    fn(size_t{0}, n);
-    return;
-  }
-  run(static_cast<int64_t>((n + piece - 1) / piece), [&](int64_t k) {
+  const size_t pieces = (n + piece - 1) / piece;
+  const auto one = [&](int64_t k) {
     const size_t first = static_cast<size_t>(k) * piece;
     fn(first, std::min(n, first + piece));
-  });
+  };
+  if (run && pieces > 1)
+    run(static_cast<int64_t>(pieces), one);
+  else
+    for (size_t k = 0; k < pieces; ++k) one(static_cast<int64_t>(k));
 }
 }  // namespace
 
@@ -340,35 +343,31 @@ void RateAllocator::sort_steps(const ParallelFor& run) const {
   // Each step's bytes over its block's previous hull point (or over zero), with the sum of
   // each piece of kPointPiece steps; then the prefix sums, each piece from its offset.
   const size_t pieces = (n + kPointPiece - 1) / kPointPiece;
-  const auto each_piece = [&](const std::function<void(size_t first, size_t last)>& fn) {
-    const auto piece = [&](int64_t k) {
-      const size_t first = static_cast<size_t>(k) * kPointPiece;
-      fn(first, std::min(n, first + kPointPiece));
-    };
-    if (run && pieces > 1)
-      run(static_cast<int64_t>(pieces), piece);
-    else
-      for (size_t k = 0; k < pieces; ++k) piece(static_cast<int64_t>(k));
-  };
   std::vector<uint64_t> piece_bytes(pieces + 1, 0);
-  each_piece([&](size_t first, size_t last) {
-    uint64_t sum = 0;
-    for (size_t s = first; s < last; ++s) {
-      Step& st = steps_[s];
-      const uint32_t i = st.bytes;
-      const uint32_t prev = i == blocks_[st.block].first ? 0 : points_[i - 1].bytes;
-      st.bytes = points_[i].bytes - prev;
-      sum += st.bytes;
-    }
-    piece_bytes[first / kPointPiece + 1] = sum;
-  });
+  in_pieces(
+      n, run,
+      [&](size_t first, size_t last) {
+        uint64_t sum = 0;
+        for (size_t s = first; s < last; ++s) {
+          Step& st = steps_[s];
+          const uint32_t i = st.bytes;
+          const uint32_t prev = i == blocks_[st.block].first ? 0 : points_[i - 1].bytes;
+          st.bytes = points_[i].bytes - prev;
+          sum += st.bytes;
+        }
+        piece_bytes[first / kPointPiece + 1] = sum;
+      },
+      kPointPiece);
   for (size_t k = 0; k < pieces; ++k) piece_bytes[k + 1] += piece_bytes[k];
   step_bytes_.resize(n + 1);
   step_bytes_[0] = 0;
-  each_piece([&](size_t first, size_t last) {
-    uint64_t sum = piece_bytes[first / kPointPiece];
-    for (size_t s = first; s < last; ++s) step_bytes_[s + 1] = sum += steps_[s].bytes;
-  });
+  in_pieces(
+      n, run,
+      [&](size_t first, size_t last) {
+        uint64_t sum = piece_bytes[first / kPointPiece];
+        for (size_t s = first; s < last; ++s) step_bytes_[s + 1] = sum += steps_[s].bytes;
+      },
+      kPointPiece);
   sorted_ = true;
 }
 
