@@ -158,21 +158,24 @@ std::future<std::vector<uint8_t>> prepare_stream(size_t known, size_t capacity) 
 }
 
 // Sets every block's layer_passes from per-layer thresholds; the last layer's from
-// `last_passes` (indexed by allocator block) when given.
+// `last_passes` (indexed by allocator block) when given. Bands in parallel.
 void apply_thresholds(std::vector<TileCoding>& tiles, const RateAllocator& ra,
                       const std::vector<double>& lambda, const std::vector<uint32_t>* last_passes) {
+  std::vector<BandCoding*> bands;
   for (TileCoding& tile : tiles)
     for (TileComponentCoding& tcc : tile.components)
       for (auto& res : tcc.bands)
-        for (BandCoding& bc : res)
-          for (BlockCoding& blk : bc.blocks) {
-            blk.layer_passes.assign(lambda.size(), 0);
-            if (blk.rc == UINT32_MAX) continue;
-            for (size_t l = 0; l < lambda.size(); ++l)
-              blk.layer_passes[l] = l + 1 == lambda.size() && last_passes
-                                        ? (*last_passes)[blk.rc]
-                                        : ra.passes_at(blk.rc, lambda[l]);
-          }
+        for (BandCoding& bc : res) bands.push_back(&bc);
+  core::parallel_for(0, bands.size(), 1, [&](size_t i) {
+    for (BlockCoding& blk : bands[i]->blocks) {
+      blk.layer_passes.assign(lambda.size(), 0);
+      if (blk.rc == UINT32_MAX) continue;
+      for (size_t l = 0; l < lambda.size(); ++l)
+        blk.layer_passes[l] = l + 1 == lambda.size() && last_passes
+                                  ? (*last_passes)[blk.rc]
+                                  : ra.passes_at(blk.rc, lambda[l]);
+    }
+  });
 }
 
 // Registers every code-block with passes with the allocator (blk.rc); returns how many

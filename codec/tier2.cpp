@@ -300,58 +300,49 @@ uint32_t bytes_through(const BlockCoding& b, uint32_t passes) {
   return passes ? b.passes()[passes - 1].end : 0;
 }
 
-// The coders of every precinct of the tile, indexed [c][r][p], with the missing bit-planes of
-// every block that is ever included (the zero bit-plane tag trees need them all up front).
+// The coder of one precinct of the tile; the missing bit-planes of its blocks are set band by
+// band (set_missing_msbs) before its first packet.
 struct PrecinctWriter {
   Precinct precinct;
   entropy::PacketEncoder encoder;
 };
-using TileWriters = std::vector<std::vector<std::vector<PrecinctWriter>>>;
 
-PrecinctWriter precinct_writer(const TileComponentCoding& tcc, uint32_t r, uint32_t p,
-                               const entropy::SegmentStyle& seg) {
-  Precinct prec = tcc.layout.resolutions[r].precinct(p);
-  entropy::PacketEncoder enc(band_shapes(prec), seg);
-  for (size_t b = 0; b < prec.bands.size(); ++b) {
-    const PrecinctBand& pb = prec.bands[b];
-    for (uint32_t j = 0; j < pb.blocks_y; ++j)
-      for (uint32_t i = 0; i < pb.blocks_x; ++i) {
-        const BlockCoding& blk = block_at(tcc, r, b, pb, i, j);
-        if (!blk.layer_passes.empty() && blk.layer_passes.back() > 0)
-          enc.set_missing_msbs(b, j * pb.blocks_x + i, static_cast<int>(blk.enc.missing_msbs));
-      }
-  }
-  return {std::move(prec), std::move(enc)};
-}
-
-TileWriters tile_writers(const TileCoding& tile, const MainHeader& main) {
-  TileWriters out(tile.components.size());
-  for (size_t c = 0; c < tile.components.size(); ++c) {
-    const TileComponentCoding& tcc = tile.components[c];
-    const entropy::SegmentStyle seg = segment_style(main, nullptr, static_cast<uint16_t>(c));
-    out[c].resize(tcc.layout.resolutions.size());
-    for (uint32_t r = 0; r < out[c].size(); ++r) {
-      const uint32_t np = tcc.layout.resolutions[r].precinct_count();
-      out[c][r].reserve(np);
-      for (uint32_t p = 0; p < np; ++p) out[c][r].push_back(precinct_writer(tcc, r, p, seg));
+// Band b of the writer's precinct: the zero bit-plane tag tree codes minima over every block
+// that is ever included, so their missing bit-planes are set up front.
+void set_missing_msbs(const TileComponentCoding& tcc, uint32_t r, PrecinctWriter& w, size_t b) {
+  const PrecinctBand& pb = w.precinct.bands[b];
+  for (uint32_t j = 0; j < pb.blocks_y; ++j)
+    for (uint32_t i = 0; i < pb.blocks_x; ++i) {
+      const BlockCoding& blk = block_at(tcc, r, b, pb, i, j);
+      if (!blk.layer_passes.empty() && blk.layer_passes.back() > 0)
+        w.encoder.set_missing_msbs(b, j * pb.blocks_x + i, static_cast<int>(blk.enc.missing_msbs));
     }
-  }
-  return out;
 }
 
-// Packet `id` (the next layer of its precinct): header from the blocks' contributions to the
-// layer, then their data in the header's order.
-WrittenPacket write_packet(const TileCoding& tile, const PacketId& id, PrecinctWriter& w,
-                           const entropy::PacketFraming& framing, uint32_t index) {
-  const TileComponentCoding& tcc = tile.components[id.component];
-  const Precinct& prec = w.precinct;
-  const entropy::SegmentStyle& seg = w.encoder.style();
-  // The contributions and the list below are the thread's, reused from packet to packet (their
-  // piece vectors keep their room): a packet then allocates no memory per block, which on many
-  // threads, each with its own malloc arena, cost system time in every rate-control round.
-  thread_local std::vector<std::vector<entropy::BlockContribution>> contrib;
-  contrib.resize(prec.bands.size());
-  std::vector<std::span<const uint8_t>> bodies;  // in the header's order
+// Whether band b of packet `id`'s precinct has a block with passes in the packet's layer.
+bool band_contributes(const TileComponentCoding& tcc, const PacketId& id, const PrecinctBand& pb,
+                      size_t b) {
+  for (uint32_t j = 0; j < pb.blocks_y; ++j)
+    for (uint32_t i = 0; i < pb.blocks_x; ++i) {
+      const BlockCoding& blk = block_at(tcc, id.resolution, b, pb, i, j);
+      if (blk.layer_passes.empty()) continue;
+      if (blk.layer_passes[id.layer] > (id.layer ? blk.layer_passes[id.layer - 1] : 0))
+        return true;
+    }
+  return false;
+}
+
+// Band b's part of packet `id`: its blocks' contributions to the layer (`contrib`, one per
+// block of the precinct band) and their data, appended to `bodies` in the header's order.
+void band_contributions(const TileComponentCoding& tcc, const PacketId& id, const PrecinctBand& pb,
+                        size_t b, const entropy::SegmentStyle& seg,
+                        std::vector<entropy::BlockContribution>& contrib,
+                        std::vector<std::span<const uint8_t>>& bodies) {
+  contrib.resize(pb.block_count());
+  for (entropy::BlockContribution& c : contrib) {
+    c.new_passes = 0;
+    c.piece_lengths.clear();
+  }
   // A block's layer_passes and its pass records are reads that miss the cache (one heap
   // vector per block; records downloaded or written by other threads), so they are made in
   // loops of nothing else, where the reads of consecutive blocks overlap, before the
@@ -362,49 +353,32 @@ WrittenPacket write_packet(const TileCoding& tile, const PacketId& id, PrecinctW
     uint32_t from, to;      // bytes_through prev and cur
   };
   thread_local std::vector<Included> in;
-  for (size_t b = 0; b < prec.bands.size(); ++b) {
-    const PrecinctBand& pb = prec.bands[b];
-    contrib[b].resize(pb.block_count());
-    for (entropy::BlockContribution& c : contrib[b]) {
-      c.new_passes = 0;
-      c.piece_lengths.clear();
+  in.clear();
+  for (uint32_t j = 0; j < pb.blocks_y; ++j)
+    for (uint32_t i = 0; i < pb.blocks_x; ++i) {
+      const BlockCoding& blk = block_at(tcc, id.resolution, b, pb, i, j);
+      if (blk.layer_passes.empty()) continue;
+      const uint32_t prev = id.layer ? blk.layer_passes[id.layer - 1] : 0;
+      const uint32_t cur = blk.layer_passes[id.layer];
+      if (cur > prev) in.push_back({&blk, j * pb.blocks_x + i, prev, cur, 0, 0});
     }
-    in.clear();
-    for (uint32_t j = 0; j < pb.blocks_y; ++j)
-      for (uint32_t i = 0; i < pb.blocks_x; ++i) {
-        const BlockCoding& blk = block_at(tcc, id.resolution, b, pb, i, j);
-        if (blk.layer_passes.empty()) continue;
-        const uint32_t prev = id.layer ? blk.layer_passes[id.layer - 1] : 0;
-        const uint32_t cur = blk.layer_passes[id.layer];
-        if (cur > prev) in.push_back({&blk, j * pb.blocks_x + i, prev, cur, 0, 0});
-      }
-    for (Included& c : in) {
-      c.from = bytes_through(*c.blk, c.prev);
-      c.to = bytes_through(*c.blk, c.cur);
-    }
-    for (const Included& c : in) {
-      const BlockCoding& blk = *c.blk;
-      entropy::BlockContribution& bc = contrib[b][c.k];
-      bc.new_passes = static_cast<int>(c.cur - c.prev);
-      uint32_t first = c.prev, start = c.from;
-      entropy::for_each_piece(seg, static_cast<int>(c.prev), bc.new_passes, [&](int n) {
-        first += static_cast<uint32_t>(n);
-        const uint32_t end = first == c.cur ? c.to : bytes_through(blk, first);
-        bc.piece_lengths.push_back(end - start);
-        start = end;
-      });
-      bodies.emplace_back(blk.data() + c.from, c.to - c.from);
-    }
+  for (Included& c : in) {
+    c.from = bytes_through(*c.blk, c.prev);
+    c.to = bytes_through(*c.blk, c.cur);
   }
-  WrittenPacket pk;
-  pk.id = id;
-  pk.sop = framing.sop ? kSopSize : 0;
-  pk.header =
-      w.encoder.encode_packet(static_cast<int>(id.layer), contrib, framing, index, pk.bytes) -
-      pk.sop;
-  for (std::span<const uint8_t> body : bodies) pk.body += body.size();
-  pk.bodies = std::move(bodies);
-  return pk;
+  for (const Included& c : in) {
+    const BlockCoding& blk = *c.blk;
+    entropy::BlockContribution& bc = contrib[c.k];
+    bc.new_passes = static_cast<int>(c.cur - c.prev);
+    uint32_t first = c.prev, start = c.from;
+    entropy::for_each_piece(seg, static_cast<int>(c.prev), bc.new_passes, [&](int n) {
+      first += static_cast<uint32_t>(n);
+      const uint32_t end = first == c.cur ? c.to : bytes_through(blk, first);
+      bc.piece_lengths.push_back(end - start);
+      start = end;
+    });
+    bodies.emplace_back(blk.data() + c.from, c.to - c.from);
+  }
 }
 
 // The value of the tile-part split key for a packet (-1: never split).
@@ -511,39 +485,133 @@ std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const Main
   for (const TileComponentCoding& tcc : tile.components) layouts.push_back(&tcc.layout);
   const TileProgression prog = tile_progression(main, nullptr, tile.index, layouts);
   const std::vector<PacketId> order = tile_order(prog, main, nullptr);
-  TileWriters writers = tile_writers(tile, main);
   const entropy::PacketFraming framing{main.cod.sop, main.cod.eph};
-  // Each precinct's packets in order (its coder's state runs from layer to layer), precincts
-  // side by side; packet k keeps its place k in the progression (and its SOP index).
-  std::vector<PrecinctWriter*> writer_list;
-  std::vector<std::vector<uint32_t>> packets_of;  // per writer, its packets' places
+
+  // The precincts that have packets, in order of their first, each with its packets' places
+  // in the progression (a precinct's coder runs from layer to layer).
+  struct Writer {
+    uint32_t c, r, p;
+    std::vector<uint32_t> packets;
+    std::optional<PrecinctWriter> w;
+  };
+  std::vector<Writer> writers;
   {
-    std::vector<std::vector<std::vector<int64_t>>> slot(writers.size());
-    for (size_t c = 0; c < writers.size(); ++c) {
-      slot[c].resize(writers[c].size());
-      for (size_t r = 0; r < writers[c].size(); ++r) slot[c][r].assign(writers[c][r].size(), -1);
+    std::vector<std::vector<std::vector<int64_t>>> slot(tile.components.size());
+    for (size_t c = 0; c < slot.size(); ++c) {
+      const auto& res = tile.components[c].layout.resolutions;
+      slot[c].resize(res.size());
+      for (size_t r = 0; r < res.size(); ++r) slot[c][r].assign(res[r].precinct_count(), -1);
     }
     for (uint32_t k = 0; k < order.size(); ++k) {
       const PacketId& id = order[k];
       int64_t& s = slot[id.component][id.resolution][id.precinct];
       if (s < 0) {
-        s = static_cast<int64_t>(writer_list.size());
-        writer_list.push_back(&writers[id.component][id.resolution][id.precinct]);
-        packets_of.emplace_back();
+        s = static_cast<int64_t>(writers.size());
+        writers.push_back({id.component, id.resolution, id.precinct, {}, std::nullopt});
       }
-      packets_of[static_cast<size_t>(s)].push_back(k);
+      writers[static_cast<size_t>(s)].packets.push_back(k);
     }
   }
-  std::vector<WrittenPacket> packets(order.size());
-  const size_t nw = writer_list.size();
-  // A failure: the first writer's in list order (the pool rethrows the lowest index's).
+  // Failures below: the pool rethrows the lowest index's.
+  core::parallel_for(0, writers.size(), 1, [&](size_t wi) {
+    Writer& w = writers[wi];
+    const TileComponentCoding& tcc = tile.components[w.c];
+    Precinct prec = tcc.layout.resolutions[w.r].precinct(w.p);
+    entropy::PacketEncoder enc(band_shapes(prec),
+                               segment_style(main, nullptr, static_cast<uint16_t>(w.c)));
+    w.w.emplace(PrecinctWriter{std::move(prec), std::move(enc)});
+  });
+
+  // The work goes by precinct band: a precinct's bands have their own tag trees and block
+  // states (B.10.2), so they are coded side by side, and a resolution's one precinct (the
+  // default) splits three ways. Per packet and band of its precinct (from band_at): whether
+  // the band contributes, its header bits and its bodies.
+  struct Task {
+    uint32_t writer, band;
+  };
+  std::vector<Task> tasks;
+  std::vector<size_t> band_at(order.size() + 1, 0);
+  for (uint32_t wi = 0; wi < writers.size(); ++wi) {
+    const size_t bands = writers[wi].w->precinct.bands.size();
+    for (uint32_t b = 0; b < bands; ++b) tasks.push_back({wi, b});
+    for (uint32_t k : writers[wi].packets) band_at[k + 1] = bands;
+  }
+  for (size_t k = 0; k < order.size(); ++k) band_at[k + 1] += band_at[k];
+  const size_t packet_bands = band_at.back();
+  std::vector<uint8_t> contributes(packet_bands, 0);
+  std::vector<entropy::HeaderBitWriter> bits(packet_bands);
+  std::vector<std::vector<std::span<const uint8_t>>> bodies(packet_bands);
+  const int threads = tasks.size() > 1 && order.size() > 16 ? 0 : 1;
   core::parallel_for(
-      0, nw, 1,
-      [&](size_t wi) {
-        for (uint32_t k : packets_of[wi])
-          packets[k] = write_packet(tile, order[k], *writer_list[wi], framing, k);
+      0, tasks.size(), 1,
+      [&](size_t ti) {
+        Writer& w = writers[tasks[ti].writer];
+        const size_t b = tasks[ti].band;
+        const TileComponentCoding& tcc = tile.components[w.c];
+        set_missing_msbs(tcc, w.r, *w.w, b);
+        for (uint32_t k : w.packets)
+          contributes[band_at[k] + b] = band_contributes(tcc, order[k], w.w->precinct.bands[b], b);
       },
-      nw > 1 && order.size() > 16 ? 0 : 1);
+      threads);
+  const auto packet_coded = [&](uint32_t k) {
+    for (size_t i = band_at[k]; i < band_at[k + 1]; ++i)
+      if (contributes[i]) return true;
+    return false;
+  };
+  core::parallel_for(
+      0, tasks.size(), 1,
+      [&](size_t ti) {
+        Writer& w = writers[tasks[ti].writer];
+        const size_t b = tasks[ti].band;
+        const TileComponentCoding& tcc = tile.components[w.c];
+        const PrecinctBand& pb = w.w->precinct.bands[b];
+        // The thread's, reused from band to band (their piece vectors keep their room): a
+        // band then allocates no memory per block, which on many threads, each with its own
+        // malloc arena, cost system time in every rate-control round.
+        thread_local std::vector<entropy::BlockContribution> contrib;
+        for (uint32_t k : w.packets) {
+          if (!packet_coded(k)) continue;  // an empty packet: the bit 0, no band coded
+          band_contributions(tcc, order[k], pb, b, w.w->encoder.style(), contrib,
+                             bodies[band_at[k] + b]);
+          w.w->encoder.encode_band(bits[band_at[k] + b], static_cast<int>(order[k].layer), b,
+                                   contrib);
+        }
+      },
+      threads);
+  for (Writer& w : writers)
+    for (uint32_t k : w.packets) w.w->encoder.end_layer(static_cast<int>(order[k].layer));
+
+  // Each packet: SOP, the header (the bit 1 and its bands' bits, or the bit 0), EPH; then
+  // its bands' bodies in order.
+  std::vector<WrittenPacket> packets(order.size());
+  core::parallel_for(
+      0, order.size(), 16,
+      [&](size_t k) {
+        WrittenPacket& pk = packets[k];
+        pk.id = order[k];
+        if (framing.sop)
+          pk.bytes.insert(pk.bytes.end(), {0xFF, 0x91, 0x00, 0x04, static_cast<uint8_t>(k >> 8),
+                                           static_cast<uint8_t>(k)});
+        pk.sop = pk.bytes.size();
+        const bool coded = packet_coded(static_cast<uint32_t>(k));
+        entropy::HeaderBitWriter first;
+        first.put_bit(coded ? 1 : 0);
+        thread_local std::vector<const entropy::HeaderBitWriter*> parts;
+        parts.assign(1, &first);
+        for (size_t i = band_at[k]; coded && i < band_at[k + 1]; ++i) parts.push_back(&bits[i]);
+        entropy::HeaderBitWriter::pack_header(parts, pk.bytes);
+        if (framing.eph) pk.bytes.insert(pk.bytes.end(), {0xFF, 0x92});
+        pk.header = pk.bytes.size() - pk.sop;
+        size_t n = 0;
+        for (size_t i = band_at[k]; i < band_at[k + 1]; ++i) n += bodies[i].size();
+        pk.bodies.reserve(n);
+        for (size_t i = band_at[k]; i < band_at[k + 1]; ++i)
+          for (std::span<const uint8_t> body : bodies[i]) {
+            pk.bodies.push_back(body);
+            pk.body += body.size();
+          }
+      },
+      threads);
   return packets;
 }
 

@@ -7,31 +7,53 @@
 
 namespace gj2k::entropy {
 
-void HeaderBitWriter::put_bit(uint32_t bit) {
-  cur_ = (cur_ << 1) | (bit & 1u);
-  if (++count_ == capacity_) {
-    bytes_.push_back(static_cast<uint8_t>(cur_));
-    capacity_ = cur_ == 0xFF ? 7 : 8;
-    cur_ = 0;
-    count_ = 0;
+void HeaderBitWriter::pack_header(std::span<const HeaderBitWriter* const> parts,
+                                  std::vector<uint8_t>& out) {
+  size_t bits = 0;
+  for (const HeaderBitWriter* p : parts) bits += p->bit_count();
+  out.reserve(out.size() + bits / 7 + 2);
+  // The low `have` bits of acc come next (have < 8 between feeds, so at most 39 are held).
+  uint64_t acc = 0;
+  int have = 0;
+  bool after_ff = false;  // the last byte was 0xFF: the next one carries 7 bits
+  bool any = false;
+  const auto feed = [&](uint64_t v, int n) {  // n <= 32 bits, right-aligned in v
+    acc = (acc << n) | v;
+    have += n;
+    for (int cap = after_ff ? 7 : 8; have >= cap; cap = after_ff ? 7 : 8) {
+      have -= cap;
+      const uint8_t byte = static_cast<uint8_t>((acc >> have) & ((1u << cap) - 1));
+      out.push_back(byte);
+      after_ff = byte == 0xFF;
+      any = true;
+    }
+  };
+  for (const HeaderBitWriter* p : parts) {
+    for (const uint64_t w : p->words_) {
+      feed(w >> 32, 32);
+      feed(w & 0xFFFFFFFFu, 32);
+    }
+    if (p->held_ > 32) {
+      feed(p->open_ >> 32, p->held_ - 32);
+      feed(p->open_ & 0xFFFFFFFFu, 32);
+    } else if (p->held_ > 0) {
+      feed(p->open_, p->held_);
+    }
   }
-}
-
-void HeaderBitWriter::put_bits(uint32_t value, int count) {
-  for (int i = count - 1; i >= 0; --i) put_bit((value >> i) & 1u);
+  if (have > 0) {  // padded with zeros; a 7-bit byte after 0xFF keeps its stuffed zero MSB
+    const int cap = after_ff ? 7 : 8;
+    const uint8_t byte = static_cast<uint8_t>((acc << (cap - have)) & ((1u << cap) - 1));
+    out.push_back(byte);
+    after_ff = byte == 0xFF;  // never: a padded byte ends with a zero bit
+    any = true;
+  }
+  if (any && after_ff) out.push_back(0x00);
 }
 
 void HeaderBitWriter::finish_into(std::vector<uint8_t>& out) {
-  if (count_ > 0) {
-    // Pad with zeros; a 7-bit byte after 0xFF keeps its stuffed zero MSB.
-    bytes_.push_back(static_cast<uint8_t>(cur_ << (capacity_ - count_)));
-  }
-  if (!bytes_.empty() && bytes_.back() == 0xFF) bytes_.push_back(0x00);
-  out.insert(out.end(), bytes_.begin(), bytes_.end());
-  bytes_.clear();
-  cur_ = 0;
-  count_ = 0;
-  capacity_ = 8;
+  const HeaderBitWriter* self = this;
+  pack_header({&self, 1}, out);
+  clear();
 }
 
 std::vector<uint8_t> HeaderBitWriter::finish() {

@@ -12,25 +12,51 @@
 
 namespace gj2k::entropy {
 
-// Appends header bits to a growing byte vector.
+// Collects header bits, most significant first, and packs them into header bytes with the
+// stuffing of B.10.1 when finished. The bits are kept unstuffed until then, so that several
+// writers' bits (a packet's bands, coded on different threads) pack into one header exactly
+// as one writer holding all of them would (pack_header).
 class HeaderBitWriter {
  public:
-  void put_bit(uint32_t bit);
+  void put_bit(uint32_t bit) { put_bits(bit & 1u, 1); }
   // The `count` (0..32) low bits of `value`, most significant first.
-  void put_bits(uint32_t value, int count);
+  void put_bits(uint32_t value, int count) {
+    if (count <= 0) return;
+    const uint64_t v = count == 32 ? value : value & ((uint32_t{1} << count) - 1);
+    const int room = 64 - held_;  // at least 1: a full word is stored at once
+    if (count < room) {
+      open_ = (open_ << count) | v;
+      held_ += count;
+      return;
+    }
+    const int rest = count - room;  // bits that start the next word
+    words_.push_back((held_ ? open_ << room : 0) | (v >> rest));
+    open_ = rest ? v & ((uint64_t{1} << rest) - 1) : 0;
+    held_ = rest;
+  }
   // Pads the last byte with zero bits and appends 0x00 after a final 0xFF (B.10.1); returns
   // the header bytes and leaves the writer empty, ready for the next header.
   std::vector<uint8_t> finish();
   // Appends the finished header to `out` instead of returning it.
   void finish_into(std::vector<uint8_t>& out);
-  // Bits written so far (stuffed bits included), for size estimates.
-  size_t bit_count() const { return bytes_.size() * 8 + count_; }
+  // Bits written so far (before stuffing).
+  size_t bit_count() const { return words_.size() * 64 + static_cast<size_t>(held_); }
+  // Empties the writer (its memory is kept).
+  void clear() {
+    words_.clear();
+    open_ = 0;
+    held_ = 0;
+  }
+
+  // Appends to `out` one header made of the bits of `parts` in order, stuffed and ended as
+  // finish_into ends one writer's; the parts are left as they are.
+  static void pack_header(std::span<const HeaderBitWriter* const> parts,
+                          std::vector<uint8_t>& out);
 
  private:
-  std::vector<uint8_t> bytes_;  // completed bytes
-  uint32_t cur_ = 0;            // the open byte's bits so far
-  int count_ = 0;               // bits in cur_
-  int capacity_ = 8;            // 7 after a 0xFF (B.10.1), else 8
+  std::vector<uint64_t> words_;  // full words of 64 bits, first bit in the top one
+  uint64_t open_ = 0;            // the next bits, right-aligned
+  int held_ = 0;                 // bits in open_ (0..63)
 };
 
 // Reads header bits from a bounded buffer. Reading past its end throws

@@ -1,6 +1,7 @@
 // Packet header coding of one precinct (15444-1 B.9, B.10).
 #include "entropy/t2_packet.h"
 
+#include <algorithm>
 #include <bit>
 #include <string>
 
@@ -119,6 +120,7 @@ void PrecinctState::reset() {
     s.inclusion.reset();
     s.zero_planes.reset();
     s.blocks.assign(s.blocks.size(), BlockState{});
+    s.coded_layer = -1;
   }
   next_layer_ = 0;
 }
@@ -145,20 +147,29 @@ bool PacketEncoder::check_contributions(
                     " bands, precinct has " + std::to_string(bands_.size()));
   }
   bool any = false;
-  for (size_t b = 0; b < bands_.size(); ++b) {
-    if (contributions[b].size() != bands_[b].blocks.size()) {
+  for (size_t b = 0; b < bands_.size(); ++b) any = check_band(b, contributions[b]) || any;
+  return any;
+}
+
+bool PacketEncoder::check_band(size_t b, std::span<const BlockContribution> contributions) const {
+  if (b >= bands_.size()) {
+    throw Error(ErrorCode::kInvalidArgument, "encode_packet: band " + std::to_string(b) +
+                                                 ", precinct has " +
+                                                 std::to_string(bands_.size()));
+  }
+  if (contributions.size() != bands_[b].blocks.size()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "encode_packet: band " + std::to_string(b) + " has " +
+                    std::to_string(bands_[b].blocks.size()) + " blocks, got " +
+                    std::to_string(contributions.size()));
+  }
+  bool any = false;
+  for (const BlockContribution& c : contributions) {
+    if (c.new_passes < 0 || c.new_passes > kMaxPassesPerPacket) {
       throw Error(ErrorCode::kInvalidArgument,
-                  "encode_packet: band " + std::to_string(b) + " has " +
-                      std::to_string(bands_[b].blocks.size()) + " blocks, got " +
-                      std::to_string(contributions[b].size()));
+                  "encode_packet: " + std::to_string(c.new_passes) + " passes in one packet");
     }
-    for (const BlockContribution& c : contributions[b]) {
-      if (c.new_passes < 0 || c.new_passes > kMaxPassesPerPacket) {
-        throw Error(ErrorCode::kInvalidArgument,
-                    "encode_packet: " + std::to_string(c.new_passes) + " passes in one packet");
-      }
-      any = any || c.new_passes > 0;
-    }
+    any = any || c.new_passes > 0;
   }
   return any;
 }
@@ -227,25 +238,42 @@ size_t PacketEncoder::encode_packet(int layer,
     out.insert(out.end(), {0xFF, 0x91, 0x00, 0x04, static_cast<uint8_t>(packet_index >> 8),
                            static_cast<uint8_t>(packet_index)});
   }
-  // B.10.4: the inclusion tree holds each block's layer of first inclusion. All blocks first
-  // included in this layer are set before any is coded: they share the threshold layer + 1.
-  for (size_t b = 0; b < bands_.size(); ++b) {
-    for (uint32_t i = 0; i < bands_[b].blocks.size(); ++i) {
-      if (!bands_[b].blocks[i].included && contributions[b][i].new_passes > 0) {
-        bands_[b].inclusion.set_value(i, layer);
-      }
-    }
-  }
   HeaderBitWriter w;
   const bool coded = any || !empty_as_zero_bit;
   w.put_bit(coded ? 1 : 0);
-  for (size_t b = 0; coded && b < bands_.size(); ++b)
-    for (uint32_t i = 0; i < bands_[b].blocks.size(); ++i)
-      encode_block_header(w, layer, b, i, contributions[b][i]);
+  for (size_t b = 0; coded && b < bands_.size(); ++b) encode_band(w, layer, b, contributions[b]);
   w.finish_into(out);
   if (framing.eph) out.insert(out.end(), {0xFF, 0x92});
-  ++next_layer_;
+  end_layer(layer);
   return out.size() - start;
+}
+
+void PacketEncoder::encode_band(HeaderBitWriter& bits, int layer, size_t b,
+                                std::span<const BlockContribution> contributions) {
+  check_band(b, contributions);
+  BandState& band = bands_[b];
+  if (layer < next_layer_ || layer <= band.coded_layer) {
+    throw Error(ErrorCode::kInternal,
+                "encode_packet: band " + std::to_string(b) + " coded for layer " +
+                    std::to_string(layer) + " after layer " +
+                    std::to_string(std::max(next_layer_ - 1, band.coded_layer)));
+  }
+  band.coded_layer = layer;
+  // B.10.4: the inclusion tree holds each block's layer of first inclusion. All blocks first
+  // included in this layer are set before any is coded: they share the threshold layer + 1.
+  for (uint32_t i = 0; i < band.blocks.size(); ++i)
+    if (!band.blocks[i].included && contributions[i].new_passes > 0)
+      band.inclusion.set_value(i, layer);
+  for (uint32_t i = 0; i < band.blocks.size(); ++i)
+    encode_block_header(bits, layer, b, i, contributions[i]);
+}
+
+void PacketEncoder::end_layer(int layer) {
+  if (layer != next_layer_) {
+    throw Error(ErrorCode::kInternal, "encode_packet: layer " + std::to_string(layer) +
+                                          " ended but the next is " + std::to_string(next_layer_));
+  }
+  ++next_layer_;
 }
 
 DecodedPacket PacketDecoder::decode_packet(int layer, std::span<const uint8_t> header,

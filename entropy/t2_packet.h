@@ -135,6 +135,7 @@ class PrecinctState {
     TagTree inclusion;    // value: layer of first inclusion
     TagTree zero_planes;  // value: missing most significant bit-planes
     std::vector<BlockState> blocks;
+    int coded_layer = -1;  // the last layer PacketEncoder::encode_band coded
   };
   std::vector<BandState> bands_;
   SegmentStyle style_;
@@ -163,10 +164,25 @@ class PacketEncoder : public PrecinctState {
                        const PacketFraming& framing, uint32_t packet_index,
                        std::vector<uint8_t>& out, bool empty_as_zero_bit = true);
 
+  // The pieces of encode_packet, for a packet whose bands are coded on several threads.
+  // encode_band appends to `bits` what encode_packet writes for band `band` of a packet of
+  // layer `layer` that is not empty (the blocks' inclusion, zero bit-planes, passes and
+  // lengths, B.10.4-B.10.7); it touches only that band's state, so different bands of one
+  // precinct may be coded at once. The header is the bit 1 followed by every band's bits in
+  // band order, packed by HeaderBitWriter::pack_header (with SOP before and EPH after it as
+  // framing asks); an empty packet's header is the bit 0, and no band is coded. A band's
+  // layers are coded in increasing order, none before the precinct's next layer; end_layer
+  // (layer) moves the precinct past a layer once its bands are coded (or its packet is empty).
+  void encode_band(HeaderBitWriter& bits, int layer, size_t band,
+                   std::span<const BlockContribution> contributions);
+  void end_layer(int layer);
+
  private:
   // Throws for contributions that do not fit the precinct; returns whether any block
   // contributes passes.
   bool check_contributions(std::span<const std::vector<BlockContribution>> contributions) const;
+  // The same for one band's.
+  bool check_band(size_t band, std::span<const BlockContribution> contributions) const;
   // B.10.4 to B.10.7 for block i of band b: inclusion, zero bit-planes, passes, lengths.
   void encode_block_header(HeaderBitWriter& w, int layer, size_t b, uint32_t i,
                            const BlockContribution& c);

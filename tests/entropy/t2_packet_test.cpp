@@ -2,6 +2,7 @@
 // styles and framing; hand-worked headers; errors on bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -204,6 +205,121 @@ TEST(T2Packet, RandomRoundTripInStream) {
       pos += got.header_bytes + got.body_bytes;
     }
     EXPECT_EQ(pos, stream.size());
+  }
+}
+
+// B.10.1 as the text states it, one bit at a time: bytes of 8 bits, 7 after a 0xFF (its MSB a
+// stuffed 0), the last padded with zeros, and 0x00 after a final 0xFF.
+std::vector<uint8_t> literal_header(const std::vector<int>& bits) {
+  std::vector<uint8_t> out;
+  uint32_t cur = 0;
+  int count = 0, capacity = 8;
+  for (int bit : bits) {
+    cur = (cur << 1) | static_cast<uint32_t>(bit);
+    if (++count == capacity) {
+      out.push_back(static_cast<uint8_t>(cur));
+      capacity = cur == 0xFF ? 7 : 8;
+      cur = 0;
+      count = 0;
+    }
+  }
+  if (count > 0) out.push_back(static_cast<uint8_t>(cur << (capacity - count)));
+  if (!out.empty() && out.back() == 0xFF) out.push_back(0x00);
+  return out;
+}
+
+// The writer keeps bits unstuffed in words and stuffs them when packing: random runs of ones
+// (which make 0xFF bytes and so 7-bit bytes) and of mixed bits, written in fields of 0..32
+// bits, give the literal bytes, whether from one writer or split over several (pack_header).
+TEST(T2Packet, HeaderBitsPackAsB101) {
+  for (uint32_t seed = 1; seed <= 500; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    std::vector<int> bits;
+    const int n = std::uniform_int_distribution<int>(0, seed % 7 == 0 ? 20 : 700)(rng);
+    const bool ones_heavy = seed % 3 == 0;
+    for (int i = 0; i < n; ++i)
+      bits.push_back(ones_heavy ? std::uniform_int_distribution<int>(0, 15)(rng) != 0
+                                : std::uniform_int_distribution<int>(0, 1)(rng));
+    if (seed % 5 == 0)  // end on ones: a final 0xFF needs its 0x00
+      for (int i = 0; i < 8 + static_cast<int>(seed % 9); ++i) bits.push_back(1);
+    const std::vector<uint8_t> want = literal_header(bits);
+
+    // Random field widths, and the writer split into parts at random places.
+    std::vector<HeaderBitWriter> parts(1);
+    size_t i = 0;
+    while (i < bits.size()) {
+      const int width = std::min<int>(std::uniform_int_distribution<int>(0, 32)(rng),
+                                      static_cast<int>(bits.size() - i));
+      uint32_t v = 0;
+      for (int k = 0; k < width; ++k) v = (v << 1) | static_cast<uint32_t>(bits[i + k]);
+      // Bits above the field must be ignored.
+      if (width < 32) v |= static_cast<uint32_t>(rng()) << width;
+      if (width == 1 && rng() % 2) {
+        parts.back().put_bit(v);
+      } else {
+        parts.back().put_bits(v, width);
+      }
+      i += static_cast<size_t>(width);
+      if (rng() % 16 == 0) parts.emplace_back();
+    }
+    size_t total = 0;
+    std::vector<const HeaderBitWriter*> views;
+    for (const HeaderBitWriter& w : parts) {
+      total += w.bit_count();
+      views.push_back(&w);
+    }
+    EXPECT_EQ(total, bits.size());
+    std::vector<uint8_t> packed = {0xAB};  // appended after what is there
+    HeaderBitWriter::pack_header(views, packed);
+    ASSERT_EQ(packed.size(), want.size() + 1);
+    EXPECT_EQ(packed[0], 0xAB);
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), packed.begin() + 1));
+    if (parts.size() == 1) EXPECT_EQ(parts[0].finish(), want);
+  }
+}
+
+// Packets coded band by band (encode_band, then pack_header of the bit 1 and the bands' bits),
+// as Tier-2 writing does on several threads: each band codes all its layers before any layer
+// ends, the bands in reverse order (each touches only its own state). They are encode_packet's
+// packets.
+TEST(T2Packet, BandwiseEqualsEncodePacket) {
+  for (uint32_t seed = 2000; seed < 2300; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    const Plan p = random_plan(rng);
+    PacketEncoder whole(p.shapes, p.style);
+    for (size_t b = 0; b < p.shapes.size(); ++b)
+      for (uint32_t i = 0; i < p.msbs[b].size(); ++i)
+        if (p.first[b][i] >= 0) whole.set_missing_msbs(b, i, p.msbs[b][i]);
+    PacketEncoder banded = whole;
+    const size_t layers = static_cast<size_t>(p.layers), bands = p.shapes.size();
+    std::vector<bool> any(layers, false);
+    for (size_t l = 0; l < layers; ++l)
+      for (const auto& band : p.per_layer[l])
+        for (const BlockContribution& c : band) any[l] = any[l] || c.new_passes > 0;
+    std::vector<std::vector<HeaderBitWriter>> bits(layers, std::vector<HeaderBitWriter>(bands));
+    for (size_t b = bands; b-- > 0;)
+      for (size_t l = 0; l < layers; ++l)
+        if (any[l]) banded.encode_band(bits[l][b], static_cast<int>(l), b, p.per_layer[l][b]);
+    for (size_t l = 0; l < layers; ++l) {
+      std::vector<uint8_t> want;
+      whole.encode_packet(static_cast<int>(l), p.per_layer[l], PacketFraming{}, 0, want);
+      HeaderBitWriter first;
+      first.put_bit(any[l] ? 1 : 0);
+      std::vector<const HeaderBitWriter*> parts = {&first};
+      for (size_t b = 0; any[l] && b < bands; ++b) parts.push_back(&bits[l][b]);
+      std::vector<uint8_t> got;
+      HeaderBitWriter::pack_header(parts, got);
+      banded.end_layer(static_cast<int>(l));
+      EXPECT_EQ(got, want) << "layer " << l;
+    }
+    // A band's layer coded twice, or one the precinct has ended, is refused.
+    if (bands > 0 && layers > 0) {
+      HeaderBitWriter w;
+      EXPECT_THROW(banded.encode_band(w, static_cast<int>(layers) - 1, 0, p.per_layer[0][0]),
+                   Error);
+    }
   }
 }
 
