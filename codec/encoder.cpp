@@ -327,6 +327,10 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
   codec::TraceStage trace_assemble("rate control + tier-2");
   std::vector<uint8_t> stream = codec::assemble_codestream(tiles, setup, params, image, stats);
   trace_assemble.end();
+  {
+    codec::TraceStage trace_release("release tiles");
+    std::vector<codec::TileCoding>().swap(tiles);
+  }
   if (jp2) stream = codec::write_jp2(*jp2, stream);
   if (stats) {
     stats->bytes = stream.size();

@@ -14,6 +14,7 @@
 #include "codec/markers/codestream.h"
 #include "codec/structure.h"
 #include "codec/tile_backend.h"
+#include "core/small_vector.h"
 #include "entropy/t1.h"
 #include "gj2k/encoder.h"
 #include "gj2k/error.h"
@@ -53,7 +54,9 @@ struct BlockCoding {
   const entropy::CodedPass* passes_at = nullptr;
   uint32_t pass_count = 0;             // with passes_at
   uint32_t rc = UINT32_MAX;            // index in the rate allocator (blocks with passes)
-  std::vector<uint32_t> layer_passes;  // cumulative passes included after each layer
+  // Cumulative passes included after each layer (held in place for up to two layers: the
+  // rate control sets them for every block in each of its rounds).
+  core::SmallVector<uint32_t, 2> layer_passes;
   // The block's passes, wherever they are.
   std::span<const entropy::CodedPass> passes() const {
     if (!passes_at) return enc.passes;

@@ -103,7 +103,9 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
   namespace t1 = entropy::t1;
   TraceStage trace_plan("gpu tier-1 plan");
   std::vector<CodeBlockJob> jobs;
+  TraceStage trace_tile("gpu tier-1 plan: tile");
   TileCoding tile = plan_tile(image, setup, t, jobs);
+  trace_tile.end();
   const int levels = setup.main.cod.component.levels;
   const uint8_t style = setup.main.cod.component.cblk_style;
   const int threads = std::max(1, setup.threads);
@@ -168,7 +170,10 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
     plan = ecu::plan_planes(kj, budget);
     plane_words = ecu::plane_workspace_words(plan, kj, sms, kPlaneLaunch);
   };
-  if (planes) make_plan(symbol_budget(kj));
+  if (planes) {
+    TraceStage trace_planes("gpu tier-1 plan: planes");
+    make_plan(symbol_budget(kj));
+  }
   const auto block_of = [&](uint32_t k) -> const CodeBlockJob& { return jobs[job_of[k]]; };
 
   trace_plan.end();
@@ -287,6 +292,7 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
     total_records += result[k].passes;
   }
   if (!failure.empty()) throw Error(ErrorCode::kInvalidArgument, failure);
+  TraceStage trace_gather("gpu tier-1 download: gather");
   const size_t byte_ranges = ranges.size();
   for (uint32_t k = 0; k < count; ++k)
     if (coded(k))
@@ -315,6 +321,7 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
                     total_records * sizeof(entropy::CodedPass), st, threads);
   }
   lease.succeeded();
+  trace_gather.end();
   trace_back.end();
   TraceStage trace_blocks("gpu tier-1 blocks");
 

@@ -343,10 +343,9 @@ void band_contributions(const TileComponentCoding& tcc, const PacketId& id, cons
     c.new_passes = 0;
     c.piece_lengths.clear();
   }
-  // A block's layer_passes and its pass records are reads that miss the cache (one heap
-  // vector per block; records downloaded or written by other threads), so they are made in
-  // loops of nothing else, where the reads of consecutive blocks overlap, before the
-  // contributions are built.
+  // A block's layer_passes and its pass records are reads that miss the cache (records
+  // downloaded or written by other threads), so they are made in loops of nothing else, where
+  // the reads of consecutive blocks overlap, before the contributions are built.
   struct Included {
     const BlockCoding* blk;
     uint32_t k, prev, cur;  // index in the precinct band; passes before and through the layer

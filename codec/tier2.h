@@ -160,7 +160,8 @@ struct WrittenPacket {
 // The packets of one coded tile in progression order (the main header's COD order, or its
 // POC), with SOP and EPH as COD says. Every block's layer_passes must hold one entry per
 // layer (or none: never included). Bodies are views of the blocks' data (valid while the
-// tile lives). Precincts are written in parallel (their packet coders are independent, B.10).
+// tile lives). Precinct bands are written in parallel (their tag trees and block states are
+// their own, B.10.2); the bytes are those of one packet coder per precinct.
 std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const MainHeader& main);
 
 // One tile-part as written: SOT, PLT (when asked), SOD, then its packets (views of the list

@@ -65,6 +65,16 @@ class SmallVector {
     heap_.clear();
     size_ = 0;
   }
+  // n copies of v, as std::vector::assign (no allocation while n <= N).
+  void assign(size_t n, const T& v) {
+    heap_.clear();
+    if (n <= N) {
+      for (size_t i = 0; i < n; ++i) inline_[i] = v;
+    } else {
+      heap_.assign(n, v);
+    }
+    size_ = n;
+  }
 
  private:
   size_t size_ = 0;

@@ -62,5 +62,22 @@ TEST(SmallVector, CopiesAreIndependentAndClearReturnsInline) {
   EXPECT_EQ(firsts(init), (std::vector<uint64_t>{1, 2, 3}));
 }
 
+// assign(n, v) as std::vector's, from inline to heap sizes and back, on a reused vector (as
+// the rate control's rounds reuse a block's layer passes).
+TEST(SmallVector, AssignLikeStdVector) {
+  SmallVector<uint32_t, 2> v;
+  for (size_t n : {1u, 0u, 2u, 5u, 1u, 3u, 2u, 0u, 7u}) {
+    const uint32_t value = static_cast<uint32_t>(10 + n);
+    v.assign(n, value);
+    const std::vector<uint32_t> want(n, value);
+    ASSERT_EQ(v.size(), n);
+    EXPECT_EQ(std::vector<uint32_t>(v.begin(), v.end()), want);
+    v.push_back(1);
+    EXPECT_EQ(v.size(), n + 1);
+    EXPECT_EQ(v.back(), 1u);
+    if (n) EXPECT_EQ(v[0], value);
+  }
+}
+
 }  // namespace
 }  // namespace gj2k::core
