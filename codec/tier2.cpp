@@ -541,42 +541,39 @@ std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const Main
   std::vector<entropy::HeaderBitWriter> bits(packet_bands);
   std::vector<std::vector<std::span<const uint8_t>>> bodies(packet_bands);
   const int threads = tasks.size() > 1 && order.size() > 16 ? 0 : 1;
-  core::parallel_for(
-      0, tasks.size(), 1,
-      [&](size_t ti) {
-        Writer& w = writers[tasks[ti].writer];
-        const size_t b = tasks[ti].band;
-        const TileComponentCoding& tcc = tile.components[w.c];
-        set_missing_msbs(tcc, w.r, *w.w, b);
-        for (uint32_t k : w.packets)
-          contributes[band_at[k] + b] = band_contributes(tcc, order[k], w.w->precinct.bands[b], b);
-      },
-      threads);
+  // fn(writer, band, its tile-component) for every task, in parallel.
+  const auto each_band = [&](const auto& fn) {
+    core::parallel_for(
+        0, tasks.size(), 1,
+        [&](size_t ti) {
+          Writer& w = writers[tasks[ti].writer];
+          fn(w, size_t{tasks[ti].band}, tile.components[w.c]);
+        },
+        threads);
+  };
+  each_band([&](Writer& w, size_t b, const TileComponentCoding& tcc) {
+    set_missing_msbs(tcc, w.r, *w.w, b);
+    for (uint32_t k : w.packets)
+      contributes[band_at[k] + b] = band_contributes(tcc, order[k], w.w->precinct.bands[b], b);
+  });
   const auto packet_coded = [&](uint32_t k) {
     for (size_t i = band_at[k]; i < band_at[k + 1]; ++i)
       if (contributes[i]) return true;
     return false;
   };
-  core::parallel_for(
-      0, tasks.size(), 1,
-      [&](size_t ti) {
-        Writer& w = writers[tasks[ti].writer];
-        const size_t b = tasks[ti].band;
-        const TileComponentCoding& tcc = tile.components[w.c];
-        const PrecinctBand& pb = w.w->precinct.bands[b];
-        // The thread's, reused from band to band (their piece vectors keep their room): a
-        // band then allocates no memory per block, which on many threads, each with its own
-        // malloc arena, cost system time in every rate-control round.
-        thread_local std::vector<entropy::BlockContribution> contrib;
-        for (uint32_t k : w.packets) {
-          if (!packet_coded(k)) continue;  // an empty packet: the bit 0, no band coded
-          band_contributions(tcc, order[k], pb, b, w.w->encoder.style(), contrib,
-                             bodies[band_at[k] + b]);
-          w.w->encoder.encode_band(bits[band_at[k] + b], static_cast<int>(order[k].layer), b,
-                                   contrib);
-        }
-      },
-      threads);
+  each_band([&](Writer& w, size_t b, const TileComponentCoding& tcc) {
+    // The thread's, reused from band to band (their piece vectors keep their room): a band
+    // then allocates no memory per block, which on many threads, each with its own malloc
+    // arena, cost system time in every rate-control round.
+    thread_local std::vector<entropy::BlockContribution> contrib;
+    for (uint32_t k : w.packets) {
+      if (!packet_coded(k)) continue;  // an empty packet: the bit 0, no band coded
+      band_contributions(tcc, order[k], w.w->precinct.bands[b], b, w.w->encoder.style(), contrib,
+                         bodies[band_at[k] + b]);
+      w.w->encoder.encode_band(bits[band_at[k] + b], static_cast<int>(order[k].layer), b,
+                               contrib);
+    }
+  });
   for (Writer& w : writers)
     for (uint32_t k : w.packets) w.w->encoder.end_layer(static_cast<int>(order[k].layer));
 

@@ -159,17 +159,22 @@ void check_block(const Plan& p, int l, size_t b, uint32_t i, const BlockPacketIn
 }
 
 // Headers and bodies interleaved in one stream, as in a tile-part without PPM/PPT.
+// An encoder for the plan's precinct, every block that is ever included given its missing
+// bit-planes.
+PacketEncoder plan_encoder(const Plan& p) {
+  PacketEncoder enc(p.shapes, p.style);
+  for (size_t b = 0; b < p.shapes.size(); ++b)
+    for (uint32_t i = 0; i < p.msbs[b].size(); ++i)
+      if (p.first[b][i] >= 0) enc.set_missing_msbs(b, i, p.msbs[b][i]);
+  return enc;
+}
+
 TEST(T2Packet, RandomRoundTripInStream) {
   for (uint32_t seed = 1; seed <= 400; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(seed);
     const Plan p = random_plan(rng);
-    PacketEncoder enc(p.shapes, p.style);
-    for (size_t b = 0; b < p.shapes.size(); ++b) {
-      for (uint32_t i = 0; i < p.msbs[b].size(); ++i) {
-        if (p.first[b][i] >= 0) enc.set_missing_msbs(b, i, p.msbs[b][i]);
-      }
-    }
+    PacketEncoder enc = plan_encoder(p);
     std::vector<uint8_t> stream;
     std::vector<size_t> header_sizes;
     for (int l = 0; l < p.layers; ++l) {
@@ -288,10 +293,7 @@ TEST(T2Packet, BandwiseEqualsEncodePacket) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(seed);
     const Plan p = random_plan(rng);
-    PacketEncoder whole(p.shapes, p.style);
-    for (size_t b = 0; b < p.shapes.size(); ++b)
-      for (uint32_t i = 0; i < p.msbs[b].size(); ++i)
-        if (p.first[b][i] >= 0) whole.set_missing_msbs(b, i, p.msbs[b][i]);
+    PacketEncoder whole = plan_encoder(p);
     PacketEncoder banded = whole;
     const size_t layers = static_cast<size_t>(p.layers), bands = p.shapes.size();
     std::vector<bool> any(layers, false);
@@ -330,12 +332,7 @@ TEST(T2Packet, RandomRoundTripSeparateHeaders) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(seed);
     const Plan p = random_plan(rng);
-    PacketEncoder enc(p.shapes, p.style);
-    for (size_t b = 0; b < p.shapes.size(); ++b) {
-      for (uint32_t i = 0; i < p.msbs[b].size(); ++i) {
-        if (p.first[b][i] >= 0) enc.set_missing_msbs(b, i, p.msbs[b][i]);
-      }
-    }
+    PacketEncoder enc = plan_encoder(p);
     std::vector<uint8_t> headers, bodies;
     for (int l = 0; l < p.layers; ++l) {
       enc.encode_packet(l, p.per_layer[l], PacketFraming{false, p.framing.eph}, l, headers);
@@ -424,12 +421,7 @@ TEST(T2Packet, GarbageNeverCrashes) {
       bytes.resize(rng() % 64);
       for (auto& b : bytes) b = static_cast<uint8_t>(rng() % 3 == 0 ? 0xFF : rng());
     } else {
-      PacketEncoder enc(p.shapes, p.style);
-      for (size_t b = 0; b < p.shapes.size(); ++b) {
-        for (uint32_t i = 0; i < p.msbs[b].size(); ++i) {
-          if (p.first[b][i] >= 0) enc.set_missing_msbs(b, i, p.msbs[b][i]);
-        }
-      }
+      PacketEncoder enc = plan_encoder(p);
       for (int l = 0; l < p.layers; ++l) enc.encode_packet(l, p.per_layer[l], p.framing, l, bytes);
       for (int k = 0; k < 4 && !bytes.empty(); ++k)
         bytes[rng() % bytes.size()] ^= 1u << (rng() % 8);
