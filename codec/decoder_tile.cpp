@@ -43,7 +43,7 @@ struct ComponentState {
   bool has_region = false;
   TileComponentLayout layout;
   // Code-blocks with data, keyed by (resolution, band index, block index in the band).
-  std::unordered_map<uint64_t, BlockSegments> blocks;
+  BlockSegmentMap blocks;
   // The coefficients of the kept resolutions (plane.rect: resolution kept_levels of the
   // tile-component), allocated without a zero fill: decode_blocks writes every sample (zeros
   // for code-blocks without data), except, when plane.window is set (region decoding on the
@@ -139,9 +139,7 @@ BlockList list_blocks(std::vector<ComponentState>& comps) {
         k.magnitude_bits = transform::magnitude_bits(cs.quant->guard_bits, k.step);
         const uint32_t count = band.blocks_x * band.blocks_y;
         for (uint32_t index = 0; index < count; ++index) {
-          auto it = cs.blocks.find(block_key(r, b, index));
-          list.jobs.push_back(
-              {&cs, &band, &k, r, index, it == cs.blocks.end() ? nullptr : &it->second});
+          list.jobs.push_back({&cs, &band, &k, r, index, cs.blocks.find(block_key(r, b, index))});
         }
       }
     }
@@ -618,7 +616,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   TraceStage trace_t1("tier-1");
   decode_blocks(comps, packets.data, o, t, warnings);
   for (auto& cs : comps) {
-    BlockSegmentMap().swap(cs.blocks);
+    cs.blocks = BlockSegmentMap();
     planes.push_back(std::move(cs.plane));
   }
   std::vector<uint8_t>().swap(packets.joined);

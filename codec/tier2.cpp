@@ -88,14 +88,14 @@ class TileReader {
         framing_{effective_cod(main, &header).sop, effective_cod(main, &header).eph},
         max_layers_(o.max_layers ? o.max_layers : UINT32_MAX),
         out_(o.components.size()) {
-    // Room for every code-block of the kept resolutions: no rehashing while reading.
+    // Slots for every code-block of the kept resolutions.
     for (size_t c = 0; c < o.components.size(); ++c) {
       const PacketReadComponent& comp = o.components[c];
-      size_t blocks = 0;
-      for (int r = 0; r <= comp.max_resolution && r < int(comp.layout->resolutions.size()); ++r)
-        for (const BandLayout& band : comp.layout->resolutions[r].bands)
-          blocks += size_t{band.blocks_x} * band.blocks_y;
-      out_[c].reserve(blocks);
+      for (int r = 0; r <= comp.max_resolution && r < int(comp.layout->resolutions.size()); ++r) {
+        const auto& bands = comp.layout->resolutions[r].bands;
+        for (uint32_t b = 0; b < bands.size(); ++b)
+          out_[c].reserve_band(static_cast<uint32_t>(r), b, bands[b].blocks_x * bands[b].blocks_y);
+      }
     }
   }
 

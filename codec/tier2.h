@@ -14,10 +14,12 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "codec/markers/codestream.h"
@@ -85,7 +87,61 @@ inline void gather_segment(std::span<const uint8_t> data, const BlockSegments& b
 inline uint64_t block_key(uint32_t r, uint32_t b, uint32_t index) {
   return (uint64_t{r} << 40) | (uint64_t{b} << 32) | index;
 }
-using BlockSegmentMap = std::unordered_map<uint64_t, BlockSegments>;
+
+// The code-blocks of one tile-component that Tier-2 kept data for, by block_key. Dense: each
+// band that has entries has a slot per code-block, so a look-up is two indexings, with no
+// hashing and no allocation per code-block (a hash map's node per code-block was a quarter of
+// Tier-2's time); entries live in chunks of kChunk and keep their addresses while the map grows
+// or moves.
+class BlockSegmentMap {
+ public:
+  // Slots for `count` code-blocks of band b of resolution r ahead (else they grow on demand).
+  void reserve_band(uint32_t r, uint32_t b, uint32_t count) {
+    std::vector<uint32_t>& s = band_slots(r, b);
+    if (s.size() < count) s.resize(count, 0);
+  }
+  // The entry of `key`, made (empty) when new.
+  BlockSegments& operator[](uint64_t key) {
+    const uint32_t index = static_cast<uint32_t>(key);
+    std::vector<uint32_t>& s =
+        band_slots(static_cast<uint32_t>(key >> 40), static_cast<uint32_t>(key >> 32) & 0xFF);
+    if (index >= s.size()) s.resize(size_t{index} + 1, 0);
+    if (s[index] == 0) {
+      if (size_ % kChunk == 0) chunks_.push_back(std::make_unique<BlockSegments[]>(kChunk));
+      s[index] = static_cast<uint32_t>(++size_);
+    }
+    return entry(s[index] - 1);
+  }
+  // The entry of `key`, or null.
+  const BlockSegments* find(uint64_t key) const {
+    const size_t band = slot_of(static_cast<uint32_t>(key >> 40),
+                                static_cast<uint32_t>(key >> 32) & 0xFF);
+    const uint32_t index = static_cast<uint32_t>(key);
+    if (band >= slots_.size() || index >= slots_[band].size() || slots_[band][index] == 0)
+      return nullptr;
+    return &entry(slots_[band][index] - 1);
+  }
+  BlockSegments* find(uint64_t key) {
+    return const_cast<BlockSegments*>(std::as_const(*this).find(key));
+  }
+  size_t size() const { return size_; }
+
+ private:
+  static constexpr size_t kChunk = 1024;
+  static constexpr uint32_t kBandsPerResolution = 4;  // Part 1: 1 or 3
+  static size_t slot_of(uint32_t r, uint32_t b) { return size_t{r} * kBandsPerResolution + b; }
+  std::vector<uint32_t>& band_slots(uint32_t r, uint32_t b) {
+    if (b >= kBandsPerResolution) throw std::out_of_range("BlockSegmentMap: band index");
+    const size_t k = slot_of(r, b);
+    if (k >= slots_.size()) slots_.resize(k + 1);
+    return slots_[k];
+  }
+  BlockSegments& entry(size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
+
+  std::vector<std::vector<uint32_t>> slots_;  // [slot_of(r, b)][index]: entry + 1, or 0
+  std::vector<std::unique_ptr<BlockSegments[]>> chunks_;
+  size_t size_ = 0;
+};
 
 // What reading needs of one component of the tile.
 struct PacketReadComponent {
