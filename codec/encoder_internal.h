@@ -52,8 +52,8 @@ struct BlockCoding {
   entropy::EncodedBlock enc;
   const uint8_t* coded_at = nullptr;
   const entropy::CodedPass* passes_at = nullptr;
-  uint32_t pass_count = 0;             // with passes_at
-  uint32_t rc = UINT32_MAX;            // index in the rate allocator (blocks with passes)
+  uint32_t pass_count = 0;   // with passes_at
+  uint32_t rc = UINT32_MAX;  // index in the rate allocator (blocks with passes)
   // Cumulative passes included after each layer (held in place for up to two layers: the
   // rate control sets them for every block in each of its rounds).
   core::SmallVector<uint32_t, 2> layer_passes;

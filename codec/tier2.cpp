@@ -326,8 +326,7 @@ bool band_contributes(const TileComponentCoding& tcc, const PacketId& id, const 
     for (uint32_t i = 0; i < pb.blocks_x; ++i) {
       const BlockCoding& blk = block_at(tcc, id.resolution, b, pb, i, j);
       if (blk.layer_passes.empty()) continue;
-      if (blk.layer_passes[id.layer] > (id.layer ? blk.layer_passes[id.layer - 1] : 0))
-        return true;
+      if (blk.layer_passes[id.layer] > (id.layer ? blk.layer_passes[id.layer - 1] : 0)) return true;
     }
   return false;
 }
@@ -570,8 +569,7 @@ std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const Main
       if (!packet_coded(k)) continue;  // an empty packet: the bit 0, no band coded
       band_contributions(tcc, order[k], w.w->precinct.bands[b], b, w.w->encoder.style(), contrib,
                          bodies[band_at[k] + b]);
-      w.w->encoder.encode_band(bits[band_at[k] + b], static_cast<int>(order[k].layer), b,
-                               contrib);
+      w.w->encoder.encode_band(bits[band_at[k] + b], static_cast<int>(order[k].layer), b, contrib);
     }
   });
   for (Writer& w : writers)

@@ -114,8 +114,8 @@ class BlockSegmentMap {
   }
   // The entry of `key`, or null.
   const BlockSegments* find(uint64_t key) const {
-    const size_t band = slot_of(static_cast<uint32_t>(key >> 40),
-                                static_cast<uint32_t>(key >> 32) & 0xFF);
+    const size_t band =
+        slot_of(static_cast<uint32_t>(key >> 40), static_cast<uint32_t>(key >> 32) & 0xFF);
     const uint32_t index = static_cast<uint32_t>(key);
     if (band >= slots_.size() || index >= slots_[band].size() || slots_[band][index] == 0)
       return nullptr;

@@ -50,8 +50,7 @@ class HeaderBitWriter {
 
   // Appends to `out` one header made of the bits of `parts` in order, stuffed and ended as
   // finish_into ends one writer's; the parts are left as they are.
-  static void pack_header(std::span<const HeaderBitWriter* const> parts,
-                          std::vector<uint8_t>& out);
+  static void pack_header(std::span<const HeaderBitWriter* const> parts, std::vector<uint8_t>& out);
 
  private:
   std::vector<uint64_t> words_;  // full words of 64 bits, first bit in the top one

@@ -154,14 +154,13 @@ bool PacketEncoder::check_contributions(
 bool PacketEncoder::check_band(size_t b, std::span<const BlockContribution> contributions) const {
   if (b >= bands_.size()) {
     throw Error(ErrorCode::kInvalidArgument, "encode_packet: band " + std::to_string(b) +
-                                                 ", precinct has " +
-                                                 std::to_string(bands_.size()));
+                                                 ", precinct has " + std::to_string(bands_.size()));
   }
   if (contributions.size() != bands_[b].blocks.size()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "encode_packet: band " + std::to_string(b) + " has " +
-                    std::to_string(bands_[b].blocks.size()) + " blocks, got " +
-                    std::to_string(contributions.size()));
+    throw Error(ErrorCode::kInvalidArgument, "encode_packet: band " + std::to_string(b) + " has " +
+                                                 std::to_string(bands_[b].blocks.size()) +
+                                                 " blocks, got " +
+                                                 std::to_string(contributions.size()));
   }
   bool any = false;
   for (const BlockContribution& c : contributions) {

@@ -488,8 +488,8 @@ TEST(Tier2, TruncatedDataUnderAllowPartial) {
               EXPECT_FALSE(has) << at;
             } else if (i < m || has) {
               ASSERT_TRUE(has) << at;
-              expect_same(read.data, *it, expected_segments(blk, style, blk.layer_passes[0]),
-                          at, true);
+              expect_same(read.data, *it, expected_segments(blk, style, blk.layer_passes[0]), at,
+                          true);
             }
           }
       }
