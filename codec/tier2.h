@@ -10,6 +10,7 @@
 // stream; SOP stays in the bit stream, before each packet's body.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -91,8 +92,8 @@ inline uint64_t block_key(uint32_t r, uint32_t b, uint32_t index) {
 // The code-blocks of one tile-component that Tier-2 kept data for, by block_key. Dense: each
 // band that has entries has a slot per code-block, so a look-up is two indexings, with no
 // hashing and no allocation per code-block (a hash map's node per code-block was a quarter of
-// Tier-2's time); entries live in chunks of kChunk and keep their addresses while the map grows
-// or moves.
+// Tier-2's time); entries live in chunks of 16, 32, 64, ... (a tile of few code-blocks makes
+// little) and keep their addresses while the map grows or moves.
 class BlockSegmentMap {
  public:
   // Slots for `count` code-blocks of band b of resolution r ahead (else they grow on demand).
@@ -107,7 +108,11 @@ class BlockSegmentMap {
         band_slots(static_cast<uint32_t>(key >> 40), static_cast<uint32_t>(key >> 32) & 0xFF);
     if (index >= s.size()) s.resize(size_t{index} + 1, 0);
     if (s[index] == 0) {
-      if (size_ % kChunk == 0) chunks_.push_back(std::make_unique<BlockSegments[]>(kChunk));
+      if (size_ == capacity_) {
+        const size_t n = kFirstChunk << chunks_.size();
+        chunks_.push_back(std::make_unique<BlockSegments[]>(n));
+        capacity_ += n;
+      }
       s[index] = static_cast<uint32_t>(++size_);
     }
     return entry(s[index] - 1);
@@ -127,7 +132,7 @@ class BlockSegmentMap {
   size_t size() const { return size_; }
 
  private:
-  static constexpr size_t kChunk = 1024;
+  static constexpr size_t kFirstChunk = 16;
   static constexpr uint32_t kBandsPerResolution = 4;  // Part 1: 1 or 3
   static size_t slot_of(uint32_t r, uint32_t b) { return size_t{r} * kBandsPerResolution + b; }
   std::vector<uint32_t>& band_slots(uint32_t r, uint32_t b) {
@@ -136,11 +141,15 @@ class BlockSegmentMap {
     if (k >= slots_.size()) slots_.resize(k + 1);
     return slots_[k];
   }
-  BlockSegments& entry(size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
+  // Entry i lies in chunk c = floor(log2(i / 16 + 1)), of 16 << c entries from 16 (2^c - 1).
+  BlockSegments& entry(size_t i) const {
+    const int c = std::bit_width(i / kFirstChunk + 1) - 1;
+    return chunks_[static_cast<size_t>(c)][i - kFirstChunk * ((size_t{1} << c) - 1)];
+  }
 
   std::vector<std::vector<uint32_t>> slots_;  // [slot_of(r, b)][index]: entry + 1, or 0
   std::vector<std::unique_ptr<BlockSegments[]>> chunks_;
-  size_t size_ = 0;
+  size_t size_ = 0, capacity_ = 0;
 };
 
 // What reading needs of one component of the tile.

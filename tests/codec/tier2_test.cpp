@@ -364,6 +364,49 @@ std::string name(const Config& c) {
          " split " + std::to_string(static_cast<int>(c.split)) + (c.plt ? " PLT" : "");
 }
 
+// BlockSegmentMap against std::map over random keys of random bands: the same entries found,
+// new entries empty, and every entry at the address it was given while the map grew (Tier-2
+// fills entries through pointers it keeps) and after it moved.
+TEST(Tier2, BlockSegmentMapAsAMap) {
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Rng rng(seed);
+    BlockSegmentMap dense;
+    std::map<uint64_t, const BlockSegments*> want;
+    if (seed % 2) dense.reserve_band(1, 2, 300);
+    const int n = std::uniform_int_distribution<int>(0, seed % 4 == 0 ? 20 : 3000)(rng);
+    for (int i = 0; i < n; ++i) {
+      const uint32_t r = rng() % 6, b = rng() % 3, index = rng() % (seed % 3 ? 400 : 5000);
+      const uint64_t key = block_key(r, b, index);
+      BlockSegments& e = dense[key];
+      const auto it = want.find(key);
+      if (it == want.end()) {
+        EXPECT_TRUE(e.segs.empty());
+        EXPECT_EQ(e.missing_msbs, 0);
+        e.missing_msbs = static_cast<int>(key % 1000) + 1;  // tells entries apart
+        want[key] = &e;
+      } else {
+        EXPECT_EQ(&e, it->second);
+      }
+    }
+    EXPECT_EQ(dense.size(), want.size());
+    const BlockSegmentMap moved = std::move(dense);
+    for (uint32_t r = 0; r < 7; ++r)
+      for (uint32_t b = 0; b < 3; ++b)
+        for (uint32_t index = 0; index < 5001; index += (seed % 3 ? 1 : 7)) {
+          const uint64_t key = block_key(r, b, index);
+          const auto it = want.find(key);
+          const BlockSegments* got = moved.find(key);
+          if (it == want.end()) {
+            EXPECT_EQ(got, nullptr) << r << " " << b << " " << index;
+          } else {
+            ASSERT_EQ(got, it->second) << r << " " << b << " " << index;
+            EXPECT_EQ(got->missing_msbs, static_cast<int>(key % 1000) + 1);
+          }
+        }
+  }
+}
+
 TEST(Tier2, WrittenPacketsReadBackExactly) {
   Rng rng(20261124);
   int cases = 0;
