@@ -99,7 +99,7 @@ struct BlockJob {
   const BandLayout* band;
   const BandConstants* consts;
   uint32_t r, index;
-  BlockSegments* seg;  // null: no data, the block is zero
+  const BlockSegments* seg;  // null: no data, the block is zero
 };
 
 // Every code-block of the kept resolutions, in component, resolution, band and raster order;

@@ -583,19 +583,14 @@ std::vector<WrittenPacket> write_tile_packets(const TileCoding& tile, const Main
       [&](size_t k) {
         WrittenPacket& pk = packets[k];
         pk.id = order[k];
-        if (framing.sop)
-          pk.bytes.insert(pk.bytes.end(), {0xFF, 0x91, 0x00, 0x04, static_cast<uint8_t>(k >> 8),
-                                           static_cast<uint8_t>(k)});
-        pk.sop = pk.bytes.size();
-        const bool coded = packet_coded(static_cast<uint32_t>(k));
-        entropy::HeaderBitWriter first;
-        first.put_bit(coded ? 1 : 0);
         thread_local std::vector<const entropy::HeaderBitWriter*> parts;
-        parts.assign(1, &first);
-        for (size_t i = band_at[k]; coded && i < band_at[k + 1]; ++i) parts.push_back(&bits[i]);
-        entropy::HeaderBitWriter::pack_header(parts, pk.bytes);
-        if (framing.eph) pk.bytes.insert(pk.bytes.end(), {0xFF, 0x92});
-        pk.header = pk.bytes.size() - pk.sop;
+        parts.clear();
+        for (size_t i = band_at[k]; i < band_at[k + 1]; ++i) parts.push_back(&bits[i]);
+        pk.sop = framing.sop ? kSopSize : 0;
+        pk.header = entropy::PacketEncoder::write_packet_header(
+                        parts, packet_coded(static_cast<uint32_t>(k)), framing,
+                        static_cast<uint32_t>(k), pk.bytes) -
+                    pk.sop;
         size_t n = 0;
         for (size_t i = band_at[k]; i < band_at[k + 1]; ++i) n += bodies[i].size();
         pk.bodies.reserve(n);

@@ -20,7 +20,6 @@
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "codec/markers/codestream.h"
@@ -125,9 +124,6 @@ class BlockSegmentMap {
     if (band >= slots_.size() || index >= slots_[band].size() || slots_[band][index] == 0)
       return nullptr;
     return &entry(slots_[band][index] - 1);
-  }
-  BlockSegments* find(uint64_t key) {
-    return const_cast<BlockSegments*>(std::as_const(*this).find(key));
   }
   size_t size() const { return size_; }
 

@@ -44,7 +44,7 @@ void HeaderBitWriter::pack_header(std::span<const HeaderBitWriter* const> parts,
     const int cap = after_ff ? 7 : 8;
     const uint8_t byte = static_cast<uint8_t>((acc << (cap - have)) & ((1u << cap) - 1));
     out.push_back(byte);
-    after_ff = byte == 0xFF;  // never: a padded byte ends with a zero bit
+    after_ff = false;  // a padded byte ends with a zero bit
     any = true;
   }
   if (any && after_ff) out.push_back(0x00);

@@ -29,8 +29,8 @@ class HeaderBitWriter {
       held_ += count;
       return;
     }
-    const int rest = count - room;  // bits that start the next word
-    words_.push_back((held_ ? open_ << room : 0) | (v >> rest));
+    const int rest = count - room;  // bits that start the next word (held_ >= 32 here)
+    words_.push_back((open_ << room) | (v >> rest));
     open_ = rest ? v & ((uint64_t{1} << rest) - 1) : 0;
     held_ = rest;
   }

@@ -232,31 +232,49 @@ size_t PacketEncoder::encode_packet(int layer,
                                           " but the next is " + std::to_string(next_layer_));
   }
   const bool any = check_contributions(contributions);
+  HeaderBitWriter w;
+  const bool coded = any || !empty_as_zero_bit;
+  for (size_t b = 0; coded && b < bands_.size(); ++b) code_band(w, layer, b, contributions[b]);
+  const HeaderBitWriter* bands = &w;
+  const size_t n = write_packet_header({&bands, 1}, coded, framing, packet_index, out);
+  end_layer(layer);
+  return n;
+}
+
+size_t PacketEncoder::write_packet_header(std::span<const HeaderBitWriter* const> bands, bool coded,
+                                          const PacketFraming& framing, uint32_t packet_index,
+                                          std::vector<uint8_t>& out) {
   const size_t start = out.size();
   if (framing.sop) {
     out.insert(out.end(), {0xFF, 0x91, 0x00, 0x04, static_cast<uint8_t>(packet_index >> 8),
                            static_cast<uint8_t>(packet_index)});
   }
-  HeaderBitWriter w;
-  const bool coded = any || !empty_as_zero_bit;
-  w.put_bit(coded ? 1 : 0);
-  for (size_t b = 0; coded && b < bands_.size(); ++b) encode_band(w, layer, b, contributions[b]);
-  w.finish_into(out);
+  HeaderBitWriter first;
+  first.put_bit(coded ? 1 : 0);
+  thread_local std::vector<const HeaderBitWriter*> parts;
+  parts.assign(1, &first);
+  if (coded) parts.insert(parts.end(), bands.begin(), bands.end());
+  HeaderBitWriter::pack_header(parts, out);
   if (framing.eph) out.insert(out.end(), {0xFF, 0x92});
-  end_layer(layer);
   return out.size() - start;
 }
 
 void PacketEncoder::encode_band(HeaderBitWriter& bits, int layer, size_t b,
                                 std::span<const BlockContribution> contributions) {
   check_band(b, contributions);
-  BandState& band = bands_[b];
+  const BandState& band = bands_[b];
   if (layer < next_layer_ || layer <= band.coded_layer) {
     throw Error(ErrorCode::kInternal,
                 "encode_packet: band " + std::to_string(b) + " coded for layer " +
                     std::to_string(layer) + " after layer " +
                     std::to_string(std::max(next_layer_ - 1, band.coded_layer)));
   }
+  code_band(bits, layer, b, contributions);
+}
+
+void PacketEncoder::code_band(HeaderBitWriter& bits, int layer, size_t b,
+                              std::span<const BlockContribution> contributions) {
+  BandState& band = bands_[b];
   band.coded_layer = layer;
   // B.10.4: the inclusion tree holds each block's layer of first inclusion. All blocks first
   // included in this layer are set before any is coded: they share the threshold layer + 1.

@@ -169,13 +169,19 @@ class PacketEncoder : public PrecinctState {
   // layer `layer` that is not empty (the blocks' inclusion, zero bit-planes, passes and
   // lengths, B.10.4-B.10.7); it touches only that band's state, so different bands of one
   // precinct may be coded at once. The header is the bit 1 followed by every band's bits in
-  // band order, packed by HeaderBitWriter::pack_header (with SOP before and EPH after it as
-  // framing asks); an empty packet's header is the bit 0, and no band is coded. A band's
+  // band order, with SOP before and EPH after it as framing asks (write_packet_header); an
+  // empty packet's header is the bit 0, and no band is coded. A band's
   // layers are coded in increasing order, none before the precinct's next layer; end_layer
   // (layer) moves the precinct past a layer once its bands are coded (or its packet is empty).
   void encode_band(HeaderBitWriter& bits, int layer, size_t band,
                    std::span<const BlockContribution> contributions);
   void end_layer(int layer);
+  // Appends one packet's SOP (Nsop = packet_index mod 2^16, when framing.sop), header (the
+  // bit 1 and the bands' bits when `coded`, else the bit 0; HeaderBitWriter::pack_header) and
+  // EPH (when framing.eph) to `out`; returns the bytes appended. encode_packet ends with it.
+  static size_t write_packet_header(std::span<const HeaderBitWriter* const> bands, bool coded,
+                                    const PacketFraming& framing, uint32_t packet_index,
+                                    std::vector<uint8_t>& out);
 
  private:
   // Throws for contributions that do not fit the precinct; returns whether any block
@@ -183,6 +189,9 @@ class PacketEncoder : public PrecinctState {
   bool check_contributions(std::span<const std::vector<BlockContribution>> contributions) const;
   // The same for one band's.
   bool check_band(size_t band, std::span<const BlockContribution> contributions) const;
+  // encode_band after its checks.
+  void code_band(HeaderBitWriter& bits, int layer, size_t b,
+                 std::span<const BlockContribution> contributions);
   // B.10.4 to B.10.7 for block i of band b: inclusion, zero bit-planes, passes, lengths.
   void encode_block_header(HeaderBitWriter& w, int layer, size_t b, uint32_t i,
                            const BlockContribution& c);

@@ -280,7 +280,9 @@ TEST(T2Packet, HeaderBitsPackAsB101) {
     ASSERT_EQ(packed.size(), want.size() + 1);
     EXPECT_EQ(packed[0], 0xAB);
     EXPECT_TRUE(std::equal(want.begin(), want.end(), packed.begin() + 1));
-    if (parts.size() == 1) EXPECT_EQ(parts[0].finish(), want);
+    if (parts.size() == 1) {
+      EXPECT_EQ(parts[0].finish(), want);
+    }
   }
 }
 
