@@ -1,7 +1,9 @@
 // The decoder's host stages before Tier-1: Tier-2 (packet headers into codeword segments,
 // codec/tier2.h read_tile_packets) and the code-block table the GPU decode uploads
-// (codec/decoder_tile.h tile_block_table: Tier-2, then the table), on the CPU, for every tile
-// of three streams our encoder writes of a photo mosaic (bench_images.h):
+// (codec/decoder_tile.h tile_block_table: Tier-2, then the table), and in CUDA builds the
+// GPU decode's jobs and their arrangement for the kernel (entropy/cuda/t1_dec_cuda.h
+// arrange_for_decode, for 132 SMs; host code, no GPU needed), on the CPU, for every tile of
+// three streams our encoder writes of a photo mosaic (bench_images.h):
 //   lossless     5/3, one tile, 64x64 code-blocks, one layer
 //   97-layers    9/7, one tile, 64x64 code-blocks, 4 layers (rates 160, 80, 40, 20)
 //   tiled        5/3, 2048x2048 tiles split into tile-parts by resolution, 128x128 precincts,
@@ -9,7 +11,8 @@
 // The streams are cached in $GJ2K_BENCH_CACHE or the temp folder (gj2k-bench-t2-*.j2k).
 //
 //   bench_tier2 [--size WxH] [google-benchmark flags]     (default 10240x6400)
-// Prints a summary (ms per stream: Tier-2 alone, Tier-2 + table, and the table by difference).
+// Prints a summary (ms per stream: Tier-2 alone, Tier-2 + table, the table by difference, and
+// the jobs with their arrangement).
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -28,6 +31,9 @@
 #include "codec/structure.h"
 #include "codec/tier2.h"
 #include "gj2k/encoder.h"
+#if defined(GJ2K_HAVE_CUDA)
+#include "entropy/cuda/t1_dec_cuda.h"
+#endif
 
 namespace {
 namespace fs = std::filesystem;
@@ -118,6 +124,46 @@ void run_table(benchmark::State& state, const std::string& kind, int threads) {
   state.counters["blocks"] = double(blocks);
 }
 
+#if defined(GJ2K_HAVE_CUDA)
+// The GPU decode's jobs of every tile's table (as the CUDA backend makes them: each block's
+// place in its component's plane, the planes back to back) and their arrangement for a GPU of
+// 132 SMs (arrange_for_decode, the mapping it picks), on the calling thread.
+void run_arrange(benchmark::State& state, const std::string& kind) {
+  namespace ecu = gj2k::entropy::cuda;
+  const auto& bytes = stream_bytes(kind);
+  const gj2k::codec::Codestream code = gj2k::codec::read_codestream(bytes);
+  gj2k::codec::TileDecodeOptions o;
+  o.components.assign(code.main.siz.components.size(), true);
+  std::vector<gj2k::codec::TileBlockTable> tables;
+  for (uint32_t t = 0; t < code.tiles.size(); ++t)
+    tables.push_back(gj2k::codec::tile_block_table(bytes, code, t, o));
+  size_t warps = 0;
+  for (auto _ : state) {
+    warps = 0;
+    for (const auto& tb : tables) {
+      std::vector<uint64_t> offset;
+      uint64_t total = 0;
+      for (const auto& p : tb.planes) {
+        offset.push_back(total);
+        total += uint64_t{p.rect.width()} * p.rect.height();
+      }
+      std::vector<ecu::BlockJob> jobs;
+      jobs.reserve(tb.table.blocks.size());
+      for (const auto& b : tb.table.blocks) {
+        const uint32_t w = tb.planes[b.component].rect.width();
+        jobs.push_back({offset[b.component] + uint64_t{b.y} * w + b.x, w, b.seg_first, b.seg_count,
+                        b.w, b.h, b.planes, b.band, b.style});
+      }
+      ecu::WarpSlot slot;
+      warps += ecu::arrange_for_decode(jobs, tb.table.segments, 132, ecu::DecodeMapping::kAuto,
+                                       &slot) == ecu::DecodeMapping::kWarps;
+      benchmark::DoNotOptimize(jobs.data());
+    }
+  }
+  state.counters["warp tiles"] = double(warps);
+}
+#endif
+
 class SummaryReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
@@ -154,13 +200,19 @@ int main(int argc, char** argv) {
           [=](benchmark::State& s) { run_table(s, kind, threads); })
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
+#if defined(GJ2K_HAVE_CUDA)
+    benchmark::RegisterBenchmark(("gpu jobs+arrange/" + kind).c_str(),
+                                 [=](benchmark::State& s) { run_arrange(s, kind); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+#endif
   }
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());
   SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  std::printf("\n%-12s %10s %12s %12s %12s\n", "stream", "tier-2 ms", "+table 1t ms", "table 1t ms",
-              "table all ms");
+  std::printf("\n%-12s %10s %12s %12s %12s %12s\n", "stream", "tier-2 ms", "+table 1t ms",
+              "table 1t ms", "table all ms", "arrange ms");
   for (const char* k : kinds) {
     const std::string kind = k;
     auto get = [&](const std::string& name) {
@@ -170,7 +222,8 @@ int main(int argc, char** argv) {
     const double t2 = get("tier2/" + kind);
     const double one = get("tier2+table/" + kind + "/threads:1");
     const double many = get("tier2+table/" + kind + "/threads:" + std::to_string(all));
-    std::printf("%-12s %10.1f %12.1f %12.1f %12.1f\n", k, t2, one, one - t2, many - t2);
+    std::printf("%-12s %10.1f %12.1f %12.1f %12.1f %12.1f\n", k, t2, one, one - t2, many - t2,
+                get("gpu jobs+arrange/" + kind));
   }
   return 0;
 }

@@ -316,7 +316,12 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
     cu::gather_ranges(b.passes.as<uint8_t>(), d_ranges + byte_ranges,
                       static_cast<uint32_t>(ranges.size() - byte_ranges), b.records.as<uint8_t>(),
                       st);
+    trace_note("gpu tier-1 download: %zu ranges, %.1f MB of bytes, %.1f MB of pass records",
+               ranges.size(), double(total_bytes) / 1e6,
+               double(total_records * sizeof(entropy::CodedPass)) / 1e6);
+    TraceStage trace_bytes("gpu tier-1 download: bytes");
     b.ring.download(tile.coded_bytes.data(), b.bytes.get(), total_bytes, st, threads);
+    trace_bytes.end();
     b.ring.download(tile.coded_passes.data(), b.records.get(),
                     total_records * sizeof(entropy::CodedPass), st, threads);
   }

@@ -25,6 +25,7 @@
 #include "transform/cuda/tile_transformer.h"
 #include "transform/dwt.h"
 #include "transform/mct.h"
+#include "transform/narrow.h"
 
 namespace gj2k::codec {
 namespace {
@@ -73,24 +74,18 @@ bool stage_range(const Image& image, const TileSpec& spec, size_t first, size_t 
     const int64_t lo = comp.min_value(), hi = comp.max_value();
     const size_t row0 = a / w, rows = (b + w - 1) / w - row0;
     core::parallel_blocks(rows, [&](size_t first_row, size_t last_row) {
-      int32_t vmin = INT32_MAX, vmax = INT32_MIN;
+      bool in_range = true;
       for (size_t i = first_row; i < last_row; ++i) {
         const size_t y = row0 + i;
         const size_t x0 = std::max(a, y * w) - y * w, x1 = std::min(b, (y + 1) * w) - y * w;
         const int32_t* src = comp.samples.data() +
                              size_t{r.y0 + static_cast<uint32_t>(y) - cy0} * comp.width +
                              (r.x0 - cx0) + x0;
-        T* o = dst + (base + y * w + x0 - first);
-        const size_t len = x1 - x0;
         // One pass: the range check and the narrowing read each sample once.
-        for (size_t x = 0; x < len; ++x) {
-          const int32_t v = src[x];
-          vmin = v < vmin ? v : vmin;
-          vmax = v > vmax ? v : vmax;
-          o[x] = static_cast<T>(v);
-        }
+        in_range = transform::narrow_row(src, x1 - x0, dst + (base + y * w + x0 - first), lo, hi) &&
+                   in_range;
       }
-      if (vmin < lo || vmax > hi) out_of_range = true;
+      if (!in_range) out_of_range = true;
     });
   }
   return !out_of_range;

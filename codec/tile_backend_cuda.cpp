@@ -288,6 +288,28 @@ class InverseRun {
     cudaStream_t s0 = st(0);
     for (size_t c = 0; c < comps_.size(); ++c)
       if (n_of(c)) GJ2K_CUDA_CHECK(cudaMemsetAsync(A(c), 0, n_of(c) * 4, s0));
+    Slot& sl = slot();
+    auto put = [&](cu::DeviceBuffer& d, const void* src, size_t bytes) {
+      d.reserve(std::max<size_t>(bytes, 4));
+      if (bytes) sl.ring.upload(d.get(), src, bytes, s0, threads_);
+    };
+    // The segments and their bytes (the referenced source, then the copied bytes) go up on a
+    // helper thread, which copies through the ring with the pool's threads, while this one
+    // makes and arranges the jobs: the two took about as long each, one after the other. The
+    // ring and stream 0 are the helper's until it is joined (bytes_up.get() below, or the
+    // future's destructor, which waits, when this thread throws first).
+    int device = 0;
+    GJ2K_CUDA_CHECK(cudaGetDevice(&device));
+    std::future<void> bytes_up = std::async(std::launch::async, [&, device] {
+      GJ2K_CUDA_CHECK(cudaSetDevice(device));
+      sl.t1_bytes.reserve(std::max<size_t>(t.source.size() + t.bytes.size(), 4));
+      if (!t.source.empty())
+        sl.ring.upload(sl.t1_bytes.get(), t.source.data(), t.source.size(), s0, threads_);
+      if (!t.bytes.empty())
+        sl.ring.upload(sl.t1_bytes.as<uint8_t>() + t.source.size(), t.bytes.data(), t.bytes.size(),
+                       s0, threads_);
+      put(sl.t1_segs, t.segments.data(), t.segments.size() * sizeof(t.segments[0]));
+    });
     TraceStage trace_jobs("gpu tier-1 jobs");
     std::vector<ecu::BlockJob> jobs;
     std::vector<cu::ReconstructJob> recon;
@@ -305,6 +327,7 @@ class InverseRun {
       state_words = std::max(state_words, entropy::t1::state_words(b.w, b.h));
     }
     if (jobs.empty()) {
+      bytes_up.get();
       if (times) times->up.record(s0), times->tier1.record(s0);
       return join_stream0();
     }
@@ -320,19 +343,7 @@ class InverseRun {
     trace_arrange.end();
     trace_note("gpu tier-1: %zu code-blocks, %s mapping", jobs.size(), warps ? "warp" : "thread");
     TraceStage trace_up("gpu tier-1 inputs up");
-    Slot& sl = slot();
-    auto put = [&](cu::DeviceBuffer& d, const void* src, size_t bytes) {
-      d.reserve(std::max<size_t>(bytes, 4));
-      if (bytes) sl.ring.upload(d.get(), src, bytes, s0, threads_);
-    };
-    // The segments' bytes as one buffer: the referenced source, then the copied bytes.
-    sl.t1_bytes.reserve(std::max<size_t>(t.source.size() + t.bytes.size(), 4));
-    if (!t.source.empty())
-      sl.ring.upload(sl.t1_bytes.get(), t.source.data(), t.source.size(), s0, threads_);
-    if (!t.bytes.empty())
-      sl.ring.upload(sl.t1_bytes.as<uint8_t>() + t.source.size(), t.bytes.data(), t.bytes.size(),
-                     s0, threads_);
-    put(sl.t1_segs, t.segments.data(), t.segments.size() * sizeof(t.segments[0]));
+    bytes_up.get();  // the helper's error, if any, is thrown here
     put(sl.t1_jobs, jobs.data(), jobs.size() * sizeof(jobs[0]));
     put(sl.t1_recon, recon.data(), recon.size() * sizeof(recon[0]));
     sl.t1_state.reserve(std::max<size_t>(workspace, 1) * 4);

@@ -21,26 +21,41 @@ inline uint64_t decode_job_cost(uint64_t passes, uint64_t samples, uint64_t byte
 }
 
 // The job indices by cost descending, equal costs in index order: std::stable_sort's order,
-// by a least-significant-digit radix sort of max - cost (11-bit digits, as many passes as the
-// largest cost needs), which is linear where the comparison sort took milliseconds on the
-// tens of thousands of code-blocks of a large tile, on the host before any launch.
+// by a least-significant-digit radix sort of ~cost (11-bit digits), which is linear where the
+// comparison sort took milliseconds on the tens of thousands of code-blocks of a large tile, on
+// the host before any launch. The keys travel with the indices (each pass reads them in order),
+// and a digit that every key shares is skipped (as the high digits of small costs, or the fields
+// of group_warps' packed keys that all blocks share).
 inline std::vector<size_t> order_by_cost(const std::vector<uint64_t>& cost) {
   const size_t n = cost.size();
-  std::vector<size_t> order(n), next(n);
+  std::vector<size_t> order(n);
   for (size_t k = 0; k < n; ++k) order[k] = k;
   if (n < 2) return order;
-  const uint64_t top = *std::max_element(cost.begin(), cost.end());
+  std::vector<uint64_t> key(n), next_key(n);
+  std::vector<size_t> next(n);
+  uint64_t any = 0, every = ~uint64_t{0};
+  for (size_t k = 0; k < n; ++k) {
+    key[k] = ~cost[k];  // ascending ~cost is descending cost
+    any |= key[k];
+    every &= key[k];
+  }
+  const uint64_t varying = any ^ every;  // the bits some keys have and others not
   constexpr int kDigitBits = 11;
   constexpr size_t kBuckets = size_t{1} << kDigitBits;
   std::vector<size_t> start(kBuckets);
-  for (int shift = 0; shift < 64 && (top >> shift) != 0; shift += kDigitBits) {
-    auto digit = [&](size_t k) { return ((top - cost[k]) >> shift) & (kBuckets - 1); };
+  for (int shift = 0; shift < 64 && (varying >> shift) != 0; shift += kDigitBits) {
+    if (((varying >> shift) & (kBuckets - 1)) == 0) continue;
     std::fill(start.begin(), start.end(), size_t{0});
-    for (size_t k = 0; k < n; ++k) ++start[digit(k)];
+    for (size_t i = 0; i < n; ++i) ++start[(key[i] >> shift) & (kBuckets - 1)];
     size_t at = 0;
     for (size_t& s : start) at += std::exchange(s, at);
-    for (size_t i = 0; i < n; ++i) next[start[digit(order[i])]++] = order[i];
+    for (size_t i = 0; i < n; ++i) {
+      const size_t to = start[(key[i] >> shift) & (kBuckets - 1)]++;
+      next[to] = order[i];
+      next_key[to] = key[i];
+    }
     order.swap(next);
+    key.swap(next_key);
   }
   return order;
 }
@@ -109,24 +124,30 @@ inline std::vector<size_t> group_warps(const std::vector<WarpKey>& keys) {
                 cost;
   }
   const std::vector<size_t> order = order_by_cost(packed);
-  std::vector<std::vector<size_t>> warps;
+  // The warps as runs of `order`: 32 consecutive jobs of one formation, the last run of each
+  // formation shorter.
+  struct Run {
+    size_t first, count;
+  };
+  std::vector<Run> warps;
+  warps.reserve(order.size() / kLanes + 2);
   for (size_t i = 0; i < order.size();) {
     // One formation: order[i, end).
     size_t end = i;
     while (end < order.size() && keys[order[end]].vc == keys[order[i]].vc) ++end;
-    const size_t n = (end - i + kLanes - 1) / kLanes, first = warps.size();
-    warps.resize(first + n);
-    for (size_t r = 0; r < end - i; ++r) warps[first + r / kLanes].push_back(order[i + r]);
+    for (size_t first = i; first < end; first += kLanes)
+      warps.push_back({first, std::min(kLanes, end - first)});
     i = end;
   }
-  std::vector<uint64_t> warp_cost;
-  for (const std::vector<size_t>& lanes : warps)
-    warp_cost.push_back(warp_cost_of(keys, lanes.data(), lanes.size()));
+  std::vector<uint64_t> warp_cost(warps.size());
+  for (size_t w = 0; w < warps.size(); ++w)
+    warp_cost[w] = warp_cost_of(keys, order.data() + warps[w].first, warps[w].count);
   const std::vector<size_t> by_cost = order_by_cost(warp_cost);
   std::vector<size_t> placed(warps.size() * kLanes, SIZE_MAX);
   for (size_t n = 0; n < by_cost.size(); ++n) {
-    const std::vector<size_t>& lanes = warps[by_cost[n]];
-    for (size_t l = 0; l < lanes.size(); ++l) placed[n * kLanes + l] = lanes[l];
+    const Run& lanes = warps[by_cost[n]];
+    std::copy_n(order.begin() + static_cast<std::ptrdiff_t>(lanes.first), lanes.count,
+                placed.begin() + static_cast<std::ptrdiff_t>(n * kLanes));
   }
   return placed;
 }

@@ -40,7 +40,7 @@ TEST(JobOrder, OrderByCostIsTheStableSortOrder) {
       const std::vector<uint64_t> cost = random_costs(rng, n, range);
       EXPECT_EQ(order_by_cost(cost), reference_order(cost)) << "n " << n << " range " << range;
     }
-  // The extremes together: 0 and the largest cost, where max - cost spans every digit.
+  // The extremes together: 0 and the largest cost, where ~cost spans every digit.
   const std::vector<uint64_t> extremes = {0, UINT64_MAX, 5, UINT64_MAX, 0, 1u << 11, 5};
   EXPECT_EQ(order_by_cost(extremes), reference_order(extremes));
 }
