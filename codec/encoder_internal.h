@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <span>
 #include <string>
 #include <vector>
@@ -93,7 +94,15 @@ struct TileCoding {
   // (BlockCoding::coded_at and passes_at point in).
   std::vector<uint8_t, DefaultInitAllocator<uint8_t>> coded_bytes;
   std::vector<entropy::CodedPass, DefaultInitAllocator<entropy::CodedPass>> coded_passes;
+  // When valid, coded_bytes is still being written (the GPU coder's download on a helper
+  // thread): wait_for_coded_bytes before reading a block's bytes. Declared after coded_bytes,
+  // so that a tile destroyed first waits for the writes (std::async's future) and then frees.
+  std::future<void> coded_bytes_ready;
 };
+
+// Waits for every tile's coded_bytes (TileCoding::coded_bytes_ready) and rethrows the first
+// error of their downloads.
+void wait_for_coded_bytes(std::vector<TileCoding>& tiles);
 
 // Everything the codestream stage needs besides the coded tiles.
 struct EncodeSetup {

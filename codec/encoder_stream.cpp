@@ -14,6 +14,7 @@
 
 #include "codec/encoder_internal.h"
 #include "codec/markers/writer.h"
+#include "codec/parallel.h"
 #include "codec/tier2.h"
 #include "codec/trace.h"
 #include "core/memory.h"
@@ -143,11 +144,7 @@ std::vector<uint8_t> join(const Written& w, std::vector<uint8_t>* prepared = nul
 // path, leaving join the headers' few bytes beyond `known`. The thread runs loops on the
 // caller's pool, thread count and context.
 std::future<std::vector<uint8_t>> prepare_stream(size_t known, size_t capacity) {
-  core::ThreadPool* pool = &core::current_pool();
-  const int threads = core::max_threads();
-  void* context = core::current_context();
-  return std::async(std::launch::async, [=] {
-    const core::ThreadScope scope(threads, pool, context);
+  return async_in_scope([=] {
     std::vector<uint8_t> v;
     v.reserve(capacity);
     if (capacity >= kHugePageHintBytes) advise_huge_pages(v.data(), capacity);
@@ -392,6 +389,12 @@ void include_all_passes(std::vector<TileCoding>& tiles) {
 
 }  // namespace
 
+void wait_for_coded_bytes(std::vector<TileCoding>& tiles) {
+  TraceStage trace_wait("coded bytes wait");
+  for (TileCoding& tile : tiles)
+    if (tile.coded_bytes_ready.valid()) tile.coded_bytes_ready.get();
+}
+
 std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeSetup& setup,
                                          const EncodeParams& params, const Image& image,
                                          EncodeStats* stats) {
@@ -418,6 +421,7 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
     std::future<std::vector<uint8_t>> prepared;
     if (data >= core::kPrefaultMinBytes && core::max_threads() >= 4)
       prepared = prepare_stream(data, data + data / 8 + 64 * blocks + 8 * passes + (4 << 20));
+    wait_for_coded_bytes(tiles);
     TraceStage trace_packets("tier-2 packets");
     const Written w = write_codestream(tiles, setup, params);
     trace_packets.end();
@@ -441,6 +445,8 @@ std::vector<uint8_t> assemble_codestream(std::vector<TileCoding>& tiles, EncodeS
                          [&](size_t i) { body(static_cast<int64_t>(i)); });
     });
   }
+  // The hulls and the slope order read the pass records only; from here on, blocks' bytes.
+  wait_for_coded_bytes(tiles);
   // Per-layer targets: bytes (ratio, bpp), distortion (PSNR), or none (lossless last layer).
   const std::vector<double> byte_target = byte_targets(params, image, layers);
   std::vector<double> lambda(layers, RateAllocator::kAllPasses);

@@ -16,6 +16,7 @@
 
 #include "codec/context.h"
 #include "codec/encoder_gpu.h"
+#include "codec/parallel.h"
 #include "codec/trace.h"
 #include "core/thread_pool.h"
 #include "entropy/cuda/t1_enc_cuda.h"
@@ -39,6 +40,8 @@ namespace ecu = entropy::cuda;
 // the other GPU pools).
 struct Tier1Buffers {
   cu::StagingRing ring;
+  cu::Stream down;  // the coded bytes' download, after the event `gathered` on the tile's stream
+  cu::Event gathered;
   cu::DeviceBuffer jobs, out, passes, results, status, workspace, counter, ranges, bytes, records;
   // The plane mapping's (entropy/cuda/t1_enc_cuda.h PlaneBuffers).
   cu::DeviceBuffer first_item, symbol_at, nbp, symbols, plane_records, done, plane_at;
@@ -178,9 +181,10 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
 
   trace_plan.end();
   TraceStage trace_kernel("gpu transform+tier-1");
-  cu::Lease<Tier1Buffers> lease(t1_pool());
-  Tier1Buffers& b = *lease;
-  lease.in_use();
+  // Shared with the coded bytes' download, which may outlast this call (below).
+  const auto lease = std::make_shared<cu::Lease<Tier1Buffers>>(t1_pool());
+  Tier1Buffers& b = **lease;
+  lease->in_use();
   for (int attempt = 0;; ++attempt) {
     try {
       b.out.reserve(std::max<uint64_t>(out_bytes, 16));
@@ -218,7 +222,7 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
         continue;
       }
       if (other_gpu_tiles_active()) throw;
-      lease.succeeded();
+      lease->succeeded();
       std::vector<transform::Rect> rects;
       for (const TileComponentCoding& tcc : tile.components) rects.push_back(tcc.layout.rect);
       TileCoefficients coeffs = download_coefficients(tt, std::move(rects));
@@ -300,32 +304,45 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
                         record_at[k] * sizeof(entropy::CodedPass),
                         uint64_t{result[k].passes} * sizeof(entropy::CodedPass)});
 
-  // Only what was written comes back: compacted on the device, then one download each.
+  // Only what was written comes back: compacted on the device, then one download each. The
+  // pass records come down now (the rate control reads them first); the bytes, which only
+  // Tier-2 reads, on a helper thread through the buffers' own stream, while this thread and
+  // then the rate control go on (tile.coded_bytes_ready; wait_for_coded_bytes). The helper
+  // holds the buffers until its download ends.
   // (Not zero-filled: the downloads write every byte.)
   tile.coded_bytes.resize(total_bytes);  // the blocks view it (BlockCoding::coded_at)
   tile.coded_passes.resize(total_records);
-  if (!ranges.empty()) {
+  if (ranges.empty()) {
+    lease->succeeded();
+  } else {
     b.ranges.reserve(ranges.size() * sizeof(cu::GatherRange));
     b.bytes.reserve(std::max<uint64_t>(total_bytes, 16));
     b.records.reserve(std::max<uint64_t>(total_records, 1) * sizeof(entropy::CodedPass));
     b.ring.upload(b.ranges.get(), ranges.data(), ranges.size() * sizeof(cu::GatherRange), st,
                   threads);
     const cu::GatherRange* d_ranges = b.ranges.as<cu::GatherRange>();
-    cu::gather_ranges(b.out.as<uint8_t>(), d_ranges, static_cast<uint32_t>(byte_ranges),
-                      b.bytes.as<uint8_t>(), st);
     cu::gather_ranges(b.passes.as<uint8_t>(), d_ranges + byte_ranges,
                       static_cast<uint32_t>(ranges.size() - byte_ranges), b.records.as<uint8_t>(),
                       st);
+    b.gathered.record(st);  // the kernel and the ranges' upload done
+    GJ2K_CUDA_CHECK(cudaStreamWaitEvent(b.down.get(), b.gathered.get(), 0));
+    cu::gather_ranges(b.out.as<uint8_t>(), d_ranges, static_cast<uint32_t>(byte_ranges),
+                      b.bytes.as<uint8_t>(), b.down.get());
     trace_note("gpu tier-1 download: %zu ranges, %.1f MB of bytes, %.1f MB of pass records",
                ranges.size(), double(total_bytes) / 1e6,
                double(total_records * sizeof(entropy::CodedPass)) / 1e6);
-    TraceStage trace_bytes("gpu tier-1 download: bytes");
-    b.ring.download(tile.coded_bytes.data(), b.bytes.get(), total_bytes, st, threads);
-    trace_bytes.end();
     b.ring.download(tile.coded_passes.data(), b.records.get(),
                     total_records * sizeof(entropy::CodedPass), st, threads);
+    int device = 0;
+    GJ2K_CUDA_CHECK(cudaGetDevice(&device));
+    uint8_t* const dst = tile.coded_bytes.data();
+    tile.coded_bytes_ready = async_in_scope([lease, dst, total_bytes, threads, device] {
+      GJ2K_CUDA_CHECK(cudaSetDevice(device));
+      Tier1Buffers& buffers = **lease;
+      buffers.ring.download(dst, buffers.bytes.get(), total_bytes, buffers.down.get(), threads);
+      lease->succeeded();
+    });
   }
-  lease.succeeded();
   trace_gather.end();
   trace_back.end();
   TraceStage trace_blocks("gpu tier-1 blocks");

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <future>
+#include <utility>
 
 #include "core/thread_pool.h"
 
@@ -27,6 +29,20 @@ void in_chunks(size_t n, const Fn& fn, int threads = 0) {
         fn(first, std::min(n, first + kChunk) - first);
       },
       threads);
+}
+
+// fn() on a new thread that inherits the caller's scope (its pool, thread count and context),
+// so that its loops run on the caller's pool as the caller's would. The result's destructor
+// waits for fn (std::async), so an object fn uses may be destroyed after the future.
+template <class Fn>
+auto async_in_scope(Fn&& fn) {
+  core::ThreadPool* pool = &core::current_pool();
+  const int threads = core::max_threads();
+  void* context = core::current_context();
+  return std::async(std::launch::async, [=, fn = std::forward<Fn>(fn)]() mutable {
+    const core::ThreadScope scope(threads, pool, context);
+    return fn();
+  });
 }
 
 }  // namespace gj2k::codec

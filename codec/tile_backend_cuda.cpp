@@ -44,6 +44,7 @@
 
 #include "codec/context.h"
 #include "codec/encoder_gpu.h"
+#include "codec/parallel.h"
 #include "entropy/cuda/t1_dec_cuda.h"
 #include "transform/cuda/cuda_check.h"
 #include "transform/cuda/cuda_memory.h"
@@ -300,7 +301,7 @@ class InverseRun {
     // future's destructor, which waits, when this thread throws first).
     int device = 0;
     GJ2K_CUDA_CHECK(cudaGetDevice(&device));
-    std::future<void> bytes_up = std::async(std::launch::async, [&, device] {
+    std::future<void> bytes_up = async_in_scope([&, device] {
       GJ2K_CUDA_CHECK(cudaSetDevice(device));
       sl.t1_bytes.reserve(std::max<size_t>(t.source.size() + t.bytes.size(), 4));
       if (!t.source.empty())

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/thread_pool.h"
 
@@ -31,6 +36,30 @@ void prefault(void* p, size_t bytes) {
 #else
   (void)p;
   (void)bytes;
+#endif
+}
+
+void copy_streaming(void* dst, const void* src, size_t bytes) {
+#if defined(__SSE2__)
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  const size_t head = std::min(bytes, (16 - reinterpret_cast<uintptr_t>(d) % 16) % 16);
+  std::memcpy(d, s, head);
+  size_t at = head;
+  for (; at + 64 <= bytes; at += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + at));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + at + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + at + 32));
+    const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + at + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + at), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + at + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + at + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + at + 48), e);
+  }
+  _mm_sfence();
+  std::memcpy(d + at, s + at, bytes - at);
+#else
+  std::memcpy(dst, src, bytes);
 #endif
 }
 

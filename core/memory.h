@@ -13,6 +13,13 @@ namespace gj2k::core {
 // a hint, never an error.
 void prefault(void* p, size_t bytes);
 
+// std::memcpy(dst, src, bytes) whose stores bypass the caches where the host has them (SSE2
+// streaming stores on x86-64; memcpy elsewhere), fenced before it returns: for large copies whose
+// destination this core does not read next (a pinned chunk a DMA reads, a caller's output
+// buffer), which then cost no read of each destination line before its write. Any alignment;
+// the ranges must not overlap.
+void copy_streaming(void* dst, const void* src, size_t bytes);
+
 // Below this size prefault does nothing: the faults of a few MiB cost less than waking threads.
 inline constexpr size_t kPrefaultMinBytes = size_t{4} << 20;
 

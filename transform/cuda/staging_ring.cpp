@@ -13,7 +13,10 @@
 namespace gj2k::transform::cuda {
 namespace {
 
-// Host copy of one chunk, split into pieces for the threads (small copies stay serial).
+// Host copy of one chunk, split into pieces for the threads (small copies stay serial). The
+// pieces of a threaded copy stream past the caches (core::copy_streaming): a chunk going up
+// is read next by the DMA, one coming down lands in a large buffer this thread does not read
+// next; measured in docs/PERFORMANCE.md ("Thirteenth run").
 void copy(char* dst, const char* src, size_t bytes, int threads) {
   constexpr size_t kPiece = size_t{256} << 10;
   const int64_t pieces = static_cast<int64_t>((bytes + kPiece - 1) / kPiece);
@@ -25,7 +28,7 @@ void copy(char* dst, const char* src, size_t bytes, int threads) {
       0, static_cast<size_t>(pieces),
       [&](size_t k) {
         const size_t at = static_cast<size_t>(k) * kPiece;
-        std::memcpy(dst + at, src + at, std::min(kPiece, bytes - at));
+        core::copy_streaming(dst + at, src + at, std::min(kPiece, bytes - at));
       },
       threads);
 }
@@ -128,7 +131,9 @@ void StagingRing::download_rows(void* dst, size_t dst_pitch, const void* src, si
     const auto whole = static_cast<int64_t>((end - at) / row_bytes);
     core::parallel_for_static(
         0, static_cast<size_t>(whole),
-        [&](size_t r) { std::memcpy(to + (y + r) * dst_pitch, from + r * row_bytes, row_bytes); },
+        [&](size_t r) {
+          core::copy_streaming(to + (y + r) * dst_pitch, from + r * row_bytes, row_bytes);
+        },
         threads > 1 && whole > 16 ? threads : 1);
     at += whole * row_bytes;
     if (at < end) std::memcpy(to + (y + whole) * dst_pitch, from + whole * row_bytes, end - at);
