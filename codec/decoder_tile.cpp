@@ -405,42 +405,66 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
         }
       },
       std::max(1, o.threads));
-  for (const Entry& e : entries) {
+  // Where each kept block and its segments go in the table: prefix sums over the blocks
+  // (a few operations each), so that the table is then filled in parallel.
+  std::vector<uint32_t> block_at(jobs.size() + 1, 0);
+  std::vector<uint64_t> seg_at(jobs.size() + 1, 0);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const Entry& e = entries[j];
     errors.over_passes += e.over_passes;
     if (e.too_many)
       fail(ErrorCode::kUnsupported, t,
            "more than 65535 codeword segments in a code-block, or 4 GB of code-block data in "
            "the tile, for the GPU decode (use --device cpu)");
+    block_at[j + 1] = block_at[j] + (e.keep ? 1 : 0);
+    seg_at[j + 1] = seg_at[j] + (e.keep ? jobs[j].seg->segs.size() : 0);
   }
+  if (seg_at[jobs.size()] > UINT32_MAX)
+    fail(ErrorCode::kUnsupported, t,
+         "more than 65535 codeword segments in a code-block, or 4 GB of code-block data in "
+         "the tile, for the GPU decode (use --device cpu)");
   CodeBlockTable table;
-  // Each listed segment (its block, its index), and whether it lies in one piece of `data`;
-  // the range of `data` those span, and how many bytes each kind holds.
-  std::vector<std::pair<const BlockSegments*, uint32_t>> from;
-  std::vector<uint8_t> in_data;
+  table.blocks.resize(block_at[jobs.size()]);
+  table.segments.resize(seg_at[jobs.size()]);
+  // Each listed segment: whether it lies in one piece of `data`. The range of `data` those
+  // span, and how many bytes each kind holds, summed over the threads' runs of blocks.
+  std::vector<uint8_t> in_data(table.segments.size());
   uint64_t lo = UINT64_MAX, hi = 0, referenced = 0, copied = 0;
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    if (!entries[j].keep) continue;
-    CodeBlockTable::Block b = entries[j].b;
-    const BlockSegments& seg = *jobs[j].seg;
-    b.seg_first = static_cast<uint32_t>(table.segments.size());
-    for (size_t k = 0; k < seg.segs.size(); ++k) {
-      const BlockSegments::Seg& sg = seg.segs[k];
-      table.segments.push_back({0, sg.length, sg.passes});
-      from.push_back({&seg, static_cast<uint32_t>(k)});
-      const bool ref = sg.parts == 0 && sg.length > 0;
-      in_data.push_back(ref);
-      if (ref) {
-        lo = std::min(lo, sg.offset);
-        hi = std::max(hi, sg.offset + sg.length);
-        referenced += sg.length;
-      } else {
-        copied += sg.length;
-      }
-    }
-    table.blocks.push_back(b);
-  }
-  if (referenced == 0 || hi - lo > 2 * referenced + (uint64_t{1} << 18)) {
-    std::fill(in_data.begin(), in_data.end(), uint8_t{0});
+  std::mutex sums_mutex;
+  const int threads = std::max(1, o.threads);
+  core::parallel_blocks(
+      jobs.size(),
+      [&](size_t first, size_t last) {
+        uint64_t l = UINT64_MAX, h = 0, r = 0, c = 0;
+        for (size_t j = first; j < last; ++j) {
+          if (!entries[j].keep) continue;
+          const BlockSegments& seg = *jobs[j].seg;
+          CodeBlockTable::Block& b = table.blocks[block_at[j]];
+          b = entries[j].b;
+          b.seg_first = static_cast<uint32_t>(seg_at[j]);
+          for (size_t k = 0; k < seg.segs.size(); ++k) {
+            const BlockSegments::Seg& sg = seg.segs[k];
+            table.segments[seg_at[j] + k] = {0, sg.length, sg.passes};
+            const bool ref = sg.parts == 0 && sg.length > 0;
+            in_data[seg_at[j] + k] = ref;
+            if (ref) {
+              l = std::min(l, sg.offset);
+              h = std::max(h, sg.offset + sg.length);
+              r += sg.length;
+            } else {
+              c += sg.length;
+            }
+          }
+        }
+        std::lock_guard<std::mutex> lock(sums_mutex);
+        lo = std::min(lo, l);
+        hi = std::max(hi, h);
+        referenced += r;
+        copied += c;
+      },
+      threads);
+  const bool copy_all = referenced == 0 || hi - lo > 2 * referenced + (uint64_t{1} << 18);
+  if (copy_all) {
     copied += referenced;
     lo = hi = 0;
   }
@@ -450,29 +474,38 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
          "the tile, for the GPU decode (use --device cpu)");
   errors.report(o, t, warnings);
   table.source = data.subspan(lo, hi - lo);
-  // The offsets; the copies (in parallel) after the source.
-  std::vector<size_t> copies;
-  uint64_t at = 0;
-  for (size_t k = 0; k < table.segments.size(); ++k) {
-    entropy::t1::SegmentRef& r = table.segments[k];
-    if (in_data[k]) {
-      r.offset = static_cast<uint32_t>(from[k].first->segs[from[k].second].offset - lo);
-    } else {
-      r.offset = static_cast<uint32_t>(table.source.size() + at);
-      if (r.length) copies.push_back(k);
-      at += r.length;
-    }
+  // The offsets: into the source, or after it where the copies go, each block's copies at the
+  // sum of those before it; the copies are gathered in the same pass.
+  std::vector<uint64_t> copy_at(jobs.size() + 1, 0);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    uint64_t n = 0;
+    if (entries[j].keep)
+      for (uint64_t i = seg_at[j]; i < seg_at[j + 1]; ++i)
+        if (copy_all || !in_data[i]) n += table.segments[i].length;
+    copy_at[j + 1] = copy_at[j] + n;
   }
-  table.bytes.resize(at);
-  core::parallel_for(
-      0, copies.size(), 256,
-      [&](size_t c) {
-        const entropy::t1::SegmentRef& r = table.segments[copies[c]];
-        const auto [blk, k] = from[copies[c]];
-        gather_segment(data, *blk, blk->segs[k],
-                       table.bytes.data() + (r.offset - table.source.size()));
+  table.bytes.resize(copy_at[jobs.size()]);
+  core::parallel_blocks(
+      jobs.size(),
+      [&](size_t first, size_t last) {
+        for (size_t j = first; j < last; ++j) {
+          if (!entries[j].keep) continue;
+          const BlockSegments& seg = *jobs[j].seg;
+          uint64_t at = copy_at[j];
+          for (size_t k = 0; k < seg.segs.size(); ++k) {
+            const uint64_t i = seg_at[j] + k;
+            entropy::t1::SegmentRef& r = table.segments[i];
+            if (!copy_all && in_data[i]) {
+              r.offset = static_cast<uint32_t>(seg.segs[k].offset - lo);
+              continue;
+            }
+            r.offset = static_cast<uint32_t>(table.source.size() + at);
+            if (r.length) gather_segment(data, seg, seg.segs[k], table.bytes.data() + at);
+            at += r.length;
+          }
+        }
       },
-      std::max(1, o.threads));
+      threads);
   return table;
 }
 
