@@ -15,6 +15,7 @@
 
 #include "codec/api_guard.h"
 #include "codec/tile_backend.h"
+#include "core/memory.h"
 #include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "gj2k/gj2k.h"
@@ -70,12 +71,21 @@ namespace {
 
 void advise_huge_pages(void* p, size_t bytes) noexcept {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  // GJ2K_HUGE_PAGES=0 leaves the kernel's default (for measuring what the hint costs).
-  static const bool off = [] {
+  // The largest buffer advised: all of them, but where the guest reports its free pages
+  // (core::free_pages_reported) only those under 64 MiB, which the memory freed lately (not yet
+  // returned) still backs. GJ2K_HUGE_PAGES=0 leaves the kernel's default for every buffer, =1
+  // advises every one (for measuring what the hint costs or saves).
+  static const size_t largest = [] {
     const char* v = std::getenv("GJ2K_HUGE_PAGES");
-    return v && v[0] == '0' && v[1] == 0;
+    if (v && v[0] != 0 && v[1] == 0 && (v[0] == '0' || v[0] == '1'))
+      return v[0] == '0' ? size_t{0} : SIZE_MAX;
+    try {
+      return core::free_pages_reported() ? size_t{64} << 20 : SIZE_MAX;
+    } catch (...) {  // an unreadable /sys: every buffer
+      return SIZE_MAX;
+    }
   }();
-  if (off) return;
+  if (bytes >= largest) return;
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;
   const uintptr_t first = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
   const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);

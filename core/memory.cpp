@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <string>
+#include <system_error>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -37,6 +40,19 @@ void prefault(void* p, size_t bytes) {
   (void)p;
   (void)bytes;
 #endif
+}
+
+bool free_pages_reported(const std::filesystem::path& driver) {
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(driver, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    // The bound devices are links virtioN beside the driver's own files (bind, uevent...).
+    if (it->path().filename().string().rfind("virtio", 0) != 0) continue;
+    std::ifstream f(it->path() / "features");
+    std::string bits;
+    if (f >> bits && bits.size() > 5 && bits[5] == '1') return true;
+  }
+  return false;
 }
 
 void copy_streaming(void* dst, const void* src, size_t bytes) {

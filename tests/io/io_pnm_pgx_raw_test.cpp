@@ -150,7 +150,9 @@ TEST(IoPnm, LargeBinaryFilesReadAsTheirBytes) {
     EXPECT_EQ(streamed_error, whole_error);
     EXPECT_EQ(whole_error.empty(), !c.above && c.cut == 0) << whole_error;
     ASSERT_EQ(streamed.has_value(), whole.has_value());
-    if (whole) EXPECT_EQ(compare(*whole, *streamed), std::nullopt);
+    if (whole) {
+      EXPECT_EQ(compare(*whole, *streamed), std::nullopt);
+    }
   }
   fs::remove(file);
 }
