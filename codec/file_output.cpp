@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -80,16 +79,6 @@ void write_stream_replacing(const std::filesystem::path& path,
     std::unique_ptr<std::FILE, Closer> f(std::fopen(tmp.c_str(), "wb"));
     const std::string name = path.string();
     if (!f) throw Error(ErrorCode::kIo, name + ": cannot create: " + std::strerror(errno));
-    // Whole 1 MiB writes at 1 MiB offsets from a page-aligned buffer: the kernel's copy into
-    // the page cache then runs aligned on both sides. A file's odd-sized header (a PNM's)
-    // otherwise leaves every later write at an odd offset, whose copy costs the kernel about
-    // three times as much (docs/PERFORMANCE.md, thirteenth run).
-    constexpr size_t kBuffer = size_t{1} << 20;
-    struct Free {
-      void operator()(void* p) const { std::free(p); }
-    };
-    const std::unique_ptr<void, Free> buffer(std::aligned_alloc(4096, kBuffer));
-    if (buffer) std::setvbuf(f.get(), static_cast<char*>(buffer.get()), _IOFBF, kBuffer);
     produce([&](std::span<const uint8_t> bytes) {
       if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())
         throw Error(ErrorCode::kIo, name + ": write failed: " + std::strerror(errno));
