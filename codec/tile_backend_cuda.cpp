@@ -29,6 +29,7 @@
 #include "codec/gpu_warm_up.h"
 #include "codec/tile_backend.h"
 #include "codec/trace.h"
+#include "core/thread_pool.h"
 
 #include "gj2k/error.h"
 #include "transform/device.h"
@@ -36,6 +37,7 @@
 #if defined(GJ2K_HAVE_CUDA)
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <future>
@@ -312,21 +314,31 @@ class InverseRun {
       put(sl.t1_segs, t.segments.data(), t.segments.size() * sizeof(t.segments[0]));
     });
     TraceStage trace_jobs("gpu tier-1 jobs");
-    std::vector<ecu::BlockJob> jobs;
-    std::vector<cu::ReconstructJob> recon;
-    jobs.reserve(t.blocks.size());
-    recon.reserve(t.blocks.size());
-    size_t state_words = 0;
-    for (const CodeBlockTable::Block& b : t.blocks) {
-      if (b.component >= comps_.size() || !n_of(b.component))
-        throw Error(ErrorCode::kInternal, "cuda backend: a code-block of an undecoded component");
-      const CoefficientPlane& k = comps_[b.component];
-      const uint64_t at = offset_[b.component] + uint64_t{b.y} * k.rect.width() + b.x;
-      jobs.push_back(
-          {at, k.rect.width(), b.seg_first, b.seg_count, b.w, b.h, b.planes, b.band, b.style});
-      recon.push_back({at, k.rect.width(), b.w, b.h, b.q});
-      state_words = std::max(state_words, entropy::t1::state_words(b.w, b.h));
-    }
+    // Each block's job and reconstruction, in runs of blocks on the pool's threads.
+    std::vector<ecu::BlockJob> jobs(t.blocks.size());
+    std::vector<cu::ReconstructJob> recon(t.blocks.size());
+    std::atomic<size_t> most_words{0};
+    core::parallel_blocks(
+        t.blocks.size(),
+        [&](size_t first, size_t last) {
+          size_t words = 0;
+          for (size_t i = first; i < last; ++i) {
+            const CodeBlockTable::Block& b = t.blocks[i];
+            if (b.component >= comps_.size() || !n_of(b.component))
+              throw Error(ErrorCode::kInternal,
+                          "cuda backend: a code-block of an undecoded component");
+            const CoefficientPlane& k = comps_[b.component];
+            const uint64_t at = offset_[b.component] + uint64_t{b.y} * k.rect.width() + b.x;
+            jobs[i] = {at,  k.rect.width(), b.seg_first, b.seg_count, b.w,
+                       b.h, b.planes,       b.band,      b.style};
+            recon[i] = {at, k.rect.width(), b.w, b.h, b.q};
+            words = std::max(words, entropy::t1::state_words(b.w, b.h));
+          }
+          for (size_t seen = most_words.load(); words > seen;)
+            if (most_words.compare_exchange_weak(seen, words)) break;
+        },
+        threads_);
+    const size_t state_words = most_words.load();
     if (jobs.empty()) {
       bytes_up.get();
       if (times) times->up.record(s0), times->tier1.record(s0);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "entropy/t1_dec_block.h"
 
 namespace gj2k::entropy::cuda {
@@ -158,19 +159,22 @@ inline std::vector<size_t> group_warps(const std::vector<WarpKey>& keys) {
 template <class Job, class Seg>
 std::vector<WarpKey> warp_keys(const std::vector<Job>& jobs, const std::vector<Seg>& segs) {
   std::vector<WarpKey> keys(jobs.size());
-  for (size_t k = 0; k < jobs.size(); ++k) {
-    const Job& j = jobs[k];
-    uint64_t passes = 0, bytes = 0;
-    for (uint32_t s = 0; s < j.seg_count; ++s) {
-      passes += segs[j.seg_first + s].passes;
-      bytes += segs[j.seg_first + s].length;
+  // In runs of jobs on the current pool's threads (core/thread_pool.h).
+  core::parallel_blocks(jobs.size(), [&](size_t first, size_t last) {
+    for (size_t k = first; k < last; ++k) {
+      const Job& j = jobs[k];
+      uint64_t passes = 0, bytes = 0;
+      for (uint32_t s = 0; s < j.seg_count; ++s) {
+        passes += segs[j.seg_first + s].passes;
+        bytes += segs[j.seg_first + s].length;
+      }
+      passes = std::min<uint64_t>(passes, max_passes(j.planes));
+      const bool valid = t1::check_arguments(j.planes, j.band, j.w, j.h) == t1::BlockStatus::kOk;
+      keys[k] = {(j.style & cblk_style::kVerticalCausal) != 0, valid ? uint32_t{j.w} : 0u,
+                 valid ? uint32_t{j.h} : 0u, static_cast<uint32_t>(passes),
+                 decode_job_cost(passes, uint64_t{j.w} * j.h, bytes)};
     }
-    passes = std::min<uint64_t>(passes, max_passes(j.planes));
-    const bool valid = t1::check_arguments(j.planes, j.band, j.w, j.h) == t1::BlockStatus::kOk;
-    keys[k] = {(j.style & cblk_style::kVerticalCausal) != 0, valid ? uint32_t{j.w} : 0u,
-               valid ? uint32_t{j.h} : 0u, static_cast<uint32_t>(passes),
-               decode_job_cost(passes, uint64_t{j.w} * j.h, bytes)};
-  }
+  });
   return keys;
 }
 
@@ -210,9 +214,10 @@ inline bool prefer_warps(const BatchCosts& c, int multiprocessors) {
 // which the kernels treat as an empty block).
 template <class Job>
 void apply_placement(std::vector<Job>& jobs, const std::vector<size_t>& placed) {
-  std::vector<Job> out(placed.size(), Job{});
-  for (size_t i = 0; i < placed.size(); ++i)
-    if (placed[i] != SIZE_MAX) out[i] = jobs[placed[i]];
+  std::vector<Job> out(placed.size());
+  core::parallel_blocks(placed.size(), [&](size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i) out[i] = placed[i] != SIZE_MAX ? jobs[placed[i]] : Job{};
+  });
   jobs.swap(out);
 }
 
