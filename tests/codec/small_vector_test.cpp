@@ -75,7 +75,9 @@ TEST(SmallVector, AssignLikeStdVector) {
     v.push_back(1);
     EXPECT_EQ(v.size(), n + 1);
     EXPECT_EQ(v.back(), 1u);
-    if (n) EXPECT_EQ(v[0], value);
+    if (n) {
+      EXPECT_EQ(v[0], value);
+    }
   }
 }
 
