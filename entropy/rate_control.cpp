@@ -64,9 +64,10 @@ size_t RateAllocator::add_block(const uint32_t* ends, const double* gains, size_
 
 namespace {
 // Calls fn(first, last) over [0, n) in pieces of `piece` through `run` (or at once without
-// one). Hull points go 2^14 a piece; blocks, each with tens of passes, 2^10, so that the
-// 50,000 blocks of a large image make enough pieces for every core (2^14 made 3).
-constexpr size_t kPointPiece = size_t{1} << 14, kBlockPiece = size_t{1} << 10;
+// one). Hull points go 2^12 a piece; blocks, each with tens of passes, 2^8, so that the
+// 50,000 blocks and 400,000 points of a large image make several pieces for each of 16 cores
+// (pieces of 2^10 blocks and 2^14 points made 47 and 23: docs/PERFORMANCE.md).
+constexpr size_t kPointPiece = size_t{1} << 12, kBlockPiece = size_t{1} << 8;
 // Every call covers one whole piece [k * piece, min(n, (k + 1) * piece)), so callers may keep
 // per-piece results; without a scheduler (or with one piece) the pieces run in order here.
 template <class Fn>
