@@ -405,6 +405,12 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
         }
       },
       std::max(1, o.threads));
+  // What the table's 16-bit segment counts and 32-bit offsets cannot hold.
+  const auto too_large = [&] {
+    fail(ErrorCode::kUnsupported, t,
+         "more than 65535 codeword segments in a code-block, or 4 GB of code-block data in "
+         "the tile, for the GPU decode (use --device cpu)");
+  };
   // Where each kept block and its segments go in the table: prefix sums over the blocks
   // (a few operations each), so that the table is then filled in parallel.
   std::vector<uint32_t> block_at(jobs.size() + 1, 0);
@@ -412,17 +418,11 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
   for (size_t j = 0; j < jobs.size(); ++j) {
     const Entry& e = entries[j];
     errors.over_passes += e.over_passes;
-    if (e.too_many)
-      fail(ErrorCode::kUnsupported, t,
-           "more than 65535 codeword segments in a code-block, or 4 GB of code-block data in "
-           "the tile, for the GPU decode (use --device cpu)");
+    if (e.too_many) too_large();
     block_at[j + 1] = block_at[j] + (e.keep ? 1 : 0);
     seg_at[j + 1] = seg_at[j] + (e.keep ? jobs[j].seg->segs.size() : 0);
   }
-  if (seg_at[jobs.size()] > UINT32_MAX)
-    fail(ErrorCode::kUnsupported, t,
-         "more than 65535 codeword segments in a code-block, or 4 GB of code-block data in "
-         "the tile, for the GPU decode (use --device cpu)");
+  if (seg_at[jobs.size()] > UINT32_MAX) too_large();
   CodeBlockTable table;
   table.blocks.resize(block_at[jobs.size()]);
   table.segments.resize(seg_at[jobs.size()]);
@@ -468,10 +468,7 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
     copied += referenced;
     lo = hi = 0;
   }
-  if (hi - lo + copied > UINT32_MAX)
-    fail(ErrorCode::kUnsupported, t,
-         "more than 65535 codeword segments in a code-block, or 4 GB of code-block data in "
-         "the tile, for the GPU decode (use --device cpu)");
+  if (hi - lo + copied > UINT32_MAX) too_large();
   errors.report(o, t, warnings);
   table.source = data.subspan(lo, hi - lo);
   // The offsets: into the source, or after it where the copies go, each block's copies at the

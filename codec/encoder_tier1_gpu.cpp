@@ -333,11 +333,9 @@ TileCoding code_tile_gpu(cu::TileTransformer& tt, const Image& image, const Enco
                double(total_records * sizeof(entropy::CodedPass)) / 1e6);
     b.ring.download(tile.coded_passes.data(), b.records.get(),
                     total_records * sizeof(entropy::CodedPass), st, threads);
-    int device = 0;
-    GJ2K_CUDA_CHECK(cudaGetDevice(&device));
     uint8_t* const dst = tile.coded_bytes.data();
-    tile.coded_bytes_ready = async_in_scope([lease, dst, total_bytes, threads, device] {
-      GJ2K_CUDA_CHECK(cudaSetDevice(device));
+    tile.coded_bytes_ready = async_in_scope([lease, dst, total_bytes, threads] {
+      use_context_device();  // the caller's (async_in_scope carries its context)
       Tier1Buffers& buffers = **lease;
       buffers.ring.download(dst, buffers.bytes.get(), total_bytes, buffers.down.get(), threads);
       lease->succeeded();

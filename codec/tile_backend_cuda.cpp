@@ -301,10 +301,8 @@ class InverseRun {
     // makes and arranges the jobs: the two took about as long each, one after the other. The
     // ring and stream 0 are the helper's until it is joined (bytes_up.get() below, or the
     // future's destructor, which waits, when this thread throws first).
-    int device = 0;
-    GJ2K_CUDA_CHECK(cudaGetDevice(&device));
-    std::future<void> bytes_up = async_in_scope([&, device] {
-      GJ2K_CUDA_CHECK(cudaSetDevice(device));
+    std::future<void> bytes_up = async_in_scope([&] {
+      use_context_device();  // the caller's (async_in_scope carries its context)
       sl.t1_bytes.reserve(std::max<size_t>(t.source.size() + t.bytes.size(), 4));
       if (!t.source.empty())
         sl.ring.upload(sl.t1_bytes.get(), t.source.data(), t.source.size(), s0, threads_);
