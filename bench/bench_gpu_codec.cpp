@@ -17,6 +17,9 @@
 // (default 10240x6400), GJ2K_BENCH_ITERS (default 3, the first not counted),
 // GJ2K_BENCH_WRITE_DIR (optional: the two codestreams are written there as bench53.j2k and
 // bench97.j2k, for timing whole `gj2k decode` processes).
+// The encodes run twice: from the Image (int32 planes) and from the same samples as a caller's
+// interleaved 8-bit RGB buffer (Encoder::encode(layout, InputBuffer)); both must give the CPU's
+// codestream of the Image.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -107,6 +110,16 @@ int main(int argc, char** argv) {
   const gj2k::Image image = gj2k::bench::photo_mosaic(w, h);
   std::printf("image %ux%u RGB 8-bit photo mosaic made in %.0f ms; %u threads, %d iterations\n", w,
               h, now_ms() - t0, std::thread::hardware_concurrency(), iters);
+  // The same image as interleaved 8-bit RGB rows, as a caller holding a photo has it.
+  const gj2k::Image layout = gj2k::make_layout(w, h, 3, 8);
+  std::vector<uint8_t> rgb8_bytes(size_t{w} * h * 3);
+  for (size_t i = 0; i < size_t{w} * h; ++i)
+    for (size_t c = 0; c < 3; ++c)
+      rgb8_bytes[i * 3 + c] = static_cast<uint8_t>(image.components[c].samples[i]);
+  gj2k::InputBuffer rgb8;
+  rgb8.data = rgb8_bytes.data();
+  rgb8.size = rgb8_bytes.size();
+  rgb8.interleaved = true;
 
   // Whole decode: streams made on the CPU, then the first GPU call of the process (cold).
   std::vector<Row> decode_rows;
@@ -205,6 +218,20 @@ int main(int argc, char** argv) {
     if (!out[1].empty())
       std::printf("encode %s: GPU codestream %s the CPU's\n", kind,
                   out[0] == out[1] ? "identical to" : "DIFFERS from");
+    // The same image as the caller's 8-bit interleaved RGB rows (Encoder::encode(layout,
+    // InputBuffer)): read from the buffer, never as int32 planes; the bytes must be the same.
+    for (EncodeParams::Device d : {EncodeParams::Device::kCpu, EncodeParams::Device::kGpu}) {
+      if (d == EncodeParams::Device::kGpu && !info.available) continue;
+      p.device = d;
+      std::vector<uint8_t> o;
+      const double ms = time_ms(iters, [&] { o = gj2k::Encoder().encode(layout, rgb8, p); });
+      const bool gpu = d == EncodeParams::Device::kGpu;
+      rows.push_back({std::string("encode ") + kind + (irreversible ? " rate 20" : "") +
+                          " from RGB8, --device " + (gpu ? "gpu" : "cpu"),
+                      ms, o.size()});
+      std::printf("encode %s from RGB8 on the %s: codestream %s the CPU's from the image\n", kind,
+                  gpu ? "GPU" : "CPU", o == out[0] ? "identical to" : "DIFFERS from");
+    }
   }
 
 #if defined(GJ2K_HAVE_CUDA)

@@ -290,14 +290,10 @@ gj2k::DecodeParams to_cpp(const gj2k_context* ctx, const gj2k_decode_params* in)
   return p;
 }
 
-template <class T>
-int32_t load(const uint8_t* p) {
-  T t;
-  std::memcpy(&t, p, sizeof(T));
-  return static_cast<int32_t>(t);
-}
-
-gj2k::Image image_from(const gj2k_context* ctx, const gj2k_image_desc* d, const gj2k_buffer* in) {
+// The image `d` describes, without samples (they stay in `in`, which Encoder::encode(layout,
+// InputBuffer) reads and range-checks), and the library's view of the buffer.
+gj2k::Image layout_from(const gj2k_context* ctx, const gj2k_image_desc* d, const gj2k_buffer* in,
+                        gj2k::InputBuffer& buffer) {
   if (!d) invalid("image description is NULL");
   if (!in) invalid("input buffer is NULL");
   check_struct(d->struct_size, sizeof(gj2k_image_desc), "gj2k_image_desc");
@@ -307,32 +303,19 @@ gj2k::Image image_from(const gj2k_context* ctx, const gj2k_image_desc* d, const 
   const Geometry g = geometry(*in, d->width, d->height, d->num_components);
   if (d->precision > 8 * g.bytes)
     invalid("precision " + std::to_string(d->precision) + " does not fit GJ2K_SAMPLE_8");
-  gj2k::Image image =
-      gj2k::make_image(d->width, d->height, d->num_components, d->precision, d->is_signed != 0);
   if (!in->data) invalid("input buffer data is NULL");
   if (in->size < g.needed)
     throw Failure{GJ2K_ERR_BUFFER_TOO_SMALL, "input buffer of " + std::to_string(in->size) +
                                                  " bytes; the image needs " +
                                                  std::to_string(g.needed)};
-  const bool sgn = d->is_signed != 0;
-  for (uint32_t c = 0; c < d->num_components; ++c) {
-    gj2k::Component& comp = image.components[c];
-    const uint8_t* base = static_cast<const uint8_t*>(in->data) + c * g.comp_step;
-    for (uint32_t y = 0; y < d->height; ++y) {
-      const uint8_t* p = base + y * g.row;
-      int32_t* s = comp.samples.data() + size_t{y} * comp.width;
-      for (uint32_t x = 0; x < d->width; ++x, p += g.pixel) {
-        if (g.bytes == 1)
-          s[x] = sgn ? load<int8_t>(p) : load<uint8_t>(p);
-        else
-          s[x] = sgn ? load<int16_t>(p) : load<uint16_t>(p);
-        if (s[x] < comp.min_value() || s[x] > comp.max_value())
-          invalid("component " + std::to_string(c) + " sample at (" + std::to_string(x) + ", " +
-                  std::to_string(y) + ") is " + std::to_string(s[x]) + ", outside " +
-                  std::to_string(d->precision) + "-bit range");
-      }
-    }
-  }
+  gj2k::Image image =
+      gj2k::make_layout(d->width, d->height, d->num_components, d->precision, d->is_signed != 0);
+  buffer.data = in->data;
+  buffer.size = in->size;
+  buffer.type = static_cast<gj2k::SampleType>(in->type);
+  buffer.interleaved = in->layout == GJ2K_INTERLEAVED;
+  buffer.row_stride = in->row_stride;
+  buffer.plane_stride = in->plane_stride;
   if (d->color_space == GJ2K_CS_ICC && (!d->icc_profile || d->icc_size == 0)) {
     warn(ctx, "encode: GJ2K_CS_ICC without a profile; the colour space is left unstated");
   } else if (d->color_space == GJ2K_CS_ICC) {
@@ -391,8 +374,9 @@ std::vector<uint8_t> encode(gj2k_context* ctx, const gj2k_image_desc* d, const g
                             const gj2k_encode_params* params) {
   gj2k::FileFormat format;
   const gj2k::EncodeParams p = to_cpp(ctx, params, format);
-  // The image is this call's own copy of the caller's samples: the encoder may take its buffers.
-  return gj2k::Encoder().encode(image_from(ctx, d, in), p, format);
+  gj2k::InputBuffer buffer;
+  const gj2k::Image layout = layout_from(ctx, d, in, buffer);
+  return gj2k::Encoder().encode(layout, buffer, p, format);
 }
 
 gj2k_context* no_context() {

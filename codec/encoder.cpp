@@ -17,6 +17,7 @@
 #include "codec/device.h"
 #include "codec/encoder_internal.h"
 #include "codec/file_output.h"
+#include "codec/input_buffer.h"
 #include "codec/jp2/boxes.h"
 #include "codec/markers/codestream.h"
 #include "codec/parallel.h"
@@ -221,8 +222,11 @@ EncodeSetup make_setup(const EncodeParams& p, const Image& image) {
 namespace {
 
 // `given`: image_in itself when the caller gave it up (Encoder::encode(Image&&)), else null.
+// `buffer`: the caller's samples when image_in is a layout without them (Encoder::encode(
+// layout, InputBuffer)), else null.
 std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams& params,
-                                      FileFormat format, EncodeStats* stats, Image* given) {
+                                      FileFormat format, EncodeStats* stats, Image* given,
+                                      const InputBuffer* buffer = nullptr) {
   const auto start = std::chrono::steady_clock::now();
   codec::TraceStage trace_setup("validate + setup");
   // The device: auto = the GPU when one is present and the image is large enough for it to be
@@ -240,7 +244,7 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
   const bool on_gpu = transform::resolve_device(requested) == transform::Device::kGpu;
   // On the GPU, the sample ranges are checked while the samples are staged for upload (one
   // pass over the image, not two).
-  codec::validate(params, image_in, /*samples=*/!on_gpu);
+  codec::validate(params, image_in, /*samples=*/!on_gpu, /*buffers=*/buffer == nullptr);
 
   std::optional<Image> moved;
   if (params.set_image_origin &&
@@ -262,17 +266,27 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
   const Image& image = moved ? *moved : image_in;
 
   codec::ThreadScope threads(params.threads);
-  codec::EncodeSetup setup = codec::make_setup(params, image);
+  // A caller's buffer is read where the stages read samples (setup.input); only a --psnr
+  // target, which measures against the image, reads it into one first.
+  const bool measures = params.rates.empty() && params.bpp.empty() && !params.psnr.empty();
+  std::optional<codec::InputSource> input;
+  std::optional<Image> read_in;
+  if (buffer) {
+    input = codec::checked_input(image, *buffer);
+    if (measures) read_in = codec::to_image(image, *input);
+  }
+  const Image& source = read_in ? *read_in : image;
+  codec::EncodeSetup setup = codec::make_setup(params, source);
+  if (input && !read_in) setup.input = &*input;
   setup.gpu = on_gpu;
   std::optional<codec::Jp2Header> jp2;
   if (format == FileFormat::kJp2) {
-    jp2 = codec::jp2_header(setup.main.siz, image);
+    jp2 = codec::jp2_header(setup.main.siz, source);
     setup.container_bytes = static_cast<double>(codec::write_jp2(*jp2, {}).size());
   }
 
   const uint32_t ntiles = codec::num_tiles(setup.main.siz);
   // A --psnr target measures the reconstruction against the samples after the forward stage.
-  const bool measures = params.rates.empty() && params.bpp.empty() && !params.psnr.empty();
   if (given && ntiles == 1 && !on_gpu && !measures) setup.reuse_samples = given;
   std::vector<codec::TileCoding> tiles(ntiles);
   trace_setup.end();
@@ -292,7 +306,7 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
       const uint32_t t = static_cast<uint32_t>(i);
       if (cancelled.load(std::memory_order_relaxed)) return;
       try {
-        tiles[t] = codec::encode_tile(image, setup, no_progress, t);
+        tiles[t] = codec::encode_tile(source, setup, no_progress, t);
       } catch (...) {
         const std::lock_guard lock(failure_mutex);
         if (t < failure_at) {
@@ -312,7 +326,7 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
     const auto pipeline = codec::encode_backend(setup).forward_pipeline();
     for (uint32_t t = 0; t < ntiles; ++t) {
       codec::report_progress(params, "transform + tier-1", double(t) / ntiles);
-      tiles[t] = codec::encode_tile(image, setup, params, t, pipeline.get());
+      tiles[t] = codec::encode_tile(source, setup, params, t, pipeline.get());
     }
   }
   codec::report_progress(params, "transform + tier-1", 1.0);
@@ -325,7 +339,7 @@ std::vector<uint8_t> encode_unguarded(const Image& image_in, const EncodeParams&
   }
 #endif
   codec::TraceStage trace_assemble("rate control + tier-2");
-  std::vector<uint8_t> stream = codec::assemble_codestream(tiles, setup, params, image, stats);
+  std::vector<uint8_t> stream = codec::assemble_codestream(tiles, setup, params, source, stats);
   trace_assemble.end();
   {
     codec::TraceStage trace_release("release tiles");
@@ -354,6 +368,14 @@ std::vector<uint8_t> Encoder::encode(Image&& image, const EncodeParams& params, 
                                      EncodeStats* stats) const {
   return detail::guard("", "encoding",
                        [&] { return encode_unguarded(image, params, format, stats, &image); });
+}
+
+std::vector<uint8_t> Encoder::encode(const Image& layout, const InputBuffer& samples,
+                                     const EncodeParams& params, FileFormat format,
+                                     EncodeStats* stats) const {
+  return detail::guard("", "encoding", [&] {
+    return encode_unguarded(layout, params, format, stats, nullptr, &samples);
+  });
 }
 
 namespace {

@@ -23,6 +23,8 @@
 
 namespace gj2k::codec {
 
+struct InputSource;  // codec/input_buffer.h
+
 // Reports progress through params.progress, when set; throws Error(kCancelled) when the
 // callback asks to stop. Only for the encoding thread, outside parallel regions.
 inline void report_progress(const EncodeParams& params, const char* stage, double fraction) {
@@ -121,20 +123,26 @@ struct EncodeSetup {
   // transform in place (Encoder::encode(Image&&)): set only for one tile on the CPU when
   // nothing reads the samples after the forward stage (no --psnr measurement).
   Image* reuse_samples = nullptr;
+  // The caller's samples when the image is a layout without them (Encoder::encode(layout,
+  // InputBuffer)): the forward stages read them from here, checked (codec/input_buffer.h).
+  const InputSource* input = nullptr;
 };
 
 // gj2k::validate(const Image&) in two halves: the layout (area, components, subsampling,
-// sizes, precisions, buffer sizes), and every sample inside its precision's range. Both throw
-// Error(kInvalidArgument) naming the component (and the first bad sample, in raster order).
-void validate_layout(const Image& image);
+// sizes, precisions, and with `buffers` the sample buffers' sizes), and every sample inside its
+// precision's range. Both throw Error(kInvalidArgument) naming the component (and the first bad
+// sample, in raster order).
+void validate_layout(const Image& image, bool buffers = true);
 void validate_samples(const Image& image);
 // make_image(width, height, num_components, precision) with its samples not zeroed: for a
 // reader that writes every one of them.
 Image make_image_for_overwrite(uint32_t width, uint32_t height, uint32_t num_components,
                                uint32_t precision);
 // gj2k::validate(params, image); without `samples`, the sample ranges are left to the caller
-// (the GPU encoder checks them as it stages the samples, and calls validate_samples to report).
-void validate(const EncodeParams& params, const Image& image, bool samples);
+// (the GPU encoder checks them as it stages the samples, and calls validate_samples to report);
+// without `buffers`, the image is a layout whose samples lie in an input buffer
+// (codec/input_buffer.h, which checks them).
+void validate(const EncodeParams& params, const Image& image, bool samples, bool buffers = true);
 
 // Builds the main header and setup from the validated params and the (origin-adjusted) image.
 EncodeSetup make_setup(const EncodeParams& params, const Image& image);

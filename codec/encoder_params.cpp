@@ -82,15 +82,15 @@ namespace {
 
 // The image itself (geometry, sample ranges), with the origin (x0, y0) applied.
 void validate_image(const EncodeParams& p, const Image& image_in, uint32_t x0, uint32_t y0,
-                    bool samples) {
+                    bool samples, bool buffers) {
   if (uint64_t{x0} + image_in.width() > UINT32_MAX || uint64_t{y0} + image_in.height() > UINT32_MAX)
     refuse("--image-origin", "the image would extend past the 32-bit reference grid");
   if (image_in.components.empty()) refuse("input", "the image has no components");
   if (image_in.components.size() > 16384)
     refuse("input", "the image has " + std::to_string(image_in.components.size()) +
                         " components, JPEG 2000 allows at most 16384");
-  codec::validate_layout(image_in);
-  if (samples) codec::validate_samples(image_in);
+  codec::validate_layout(image_in, buffers);
+  if (samples && buffers) codec::validate_samples(image_in);
   if (p.set_image_origin) {
     for (size_t c = 0; c < image_in.components.size(); ++c) {
       const Component& comp = image_in.components[c];
@@ -241,10 +241,10 @@ void validate_progression_changes(const EncodeParams& p) {
 
 namespace codec {
 
-void validate(const EncodeParams& p, const Image& image_in, bool samples) {
+void validate(const EncodeParams& p, const Image& image_in, bool samples, bool buffers) {
   const uint32_t x0 = p.set_image_origin ? p.image_x0 : image_in.x0;
   const uint32_t y0 = p.set_image_origin ? p.image_y0 : image_in.y0;
-  validate_image(p, image_in, x0, y0, samples);
+  validate_image(p, image_in, x0, y0, samples, buffers);
   validate_coding(p);
   validate_rates(p);
   validate_mct(p, image_in.components);

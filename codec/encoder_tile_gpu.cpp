@@ -16,8 +16,10 @@
 
 #include "codec/context.h"
 #include "codec/encoder_gpu.h"
+#include "codec/input_buffer.h"
 #include "codec/structure.h"
 #include "codec/trace.h"
+#include "core/memory.h"
 #include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "transform/cuda/cuda_check.h"
@@ -55,12 +57,15 @@ transform::cuda::Pool<TileTransformer>& pool() {
 
 std::atomic<uint32_t> g_cpu_tiles{0};  // gpu_path_cpu_tiles()
 
-// Samples [first, first + n) of the tile as TileTransformer::SampleFill lays them out (the
-// spec's tile-components back to back, each its rect (B-12) in rows) into dst, narrowed to T.
-// Returns whether every one lies inside its component's range (validate_samples; the encoder
-// leaves that check to this pass over the samples).
-template <class T>
-bool stage_range(const Image& image, const TileSpec& spec, size_t first, size_t n, T* dst) {
+// fn(c, x, y, len, at) for the runs of samples [first, first + n) of the tile as
+// TileTransformer::SampleFill lays them out (the spec's tile-components back to back, each its
+// rect (B-12) in rows): `len` samples of component c from its sample (x, y) (counted from the
+// component's first, as Component::at), bound for position `at` of the range. Rows in
+// parallel. fn returns whether its samples lie in their component's range; so does this, for
+// all of them.
+template <class Fn>
+bool over_staged_runs(const Image& image, const TileSpec& spec, size_t first, size_t n,
+                      const Fn& fn) {
   std::atomic<bool> out_of_range{false};
   size_t base = 0;  // the component's first sample in the tile's layout
   for (size_t c = 0; c < spec.comps.size(); base += spec.comps[c].rect.area(), ++c) {
@@ -69,26 +74,76 @@ bool stage_range(const Image& image, const TileSpec& spec, size_t first, size_t 
     if (w == 0 || first >= base + count || first + n <= base) continue;
     const size_t a = std::max(first, base) - base, b = std::min(first + n, base + count) - base;
     const Component& comp = image.components[c];
-    const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
-    const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
-    const int64_t lo = comp.min_value(), hi = comp.max_value();
+    const uint32_t bx = r.x0 - static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
+    const uint32_t by = r.y0 - static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
     const size_t row0 = a / w, rows = (b + w - 1) / w - row0;
     core::parallel_blocks(rows, [&](size_t first_row, size_t last_row) {
       bool in_range = true;
       for (size_t i = first_row; i < last_row; ++i) {
         const size_t y = row0 + i;
         const size_t x0 = std::max(a, y * w) - y * w, x1 = std::min(b, (y + 1) * w) - y * w;
-        const int32_t* src = comp.samples.data() +
-                             size_t{r.y0 + static_cast<uint32_t>(y) - cy0} * comp.width +
-                             (r.x0 - cx0) + x0;
-        // One pass: the range check and the narrowing read each sample once.
-        in_range = transform::narrow_row(src, x1 - x0, dst + (base + y * w + x0 - first), lo, hi) &&
+        in_range = fn(c, bx + static_cast<uint32_t>(x0), by + static_cast<uint32_t>(y), x1 - x0,
+                      base + y * w + x0 - first) &&
                    in_range;
       }
       if (!in_range) out_of_range = true;
     });
   }
   return !out_of_range;
+}
+
+// The samples of over_staged_runs from the image into dst, narrowed to T. Returns whether every
+// one lies inside its component's range (validate_samples; the encoder leaves that check to
+// this pass over the samples: the range check and the narrowing read each sample once).
+template <class T>
+bool stage_range(const Image& image, const TileSpec& spec, size_t first, size_t n, T* dst) {
+  return over_staged_runs(
+      image, spec, first, n, [&](size_t c, uint32_t x, uint32_t y, size_t len, size_t at) {
+        const Component& comp = image.components[c];
+        return transform::narrow_row(comp.samples.data() + size_t{y} * comp.width + x, len,
+                                     dst + at, comp.min_value(), comp.max_value());
+      });
+}
+
+// stage_range for a caller's buffer (setup.input, checked already): each run converted to int32
+// through a piece on the stack, then narrowed.
+template <class T>
+void stage_range_input(const Image& image, const InputSource& src, const TileSpec& spec,
+                       size_t first, size_t n, T* dst) {
+  over_staged_runs(image, spec, first, n,
+                   [&](size_t c, uint32_t x, uint32_t y, size_t len, size_t at) {
+                     constexpr size_t kPiece = 1024;
+                     int32_t piece[kPiece];
+                     for (size_t k = 0; k < len; k += kPiece) {
+                       const size_t l = std::min(kPiece, len - k);
+                       read_samples(src, c, x + static_cast<uint32_t>(k), y, l, piece);
+                       transform::narrow_row(piece, l, dst + at + k, INT32_MIN, INT32_MAX);
+                     }
+                     return true;
+                   });
+}
+
+// Samples [first, first + n) of the tile in the interleaved layout (TileSpec::interleaved: its
+// rows of whole pixels, the components of a pixel together) into dst, straight from the
+// caller's rows, which lie the same way (make_spec chose it so).
+void stage_interleaved(const Image& image, const InputSource& src, const TileSpec& spec,
+                       size_t first, size_t n, void* dst) {
+  const Rect& r = spec.comps[0].rect;
+  const size_t per_row = size_t{r.width()} * spec.comps.size();  // samples
+  const size_t bytes = static_cast<size_t>(spec.sample_bytes);
+  const Component& comp = image.components[0];
+  const uint32_t bx = r.x0 - static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
+  const uint32_t by = r.y0 - static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+  const size_t row0 = first / per_row, rows = (first + n + per_row - 1) / per_row - row0;
+  core::parallel_blocks(rows, [&](size_t first_row, size_t last_row) {
+    for (size_t i = first_row; i < last_row; ++i) {
+      const size_t y = row0 + i;
+      const size_t a = std::max(first, y * per_row), b = std::min(first + n, (y + 1) * per_row);
+      const uint8_t* row = src.at(0, bx, by + static_cast<uint32_t>(y));
+      core::copy_streaming(static_cast<uint8_t*>(dst) + (a - first) * bytes,
+                           row + (a - y * per_row) * bytes, (b - a) * bytes);
+    }
+  });
 }
 
 // Throws validate_samples' error when a staged tile-component had a sample out of range.
@@ -102,6 +157,7 @@ void check_staged(bool in_range, const Image& image) {
 // validate_samples for the tile-components of tile t only: for tiles that the CPU encodes on
 // the GPU path (the corner cases below), which staging does not see.
 void check_tile_samples(const Image& image, const EncodeSetup& setup, uint32_t t) {
+  if (setup.input) return;  // a caller's buffer: checked whole before (checked_input)
   for (size_t c = 0; c < image.components.size(); ++c) {
     const Component& comp = image.components[c];
     const Rect r = tile_component_rect(setup.main.siz, t, static_cast<uint16_t>(c));
@@ -152,13 +208,41 @@ bool make_spec(const Image& image, const EncodeSetup& setup, uint32_t t, TileSpe
                       : max_precision <= 16         ? 2
                                                     : 4;
   spec.sample_signed = all_signed;
+  // A caller's interleaved buffer of the upload's width goes up as it lies, its rows unpacked
+  // on the device, when the tile's components share one rectangle.
+  if (const InputSource* src = setup.input) {
+    bool same = src->interleaved && src->host_order() && spec.sample_bytes != 4 &&
+                src->bytes == static_cast<uint32_t>(spec.sample_bytes);
+    for (size_t c = 1; c < nc && same; ++c) same = spec.comps[c].rect == spec.comps[0].rect;
+    spec.interleaved = same;
+  }
   return true;
 }
 
 // Stages the tile's samples straight into tt's pinned staging as they go up (returns once they
 // are read) and enqueues the transform; throws validate_samples' error for a sample out of its
-// component's range.
-void enqueue(const Image& image, const TileSpec& spec, TileTransformer& tt) {
+// component's range. A caller's buffer (setup.input) is staged from its rows, its ranges
+// checked before.
+void enqueue(const Image& image, const EncodeSetup& setup, const TileSpec& spec,
+             TileTransformer& tt) {
+  if (const InputSource* src = setup.input) {
+    tt.encode(0, spec, [&](size_t first, size_t n, void* dst) {
+      if (spec.interleaved)
+        stage_interleaved(image, *src, spec, first, n, dst);
+      else if (spec.sample_bytes == 1 && spec.sample_signed)
+        stage_range_input(image, *src, spec, first, n, static_cast<int8_t*>(dst));
+      else if (spec.sample_bytes == 1)
+        stage_range_input(image, *src, spec, first, n, static_cast<uint8_t*>(dst));
+      else if (spec.sample_bytes == 2 && spec.sample_signed)
+        stage_range_input(image, *src, spec, first, n, static_cast<int16_t*>(dst));
+      else if (spec.sample_bytes == 2)
+        stage_range_input(image, *src, spec, first, n, static_cast<uint16_t*>(dst));
+      else
+        stage_range_input(image, *src, spec, first, n, static_cast<int32_t*>(dst));
+      return true;
+    });
+    return;
+  }
   const bool in_range = tt.encode(0, spec, [&](size_t first, size_t n, void* dst) {
     if (spec.sample_bytes == 1)
       return spec.sample_signed ? stage_range(image, spec, first, n, static_cast<int8_t*>(dst))
@@ -211,7 +295,7 @@ std::unique_ptr<TileTransformer> start(const Image& image, const EncodeSetup& se
   transform::cuda::Lease<TileTransformer> lease(pool(), std::move(adopted));
   if (!enqueued) {
     TraceStage trace_stage("gpu samples staged");
-    enqueue(image, spec, *lease);
+    enqueue(image, setup, spec, *lease);
   }
 
   // A serial tile loop (one tile at a time, threads inside the tile) enqueues the next tile
@@ -226,7 +310,7 @@ std::unique_ptr<TileTransformer> start(const Image& image, const EncodeSetup& se
         if (!spare && tiles - t - 1 >= kTilesToRepayTransformer) spare = pool().take();
         if (spare) {
           transform::cuda::Lease<TileTransformer> next_lease(pool(), std::move(spare));
-          enqueue(image, next, *next_lease);
+          enqueue(image, setup, next, *next_lease);
           ahead->impl->t = t + 1;
           ahead->impl->tt = next_lease.release();
         }

@@ -14,6 +14,7 @@
 #endif
 
 #include "codec/api_guard.h"
+#include "codec/encoder_internal.h"
 #include "codec/tile_backend.h"
 #include "core/memory.h"
 #include "core/thread_pool.h"
@@ -98,8 +99,12 @@ void advise_huge_pages(void* p, size_t bytes) noexcept {
 
 namespace {
 
-// allocate_components, the samples zeroed or (for a caller that writes every one) not.
-void allocate(Image& image, bool zero) {
+// How `allocate` leaves the samples: zeros, not initialised (for a caller that writes every
+// one), or none at all (a layout).
+enum class Fill { kZero, kForOverwrite, kNone };
+
+// allocate_components with its samples as `fill` says.
+void allocate(Image& image, Fill fill) {
   if (image.x1 <= image.x0 || image.y1 <= image.y0) bad("empty image area");
   if (image.components.empty()) bad("no components");
   for (size_t c = 0; c < image.components.size(); ++c) {
@@ -113,8 +118,10 @@ void allocate(Image& image, bool zero) {
     comp.height = component_extent(image.y0, image.y1, comp.dy);
     const size_t n = static_cast<size_t>(comp.width) * comp.height;
     detail::guard("", "allocating an image", [&] {
-      if (zero) {
+      if (fill == Fill::kZero) {
         comp.samples.assign(n, 0);
+      } else if (fill == Fill::kNone) {
+        Samples().swap(comp.samples);
       } else {
         Samples().swap(comp.samples);
         comp.samples.resize(n);  // not zeroed (DefaultInitAllocator)
@@ -124,7 +131,7 @@ void allocate(Image& image, bool zero) {
 }
 
 Image make(uint32_t width, uint32_t height, uint32_t num_components, uint32_t precision,
-           bool is_signed, uint32_t x0, uint32_t y0, bool zero) {
+           bool is_signed, uint32_t x0, uint32_t y0, Fill fill) {
   if (width == 0 || height == 0) bad("zero width or height");
   if (uint64_t{x0} + width > UINT32_MAX || uint64_t{y0} + height > UINT32_MAX)
     bad("image area exceeds the 32-bit reference grid");
@@ -137,7 +144,7 @@ Image make(uint32_t width, uint32_t height, uint32_t num_components, uint32_t pr
   proto.precision = precision;
   proto.is_signed = is_signed;
   image.components.assign(num_components, proto);
-  allocate(image, zero);
+  allocate(image, fill);
   if (num_components == 1) image.color_space = ColorSpace::kGrey;
   if (num_components == 3) image.color_space = ColorSpace::kSRGB;
   return image;
@@ -146,22 +153,27 @@ Image make(uint32_t width, uint32_t height, uint32_t num_components, uint32_t pr
 }  // namespace
 
 void allocate_components(Image& image) {
-  allocate(image, true);
+  allocate(image, Fill::kZero);
 }
 
 Image make_image(uint32_t width, uint32_t height, uint32_t num_components, uint32_t precision,
                  bool is_signed, uint32_t x0, uint32_t y0) {
-  return make(width, height, num_components, precision, is_signed, x0, y0, true);
+  return make(width, height, num_components, precision, is_signed, x0, y0, Fill::kZero);
+}
+
+Image make_layout(uint32_t width, uint32_t height, uint32_t num_components, uint32_t precision,
+                  bool is_signed, uint32_t x0, uint32_t y0) {
+  return make(width, height, num_components, precision, is_signed, x0, y0, Fill::kNone);
 }
 
 namespace codec {
 
 Image make_image_for_overwrite(uint32_t width, uint32_t height, uint32_t num_components,
                                uint32_t precision) {
-  return make(width, height, num_components, precision, false, 0, 0, false);
+  return make(width, height, num_components, precision, false, 0, 0, Fill::kForOverwrite);
 }
 
-void validate_layout(const Image& image) {
+void validate_layout(const Image& image, bool buffers) {
   if (image.x1 <= image.x0 || image.y1 <= image.y0) bad("empty image area");
   if (image.components.empty()) bad("no components");
   for (size_t c = 0; c < image.components.size(); ++c) {
@@ -175,7 +187,7 @@ void validate_layout(const Image& image) {
         comp.height != component_extent(image.y0, image.y1, comp.dy))
       bad(name + "size " + std::to_string(comp.width) + "x" + std::to_string(comp.height) +
           " does not match the image area and subsampling");
-    if (comp.samples.size() != static_cast<size_t>(comp.width) * comp.height)
+    if (buffers && comp.samples.size() != static_cast<size_t>(comp.width) * comp.height)
       bad(name + "sample buffer holds " + std::to_string(comp.samples.size()) +
           " samples, expected " + std::to_string(size_t{comp.width} * comp.height));
   }

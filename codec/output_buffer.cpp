@@ -50,34 +50,42 @@ BufferLayout strided_layout(uint32_t width, uint32_t height, size_t ncomp, size_
   return g;
 }
 
-BufferLayout buffer_layout(const Image& image, const OutputBuffer& b) {
+BufferLayout caller_layout(const Image& image, SampleType type, bool interleaved, bool big_endian,
+                           size_t row_stride, size_t plane_stride, const char* what) {
+  auto bad = [what](const std::string& why) {
+    throw Error(ErrorCode::kInvalidArgument, std::string(what) + ": " + why);
+  };
   BufferLayout g;
-  if (b.type != SampleType::k8 && b.type != SampleType::k16 && b.type != SampleType::k32)
-    invalid("sample type " + std::to_string(static_cast<int>(b.type)) + " is not 8, 16 or 32-bit");
-  const uint32_t bytes = static_cast<uint32_t>(b.type);
-  g.format = {bytes, b.big_endian};
+  if (type != SampleType::k8 && type != SampleType::k16 && type != SampleType::k32)
+    bad("sample type " + std::to_string(static_cast<int>(type)) + " is not 8, 16 or 32-bit");
+  const uint32_t bytes = static_cast<uint32_t>(type);
+  g.format = {bytes, big_endian};
   const size_t ncomp = image.components.size();
   uint32_t width = 0, height = 0;
   for (size_t k = 0; k < ncomp; ++k) {
     const Component& c = image.components[k];
     width = std::max(width, c.width);
     height = std::max(height, c.height);
-    if (b.interleaved &&
+    if (interleaved &&
         (c.width != image.components[0].width || c.height != image.components[0].height))
-      invalid(
-          "interleaved output needs components of one size; this image has subsampled "
-          "components (decode with upsample or use a planar buffer)");
+      bad("interleaved samples need components of one size; this image has subsampled "
+          "components (use a planar buffer, or for a decode upsample)");
     if (c.precision > 8 * bytes)
-      invalid("component " + std::to_string(k) + " has " + std::to_string(c.precision) +
-              " bits; it does not fit " + std::to_string(8 * bytes) + "-bit samples");
+      bad("component " + std::to_string(k) + " has " + std::to_string(c.precision) +
+          " bits; it does not fit " + std::to_string(8 * bytes) + "-bit samples");
   }
-  const BufferLayout s = strided_layout(width, height, ncomp, bytes, b.interleaved, b.row_stride,
-                                        b.plane_stride, "output buffer");
+  const BufferLayout s =
+      strided_layout(width, height, ncomp, bytes, interleaved, row_stride, plane_stride, what);
   g.pixel = s.pixel;
   g.row = s.row;
   g.comp_step = s.comp_step;
   g.needed = s.needed;
   return g;
+}
+
+BufferLayout buffer_layout(const Image& image, const OutputBuffer& b) {
+  return caller_layout(image, b.type, b.interleaved, b.big_endian, b.row_stride, b.plane_stride,
+                       "output buffer");
 }
 
 BufferLayout checked_layout(const Image& image, const OutputBuffer& out) {

@@ -1,5 +1,6 @@
 // Caller-owned output buffers (gj2k::OutputBuffer, include/gj2k/decoder.h): where each output
-// component's samples lie, checked once for copy_to, Decoder::decode_into and the C API.
+// component's samples lie, checked once for copy_to, Decoder::decode_into and the C API; the
+// layout rules are shared with input buffers (codec/input_buffer.h).
 // Not public.
 #pragma once
 
@@ -26,6 +27,13 @@ struct BufferLayout {
 BufferLayout strided_layout(uint32_t width, uint32_t height, size_t ncomp, size_t bytes,
                             bool interleaved, size_t row_stride, size_t plane_stride,
                             const char* what);
+
+// The layout of a caller's buffer of `type` samples for the components of `image` (samples not
+// read): interleaved ones need components of one size, and every component's precision must
+// fit the type. Throws Error(kInvalidArgument), "<what>: ...", for those and what
+// strided_layout refuses. Shared by OutputBuffer and InputBuffer (codec/input_buffer.h).
+BufferLayout caller_layout(const Image& image, SampleType type, bool interleaved, bool big_endian,
+                           size_t row_stride, size_t plane_stride, const char* what);
 
 // The layout of `out` for the components of `image` (samples not read). Throws
 // Error(kInvalidArgument) as output_bytes documents.

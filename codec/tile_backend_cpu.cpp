@@ -1,11 +1,13 @@
 // The CPU backend of the per-tile stages (tile_backend.h).
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <string>
 
 #include "codec/encoder_internal.h"
+#include "codec/input_buffer.h"
 #include "codec/parallel.h"
 #include "codec/tile_backend.h"
 #include "core/memory.h"
@@ -152,18 +154,47 @@ const int32_t* tile_component_origin(const Image& image, size_t c, const Rect& r
   return comp.samples.data() + size_t{r.y0 - cy0} * comp.width + (r.x0 - cx0);
 }
 
-// fn(in, first, len) over the samples of rectangle r (packed rows of r.width()) in pieces
-// that stay within a row, where in is the image row's sample at packed position first, in
-// parallel chunks.
-template <class Fn>
-void over_tile_rows(const Image& image, size_t c, const Rect& r, const Fn& fn) {
+// fn(in, first, len) over the samples of rectangle r (packed rows of r.width()) of the K
+// components cs (of one geometry) in pieces that stay within a row, where in[k] holds
+// component cs[k]'s samples from packed position first: the image's own row, or with a
+// caller's buffer (src, codec/input_buffer.h) a piece of at most kPiece converted to int32 on
+// the stack. In parallel chunks.
+template <size_t K, class Fn>
+void over_tile_rows(const Image& image, const InputSource* src, const std::array<size_t, K>& cs,
+                    const Rect& r, const Fn& fn) {
   if (r.empty()) return;
-  const int32_t* origin = tile_component_origin(image, c, r);
-  const size_t w = r.width(), pitch = image.components[c].width;
+  const size_t w = r.width();
+  std::array<const int32_t*, K> origin{};
+  std::array<size_t, K> pitch{};
+  std::array<uint32_t, K> bx{}, by{};  // the rect's first sample in the buffer
+  for (size_t k = 0; k < K; ++k) {
+    const Component& comp = image.components[cs[k]];
+    if (src) {
+      bx[k] = r.x0 - static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
+      by[k] = r.y0 - static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+    } else {
+      origin[k] = tile_component_origin(image, cs[k], r);
+      pitch[k] = comp.width;
+    }
+  }
   in_chunks(r.area(), [&](size_t at, size_t len) {
     while (len > 0) {
       const size_t y = at / w, x = at % w, n = std::min(len, w - x);
-      fn(origin + y * pitch + x, at, n);
+      std::array<const int32_t*, K> in;
+      if (!src) {
+        for (size_t k = 0; k < K; ++k) in[k] = origin[k] + y * pitch[k] + x;
+        fn(in, at, n);
+      } else {
+        in_pieces(n, [&](size_t p, size_t l) {
+          int32_t piece[K][kPiece];
+          for (size_t k = 0; k < K; ++k) {
+            read_samples(*src, cs[k], bx[k] + static_cast<uint32_t>(x + p),
+                         by[k] + static_cast<uint32_t>(y), l, piece[k]);
+            in[k] = piece[k];
+          }
+          fn(in, at + p, l);
+        });
+      }
       at += n;
       len -= n;
     }
@@ -171,12 +202,13 @@ void over_tile_rows(const Image& image, size_t c, const Rect& r, const Fn& fn) {
 }
 
 // G.1.2 DC level shift with, on components 0..2 when mct, G.2 (RCT, 5/3) or G.3 (ICT, 9/7):
-// the image's samples of the tile straight into out[c] (rects: the tile-components', B-12), one
-// pass. three(in0, in1, in2, o0, o1, o2, n, offsets) and one(in, o, n, offset) transform a run
-// of a row.
+// the image's samples of the tile (or the caller's buffer's, src) straight into out[c] (rects:
+// the tile-components', B-12), one pass. three(in0, in1, in2, o0, o1, o2, n, offsets) and
+// one(in, o, n, offset) transform a run of a row.
 template <class T, class Three, class One>
-void forward_dc_shift(const Image& image, bool mct, const std::vector<Rect>& rects,
-                      const std::vector<T*>& out, const Three& three, const One& one) {
+void forward_dc_shift(const Image& image, const InputSource* src, bool mct,
+                      const std::vector<Rect>& rects, const std::vector<T*>& out,
+                      const Three& three, const One& one) {
   const size_t nc = rects.size();
   std::vector<int32_t> offset(nc);
   for (size_t c = 0; c < nc; ++c)
@@ -185,19 +217,18 @@ void forward_dc_shift(const Image& image, bool mct, const std::vector<Rect>& rec
   if (mct && !rects[0].empty()) {
     // MCT components share one geometry (validated), so the three rows line up.
     const int32_t off3[3] = {offset[0], offset[1], offset[2]};
-    const ptrdiff_t d1 =
-        tile_component_origin(image, 1, rects[1]) - tile_component_origin(image, 0, rects[0]);
-    const ptrdiff_t d2 =
-        tile_component_origin(image, 2, rects[2]) - tile_component_origin(image, 0, rects[0]);
-    over_tile_rows(image, 0, rects[0], [&](const int32_t* in, size_t at, size_t len) {
-      three(in, in + d1, in + d2, out[0] + at, out[1] + at, out[2] + at, len, off3);
-    });
+    over_tile_rows<3>(image, src, {0, 1, 2}, rects[0],
+                      [&](const std::array<const int32_t*, 3>& in, size_t at, size_t len) {
+                        three(in[0], in[1], in[2], out[0] + at, out[1] + at, out[2] + at, len,
+                              off3);
+                      });
   }
   for (size_t c = mct ? 3 : 0; c < nc; ++c) {
     T* const o = out[c];
-    over_tile_rows(image, c, rects[c], [&](const int32_t* in, size_t at, size_t len) {
-      one(in, o + at, len, offset[c]);
-    });
+    over_tile_rows<1>(image, src, {c}, rects[c],
+                      [&](const std::array<const int32_t*, 1>& in, size_t at, size_t len) {
+                        one(in[0], o + at, len, offset[c]);
+                      });
   }
 }
 
@@ -283,7 +314,7 @@ class CpuBackend final : public TileBackend {
     }
     if (irreversible && own) {
       forward_dc_shift(
-          image, setup.mct, out.rects, floats,
+          image, nullptr, setup.mct, out.rects, floats,
           [](const int32_t* a, const int32_t* b, const int32_t* c, float* x, float* y, float* z,
              size_t n, const int32_t* off) {
             in_pieces(n, [&](size_t k, size_t l) {
@@ -308,11 +339,11 @@ class CpuBackend final : public TileBackend {
             });
           });
     } else if (irreversible) {
-      forward_dc_shift(image, setup.mct, out.rects, floats, transform::dc_shift_ict_forward,
-                       transform::dc_shift_to_float);
+      forward_dc_shift(image, setup.input, setup.mct, out.rects, floats,
+                       transform::dc_shift_ict_forward, transform::dc_shift_to_float);
     } else if (own) {  // the outputs are the inputs
       forward_dc_shift(
-          image, setup.mct, out.rects, ints,
+          image, nullptr, setup.mct, out.rects, ints,
           [](const int32_t*, const int32_t*, const int32_t*, int32_t* x, int32_t* y, int32_t* z,
              size_t n, const int32_t* off) { transform::dc_shift_rct_forward(x, y, z, n, off); },
           [](const int32_t*, int32_t* o, size_t n, int32_t off) {
@@ -320,7 +351,7 @@ class CpuBackend final : public TileBackend {
           });
     } else {
       forward_dc_shift(
-          image, setup.mct, out.rects, ints,
+          image, setup.input, setup.mct, out.rects, ints,
           [](const int32_t* a, const int32_t* b, const int32_t* c, int32_t* x, int32_t* y,
              int32_t* z, size_t n,
              const int32_t* off) { transform::dc_shift_rct_forward(a, b, c, x, y, z, n, off); },

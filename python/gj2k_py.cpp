@@ -162,18 +162,6 @@ gj2k::ProgressionOrder order_of(const std::string& s) {
   throw py::value_error("gj2k: order must be LRCP, RLCP, RPCL, PCRL or CPRL, not '" + s + "'");
 }
 
-template <class T>
-void fill(gj2k::Image& image, const py::array& a) {
-  auto v = a.unchecked<T>();
-  const uint32_t nc = static_cast<uint32_t>(image.components.size());
-  for (uint32_t c = 0; c < nc; ++c) {
-    gj2k::Component& comp = image.components[c];
-    for (uint32_t y = 0; y < comp.height; ++y)
-      for (uint32_t x = 0; x < comp.width; ++x)
-        comp.at(x, y) = static_cast<int32_t>(a.ndim() == 2 ? v(y, x) : v(y, x, c));
-  }
-}
-
 // A number or a sequence of numbers as a list (None: empty).
 std::vector<double> numbers(const py::object& o) {
   if (o.is_none()) return {};
@@ -203,11 +191,26 @@ py::object encode(const py::array& array, const py::object& path, bool lossless,
   const uint32_t prec = precision.value_or(static_cast<uint32_t>(8 * bytes));
   if (prec < 1 || prec > 8 * bytes)
     throw py::value_error("gj2k: precision " + std::to_string(prec) + " does not fit the dtype");
-  gj2k::Image image = gj2k::make_image(w, h, nc, prec, is_signed);
-  if (bytes == 1)
-    is_signed ? fill<int8_t>(image, array) : fill<uint8_t>(image, array);
-  else
-    is_signed ? fill<int16_t>(image, array) : fill<uint16_t>(image, array);
+  // The array's own memory is the encoder's input (Encoder::encode(layout, InputBuffer)): rows
+  // of interleaved pixels at any positive row stride; an array laid out otherwise is copied
+  // into C order first.
+  py::array a = array;
+  const auto rows_of_pixels = [&](const py::array& x) {
+    const py::ssize_t last = x.strides(x.ndim() - 1);
+    return last == static_cast<py::ssize_t>(bytes) &&
+           (x.ndim() == 2 || x.strides(1) == static_cast<py::ssize_t>(nc * bytes)) &&
+           x.strides(0) >= static_cast<py::ssize_t>(size_t{w} * nc * bytes);
+  };
+  if (!rows_of_pixels(a)) a = py::array::ensure(array, py::array::c_style);
+  if (!a || !rows_of_pixels(a)) throw py::value_error("gj2k: the array cannot be read in rows");
+  gj2k::Image image = gj2k::make_layout(w, h, nc, prec, is_signed);
+  gj2k::InputBuffer in;
+  in.data = a.data();
+  in.type = bytes == 1 ? gj2k::SampleType::k8 : gj2k::SampleType::k16;
+  in.interleaved = true;
+  in.big_endian = bytes > 1 && dt.byteorder() == '>';
+  in.row_stride = static_cast<size_t>(a.strides(0));
+  in.size = h ? in.row_stride * (h - 1) + size_t{w} * nc * bytes : 0;
   if (color_space) {
     if (*color_space == "grey")
       image.color_space = gj2k::ColorSpace::kGrey;
@@ -256,7 +259,7 @@ py::object encode(const py::array& array, const py::object& path, bool lossless,
   std::vector<uint8_t> out;
   {
     py::gil_scoped_release release;
-    out = gj2k::Encoder().encode(std::move(image), p, fmt);  // this call's own copy
+    out = gj2k::Encoder().encode(image, in, p, fmt);  // `a` keeps the samples alive
     if (out_path) {
       std::FILE* f = std::fopen(out_path->c_str(), "wb");
       const bool ok = f && std::fwrite(out.data(), 1, out.size(), f) == out.size();

@@ -141,10 +141,6 @@ struct HeaderInfo {
   std::vector<uint8_t> icc_profile;  // JP2 colr ICC profile bytes when color_space == kICC
 };
 
-// The width of the samples of a caller's buffer: uint8_t, uint16_t or int32_t for unsigned
-// components, int8_t, int16_t or int32_t for signed ones.
-enum class SampleType : uint8_t { k8 = 1, k16 = 2, k32 = 4 };
-
 // A caller-owned buffer that Decoder::decode_into or copy_to writes an output image into.
 // Sample (x, y) of output component k lies at
 //   data + k * plane_stride + y * row_stride + x * sample bytes            (planar)

@@ -102,6 +102,24 @@ struct EncodeStats {
                      // tile-component, a corner of subsampling, is transformed on the CPU)
 };
 
+// A caller-owned buffer of samples that Encoder::encode reads instead of an Image's int32
+// samples (the mirror of OutputBuffer, gj2k/decoder.h). Sample (x, y) of component k lies at
+//   data + k * plane_stride + y * row_stride + x * sample bytes            (planar)
+//   data + y * row_stride + (x * components + k) * sample bytes            (interleaved)
+// in the sample type's width, two's complement for signed components; (x, y) count from the
+// component's first sample, as Component::at does. Interleaved buffers need components of one
+// size. 16- and 32-bit samples are in the host's byte order unless big_endian (PGM/PPM files
+// store 16-bit samples big-endian).
+struct InputBuffer {
+  const void* data = nullptr;
+  size_t size = 0;  // bytes readable from data
+  SampleType type = SampleType::k8;
+  bool interleaved = false;
+  bool big_endian = false;
+  size_t row_stride = 0;    // bytes; 0: packed rows of the widest component
+  size_t plane_stride = 0;  // planar: bytes between planes; 0: row_stride * the tallest height
+};
+
 // Output container formats.
 enum class FileFormat : uint8_t { kJ2k, kJp2 };
 
@@ -139,7 +157,26 @@ class GJ2K_API Encoder {
                               EncodeStats* stats = nullptr) const;
   void encode_to_file(Image&& image, const EncodeParams& params, const std::filesystem::path& path,
                       EncodeStats* stats = nullptr) const;
+
+  // Encodes the samples of a caller's buffer: `layout` gives the image's geometry, components
+  // (size, subsampling, precision, signedness) and colour, its sample vectors empty (make_layout,
+  // gj2k/image.h); `samples` lies as InputBuffer describes. The bytes equal those of encode() of
+  // the image with those samples. The samples are read straight from the buffer (on the GPU
+  // path, 8- and 16-bit interleaved rows go up as they lie, unpacked on the device), never
+  // copied whole into int32 planes. Throws what encode throws, Error(kInvalidArgument) for a layout
+  // with samples, a bad buffer layout (as output_bytes for OutputBuffer), null data, a component
+  // whose precision exceeds the sample type, or a sample outside its component's range (named by
+  // component and position), and Error(kBufferTooSmall) when samples.size is below the layout's
+  // needs.
+  std::vector<uint8_t> encode(const Image& layout, const InputBuffer& samples,
+                              const EncodeParams& params, FileFormat format = FileFormat::kJ2k,
+                              EncodeStats* stats = nullptr) const;
 };
+
+// The bytes an InputBuffer of `layout` (its data and size are not read) needs for the
+// components of `image` (their samples are not read). Throws Error(kInvalidArgument) as
+// output_bytes does for OutputBuffer.
+GJ2K_API size_t input_bytes(const Image& image, const InputBuffer& layout);
 
 // Encodes many images with the same parameters; result k is image k's codestream (or JP2
 // file), byte for byte what Encoder::encode writes, or its error (whose message starts with

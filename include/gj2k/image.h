@@ -100,6 +100,11 @@ struct Component {
   }
 };
 
+// The width of the samples of a caller's buffer (OutputBuffer in gj2k/decoder.h, InputBuffer
+// in gj2k/encoder.h): uint8_t, uint16_t or int32_t for unsigned components, int8_t, int16_t or
+// int32_t for signed ones.
+enum class SampleType : uint8_t { k8 = 1, k16 = 2, k32 = 4 };
+
 struct Image {
   uint32_t x0 = 0, y0 = 0;  // image origin on the reference grid
   uint32_t x1 = 0, y1 = 0;  // one past the image's last grid point
@@ -115,12 +120,19 @@ struct Image {
 GJ2K_API uint32_t component_extent(uint32_t origin, uint32_t end, uint32_t subsampling);
 
 // Makes an image of `num_components` components of size width x height at origin (x0, y0),
-// each with the given precision, signedness and subsampling 1x1, all samples zero.
+// each with the given precision, signedness and subsampling 1x1, all samples zero; the colour
+// space grey for one component, sRGB for three, else unknown.
 // Throws Error(kInvalidArgument) for a zero size, precision outside 1..32 or an
 // extent that overflows the grid.
 GJ2K_API Image make_image(uint32_t width, uint32_t height, uint32_t num_components,
                           uint32_t precision, bool is_signed = false, uint32_t x0 = 0,
                           uint32_t y0 = 0);
+
+// make_image without samples: the geometry of an image whose samples lie in a caller's buffer
+// (Encoder::encode(layout, InputBuffer), gj2k/encoder.h). The same defaults and errors.
+GJ2K_API Image make_layout(uint32_t width, uint32_t height, uint32_t num_components,
+                           uint32_t precision, bool is_signed = false, uint32_t x0 = 0,
+                           uint32_t y0 = 0);
 
 // Fills in every component's width/height from the image area and its subsampling and sizes
 // its sample buffer (zeros). Throws Error(kInvalidArgument) on bad geometry.

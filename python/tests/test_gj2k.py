@@ -39,6 +39,21 @@ def test_lossless_round_trip(dtype, bits):
     np.testing.assert_array_equal(a, b)
 
 
+def test_views_and_byte_orders_encode_as_their_copies():
+    a = pattern(40, 50, 3)
+    every_other_row = a[::2]  # read in place: rows twice as far apart
+    assert gj2k.encode(every_other_row) == gj2k.encode(every_other_row.copy())
+    columns_reversed = a[:, ::-1]  # copied into C order first
+    assert gj2k.encode(columns_reversed) == gj2k.encode(np.ascontiguousarray(columns_reversed))
+    b = pattern(21, 30, None, np.uint16, 12)
+    big = b.astype(">u2")
+    assert gj2k.encode(big, precision=12) == gj2k.encode(b, precision=12)
+    np.testing.assert_array_equal(gj2k.decode(gj2k.encode(big, precision=12)), b)
+    assert big.max() > 255
+    with pytest.raises(gj2k.Error, match="outside the range"):
+        gj2k.encode(big, precision=8)
+
+
 def test_grey_and_file_and_info(tmp_path):
     a = pattern(40, 50)
     path = tmp_path / "grey.jp2"

@@ -55,5 +55,24 @@ TEST(Image, Describe) {
   EXPECT_EQ(describe(a), "640x480 @(0,0), 3 components u8 [1x1 1x1 1x1], sRGB");
 }
 
+TEST(ImageLayout, MakeLayoutIsMakeImageWithoutSamples) {
+  const Image image = make_image(7, 5, 3, 10, true, 2, 3);
+  const Image layout = make_layout(7, 5, 3, 10, true, 2, 3);
+  ASSERT_EQ(layout.components.size(), 3u);
+  EXPECT_EQ(layout.x0, image.x0);
+  EXPECT_EQ(layout.y1, image.y1);
+  EXPECT_EQ(layout.color_space, image.color_space);
+  for (size_t c = 0; c < 3; ++c) {
+    EXPECT_EQ(layout.components[c].width, 7u);
+    EXPECT_EQ(layout.components[c].height, 5u);
+    EXPECT_EQ(layout.components[c].precision, 10u);
+    EXPECT_TRUE(layout.components[c].is_signed);
+    EXPECT_TRUE(layout.components[c].samples.empty());
+    EXPECT_EQ(image.components[c].samples.size(), 35u);
+  }
+  EXPECT_THROW(make_layout(0, 5, 1, 8), Error);
+  EXPECT_THROW(make_layout(5, 5, 1, 33), Error);
+}
+
 }  // namespace
 }  // namespace gj2k

@@ -50,5 +50,9 @@ void dc_shift_inverse_clamp(int32_t* d_x, size_t n, int32_t offset, int32_t lo, 
 // int32 samples from packed 1- or 2-byte samples (signed or unsigned); bytes 4 copies.
 void widen_samples(const void* d_in, int bytes, bool is_signed, int32_t* d_out, size_t n,
                    cudaStream_t stream);
+// The same for pixel-interleaved input: d_out[c * n + i] = d_in[i * ncomp + c] for n pixels of
+// ncomp components (bytes 1 or 2), i.e. planes back to back.
+void widen_interleaved(const void* d_in, int bytes, bool is_signed, int32_t* d_out, size_t ncomp,
+                       size_t n, cudaStream_t stream);
 
 }  // namespace gj2k::transform::cuda

@@ -2,6 +2,7 @@
 // launchers. Grid-stride loops; every sample read once and written once.
 #include <algorithm>
 
+#include "gj2k/error.h"
 #include "transform/cuda/cuda_check.h"
 #include "transform/cuda/mct_cuda.h"
 
@@ -119,6 +120,12 @@ __global__ void widen_kernel(const S* in, int32_t* out, size_t n) {
   GJ2K_FOR_EACH(i, n) out[i] = static_cast<int32_t>(in[i]);
 }
 
+// One thread per input sample j (coalesced reads): pixel j / ncomp, component j % ncomp.
+template <class S>
+__global__ void widen_interleaved_kernel(const S* in, int32_t* out, size_t ncomp, size_t n) {
+  GJ2K_FOR_EACH(j, n * ncomp) out[(j % ncomp) * n + j / ncomp] = static_cast<int32_t>(in[j]);
+}
+
 // Launch policy: enough blocks to fill the device a few times over, grid-stride beyond.
 unsigned grid_for(size_t n) {
   static const int sms = [] {
@@ -210,6 +217,25 @@ void widen_samples(const void* d_in, int bytes, bool is_signed, int32_t* d_out, 
            n);
   else if (n > 0)
     GJ2K_CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, n * 4, cudaMemcpyDeviceToDevice, s));
+}
+
+void widen_interleaved(const void* d_in, int bytes, bool is_signed, int32_t* d_out, size_t ncomp,
+                       size_t n, cudaStream_t s) {
+  const size_t total = n * ncomp;
+  if (bytes == 1 && is_signed)
+    launch("widen_interleaved", widen_interleaved_kernel<int8_t>, total, s,
+           static_cast<const int8_t*>(d_in), d_out, ncomp, n);
+  else if (bytes == 1)
+    launch("widen_interleaved", widen_interleaved_kernel<uint8_t>, total, s,
+           static_cast<const uint8_t*>(d_in), d_out, ncomp, n);
+  else if (bytes == 2 && is_signed)
+    launch("widen_interleaved", widen_interleaved_kernel<int16_t>, total, s,
+           static_cast<const int16_t*>(d_in), d_out, ncomp, n);
+  else if (bytes == 2)
+    launch("widen_interleaved", widen_interleaved_kernel<uint16_t>, total, s,
+           static_cast<const uint16_t*>(d_in), d_out, ncomp, n);
+  else
+    throw Error(ErrorCode::kInvalidArgument, "widen_interleaved: samples of 1 or 2 bytes only");
 }
 
 }  // namespace gj2k::transform::cuda

@@ -31,6 +31,16 @@ void check_spec(const TileSpec& spec) {
     throw Error(ErrorCode::kInvalidArgument, "TileTransformer: no components");
   if (spec.sample_bytes != 1 && spec.sample_bytes != 2 && spec.sample_bytes != 4)
     throw Error(ErrorCode::kInvalidArgument, "TileTransformer: sample_bytes must be 1, 2 or 4");
+  if (spec.interleaved) {
+    if (spec.sample_bytes == 4)
+      throw Error(ErrorCode::kInvalidArgument,
+                  "TileTransformer: interleaved input needs 1- or 2-byte samples");
+    for (const auto& c : spec.comps)
+      if (c.rect.width() != spec.comps[0].rect.width() ||
+          c.rect.height() != spec.comps[0].rect.height())
+        throw Error(ErrorCode::kInvalidArgument,
+                    "TileTransformer: interleaved input needs components of one size");
+  }
   if (spec.levels < 0 || spec.levels > kMaxLevels)
     throw Error(ErrorCode::kInvalidArgument, "TileTransformer: levels outside 0..32");
   if (spec.mct) {
@@ -147,7 +157,9 @@ void TileTransformer::enqueue_transform(Slot& s, const TileSpec& spec) {
   const size_t first_single = spec.mct ? 3 : 0;
   Int3 off;
   for (int c = 0; c < 3 && c < int(ncomp); ++c) off.v[c] = spec.comps[c].dc_offset;
-  if (spec.sample_bytes != 4)
+  if (spec.interleaved)
+    widen_interleaved(bi, spec.sample_bytes, spec.sample_signed, ai, ncomp, n_of(0), st);
+  else if (spec.sample_bytes != 4)
     widen_samples(bi, spec.sample_bytes, spec.sample_signed, ai, total, st);
   if (spec.reversible) {
     if (spec.mct) dc_shift_rct_forward(A(0), A(1), A(2), n_of(0), off, st);

@@ -46,6 +46,11 @@ struct TileSpec {
   // on the device (a quarter or half of the PCIe traffic for 8- or 16-bit images).
   int sample_bytes = 4;
   bool sample_signed = false;
+  // The encode input's layout: false, the components back to back (each its rect in rows);
+  // true, rows of whole pixels, component c of pixel i at i * comps.size() + c (a caller's
+  // interleaved buffer as it lies). Interleaved input needs sample_bytes 1 or 2 and components
+  // of one rect size; the device unpacks it into the planar layout (widen_interleaved).
+  bool interleaved = false;
 };
 
 class TileTransformer {
@@ -65,7 +70,8 @@ class TileTransformer {
   // enqueue its transform.
   void encode(int slot, const TileSpec& spec);
   // The same without input(): fill(first, n, dst) writes samples [first, first + n) of the tile
-  // (components back to back in spec order, each rect.width() x rect.height() in rows) at dst,
+  // (components back to back in spec order, each rect.width() x rect.height() in rows, or
+  // whole pixels in rows when spec.interleaved) at dst,
   // spec.sample_bytes each, straight into the pinned staging chunks as they go up, so no host
   // copy of the tile is made. When fill returns false (the caller's sample check failed) the
   // upload stops, nothing is enqueued after it, and encode returns false.
