@@ -404,4 +404,10 @@ void Encoder::encode_to_file(Image&& image, const EncodeParams& params,
   encode_file(path, [&](FileFormat f) { return encode(std::move(image), params, f, stats); });
 }
 
+void Encoder::encode_to_file(const Image& layout, const InputBuffer& samples,
+                             const EncodeParams& params, const std::filesystem::path& path,
+                             EncodeStats* stats) const {
+  encode_file(path, [&](FileFormat f) { return encode(layout, samples, params, f, stats); });
+}
+
 }  // namespace gj2k

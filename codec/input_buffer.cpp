@@ -100,9 +100,9 @@ InputSource checked_input(const Image& layout, const InputBuffer& in) {
     constexpr size_t kPiece = 1024;
     auto row_ok = [&](uint32_t y) {
       int32_t v[kPiece];
-      for (uint32_t x = 0; x < comp.width; x += kPiece) {
+      for (size_t x = 0; x < comp.width; x += kPiece) {
         const size_t n = std::min<size_t>(kPiece, comp.width - x);
-        read_samples(src, c, x, y, n, v);
+        read_samples(src, c, static_cast<uint32_t>(x), y, n, v);
         for (size_t i = 0; i < n; ++i)
           if (v[i] < lo || v[i] > hi) return false;
       }

@@ -5,6 +5,7 @@
 // Not public.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -29,7 +30,9 @@ struct InputSource {
   }
   // Whether the bytes of a row are the samples as the host reads them at `bytes` each
   // (1-byte samples, or wider ones in the host's byte order).
-  bool host_order() const { return bytes == 1 || !big_endian; }
+  bool host_order() const {
+    return bytes == 1 || big_endian == (std::endian::native == std::endian::big);
+  }
 };
 
 // Checks `in` for an image of `layout` (an Image without samples: validate_layout without its

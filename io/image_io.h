@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "gj2k/decoder.h"
+#include "gj2k/encoder.h"
 #include "gj2k/image.h"
 
 namespace gj2k::io {
@@ -127,6 +128,18 @@ void write_tiff(const Image& image, const std::filesystem::path& path,
 // Bitmaps (P1/P4, where 1 is black) become 1-bit greyscale with 0 black. Comments are skipped.
 Image read_pnm(std::span<const uint8_t> data, const std::string& name = "<memory>");
 Image read_pnm(const std::filesystem::path& path);
+// The samples of a binary P5/P6 file of maxval 255 or 65535 as the file stores them
+// (pixel-interleaved rows, 16-bit samples big-endian), with the image they belong to (no
+// samples: make_layout), for Encoder::encode(layout, InputBuffer): no int32 image is made.
+// nullopt for any other PNM (text, bitmaps, PAM, other maxvals, whose samples need checking,
+// a header past the first 64 KiB, a file whose size is unknown): read_pnm reads those. Throws
+// as read_pnm does for a bad header, a truncated file or an i/o error.
+struct PnmRows {
+  Image layout;
+  std::vector<uint8_t, DefaultInitAllocator<uint8_t>> bytes;
+  InputBuffer buffer() const;  // over `bytes`, valid while they are
+};
+std::optional<PnmRows> read_pnm_rows(const std::filesystem::path& path);
 // Writes P5 (1 component) or P6 (3 components) with maxval 2^precision - 1, or P4 when
 // `bitmap` is set (1 component of precision 1). Components must be unsigned, of one
 // precision 1..16 and one size.

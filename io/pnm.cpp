@@ -349,6 +349,52 @@ Image read_pnm(const std::filesystem::path& path) {
   return image;
 }
 
+InputBuffer PnmRows::buffer() const {
+  InputBuffer b;
+  b.data = bytes.data();
+  b.size = bytes.size();
+  b.type = layout.components.empty() || layout.components[0].precision <= 8 ? SampleType::k8
+                                                                            : SampleType::k16;
+  b.interleaved = true;
+  b.big_endian = true;
+  return b;
+}
+
+std::optional<PnmRows> read_pnm_rows(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size <= kHeaderBytes) return std::nullopt;
+  File f(std::fopen(name.c_str(), "rb"));
+  if (!f) fail(ErrorCode::kIo, name, std::string("cannot open: ") + std::strerror(errno));
+  FileBytes head(kHeaderBytes);
+  head.resize(std::fread(head.data(), 1, head.size(), f.get()));
+  if (head.size() != kHeaderBytes || head[0] != 'P' || (head[1] != '5' && head[1] != '6'))
+    return std::nullopt;
+  Scanner s(head, name, 2);
+  std::optional<PnmHeader> h;
+  try {
+    h = read_header(head, name, s, size);
+  } catch (const Error& e) {
+    // A header past `head`, or samples past the file's end: read_pnm's (which says which).
+    if (e.code() != ErrorCode::kTruncated) throw;
+    return std::nullopt;
+  }
+  if (h->maxval != 255 && h->maxval != 65535) return std::nullopt;
+  PnmRows rows;
+  rows.layout = make_layout(h->width, h->height, h->channels, bits_for(h->maxval));
+  rows.bytes.resize(h->samples * (h->maxval > 255 ? 2 : 1));  // not zeroed: read whole below
+  const size_t base = s.pos();
+  const size_t in_head = std::min(rows.bytes.size(), head.size() - base);
+  std::memcpy(rows.bytes.data(), head.data() + base, in_head);
+  const size_t rest = rows.bytes.size() - in_head;
+  if (std::fread(rows.bytes.data() + in_head, 1, rest, f.get()) != rest) {
+    if (std::ferror(f.get())) fail(ErrorCode::kIo, name, "read failed");
+    fail(ErrorCode::kTruncated, name, "file ends inside the samples (it shrank while being read)");
+  }
+  return rows;
+}
+
 namespace {
 
 // A PNM output checked against what the format holds: its header and sample layout.

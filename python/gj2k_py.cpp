@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -192,25 +193,31 @@ py::object encode(const py::array& array, const py::object& path, bool lossless,
   if (prec < 1 || prec > 8 * bytes)
     throw py::value_error("gj2k: precision " + std::to_string(prec) + " does not fit the dtype");
   // The array's own memory is the encoder's input (Encoder::encode(layout, InputBuffer)): rows
-  // of interleaved pixels at any positive row stride; an array laid out otherwise is copied
-  // into C order first.
-  py::array a = array;
+  // of interleaved pixels at any positive row stride (the stride of an axis of length 1 does
+  // not matter); an array laid out otherwise is copied into C order first. The encoder reads it
+  // with the GIL released: another thread must not write it meanwhile.
+  const size_t pixel = size_t{nc} * bytes, packed_row = size_t{w} * pixel;
   const auto rows_of_pixels = [&](const py::array& x) {
-    const py::ssize_t last = x.strides(x.ndim() - 1);
-    return last == static_cast<py::ssize_t>(bytes) &&
-           (x.ndim() == 2 || x.strides(1) == static_cast<py::ssize_t>(nc * bytes)) &&
-           x.strides(0) >= static_cast<py::ssize_t>(size_t{w} * nc * bytes);
+    const auto ok = [&](int axis, size_t want) {
+      return x.shape(axis) == 1 ||
+             (x.strides(axis) > 0 && static_cast<size_t>(x.strides(axis)) == want);
+    };
+    return ok(static_cast<int>(x.ndim()) - 1, bytes) && (x.ndim() == 2 || ok(1, pixel)) &&
+           (h == 1 || (x.strides(0) > 0 && static_cast<size_t>(x.strides(0)) >= packed_row));
   };
+  py::array a = array;
   if (!rows_of_pixels(a)) a = py::array::ensure(array, py::array::c_style);
   if (!a || !rows_of_pixels(a)) throw py::value_error("gj2k: the array cannot be read in rows");
+  const bool big =
+      dt.byteorder() == '>' || (dt.byteorder() == '=' && std::endian::native == std::endian::big);
   gj2k::Image image = gj2k::make_layout(w, h, nc, prec, is_signed);
   gj2k::InputBuffer in;
   in.data = a.data();
   in.type = bytes == 1 ? gj2k::SampleType::k8 : gj2k::SampleType::k16;
   in.interleaved = true;
-  in.big_endian = bytes > 1 && dt.byteorder() == '>';
-  in.row_stride = static_cast<size_t>(a.strides(0));
-  in.size = h ? in.row_stride * (h - 1) + size_t{w} * nc * bytes : 0;
+  in.big_endian = bytes > 1 && big;
+  in.row_stride = h > 1 ? static_cast<size_t>(a.strides(0)) : packed_row;
+  in.size = h ? in.row_stride * (h - 1) + packed_row : 0;
   if (color_space) {
     if (*color_space == "grey")
       image.color_space = gj2k::ColorSpace::kGrey;

@@ -278,6 +278,28 @@ void encode_job(const Options& o, const EncodeParams& params, const io::ReadOpti
                                     codec::batch_threads(params.threads)) !=
       transform::Device::kCpu)
     gpu_start.emplace(false);
+  const FileFormat format = format_from_extension(output);
+  Encoder encoder;
+  EncodeStats stats;
+  // A binary PGM/PPM that the GPU will likely encode is encoded from its rows as the file
+  // stores them (Encoder::encode(layout, InputBuffer)): no int32 image of 4 bytes a sample is
+  // made, and the GPU stages the rows as they lie. (On the CPU the image's own buffers become
+  // the encoder's planes, which the rows cannot.)
+  if (gpu_start && o.synthetic.empty() && o.subsampling.empty() && o.save_input.empty() &&
+      io::format_from_extension(input) == io::Format::kPnm) {
+    progress.update(("reading " + input.filename().string()).c_str(), -1);
+    codec::TraceStage trace("read image rows");
+    if (std::optional<io::PnmRows> rows = io::read_pnm_rows(input)) {
+      trace.end();
+      encoder.encode_to_file(rows->layout, rows->buffer(), params, output, &stats);
+      progress.clear();
+      if (!o.quiet) {
+        std::printf("%s\n", result_line(output, rows->layout, stats, format).c_str());
+        std::fflush(stdout);
+      }
+      return;
+    }
+  }
   Image image;
   if (o.synthetic.empty()) {
     progress.update(("reading " + input.filename().string()).c_str(), -1);
@@ -291,9 +313,6 @@ void encode_job(const Options& o, const EncodeParams& params, const io::ReadOpti
   if (!o.subsampling.empty())
     apply_subsampling(image, parse_pair("-s/--subsampling", o.subsampling), file_params);
   if (!o.save_input.empty()) io::write_image(image, o.save_input);
-  const FileFormat format = format_from_extension(output);
-  Encoder encoder;
-  EncodeStats stats;
   // The image is not needed after the encode (result_line reads its geometry only): its
   // buffers may become the encoder's planes.
   encoder.encode_to_file(std::move(image), file_params, output, &stats);

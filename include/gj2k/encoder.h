@@ -108,14 +108,15 @@ struct EncodeStats {
 //   data + y * row_stride + (x * components + k) * sample bytes            (interleaved)
 // in the sample type's width, two's complement for signed components; (x, y) count from the
 // component's first sample, as Component::at does. Interleaved buffers need components of one
-// size. 16- and 32-bit samples are in the host's byte order unless big_endian (PGM/PPM files
-// store 16-bit samples big-endian).
+// size. The encoder reads the buffer during the call, more than once (its ranges are checked
+// first): it must not change until the call returns.
 struct InputBuffer {
   const void* data = nullptr;
   size_t size = 0;  // bytes readable from data
   SampleType type = SampleType::k8;
   bool interleaved = false;
-  bool big_endian = false;
+  bool big_endian = false;  // byte order of 16/32-bit samples (false: little-endian; PGM/PPM
+                            // files store theirs big-endian)
   size_t row_stride = 0;    // bytes; 0: packed rows of the widest component
   size_t plane_stride = 0;  // planar: bytes between planes; 0: row_stride * the tallest height
 };
@@ -171,6 +172,9 @@ class GJ2K_API Encoder {
   std::vector<uint8_t> encode(const Image& layout, const InputBuffer& samples,
                               const EncodeParams& params, FileFormat format = FileFormat::kJ2k,
                               EncodeStats* stats = nullptr) const;
+  // The same, written to `path` as encode_to_file writes.
+  void encode_to_file(const Image& layout, const InputBuffer& samples, const EncodeParams& params,
+                      const std::filesystem::path& path, EncodeStats* stats = nullptr) const;
 };
 
 // The bytes an InputBuffer of `layout` (its data and size are not read) needs for the

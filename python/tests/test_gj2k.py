@@ -45,6 +45,11 @@ def test_views_and_byte_orders_encode_as_their_copies():
     assert gj2k.encode(every_other_row) == gj2k.encode(every_other_row.copy())
     columns_reversed = a[:, ::-1]  # copied into C order first
     assert gj2k.encode(columns_reversed) == gj2k.encode(np.ascontiguousarray(columns_reversed))
+    grey = pattern(40, 50)
+    assert gj2k.encode(grey[..., None]) == gj2k.encode(grey)  # a new axis: stride 0
+    assert gj2k.encode(grey[7][None]) == gj2k.encode(grey[7:8].copy())
+    column = np.broadcast_to(grey[:, :1], (40, 1))
+    assert gj2k.encode(column) == gj2k.encode(grey[:, :1].copy())
     b = pattern(21, 30, None, np.uint16, 12)
     big = b.astype(">u2")
     assert gj2k.encode(big, precision=12) == gj2k.encode(b, precision=12)

@@ -153,6 +153,29 @@ TEST(IoPnm, LargeBinaryFilesReadAsTheirBytes) {
     if (whole) {
       EXPECT_EQ(compare(*whole, *streamed), std::nullopt);
     }
+    // The rows as the file stores them: for full-range maxvals of whole files whose header
+    // fits the first read; they hold read_pnm's samples, 16-bit big-endian.
+    const std::optional<io::PnmRows> rows = io::read_pnm_rows(file);
+    const bool full_range = c.maxval == 255 || c.maxval == 65535;
+    EXPECT_EQ(rows.has_value(), whole.has_value() && full_range && c.comment.empty());
+    if (rows) {
+      const InputBuffer in = rows->buffer();
+      EXPECT_EQ(in.size, body * bytes);
+      EXPECT_TRUE(in.interleaved && in.big_endian);
+      EXPECT_EQ(static_cast<size_t>(in.type), bytes);
+      Image from_rows = rows->layout;
+      for (uint32_t k = 0; k < c.channels; ++k) {
+        Component& comp = from_rows.components[k];
+        EXPECT_TRUE(comp.samples.empty());
+        comp.samples.resize(size_t{c.w} * c.h);
+        for (size_t i = 0; i < comp.samples.size(); ++i) {
+          const uint8_t* p = rows->bytes.data() + (i * c.channels + k) * bytes;
+          comp.samples[i] = bytes == 2 ? p[0] << 8 | p[1] : p[0];
+        }
+      }
+      EXPECT_EQ(compare(*whole, from_rows), std::nullopt);
+      EXPECT_EQ(from_rows.color_space, whole->color_space);
+    }
   }
   fs::remove(file);
 }
