@@ -12,8 +12,8 @@
 // pass, lockstep_pass). So the lanes of a warp are at the same column of their blocks at the
 // same time, the MQ decisions of all lanes that code there issue together, and the blocks' state
 // and stripe-major values, interleaved word by word over the lanes (BlockDecoder's kL), are read
-// and written a cache line for the whole warp. The host groups blocks of about the same shape
-// and number of passes into a warp (job_order.h, group_warps), so that few lanes idle. A warp
+// and written a cache line for the whole warp. The host groups blocks of one shape and number
+// of passes into a warp (job_order.h, group_warps), so that few lanes idle. A warp
 // then costs about six times its costliest block alone: less than a block per lane where all
 // blocks carry many passes (lossless), more where they do not (docs/PERFORMANCE.md, "Ninth
 // run"); the host picks per batch (t1_dec_cuda.h, arrange_for_decode).

@@ -105,12 +105,13 @@ inline uint64_t warp_cost_of(const std::vector<WarpKey>& keys, const size_t* lan
   return uint64_t{passes} * w * h + bytes_cost;
 }
 // Placement of jobs with keys `keys` for the warp mapping: warps of 32 consecutive places, each
-// holding blocks of one context formation; within one formation the blocks go by height, width
-// and passes (then cost) descending, 32 at a time, the last warp of each formation padded; the
-// warps then go by their cost descending (the lanes' largest passes x height x width, plus 30
-// per byte of the lane with the most: the lanes' decisions issue together), so that a kernel taking
-// warps in order starts the longest first. result[i] is the index of the job to put at i, or
-// SIZE_MAX for padding.
+// holding blocks of one context formation, size and pass count (a lockstep warp runs its largest
+// block's columns and its most passes on every lane, so a block of more passes than the rest of
+// its warp would set the warp's length); within one group the blocks go by cost descending, 32
+// at a time, the last warp of each group padded; the warps then go by their cost descending (the
+// lanes' largest passes x height x width, plus 30 per byte of the lane with the most: the lanes'
+// decisions issue together), so that a kernel taking warps in order starts the longest first.
+// result[i] is the index of the job to put at i, or SIZE_MAX for padding.
 inline std::vector<size_t> group_warps(const std::vector<WarpKey>& keys) {
   constexpr size_t kLanes = 32;
   // The order as one descending radix sort (order_by_cost) of a packed key: not vertically
@@ -125,17 +126,20 @@ inline std::vector<size_t> group_warps(const std::vector<WarpKey>& keys) {
                 cost;
   }
   const std::vector<size_t> order = order_by_cost(packed);
-  // The warps as runs of `order`: 32 consecutive jobs of one formation, the last run of each
-  // formation shorter.
+  // The warps as runs of `order`: 32 consecutive jobs of one formation, size and pass count,
+  // the last run of each group shorter.
   struct Run {
     size_t first, count;
+  };
+  auto same_group = [](const WarpKey& a, const WarpKey& b) {
+    return a.vc == b.vc && a.w == b.w && a.h == b.h && a.passes == b.passes;
   };
   std::vector<Run> warps;
   warps.reserve(order.size() / kLanes + 2);
   for (size_t i = 0; i < order.size();) {
-    // One formation: order[i, end).
+    // One group: order[i, end).
     size_t end = i;
-    while (end < order.size() && keys[order[end]].vc == keys[order[i]].vc) ++end;
+    while (end < order.size() && same_group(keys[order[end]], keys[order[i]])) ++end;
     for (size_t first = i; first < end; first += kLanes)
       warps.push_back({first, std::min(kLanes, end - first)});
     i = end;

@@ -81,8 +81,8 @@ struct WarpSlot {
   size_t state_words = 0, value_words = 0;
 };
 
-// Reorders jobs into warps of 32 places (group_warps, job_order.h: one context formation per
-// warp, blocks of about one shape and number of passes together, the costliest warps first,
+// Reorders jobs into warps of 32 places (group_warps, job_order.h: one context formation, shape
+// and number of passes per warp, the costliest warps first,
 // padded with empty jobs) and returns the placement as arrange_jobs does; *slot receives the
 // words per lane the warps' shapes need. Host code.
 std::vector<size_t> arrange_warps(std::vector<BlockJob>& jobs,

@@ -2,12 +2,13 @@
 // test without a GPU: order_by_cost against std::stable_sort (the reference it replaced), and
 // spread_by_cost's placement against its definition, on random costs with many ties, costs
 // wider than one radix digit and than 32 bits, and sizes around the warp and round sizes;
-// group_warps' warps (one context formation each, lanes in shape and pass order, the costliest
-// warps first).
+// group_warps' warps (one context formation, size and pass count each, lanes by cost, the
+// costliest warps first).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -65,7 +66,7 @@ TEST(JobOrder, SpreadByCostPlacesEachRankByItsDefinition) {
     }
 }
 
-TEST(JobOrder, GroupWarpsKeepsFormationsApartAndRunsTheCostliestWarpsFirst) {
+TEST(JobOrder, GroupWarpsKeepsGroupsApartAndRunsTheCostliestWarpsFirst) {
   std::mt19937_64 rng(11);
   for (const size_t n : {size_t{1}, size_t{31}, size_t{33}, size_t{700}, size_t{3000}}) {
     std::vector<WarpKey> keys(n);
@@ -94,7 +95,10 @@ TEST(JobOrder, GroupWarpsKeepsFormationsApartAndRunsTheCostliestWarpsFirst) {
         ASSERT_LT(placed[l], n);
         ++seen[placed[l]];
         const WarpKey& k = keys[placed[l]];
-        ASSERT_EQ(k.vc, keys[placed[w]].vc) << "warp " << w / 32 << " mixes formations";
+        const WarpKey& first = keys[placed[w]];
+        ASSERT_EQ(k.vc, first.vc) << "warp " << w / 32 << " mixes formations";
+        ASSERT_TRUE(k.w == first.w && k.h == first.h && k.passes == first.passes)
+            << "warp " << w / 32 << " mixes sizes or pass counts";
         if (l > w) {
           const WarpKey& p = keys[placed[l - 1]];
           const auto key = [](const WarpKey& x) { return std::tuple(x.h, x.w, x.passes, x.cost); };
@@ -109,13 +113,16 @@ TEST(JobOrder, GroupWarpsKeepsFormationsApartAndRunsTheCostliestWarpsFirst) {
     for (size_t k = 0; k < n; ++k) ASSERT_EQ(seen[k], 1) << "job " << k;
     for (size_t k = 1; k < warp_cost.size(); ++k)
       ASSERT_GE(warp_cost[k - 1], warp_cost[k]) << "warp " << k << " of " << n << " jobs";
-    // At most one padded warp per formation, and no more warps than whole ones need.
+    // At most one padded warp per group (formation, size, passes), and no more warps than
+    // whole ones need.
     size_t padded = 0;
     for (size_t w = 0; w < placed.size(); w += 32) padded += placed[w + 31] == SIZE_MAX;
-    size_t with_vc = 0;
-    for (const WarpKey& k : keys) with_vc += k.vc;
-    EXPECT_EQ(placed.size() / 32, (with_vc + 31) / 32 + (n - with_vc + 31) / 32);
-    EXPECT_LE(padded, 2u);
+    std::map<std::tuple<bool, uint32_t, uint32_t, uint32_t>, size_t> groups;
+    for (const WarpKey& k : keys) ++groups[std::tuple(k.vc, k.w, k.h, k.passes)];
+    size_t whole = 0;
+    for (const auto& [key, count] : groups) whole += (count + 31) / 32;
+    EXPECT_EQ(placed.size() / 32, whole);
+    EXPECT_LE(padded, groups.size());
     // batch_costs: the sums and maxima by their definitions.
     const BatchCosts c = batch_costs(keys, placed);
     uint64_t total = 0, top = 0;
