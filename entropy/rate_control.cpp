@@ -87,10 +87,11 @@ void in_pieces(size_t n, const ParallelFor& run, const Fn& fn, size_t piece) {
 size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const BlockPasses& fill,
                                  const ParallelFor& run, bool sum_gains) {
   const size_t first_block = blocks_.size();
-  // A block's passes and hull in scratch of the calling thread, reused from block to block:
+  // A block's passes and hull in scratch of the piece of blocks, reused from block to block:
   // the hulls are made twice (once for their sizes, once into their places) instead of kept in
   // arrays of every block's passes and hull, fresh memory whose first touch by many threads at
-  // once waits on the kernel.
+  // once waits on the kernel. (Not thread_local: LeakSanitizer reported the scratch of the
+  // pool's threads as leaked at exit.)
   struct Scratch {
     std::vector<uint32_t> ends;
     std::vector<double> gains, hull_gain;
@@ -111,11 +112,11 @@ size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const Blo
       return convex_hull(ends.data(), gains.data(), n, hull.data(), hull_gain.data());
     }
   };
-  thread_local Scratch scratch;
   std::vector<uint32_t> hull_size(count);
   in_pieces(
       count, run,
       [&](size_t first, size_t last) {
+        Scratch scratch;
         for (size_t k = first; k < last; ++k)
           hull_size[k] = static_cast<uint32_t>(scratch.hull_of(fill, k, passes[k]));
       },
@@ -129,7 +130,7 @@ size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const Blo
   in_pieces(
       count, run,
       [&](size_t first, size_t last) {
-        Scratch& t = scratch;
+        Scratch t;
         for (size_t k = first; k < last; ++k) {
           // Into the scratch (a hull may hold more points on its way than at its end), then
           // its points into their place.
@@ -146,7 +147,7 @@ size_t RateAllocator::add_blocks(size_t count, const uint32_t* passes, const Blo
       kBlockPiece);
   // In pass order (floating-point sums depend on their order), as blocks added one by one do.
   if (sum_gains) {
-    Scratch& t = scratch;
+    Scratch t;
     for (size_t k = 0; k < count; ++k) {
       t.passes_of(fill, k, passes[k]);
       for (size_t i = 0; i < passes[k]; ++i) gain_all_ += t.gains[i] > 0 ? t.gains[i] : 0;
