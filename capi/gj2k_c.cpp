@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "codec/context.h"
-#include "codec/output_buffer.h"
 #include "gj2k/gj2k.h"
 
 struct gj2k_context {
@@ -199,41 +198,15 @@ size_t sample_bytes(gj2k_sample_type type) {
   return static_cast<size_t>(type);
 }
 
-// Where each sample of an input buffer lies (codec::strided_layout): sample (x, y) of
-// component c at data + c * comp_step + y * row + x * pixel.
-struct Geometry {
-  size_t bytes = 1;  // per sample
-  size_t pixel = 1, row = 0, comp_step = 0;
-  size_t needed = 0;  // bytes the buffer must hold
-};
-
-Geometry geometry(const gj2k_buffer& b, uint32_t width, uint32_t height, uint32_t ncomp) {
-  Geometry g;
-  g.bytes = sample_bytes(b.type);
-  if (b.layout != GJ2K_PLANAR && b.layout != GJ2K_INTERLEAVED)
-    invalid("buffer layout " + std::to_string(static_cast<int>(b.layout)) +
-            " is not GJ2K_PLANAR or GJ2K_INTERLEAVED");
-  try {
-    const gj2k::codec::BufferLayout s =
-        gj2k::codec::strided_layout(width, height, ncomp, g.bytes, b.layout == GJ2K_INTERLEAVED,
-                                    b.row_stride, b.plane_stride, "input buffer");
-    g.pixel = s.pixel;
-    g.row = s.row;
-    g.comp_step = s.comp_step;
-    g.needed = s.needed;
-  } catch (const gj2k::Error& e) {
-    invalid(e.what());
-  }
-  return g;
-}
-
-// The library's view of a caller's buffer (the rule lives in gj2k::copy_to / decode_into).
-gj2k::OutputBuffer output_buffer(const gj2k_buffer& b) {
+// The library's view of a caller's buffer (gj2k::OutputBuffer or gj2k::InputBuffer; the layout
+// rule lives in the library: codec::caller_layout).
+template <class Buffer>
+Buffer buffer_view(const gj2k_buffer& b) {
   sample_bytes(b.type);
   if (b.layout != GJ2K_PLANAR && b.layout != GJ2K_INTERLEAVED)
     invalid("buffer layout " + std::to_string(static_cast<int>(b.layout)) +
             " is not GJ2K_PLANAR or GJ2K_INTERLEAVED");
-  gj2k::OutputBuffer out;
+  Buffer out;
   out.data = b.data;
   out.size = b.size;
   out.type = static_cast<gj2k::SampleType>(b.type);
@@ -241,6 +214,9 @@ gj2k::OutputBuffer output_buffer(const gj2k_buffer& b) {
   out.row_stride = b.row_stride;
   out.plane_stride = b.plane_stride;
   return out;
+}
+gj2k::OutputBuffer output_buffer(const gj2k_buffer& b) {
+  return buffer_view<gj2k::OutputBuffer>(b);
 }
 
 // The last decode's output: its description, and its samples unless gj2k_decode_into wrote
@@ -291,7 +267,7 @@ gj2k::DecodeParams to_cpp(const gj2k_context* ctx, const gj2k_decode_params* in)
 }
 
 // The image `d` describes, without samples (they stay in `in`, which Encoder::encode(layout,
-// InputBuffer) reads and range-checks), and the library's view of the buffer.
+// InputBuffer) reads and checks), and the library's view of the buffer.
 gj2k::Image layout_from(const gj2k_context* ctx, const gj2k_image_desc* d, const gj2k_buffer* in,
                         gj2k::InputBuffer& buffer) {
   if (!d) invalid("image description is NULL");
@@ -300,22 +276,10 @@ gj2k::Image layout_from(const gj2k_context* ctx, const gj2k_image_desc* d, const
   if (in->type == GJ2K_SAMPLE_32) invalid("encoding takes GJ2K_SAMPLE_8 or GJ2K_SAMPLE_16 input");
   if (d->precision < 1 || d->precision > 16)
     invalid("precision " + std::to_string(d->precision) + " is outside 1..16");
-  const Geometry g = geometry(*in, d->width, d->height, d->num_components);
-  if (d->precision > 8 * g.bytes)
-    invalid("precision " + std::to_string(d->precision) + " does not fit GJ2K_SAMPLE_8");
-  if (!in->data) invalid("input buffer data is NULL");
-  if (in->size < g.needed)
-    throw Failure{GJ2K_ERR_BUFFER_TOO_SMALL, "input buffer of " + std::to_string(in->size) +
-                                                 " bytes; the image needs " +
-                                                 std::to_string(g.needed)};
+  // Strides, NULL data, the size and every sample's range: Encoder::encode checks them.
+  buffer = buffer_view<gj2k::InputBuffer>(*in);
   gj2k::Image image =
       gj2k::make_layout(d->width, d->height, d->num_components, d->precision, d->is_signed != 0);
-  buffer.data = in->data;
-  buffer.size = in->size;
-  buffer.type = static_cast<gj2k::SampleType>(in->type);
-  buffer.interleaved = in->layout == GJ2K_INTERLEAVED;
-  buffer.row_stride = in->row_stride;
-  buffer.plane_stride = in->plane_stride;
   if (d->color_space == GJ2K_CS_ICC && (!d->icc_profile || d->icc_size == 0)) {
     warn(ctx, "encode: GJ2K_CS_ICC without a profile; the colour space is left unstated");
   } else if (d->color_space == GJ2K_CS_ICC) {

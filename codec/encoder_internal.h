@@ -25,6 +25,17 @@ namespace gj2k::codec {
 
 struct InputSource;  // codec/input_buffer.h
 
+// Where component c's samples begin on its own grid: (ceil(x0 / dx), ceil(y0 / dy)) of the
+// image area (B-2). Its sample at grid point (x, y) is Component::at(x - first.x, y - first.y).
+struct FirstSample {
+  uint32_t x, y;
+};
+inline FirstSample first_sample(const Image& image, size_t c) {
+  const Component& comp = image.components[c];
+  return {static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx),
+          static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy)};
+}
+
 // Reports progress through params.progress, when set; throws Error(kCancelled) when the
 // callback asks to stop. Only for the encoding thread, outside parallel regions.
 inline void report_progress(const EncodeParams& params, const char* stage, double fraction) {

@@ -88,8 +88,7 @@ void reconstruct_plane(const TileComponentCoding& tcc, uint8_t style, size_t lay
 double component_sse(const Image& image, size_t c, const TileComponentSamples& got) {
   const Component& comp = image.components[c];
   const Rect& r = got.rect;
-  const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
-  const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+  const auto [cx0, cy0] = first_sample(image, c);
   double sse = 0;
   for (uint32_t y = r.y0; y < r.y1; ++y)
     for (uint32_t x = r.x0; x < r.x1; ++x) {

@@ -73,9 +73,8 @@ bool over_staged_runs(const Image& image, const TileSpec& spec, size_t first, si
     const size_t w = r.width(), count = r.area();
     if (w == 0 || first >= base + count || first + n <= base) continue;
     const size_t a = std::max(first, base) - base, b = std::min(first + n, base + count) - base;
-    const Component& comp = image.components[c];
-    const uint32_t bx = r.x0 - static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
-    const uint32_t by = r.y0 - static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+    const FirstSample origin = first_sample(image, c);
+    const uint32_t bx = r.x0 - origin.x, by = r.y0 - origin.y;
     const size_t row0 = a / w, rows = (b + w - 1) / w - row0;
     core::parallel_blocks(rows, [&](size_t first_row, size_t last_row) {
       bool in_range = true;
@@ -92,35 +91,41 @@ bool over_staged_runs(const Image& image, const TileSpec& spec, size_t first, si
   return !out_of_range;
 }
 
-// The samples of over_staged_runs from the image into dst, narrowed to T. Returns whether every
-// one lies inside its component's range (validate_samples; the encoder leaves that check to
-// this pass over the samples: the range check and the narrowing read each sample once).
+// The samples of over_staged_runs into dst, narrowed to T: from the image, or from a caller's
+// buffer (src, checked already: codec/input_buffer.h) through a piece of int32 on the stack.
+// Returns whether every one lies inside its component's range (validate_samples; the encoder
+// leaves that check to this pass over the image's samples: the range check and the narrowing
+// read each sample once).
 template <class T>
-bool stage_range(const Image& image, const TileSpec& spec, size_t first, size_t n, T* dst) {
+bool stage_range(const Image& image, const InputSource* src, const TileSpec& spec, size_t first,
+                 size_t n, T* dst) {
   return over_staged_runs(
       image, spec, first, n, [&](size_t c, uint32_t x, uint32_t y, size_t len, size_t at) {
         const Component& comp = image.components[c];
-        return transform::narrow_row(comp.samples.data() + size_t{y} * comp.width + x, len,
-                                     dst + at, comp.min_value(), comp.max_value());
+        const int64_t lo = comp.min_value(), hi = comp.max_value();
+        if (!src)
+          return transform::narrow_row(comp.samples.data() + size_t{y} * comp.width + x, len,
+                                       dst + at, lo, hi);
+        constexpr size_t kPiece = 1024;
+        int32_t piece[kPiece];
+        bool in_range = true;
+        for (size_t k = 0; k < len; k += kPiece) {
+          const size_t l = std::min(kPiece, len - k);
+          read_samples(*src, c, x + static_cast<uint32_t>(k), y, l, piece);
+          in_range = transform::narrow_row(piece, l, dst + at + k, lo, hi) && in_range;
+        }
+        return in_range;
       });
 }
 
-// stage_range for a caller's buffer (setup.input, checked already): each run converted to int32
-// through a piece on the stack, then narrowed.
-template <class T>
-void stage_range_input(const Image& image, const InputSource& src, const TileSpec& spec,
-                       size_t first, size_t n, T* dst) {
-  over_staged_runs(image, spec, first, n,
-                   [&](size_t c, uint32_t x, uint32_t y, size_t len, size_t at) {
-                     constexpr size_t kPiece = 1024;
-                     int32_t piece[kPiece];
-                     for (size_t k = 0; k < len; k += kPiece) {
-                       const size_t l = std::min(kPiece, len - k);
-                       read_samples(src, c, x + static_cast<uint32_t>(k), y, l, piece);
-                       transform::narrow_row(piece, l, dst + at + k, INT32_MIN, INT32_MAX);
-                     }
-                     return true;
-                   });
+// fn(dst as T*) with T the type spec's samples are staged at (sample_bytes, sample_signed).
+template <class Fn>
+bool with_staged_type(const TileSpec& spec, void* dst, const Fn& fn) {
+  if (spec.sample_bytes == 1)
+    return spec.sample_signed ? fn(static_cast<int8_t*>(dst)) : fn(static_cast<uint8_t*>(dst));
+  if (spec.sample_bytes == 2)
+    return spec.sample_signed ? fn(static_cast<int16_t*>(dst)) : fn(static_cast<uint16_t*>(dst));
+  return fn(static_cast<int32_t*>(dst));
 }
 
 // Samples [first, first + n) of the tile in the interleaved layout (TileSpec::interleaved: its
@@ -131,9 +136,8 @@ void stage_interleaved(const Image& image, const InputSource& src, const TileSpe
   const Rect& r = spec.comps[0].rect;
   const size_t per_row = size_t{r.width()} * spec.comps.size();  // samples
   const size_t bytes = static_cast<size_t>(spec.sample_bytes);
-  const Component& comp = image.components[0];
-  const uint32_t bx = r.x0 - static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
-  const uint32_t by = r.y0 - static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+  const FirstSample origin = first_sample(image, 0);
+  const uint32_t bx = r.x0 - origin.x, by = r.y0 - origin.y;
   const size_t row0 = first / per_row, rows = (first + n + per_row - 1) / per_row - row0;
   core::parallel_blocks(rows, [&](size_t first_row, size_t last_row) {
     for (size_t i = first_row; i < last_row; ++i) {
@@ -161,8 +165,7 @@ void check_tile_samples(const Image& image, const EncodeSetup& setup, uint32_t t
   for (size_t c = 0; c < image.components.size(); ++c) {
     const Component& comp = image.components[c];
     const Rect r = tile_component_rect(setup.main.siz, t, static_cast<uint16_t>(c));
-    const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
-    const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+    const auto [cx0, cy0] = first_sample(image, c);
     const int64_t lo = comp.min_value(), hi = comp.max_value();
     bool in_range = true;
     for (uint32_t y = r.y0; y < r.y1 && in_range; ++y) {
@@ -225,32 +228,13 @@ bool make_spec(const Image& image, const EncodeSetup& setup, uint32_t t, TileSpe
 // checked before.
 void enqueue(const Image& image, const EncodeSetup& setup, const TileSpec& spec,
              TileTransformer& tt) {
-  if (const InputSource* src = setup.input) {
-    tt.encode(0, spec, [&](size_t first, size_t n, void* dst) {
-      if (spec.interleaved)
-        stage_interleaved(image, *src, spec, first, n, dst);
-      else if (spec.sample_bytes == 1 && spec.sample_signed)
-        stage_range_input(image, *src, spec, first, n, static_cast<int8_t*>(dst));
-      else if (spec.sample_bytes == 1)
-        stage_range_input(image, *src, spec, first, n, static_cast<uint8_t*>(dst));
-      else if (spec.sample_bytes == 2 && spec.sample_signed)
-        stage_range_input(image, *src, spec, first, n, static_cast<int16_t*>(dst));
-      else if (spec.sample_bytes == 2)
-        stage_range_input(image, *src, spec, first, n, static_cast<uint16_t*>(dst));
-      else
-        stage_range_input(image, *src, spec, first, n, static_cast<int32_t*>(dst));
-      return true;
-    });
-    return;
-  }
   const bool in_range = tt.encode(0, spec, [&](size_t first, size_t n, void* dst) {
-    if (spec.sample_bytes == 1)
-      return spec.sample_signed ? stage_range(image, spec, first, n, static_cast<int8_t*>(dst))
-                                : stage_range(image, spec, first, n, static_cast<uint8_t*>(dst));
-    if (spec.sample_bytes == 2)
-      return spec.sample_signed ? stage_range(image, spec, first, n, static_cast<int16_t*>(dst))
-                                : stage_range(image, spec, first, n, static_cast<uint16_t*>(dst));
-    return stage_range(image, spec, first, n, static_cast<int32_t*>(dst));
+    if (spec.interleaved) {
+      stage_interleaved(image, *setup.input, spec, first, n, dst);
+      return true;
+    }
+    return with_staged_type(
+        spec, dst, [&](auto* d) { return stage_range(image, setup.input, spec, first, n, d); });
   });
   check_staged(in_range, image);
 }

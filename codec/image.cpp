@@ -120,11 +120,10 @@ void allocate(Image& image, Fill fill) {
     detail::guard("", "allocating an image", [&] {
       if (fill == Fill::kZero) {
         comp.samples.assign(n, 0);
-      } else if (fill == Fill::kNone) {
-        Samples().swap(comp.samples);
       } else {
         Samples().swap(comp.samples);
-        comp.samples.resize(n);  // not zeroed (DefaultInitAllocator)
+        if (fill == Fill::kForOverwrite)
+          comp.samples.resize(n);  // not zeroed (DefaultInitAllocator)
       }
     });
   }

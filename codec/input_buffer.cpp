@@ -6,7 +6,6 @@
 #include <cstring>
 #include <string>
 
-#include "codec/encoder_internal.h"
 #include "core/thread_pool.h"
 #include "gj2k/error.h"
 
@@ -76,7 +75,6 @@ InputSource checked_input(const Image& layout, const InputBuffer& in) {
     if (!layout.components[c].samples.empty())
       invalid("the layout image's component " + std::to_string(c) +
               " has samples; give its geometry only (its samples are the buffer's)");
-  validate_layout(layout, /*buffers=*/false);
   InputSource src;
   src.layout = caller_layout(layout, in.type, in.interleaved, in.big_endian, in.row_stride,
                              in.plane_stride, "input buffer");

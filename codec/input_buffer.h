@@ -35,12 +35,12 @@ struct InputSource {
   }
 };
 
-// Checks `in` for an image of `layout` (an Image without samples: validate_layout without its
-// buffer sizes runs first) and returns the source. Throws Error(kInvalidArgument), "input
-// buffer: ...", for a layout with samples, a bad buffer layout (caller_layout), null data, or a
-// sample outside its component's range (every sample is checked where a component's precision
-// is below the sample type's width; the message names the first, in raster order), and
-// Error(kBufferTooSmall) when in.size is below what the layout needs.
+// Checks `in` for an image of `layout` (an Image without samples, whose layout
+// validate(params, layout, samples, /*buffers=*/false) has checked) and returns the source. Throws
+// Error(kInvalidArgument), "input buffer: ...", for a layout with samples, a bad buffer layout
+// (caller_layout), null data, or a sample outside its component's range (every sample is checked
+// where a component's precision is below the sample type's width; the message names the first, in
+// raster order), and Error(kBufferTooSmall) when in.size is below what the layout needs.
 InputSource checked_input(const Image& layout, const InputBuffer& in);
 
 // Samples [x, x + n) of row y of component c as int32 into dst.

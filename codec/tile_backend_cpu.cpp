@@ -149,8 +149,7 @@ void inverse_single(CoefficientPlane& p, int threads, TileComponentSamples& out)
 // are the component's width apart.
 const int32_t* tile_component_origin(const Image& image, size_t c, const Rect& r) {
   const Component& comp = image.components[c];
-  const uint32_t cx0 = static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
-  const uint32_t cy0 = static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+  const auto [cx0, cy0] = first_sample(image, c);
   return comp.samples.data() + size_t{r.y0 - cy0} * comp.width + (r.x0 - cx0);
 }
 
@@ -168,13 +167,13 @@ void over_tile_rows(const Image& image, const InputSource* src, const std::array
   std::array<size_t, K> pitch{};
   std::array<uint32_t, K> bx{}, by{};  // the rect's first sample in the buffer
   for (size_t k = 0; k < K; ++k) {
-    const Component& comp = image.components[cs[k]];
     if (src) {
-      bx[k] = r.x0 - static_cast<uint32_t>((uint64_t{image.x0} + comp.dx - 1) / comp.dx);
-      by[k] = r.y0 - static_cast<uint32_t>((uint64_t{image.y0} + comp.dy - 1) / comp.dy);
+      const FirstSample first = first_sample(image, cs[k]);
+      bx[k] = r.x0 - first.x;
+      by[k] = r.y0 - first.y;
     } else {
       origin[k] = tile_component_origin(image, cs[k], r);
-      pitch[k] = comp.width;
+      pitch[k] = image.components[cs[k]].width;
     }
   }
   in_chunks(r.area(), [&](size_t at, size_t len) {

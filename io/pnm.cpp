@@ -297,34 +297,53 @@ Image read_pnm(std::span<const uint8_t> data, const std::string& name) {
   return image;
 }
 
+namespace {
+
+// A binary P5/P6 file larger than its first kHeaderBytes, open after its header: the header
+// read from those bytes, the samples from byte `base` on (the first of them in `head`).
+struct BinaryFile {
+  File f;
+  FileBytes head;
+  PnmHeader h;
+  size_t base = 0;
+};
+
+// The file as BinaryFile, or nullopt for anything read_pnm reads whole (text, bitmaps, PAM,
+// small files, a header longer than kHeaderBytes, samples past the file's end, pipes).
+std::optional<BinaryFile> open_binary(const std::filesystem::path& path, const std::string& name) {
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size <= kHeaderBytes) return std::nullopt;
+  BinaryFile b;
+  b.f.reset(std::fopen(name.c_str(), "rb"));
+  if (!b.f) fail(ErrorCode::kIo, name, std::string("cannot open: ") + std::strerror(errno));
+  b.head.resize(kHeaderBytes);
+  b.head.resize(std::fread(b.head.data(), 1, b.head.size(), b.f.get()));
+  if (b.head.size() != kHeaderBytes || b.head[0] != 'P' || (b.head[1] != '5' && b.head[1] != '6'))
+    return std::nullopt;
+  Scanner s(b.head, name, 2);
+  try {
+    b.h = read_header(b.head, name, s, size);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kTruncated) throw;  // else: read whole, read_pnm says which
+    return std::nullopt;
+  }
+  b.base = s.pos();
+  return b;
+}
+
+}  // namespace
+
 Image read_pnm(const std::filesystem::path& path) {
   // A binary P5/P6 file larger than its first kHeaderBytes goes through a buffer of about
   // kStreamBytes, rows converted as they come: the file is never in memory whole. Anything else
   // (text, bitmaps, PAM, small files, a header longer than kHeaderBytes, pipes) is read whole.
   const std::string name = path.string();
-  std::error_code ec;
-  const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec || size <= kHeaderBytes) return read_pnm(read_file<FileBytes>(path), name);
-  File f(std::fopen(name.c_str(), "rb"));
-  if (!f) fail(ErrorCode::kIo, name, std::string("cannot open: ") + std::strerror(errno));
-  FileBytes head(kHeaderBytes);
-  head.resize(std::fread(head.data(), 1, head.size(), f.get()));
-  const bool binary = head.size() >= 2 && head[0] == 'P' && (head[1] == '5' || head[1] == '6');
-  std::optional<PnmHeader> h;
-  size_t base = 0;
-  if (binary && head.size() == kHeaderBytes) {
-    Scanner s(head, name, 2);
-    try {
-      h = read_header(head, name, s, size);
-      base = s.pos();
-    } catch (const Error& e) {
-      if (e.code() != ErrorCode::kTruncated) throw;  // else: the header goes on past `head`
-    }
-  }
-  if (!h) {
-    f.reset();
-    return read_pnm(read_file<FileBytes>(path), name);
-  }
+  std::optional<BinaryFile> b = open_binary(path, name);
+  if (!b) return read_pnm(read_file<FileBytes>(path), name);
+  File& f = b->f;
+  const PnmHeader* h = &b->h;
+  const size_t base = b->base;
   Image image =
       codec::make_image_for_overwrite(h->width, h->height, h->channels, bits_for(h->maxval));
   const size_t row_bytes = size_t{h->width} * h->channels * (h->maxval > 255 ? 2 : 1);
@@ -362,29 +381,16 @@ InputBuffer PnmRows::buffer() const {
 
 std::optional<PnmRows> read_pnm_rows(const std::filesystem::path& path) {
   const std::string name = path.string();
-  std::error_code ec;
-  const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec || size <= kHeaderBytes) return std::nullopt;
-  File f(std::fopen(name.c_str(), "rb"));
-  if (!f) fail(ErrorCode::kIo, name, std::string("cannot open: ") + std::strerror(errno));
-  FileBytes head(kHeaderBytes);
-  head.resize(std::fread(head.data(), 1, head.size(), f.get()));
-  if (head.size() != kHeaderBytes || head[0] != 'P' || (head[1] != '5' && head[1] != '6'))
-    return std::nullopt;
-  Scanner s(head, name, 2);
-  std::optional<PnmHeader> h;
-  try {
-    h = read_header(head, name, s, size);
-  } catch (const Error& e) {
-    // A header past `head`, or samples past the file's end: read_pnm's (which says which).
-    if (e.code() != ErrorCode::kTruncated) throw;
-    return std::nullopt;
-  }
+  std::optional<BinaryFile> b = open_binary(path, name);
+  if (!b) return std::nullopt;
+  const PnmHeader* h = &b->h;
+  const FileBytes& head = b->head;
+  File& f = b->f;
   if (h->maxval != 255 && h->maxval != 65535) return std::nullopt;
   PnmRows rows;
   rows.layout = make_layout(h->width, h->height, h->channels, bits_for(h->maxval));
   rows.bytes.resize(h->samples * (h->maxval > 255 ? 2 : 1));  // not zeroed: read whole below
-  const size_t base = s.pos();
+  const size_t base = b->base;
   const size_t in_head = std::min(rows.bytes.size(), head.size() - base);
   std::memcpy(rows.bytes.data(), head.data() + base, in_head);
   const size_t rest = rows.bytes.size() - in_head;

@@ -281,6 +281,12 @@ void encode_job(const Options& o, const EncodeParams& params, const io::ReadOpti
   const FileFormat format = format_from_extension(output);
   Encoder encoder;
   EncodeStats stats;
+  auto report = [&](const Image& geometry) {  // result_line reads the geometry only
+    progress.clear();
+    if (o.quiet) return;
+    std::printf("%s\n", result_line(output, geometry, stats, format).c_str());
+    std::fflush(stdout);
+  };
   // A binary PGM/PPM that the GPU will likely encode is encoded from its rows as the file
   // stores them (Encoder::encode(layout, InputBuffer)): no int32 image of 4 bytes a sample is
   // made, and the GPU stages the rows as they lie. (On the CPU the image's own buffers become
@@ -292,12 +298,7 @@ void encode_job(const Options& o, const EncodeParams& params, const io::ReadOpti
     if (std::optional<io::PnmRows> rows = io::read_pnm_rows(input)) {
       trace.end();
       encoder.encode_to_file(rows->layout, rows->buffer(), params, output, &stats);
-      progress.clear();
-      if (!o.quiet) {
-        std::printf("%s\n", result_line(output, rows->layout, stats, format).c_str());
-        std::fflush(stdout);
-      }
-      return;
+      return report(rows->layout);
     }
   }
   Image image;
@@ -316,11 +317,7 @@ void encode_job(const Options& o, const EncodeParams& params, const io::ReadOpti
   // The image is not needed after the encode (result_line reads its geometry only): its
   // buffers may become the encoder's planes.
   encoder.encode_to_file(std::move(image), file_params, output, &stats);
-  progress.clear();
-  if (!o.quiet) {
-    std::printf("%s\n", result_line(output, image, stats, format).c_str());
-    std::fflush(stdout);
-  }
+  report(image);
 }
 
 // A batch: images read ahead, several small ones encoded at once, outputs written behind
