@@ -1,10 +1,12 @@
-// gj2k from C++: encode a 16-bit greyscale ramp losslessly and at 20:1 (9/7), decode the
-// lossless one back and check it, decode a region of the lossy one. Usage: decode_encode_cpp DIR
+// gj2k from C++: encode a 16-bit greyscale ramp losslessly and at 20:1 (9/7), the lossy one
+// again from the caller's own 16-bit samples, decode the lossless one back and check it,
+// decode a region of the lossy one. Usage: decode_encode_cpp DIR
 #include <gj2k/gj2k.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <vector>
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -28,6 +30,21 @@ int main(int argc, char** argv) {
     gj2k::EncodeStats stats;
     const std::vector<uint8_t> bytes = encoder.encode(image, lossy, gj2k::FileFormat::kJp2, &stats);
     std::cout << "lossy: " << stats.bytes << " bytes in " << stats.tiles << " tile(s)\n";
+
+    // The same samples as the caller holds them (uint16_t rows), read in place.
+    std::vector<uint16_t> rows(300 * 200);
+    for (size_t i = 0; i < rows.size(); ++i)
+      rows[i] = static_cast<uint16_t>(image.components[0].samples[i]);
+    gj2k::Image layout = gj2k::make_layout(300, 200, 1, 12);
+    layout.color_space = gj2k::ColorSpace::kGrey;
+    gj2k::InputBuffer in;
+    in.data = rows.data();
+    in.size = rows.size() * sizeof(uint16_t);
+    in.type = gj2k::SampleType::k16;
+    if (encoder.encode(layout, in, lossy, gj2k::FileFormat::kJp2) != bytes) {
+      std::cerr << "encoding from the caller's samples differs\n";
+      return 1;
+    }
 
     gj2k::Decoder decoder(dir / "ramp.j2k");
     const gj2k::HeaderInfo info = decoder.read_header();
