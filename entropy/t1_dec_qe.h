@@ -35,19 +35,57 @@ GJ2K_HD_INLINE QeBandTables band_tables(const QeDecodeTables& t, uint32_t band) 
   return {t.zc + 512 * band, t.sc, t.next};
 }
 
-// decode_block_hd with MqDecoderQe.
+// A block's contexts in strided slots during a pass, slot k at p[k * stride], instead of the
+// pass's local array (BlockDecoder::pass, pass_contexts): the thread kernel keeps its threads'
+// contexts in shared memory, slot k of thread t at k * blockDim + t (one bank per thread of a
+// warp, whichever contexts they use).
+struct SlotContexts {
+  uint32_t* p;
+  uint32_t stride;
+  GJ2K_HD_INLINE uint32_t& operator[](uint32_t k) const { return p[k * stride]; }
+};
+struct QeSlotBandTables : QeBandTables {
+  SlotContexts slots;
+};
+template <class Context>
+GJ2K_HD_INLINE SlotContexts pass_contexts(const QeSlotBandTables& t, Context*) {
+  return t.slots;
+}
+
+// decode_block_hd with the band's tables `tabs` (QeBandTables or QeSlotBandTables).
+template <bool kStripeValues, class BandTabs>
+GJ2K_HD BlockStatus decode_block_with(const BandTabs& tabs, const uint8_t* bytes,
+                                      const SegmentRef* segs, uint32_t num_segs,
+                                      uint32_t num_bitplanes, uint32_t band, uint8_t style,
+                                      int32_t* out, size_t stride, uint32_t w, uint32_t h,
+                                      uint32_t* state, uint32_t* values) {
+  const SegmentRefs list{bytes, segs};
+  const BlockPlan plan = plan_block(list, num_segs, num_bitplanes, band, style, out, stride, w, h);
+  if (plan.passes == 0) return plan.status;
+  run_block_in_mode<kStripeValues>(tabs, list, num_segs, num_bitplanes, style, out, stride, w, h,
+                                   state, values);
+  return plan.status;
+}
+// decode_block_hd with MqDecoderQe; with `slots`, a pass's contexts there.
 template <bool kStripeValues>
 GJ2K_HD BlockStatus decode_block_qe_hd(const QeDecodeTables& t, const uint8_t* bytes,
                                        const SegmentRef* segs, uint32_t num_segs,
                                        uint32_t num_bitplanes, uint32_t band, uint8_t style,
                                        int32_t* out, size_t stride, uint32_t w, uint32_t h,
                                        uint32_t* state, uint32_t* values) {
-  const SegmentRefs list{bytes, segs};
-  const BlockPlan plan = plan_block(list, num_segs, num_bitplanes, band, style, out, stride, w, h);
-  if (plan.passes == 0) return plan.status;
-  run_block_in_mode<kStripeValues>(band_tables(t, band), list, num_segs, num_bitplanes, style, out,
-                                   stride, w, h, state, values);
-  return plan.status;
+  return decode_block_with<kStripeValues>(band_tables(t, band & 3), bytes, segs, num_segs,
+                                          num_bitplanes, band, style, out, stride, w, h, state,
+                                          values);
+}
+template <bool kStripeValues>
+GJ2K_HD BlockStatus decode_block_qe_hd(const QeDecodeTables& t, const SlotContexts& slots,
+                                       const uint8_t* bytes, const SegmentRef* segs,
+                                       uint32_t num_segs, uint32_t num_bitplanes, uint32_t band,
+                                       uint8_t style, int32_t* out, size_t stride, uint32_t w,
+                                       uint32_t h, uint32_t* state, uint32_t* values) {
+  return decode_block_with<kStripeValues>(QeSlotBandTables{band_tables(t, band & 3), slots}, bytes,
+                                          segs, num_segs, num_bitplanes, band, style, out, stride,
+                                          w, h, state, values);
 }
 
 }  // namespace gj2k::entropy::t1

@@ -41,6 +41,15 @@ __device__ t1::QeDecodeTables shared_tables(uint8_t* zc, uint8_t* sc, uint32_t* 
   return {zc, sc, next};
 }
 
+// Shared memory a thread block needs for its threads' contexts during a pass, slot k of thread
+// t at k * blockDim + t (one bank per thread of a warp), not in local memory: with
+// MqDecoderQe's 32-bit contexts in a local array the thread kernel ran 2.3 times slower, in
+// shared slots 7% faster than MqDecoder with its local bytes (docs/PERFORMANCE.md, "GPU Tier-1
+// decode: contexts that carry their Qe").
+constexpr size_t context_slot_bytes(int threads_per_block) {
+  return size_t(threads_per_block) * kNumContexts * sizeof(uint32_t);
+}
+
 __global__ void decode_kernel(const BlockJob* __restrict__ jobs, uint32_t count,
                               const t1::SegmentRef* __restrict__ segs,
                               const uint8_t* __restrict__ bytes, int32_t* out, uint8_t* status,
@@ -50,13 +59,15 @@ __global__ void decode_kernel(const BlockJob* __restrict__ jobs, uint32_t count,
   __shared__ uint8_t sc[t1::kScTableBytes];
   __shared__ uint32_t mq_next[t1::kMqQeNextWords];
   const t1::QeDecodeTables tables = shared_tables(zc, sc, mq_next);
+  extern __shared__ uint32_t context_slots[];  // context_slot_bytes(blockDim.x)
+  const t1::SlotContexts slots{context_slots + threadIdx.x, blockDim.x};
   uint32_t* state = workspace + (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * state_words;
   const uint32_t threads = gridDim.x * blockDim.x;
   uint32_t k = dynamic ? atomicAdd(counter, 1u) : blockIdx.x * blockDim.x + threadIdx.x;
   for (; k < count; k = dynamic ? atomicAdd(counter, 1u) : k + threads) {
     const BlockJob j = jobs[k];
     status[k] = static_cast<uint8_t>(t1::decode_block_qe_hd<false>(
-        tables, bytes, segs + j.seg_first, j.seg_count, j.planes, j.band, j.style,
+        tables, slots, bytes, segs + j.seg_first, j.seg_count, j.planes, j.band, j.style,
         out + j.out_offset, j.stride, j.w, j.h, state, nullptr));
   }
 }
@@ -82,11 +93,6 @@ struct WarpSync {
     return {cx};
   }
 };
-
-// Shared memory a thread block of the warp mapping needs for its lanes' contexts.
-constexpr size_t context_slot_bytes(int threads_per_block) {
-  return size_t(threads_per_block) * kNumContexts * sizeof(uint32_t);
-}
 
 __global__ void decode_warps_kernel(const BlockJob* __restrict__ jobs, uint32_t warps,
                                     const t1::SegmentRef* __restrict__ segs,
@@ -131,9 +137,9 @@ __global__ void decode_warps_kernel(const BlockJob* __restrict__ jobs, uint32_t 
         status[k] = static_cast<uint8_t>(t1::BlockStatus::kBadArgument);
         continue;
       }
-      t1::run_block_in_mode<false>(t1::band_tables(tables, j.band), list, j.seg_count, j.planes,
-                                   j.style, o, j.stride, j.w, j.h, slot + lane * slot_state,
-                                   nullptr);
+      const t1::QeSlotBandTables band{t1::band_tables(tables, j.band), {cx, t1::kWarpLanes}};
+      t1::run_block_in_mode<false>(band, list, j.seg_count, j.planes, j.style, o, j.stride, j.w,
+                                   j.h, slot + lane * slot_state, nullptr);
       continue;
     }
     t1::decode_in_lockstep_mode<t1::kWarpLanes>(
@@ -275,7 +281,7 @@ void decode_blocks(const BlockJob* d_jobs, uint32_t count, const t1::SegmentRef*
                     std::to_string(threads * state_words_per_thread) + " needed");
   GJ2K_CUDA_CHECK(cudaMemsetAsync(d_counter, 0, sizeof(uint32_t), stream));
   const int tpb = std::max(1, shape.threads_per_block);
-  decode_kernel<<<static_cast<unsigned>(threads / tpb), tpb, 0, stream>>>(
+  decode_kernel<<<static_cast<unsigned>(threads / tpb), tpb, context_slot_bytes(tpb), stream>>>(
       d_jobs, count, d_segs, d_bytes, d_out, d_status, d_workspace, state_words_per_thread,
       d_counter, shape.dynamic);
   GJ2K_CUDA_CHECK_LAUNCH("Tier-1 decode kernel");

@@ -34,17 +34,35 @@ void expect_like_shared(const uint8_t* bytes, const std::vector<t1::SegmentRef>&
   const t1::BlockStatus want_status =
       t1::decode_block_hd<false>(old, bytes, segs.data(), uint32_t(segs.size()), nb, uint32_t(band),
                                  style, plain.data(), w, w, h, state.data(), nullptr);
-  for (int layout = 0; layout < 2; ++layout) {
+  // Layouts: row-major values in the output, stripe-major values, row-major values with the
+  // pass's contexts in strided slots (the thread kernel's, stride 3 here: the other words of the
+  // slot array must stay untouched).
+  constexpr uint32_t kSlotPattern = 0xC3C3C3C3u;
+  for (int layout = 0; layout < 3; ++layout) {
     constexpr int32_t kGuard = 0x5A5A5A5A;
     std::vector<int32_t> out((h + 2) * stride, kGuard);
+    std::vector<uint32_t> slots(3 * kNumContexts, kSlotPattern);
     int32_t* o = out.data() + stride;
+    const uint32_t n = uint32_t(segs.size());
     const t1::BlockStatus st =
-        layout ? t1::decode_block_qe_hd<true>(qe, bytes, segs.data(), uint32_t(segs.size()), nb,
-                                              uint32_t(band), style, o, stride, w, h, state.data(),
-                                              values.data())
-               : t1::decode_block_qe_hd<false>(qe, bytes, segs.data(), uint32_t(segs.size()), nb,
-                                               uint32_t(band), style, o, stride, w, h, state.data(),
-                                               nullptr);
+        layout == 1
+            ? t1::decode_block_qe_hd<true>(qe, bytes, segs.data(), n, nb, uint32_t(band), style, o,
+                                           stride, w, h, state.data(), values.data())
+        : layout == 0 ? t1::decode_block_qe_hd<false>(qe, bytes, segs.data(), n, nb, uint32_t(band),
+                                                      style, o, stride, w, h, state.data(), nullptr)
+                      : t1::decode_block_qe_hd<false>(
+                            qe, t1::SlotContexts{slots.data() + 1, 3}, bytes, segs.data(), n, nb,
+                            uint32_t(band), style, o, stride, w, h, state.data(), nullptr);
+    for (size_t k = 0; k < slots.size(); ++k)
+      if (k % 3 != 1) {
+        ASSERT_EQ(slots[k], kSlotPattern) << what << ": slot word " << k;
+      }
+    uint32_t passes = 0;
+    for (const t1::SegmentRef& r : segs) passes += r.passes;
+    if (layout == 2 && passes > 0 &&
+        (want_status == t1::BlockStatus::kOk || want_status == t1::BlockStatus::kExtraPasses)) {
+      ASSERT_NE(slots[1], kSlotPattern) << what << ": the passes' contexts not in the slots";
+    }
     ASSERT_EQ(st, want_status) << what << " layout " << layout;
     ASSERT_EQ(state.back(), 0xDEADBEEFu) << what << ": state written past state_words";
     for (uint32_t y = 0; y < h + 2; ++y)
