@@ -90,6 +90,14 @@ struct Segments {
   GJ2K_HD_INLINE uint32_t passes(size_t k) const { return segs[k].passes; }
 };
 
+// Where a pass keeps its working copy of the contexts (BlockDecoder::pass): its own array
+// `local`, unless the tables' type has an overload that says otherwise (t1_dec_qe.h's
+// QeSlotBandTables: a CUDA thread's slots in shared memory).
+template <class Tables, class Context>
+GJ2K_HD_INLINE Context* pass_contexts(const Tables&, Context* local) {
+  return local;
+}
+
 // One code-block's decoding state. kVc: vertically causal contexts (D.7). kStripeValues: the
 // value layout (see the file comment). kL: the distance in words between consecutive words of
 // the block's state and stripe-major values: 1, or the 32 lanes of a warp whose blocks'
@@ -280,7 +288,8 @@ struct BlockDecoder {
   template <PassKind kKind, bool kRaw, class Coder>
   GJ2K_HD void pass(Coder& coder, uint32_t p) {
     Coder c = coder;
-    Context cx[kNumContexts];
+    Context local[kNumContexts];
+    const auto cx = pass_contexts(tab, local);
     load_contexts(cx);
     const PlaneValues pv = plane_values(p);
     for (uint32_t s = 0; s < stripes; ++s) {

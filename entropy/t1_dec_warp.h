@@ -52,14 +52,14 @@ struct StridedContexts {
 // pass). raw: the lane's segment is a raw one (D.6). As BlockDecoder::pass, the pass works on
 // local copies of the coders and the contexts, written back at its end: the block's decoder
 // then stays in registers, where a context array indexed by data would keep all of it in
-// local memory. The contexts' copy is sync.contexts(local): `local` itself (uint8_t*), or the
+// local memory. The contexts' copy is sync.contexts(local): `local` itself (a Context*), or the
 // lane's slots elsewhere (StridedContexts).
 template <PassKind kKind, class D, class Sync>
 GJ2K_HD_INLINE void lockstep_pass(D& d, bool on, bool raw, const typename D::PlaneValues& pv,
                                   uint32_t stripes, uint32_t width, const Sync& sync) {
   auto mq = d.mq;
   auto rd = d.raw;
-  uint8_t local[kNumContexts];
+  typename D::Context local[kNumContexts];
   const auto cx = sync.contexts(local);
   d.load_contexts(cx);
   for (uint32_t s = 0; s < stripes; ++s) {
@@ -93,17 +93,24 @@ GJ2K_HD_INLINE void lockstep_pass(D& d, bool on, bool raw, const typename D::Pla
   d.store_contexts(cx);
 }
 
-// Decodes this lane's block (see the file comment). segs: the block's segments (offsets into
-// `bytes`); band, style, planes, w, h: its job; passes: plan_block's.
-template <bool kVc, uint32_t kL, class Sync>
-GJ2K_HD void decode_in_lockstep(const DecodeTables& t, const uint8_t* bytes, const SegmentRef* segs,
+// Band b's tables of a DecodeTables (BlockDecoder's BandTables); t1_dec_qe.h has the
+// overload for MqDecoderQe's tables.
+GJ2K_HD_INLINE BandTables band_tables(const DecodeTables& t, uint32_t band) {
+  return {t.zc + 512 * band, t.sc, t.mq};
+}
+
+// Decodes this lane's block (see the file comment). t: the tables of all bands (DecodeTables,
+// or any with a band_tables(t, band)); segs: the block's segments (offsets into `bytes`); band,
+// style, planes, w, h: its job; passes: plan_block's.
+template <bool kVc, uint32_t kL, class AllTables, class Sync>
+GJ2K_HD void decode_in_lockstep(const AllTables& t, const uint8_t* bytes, const SegmentRef* segs,
                                 uint32_t planes, uint32_t band, uint8_t style, uint32_t w,
                                 uint32_t h, uint32_t passes, const WarpShape& shape,
                                 uint32_t* state, uint32_t* values, int32_t* out, size_t stride,
                                 const Sync& sync) {
-  using D = BlockDecoder<kVc, true, BandTables, kL>;
+  using D = BlockDecoder<kVc, true, decltype(band_tables(t, 0u)), kL>;
   D d;
-  d.tab = {t.zc + 512 * (band & 3), t.sc, t.mq};
+  d.tab = band_tables(t, band & 3);
   const bool run = passes > 0;
   d.w = run ? w : 0;
   d.h = run ? h : 0;
@@ -153,8 +160,8 @@ GJ2K_HD void decode_in_lockstep(const DecodeTables& t, const uint8_t* bytes, con
 
 // decode_in_lockstep in the style's context formation (D.7); every lane of a warp must take
 // the same one.
-template <uint32_t kL, class Sync>
-GJ2K_HD void decode_in_lockstep_mode(bool vc, const DecodeTables& t, const uint8_t* bytes,
+template <uint32_t kL, class AllTables, class Sync>
+GJ2K_HD void decode_in_lockstep_mode(bool vc, const AllTables& t, const uint8_t* bytes,
                                      const SegmentRef* segs, uint32_t planes, uint32_t band,
                                      uint8_t style, uint32_t w, uint32_t h, uint32_t passes,
                                      const WarpShape& shape, uint32_t* state, uint32_t* values,

@@ -19,8 +19,10 @@
 //   lasts about as long as its costliest warp of 32 like blocks: faster where all blocks carry
 //   many passes (lossless), slower where a few costly blocks stand among many light ones.
 // arrange_for_decode() picks one per batch by the blocks' costs (job_order.h, prefer_warps).
-// The context tables live in shared memory. LaunchShape is exposed so that benchmarks can
-// measure the alternatives.
+// Both decode with MqDecoderQe (entropy/t1_dec_qe.h: the contexts carry their Qe). The context
+// tables and, during a pass, each thread's contexts (19 words) live in shared memory, which
+// bounds a thread block to 512 threads. LaunchShape is exposed so that benchmarks can measure
+// the alternatives.
 #pragma once
 
 #include <cuda_runtime.h>

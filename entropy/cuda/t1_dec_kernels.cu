@@ -7,6 +7,7 @@
 #include "entropy/cuda/job_order.h"
 #include "entropy/cuda/t1_dec_cuda.h"
 #include "entropy/t1_dec_block.h"
+#include "entropy/t1_dec_qe.h"
 #include "entropy/t1_dec_warp.h"
 #include "gj2k/error.h"
 #include "transform/cuda/cuda_check.h"
@@ -16,27 +17,37 @@ namespace {
 
 __device__ uint8_t g_zc[t1::kZcTableBytes];
 __device__ uint8_t g_sc[t1::kScTableBytes];
-__device__ MqDecState g_mq[94];
+__device__ uint32_t g_mq_next[t1::kMqQeNextWords];
 
 // The context and MQ tables, copied to the device once per process (device 0 at the time of
-// the first launch).
+// the first launch). The kernels decode with MqDecoderQe (t1_dec_qe.h), whose contexts carry
+// their Qe: a decision compares after the context's load, without a state table's.
 void upload_tables() {
   static std::once_flag once;
   std::call_once(once, [] {
-    const t1::DecodeTables t = t1::host_decode_tables();
+    const t1::QeDecodeTables t = t1::host_qe_decode_tables();
     GJ2K_CUDA_CHECK(cudaMemcpyToSymbol(g_zc, t.zc, t1::kZcTableBytes));
     GJ2K_CUDA_CHECK(cudaMemcpyToSymbol(g_sc, t.sc, t1::kScTableBytes));
-    GJ2K_CUDA_CHECK(cudaMemcpyToSymbol(g_mq, t.mq, sizeof(g_mq)));
+    GJ2K_CUDA_CHECK(cudaMemcpyToSymbol(g_mq_next, t.next, sizeof(g_mq_next)));
   });
 }
 
 // The tables copied into the thread block's shared memory (every thread of it must call this).
-__device__ t1::DecodeTables shared_tables(uint8_t* zc, uint8_t* sc, MqDecState* mq) {
+__device__ t1::QeDecodeTables shared_tables(uint8_t* zc, uint8_t* sc, uint32_t* next) {
   for (int i = threadIdx.x; i < int(t1::kZcTableBytes); i += blockDim.x) zc[i] = g_zc[i];
   for (int i = threadIdx.x; i < int(t1::kScTableBytes); i += blockDim.x) sc[i] = g_sc[i];
-  for (int i = threadIdx.x; i < 94; i += blockDim.x) mq[i] = g_mq[i];
+  for (int i = threadIdx.x; i < int(t1::kMqQeNextWords); i += blockDim.x) next[i] = g_mq_next[i];
   __syncthreads();
-  return {zc, sc, mq};
+  return {zc, sc, next};
+}
+
+// Shared memory a thread block needs for its threads' contexts during a pass, slot k of thread
+// t at k * blockDim + t (one bank per thread of a warp), not in local memory: with
+// MqDecoderQe's 32-bit contexts in a local array the thread kernel ran 2.3 times slower, in
+// shared slots 7% faster than MqDecoder with its local bytes (docs/PERFORMANCE.md, "GPU Tier-1
+// decode: contexts that carry their Qe").
+constexpr size_t context_slot_bytes(int threads_per_block) {
+  return size_t(threads_per_block) * kNumContexts * sizeof(uint32_t);
 }
 
 __global__ void decode_kernel(const BlockJob* __restrict__ jobs, uint32_t count,
@@ -46,15 +57,17 @@ __global__ void decode_kernel(const BlockJob* __restrict__ jobs, uint32_t count,
                               bool dynamic) {
   __shared__ uint8_t zc[t1::kZcTableBytes];
   __shared__ uint8_t sc[t1::kScTableBytes];
-  __shared__ MqDecState mq[94];
-  const t1::DecodeTables tables = shared_tables(zc, sc, mq);
+  __shared__ uint32_t mq_next[t1::kMqQeNextWords];
+  const t1::QeDecodeTables tables = shared_tables(zc, sc, mq_next);
+  extern __shared__ uint32_t context_slots[];  // context_slot_bytes(blockDim.x)
+  const t1::SlotContexts slots{context_slots + threadIdx.x, blockDim.x};
   uint32_t* state = workspace + (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * state_words;
   const uint32_t threads = gridDim.x * blockDim.x;
   uint32_t k = dynamic ? atomicAdd(counter, 1u) : blockIdx.x * blockDim.x + threadIdx.x;
   for (; k < count; k = dynamic ? atomicAdd(counter, 1u) : k + threads) {
     const BlockJob j = jobs[k];
-    status[k] = static_cast<uint8_t>(t1::decode_block_hd<false>(
-        tables, bytes, segs + j.seg_first, j.seg_count, j.planes, j.band, j.style,
+    status[k] = static_cast<uint8_t>(t1::decode_block_qe_hd<false>(
+        tables, slots, bytes, segs + j.seg_first, j.seg_count, j.planes, j.band, j.style,
         out + j.out_offset, j.stride, j.w, j.h, state, nullptr));
   }
 }
@@ -75,13 +88,11 @@ struct WarpSync {
     for (uint32_t r = 0; r < 4; ++r)
       asm volatile("prefetch.global.L1 [%0];" ::"l"(v + 8 * kL + r * kL));
   }
-  __device__ t1::StridedContexts<t1::kWarpLanes> contexts(uint8_t*) const { return {cx}; }
+  template <class Context>
+  __device__ t1::StridedContexts<t1::kWarpLanes> contexts(Context*) const {
+    return {cx};
+  }
 };
-
-// Shared memory a thread block of the warp mapping needs for its lanes' contexts.
-constexpr size_t context_slot_bytes(int threads_per_block) {
-  return size_t(threads_per_block) * kNumContexts * sizeof(uint32_t);
-}
 
 __global__ void decode_warps_kernel(const BlockJob* __restrict__ jobs, uint32_t warps,
                                     const t1::SegmentRef* __restrict__ segs,
@@ -90,8 +101,8 @@ __global__ void decode_warps_kernel(const BlockJob* __restrict__ jobs, uint32_t 
                                     size_t slot_values, uint32_t* counter) {
   __shared__ uint8_t zc[t1::kZcTableBytes];
   __shared__ uint8_t sc[t1::kScTableBytes];
-  __shared__ MqDecState mq[94];
-  const t1::DecodeTables tables = shared_tables(zc, sc, mq);
+  __shared__ uint32_t mq_next[t1::kMqQeNextWords];
+  const t1::QeDecodeTables tables = shared_tables(zc, sc, mq_next);
   extern __shared__ uint32_t context_slots[];  // context_slot_bytes(blockDim.x)
   constexpr unsigned kAll = 0xFFFFFFFFu;
   const uint32_t lane = threadIdx.x % t1::kWarpLanes;
@@ -126,7 +137,7 @@ __global__ void decode_warps_kernel(const BlockJob* __restrict__ jobs, uint32_t 
         status[k] = static_cast<uint8_t>(t1::BlockStatus::kBadArgument);
         continue;
       }
-      const t1::BandTables band{tables.zc + 512 * j.band, tables.sc, tables.mq};
+      const t1::QeSlotBandTables band{t1::band_tables(tables, j.band), {cx, t1::kWarpLanes}};
       t1::run_block_in_mode<false>(band, list, j.seg_count, j.planes, j.style, o, j.stride, j.w,
                                    j.h, slot + lane * slot_state, nullptr);
       continue;
@@ -270,7 +281,7 @@ void decode_blocks(const BlockJob* d_jobs, uint32_t count, const t1::SegmentRef*
                     std::to_string(threads * state_words_per_thread) + " needed");
   GJ2K_CUDA_CHECK(cudaMemsetAsync(d_counter, 0, sizeof(uint32_t), stream));
   const int tpb = std::max(1, shape.threads_per_block);
-  decode_kernel<<<static_cast<unsigned>(threads / tpb), tpb, 0, stream>>>(
+  decode_kernel<<<static_cast<unsigned>(threads / tpb), tpb, context_slot_bytes(tpb), stream>>>(
       d_jobs, count, d_segs, d_bytes, d_out, d_status, d_workspace, state_words_per_thread,
       d_counter, shape.dynamic);
   GJ2K_CUDA_CHECK_LAUNCH("Tier-1 decode kernel");

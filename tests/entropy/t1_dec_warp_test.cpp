@@ -14,6 +14,7 @@
 
 #include "entropy/t1.h"
 #include "entropy/t1_dec_block.h"
+#include "entropy/t1_dec_qe.h"
 #include "entropy/t1_dec_warp.h"
 
 namespace gj2k::entropy {
@@ -23,13 +24,28 @@ namespace {
 // strided slots as the kernel keeps them in shared memory.
 struct NoSync {
   void operator()(const uint32_t*, const uint32_t*) const {}
-  uint8_t* contexts(uint8_t* local) const { return local; }
+  template <class Context>
+  Context* contexts(Context* local) const {
+    return local;
+  }
 };
 struct StridedSync {
   uint32_t* slots;  // this lane's first slot, kWarpLanes words apart
   void operator()(const uint32_t*, const uint32_t*) const {}
-  t1::StridedContexts<t1::kWarpLanes> contexts(uint8_t*) const { return {slots}; }
+  template <class Context>
+  t1::StridedContexts<t1::kWarpLanes> contexts(Context*) const {
+    return {slots};
+  }
 };
+
+// The lanes' tables: MqDecoder's (DecodeTables) or MqDecoderQe's, as the kernels use them.
+template <class AllTables>
+AllTables host_tables() {
+  if constexpr (std::is_same_v<AllTables, t1::QeDecodeTables>)
+    return t1::host_qe_decode_tables();
+  else
+    return t1::host_decode_tables();
+}
 
 struct Lane {
   uint32_t w = 0, h = 0, planes = 0, band = 0;
@@ -38,7 +54,7 @@ struct Lane {
 };
 
 // One warp: `lanes` blocks (the rest of 32 empty), vertically causal or not.
-template <class Sync>
+template <class Sync, class AllTables>
 void check_warp(uint32_t seed, int lanes, int max_side, bool vc) {
   std::mt19937 rng(seed);
   std::vector<Lane> lane(t1::kWarpLanes);
@@ -83,6 +99,7 @@ void check_warp(uint32_t seed, int lanes, int max_side, bool vc) {
   }
   bytes.push_back(0);  // a valid pointer for empty data
   const t1::DecodeTables tables = t1::host_decode_tables();
+  const AllTables lane_tables = host_tables<AllTables>();
 
   // Outputs side by side with guard columns; the plain decoder's first.
   constexpr int32_t kGuard = 0x5A5A5A5A;
@@ -122,8 +139,8 @@ void check_warp(uint32_t seed, int lanes, int max_side, bool vc) {
     Sync sync{};
     if constexpr (std::is_same_v<Sync, StridedSync>) sync.slots = slots.data() + l;
     t1::decode_in_lockstep_mode<t1::kWarpLanes>(
-        vc, tables, bytes.data(), segs.data() + b.seg_first, b.planes, b.band, b.style, b.w, b.h,
-        plan[l].passes, shape, ws.data() + l, ws.data() + t1::kWarpLanes * sw + l, at(got, l),
+        vc, lane_tables, bytes.data(), segs.data() + b.seg_first, b.planes, b.band, b.style, b.w,
+        b.h, plan[l].passes, shape, ws.data() + l, ws.data() + t1::kWarpLanes * sw + l, at(got, l),
         stride, sync);
     for (size_t k = 0; k < ws.size(); ++k) {
       if (k % t1::kWarpLanes != l) {
@@ -136,18 +153,18 @@ void check_warp(uint32_t seed, int lanes, int max_side, bool vc) {
                                << i % stride << ", lane " << (i % stride) / (max_side + 3) << ")";
 }
 
-template <class Sync>
+template <class Sync, class AllTables = t1::DecodeTables>
 void check_warps() {
   uint32_t seed = 70001;
   for (int rep = 0; rep < 6; ++rep) {
-    check_warp<Sync>(seed++, 32, 64, false);
-    check_warp<Sync>(seed++, 32, 64, true);
-    check_warp<Sync>(seed++, 1 + rep * 5, 33, false);
+    check_warp<Sync, AllTables>(seed++, 32, 64, false);
+    check_warp<Sync, AllTables>(seed++, 32, 64, true);
+    check_warp<Sync, AllTables>(seed++, 1 + rep * 5, 33, false);
   }
-  check_warp<Sync>(seed++, 32, 9, false);
-  check_warp<Sync>(seed++, 17, 200, true);
-  check_warp<Sync>(seed++, 4, 300, false);
-  check_warp<Sync>(seed++, 0, 64, false);
+  check_warp<Sync, AllTables>(seed++, 32, 9, false);
+  check_warp<Sync, AllTables>(seed++, 17, 200, true);
+  check_warp<Sync, AllTables>(seed++, 4, 300, false);
+  check_warp<Sync, AllTables>(seed++, 0, 64, false);
 }
 
 TEST(T1DecWarp, LockstepLanesDecodeAsTheSharedDecoder) {
@@ -155,6 +172,12 @@ TEST(T1DecWarp, LockstepLanesDecodeAsTheSharedDecoder) {
 }
 TEST(T1DecWarp, LockstepLanesWithStridedContexts) {
   check_warps<StridedSync>();
+}
+TEST(T1DecWarp, LockstepLanesWithQeContexts) {
+  check_warps<NoSync, t1::QeDecodeTables>();
+}
+TEST(T1DecWarp, LockstepLanesWithQeStridedContexts) {
+  check_warps<StridedSync, t1::QeDecodeTables>();
 }
 
 }  // namespace

@@ -1,0 +1,141 @@
+// MQ decoder (15444-1 C.3) for the CUDA Tier-1 kernels whose context word carries its Qe:
+// MqDecoder's branches and 32-bit C, with MqDecoderWide's contexts. Decodes exactly as
+// MqDecoder and MqRefDecoder (mq_ref.h), truncated and corrupt data included (0xFF past the
+// end, C.3.4). Host-device (core/hd.h): the CPU build is tested in CI.
+//
+// Why: with MqDecoder a decision's chain is context byte -> state table entry (Qe, MPS) ->
+// comparison, one load after the other. Here the context word holds Qe << 16 and the state
+// byte (2 * index + MPS), so the comparison follows the context's load directly; the table,
+// kMqQeNext, is read only when the context changes (renormalisation), for the word that
+// follows, which nothing in the decision waits for.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/hd.h"
+#include "entropy/mq_dec.h"
+#include "entropy/mq_tables.h"
+
+namespace gj2k::entropy {
+
+class MqDecoderQe {
+ public:
+  // A context: Qe << 16 of its state in the high half, the state byte (2 * index + MPS,
+  // kMqFastStates' numbering) in the low byte (MqDecoderWide::Context's layout).
+  using Context = uint32_t;
+  // Qe of state index i (Table C.2; the same as kMqTable[i].qe, checked below): a function,
+  // not kMqTable, so that device code can call it.
+  GJ2K_HD_INLINE static constexpr uint32_t qe_of_index(uint32_t i) {
+    constexpr uint16_t kQe[47] = {0x5601, 0x3401, 0x1801, 0x0AC1, 0x0521, 0x0221, 0x5601, 0x5401,
+                                  0x4801, 0x3801, 0x3001, 0x2401, 0x1C01, 0x1601, 0x5601, 0x5401,
+                                  0x5101, 0x4801, 0x3801, 0x3401, 0x3001, 0x2801, 0x2401, 0x2201,
+                                  0x1C01, 0x1801, 0x1601, 0x1401, 0x1201, 0x1101, 0x0AC1, 0x09C1,
+                                  0x08A1, 0x0521, 0x0441, 0x02A1, 0x0221, 0x0141, 0x0111, 0x0085,
+                                  0x0049, 0x0025, 0x0015, 0x0009, 0x0005, 0x0001, 0x5601};
+    return kQe[i];
+  }
+  GJ2K_HD_INLINE static constexpr Context context(uint8_t state) {
+    return (qe_of_index(state >> 1) << 16) | state;
+  }
+
+  MqDecoderQe() = default;
+  GJ2K_HD MqDecoderQe(const uint8_t* data, size_t length) { init(data, length); }
+
+  // INITDEC (C.3.5).
+  GJ2K_HD_INLINE void init(const uint8_t* data, size_t length) {
+    p_ = data;
+    end_ = data + length;
+    c_ = static_cast<uint32_t>(byte(0)) << 16;
+    bytein();
+    c_ <<= 7;
+    ct_ -= 7;
+    a_ = 0x8000u << 16;
+  }
+
+  template <class Next>
+  GJ2K_HD_INLINE uint32_t decode_likely_mps(const Next& next, Context& cx) {
+    return decode(next, cx);
+  }
+
+  // DECODE (C.3.2) in context cx; `next`: kMqQeNext or a copy of it (a kernel's, in shared
+  // memory). A and Qe are held shifted left by 16 as in MqDecoder. After the decision's
+  // branches (the MPS without renormalisation returns at once), one flag says LPS (Figures
+  // C.16/C.17: the lower sub-interval unless exchanged, the upper one when exchanged), and the
+  // context becomes next[2 * state + lps].
+  template <class Next>
+  GJ2K_HD_INLINE uint32_t decode(const Next& next, Context& cx) {
+    const uint32_t ctx = cx;
+    const uint32_t qe = ctx & 0xFFFF0000u;
+    a_ -= qe;
+    uint32_t lps;
+    if (c_ < qe) {
+      lps = a_ < qe ? 0u : 1u;  // LPS_EXCHANGE
+      a_ = qe;
+    } else {
+      c_ -= qe;
+      if (a_ & 0x80000000u) return ctx & 1u;
+      lps = a_ < qe ? 1u : 0u;  // MPS_EXCHANGE
+    }
+    cx = next[((ctx & 0xFFu) << 1) | lps];
+    // RENORMD (C.3.3) in runs of up to CT shifts, as MqDecoder.
+    int n = count_leading_zeros(a_);
+    while (n > ct_) {
+      a_ <<= ct_;
+      c_ <<= ct_;
+      n -= ct_;
+      bytein();
+    }
+    a_ <<= n;
+    c_ <<= n;
+    ct_ -= n;
+    return (ctx & 1u) ^ lps;
+  }
+
+ private:
+  GJ2K_HD_INLINE uint32_t byte(size_t i) const { return p_ + i < end_ ? p_[i] : 0xFFu; }
+  // BYTEIN (C.3.4); p_ points at the current byte B.
+  GJ2K_HD_INLINE void bytein() {
+    if (byte(0) == 0xFF) {
+      if (byte(1) > 0x8F) {
+        c_ += 0xFF00;
+        ct_ = 8;
+      } else {
+        ++p_;
+        c_ += byte(0) << 9;
+        ct_ = 7;
+      }
+    } else {
+      ++p_;
+      c_ += byte(0) << 8;
+      ct_ = 8;
+    }
+  }
+
+  const uint8_t* p_ = nullptr;
+  const uint8_t* end_ = nullptr;
+  uint32_t a_ = 0, c_ = 0;  // A << 16 and C
+  int ct_ = 0;
+};
+
+// MqDecoderQe's successor table: entry 2 * state the context after an MPS that
+// renormalises, 2 * state + 1 the context after an LPS.
+inline constexpr std::array<uint32_t, 188> make_mq_qe_next() {
+  std::array<uint32_t, 188> t{};
+  for (size_t s = 0; s < 94; ++s) {
+    t[2 * s] = MqDecoderQe::context(kMqFastStates[s].next_mps);
+    t[2 * s + 1] = MqDecoderQe::context(kMqFastStates[s].next_lps);
+  }
+  return t;
+}
+inline constexpr std::array<uint32_t, 188> kMqQeNext = make_mq_qe_next();
+
+inline constexpr bool mq_qe_matches_table() {
+  for (uint32_t i = 0; i < kMqTable.size(); ++i)
+    if (MqDecoderQe::qe_of_index(i) != kMqTable[i].qe) return false;
+  return true;
+}
+static_assert(mq_qe_matches_table(), "MqDecoderQe::qe_of_index differs from Table C.2");
+
+}  // namespace gj2k::entropy
