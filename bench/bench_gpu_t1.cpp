@@ -368,10 +368,64 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
           b.samples / (best * 1e3), diff ? "DIFFERENT" : "identical", words * 4 / 1e6);
     }
   }
+  // The arranged jobs over more threads than jobs (spread s: about 32 / s jobs a warp, the
+  // rest of each warp's lanes padding, as many threads as the SMs hold at most), so that fewer
+  // of the heaviest blocks share a warp's issue.
+  const entropy::cuda::LaunchShape spread_shapes[] = {
+      {128, 4, false}, {128, 6, false}, {128, 8, false}, {256, 4, false}};
+  for (int spread : {2, 3, 4}) {
+    for (const auto& shape : spread_shapes) {
+      const size_t threads =
+          entropy::cuda::decode_threads(uint32_t(b.jobs.size() * spread), sms, shape);
+      const std::vector<BlockJob> jobs = to_jobs(2, threads);
+      if (jobs.size() > most_jobs) continue;
+      GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), jobs.data(), jobs.size() * sizeof(BlockJob),
+                                 cudaMemcpyHostToDevice));
+      const size_t words =
+          entropy::cuda::decode_threads(uint32_t(jobs.size()), sms, shape) * max_state;
+      DeviceBuffer d_ws(words * 4);
+      const float best = time_launch([&] {
+        entropy::cuda::decode_blocks(
+            d_jobs.as<BlockJob>(), uint32_t(jobs.size()), d_segs.as<entropy::t1::SegmentRef>(),
+            d_bytes.as<uint8_t>(), d_out.as<int32_t>(), d_status.as<uint8_t>(), d_ws.as<uint32_t>(),
+            words, max_state, d_counter.as<uint32_t>(), sms, nullptr, shape);
+      });
+      const size_t diff = differing_rows();
+      std::printf(
+          "  gpu arranged spread %d: %zu threads, %4d threads x %2d blocks/SM: %8.2f ms %9.1f "
+          "Msamples/s  %s, workspace %.0f MB\n",
+          spread, jobs.size(), shape.threads_per_block, shape.blocks_per_sm, best,
+          b.samples / (best * 1e3), diff ? "DIFFERENT" : "identical", words * 4 / 1e6);
+    }
+  }
   // The warp mapping (t1_dec_warp.h): arrange_warps' grouping, per launch shape; and the
   // mapping the decoder picks for this batch (arrange_for_decode with kAuto).
   std::printf("  the decoder's choice for %d SMs: %s\n", sms,
               entropy::cuda::prefer_warps(costs_of(b), sms) ? "warps" : "threads");
+  {
+    // The decoder's own arrangement (arrange_for_decode, kAuto) and launch, where it takes a
+    // thread per block (its warp rows follow).
+    std::vector<BlockJob> jobs = to_jobs(0);
+    entropy::cuda::WarpSlot slot;
+    if (entropy::cuda::arrange_for_decode(jobs, b.segs, sms, entropy::cuda::DecodeMapping::kAuto,
+                                          &slot) == entropy::cuda::DecodeMapping::kThreads &&
+        jobs.size() <= most_jobs) {
+      GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), jobs.data(), jobs.size() * sizeof(BlockJob),
+                                 cudaMemcpyHostToDevice));
+      const size_t words = entropy::cuda::decode_threads(uint32_t(jobs.size()), sms) * max_state;
+      DeviceBuffer d_ws(words * 4);
+      const float best = time_launch([&] {
+        entropy::cuda::decode_blocks(
+            d_jobs.as<BlockJob>(), uint32_t(jobs.size()), d_segs.as<entropy::t1::SegmentRef>(),
+            d_bytes.as<uint8_t>(), d_out.as<int32_t>(), d_status.as<uint8_t>(), d_ws.as<uint32_t>(),
+            words, max_state, d_counter.as<uint32_t>(), sms, nullptr);
+      });
+      std::printf("  gpu decoder's choice: a thread per block, %zu threads for %zu blocks: %8.2f ms "
+                  "%9.1f Msamples/s  %s, workspace %.0f MB\n",
+                  jobs.size(), b.jobs.size(), best, b.samples / (best * 1e3),
+                  differing_rows() ? "DIFFERENT" : "identical", words * 4 / 1e6);
+    }
+  }
   const entropy::cuda::LaunchShape warp_shapes[] = {{32, 8},  {64, 4},  {128, 2},
                                                     {128, 4}, {256, 2}, {128, 8}};
   for (const auto& shape : warp_shapes) {

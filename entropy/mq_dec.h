@@ -53,16 +53,11 @@ GJ2K_HD_INLINE int count_leading_zeros(uint32_t x) {
 #endif
 }
 
-class MqDecoder {
+// What MqDecoder and MqDecoderQe (mq_dec_qe.h) share: C.3's registers, with A held shifted left
+// by 16 (aligned with C's high half, so that C compares with and subtracts Qe << 16 directly),
+// INITDEC, BYTEIN and RENORMD.
+class MqDecoderCore {
  public:
-  // A context as this decoder keeps it: its state byte (2 * index + MPS, kMqFastStates'
-  // numbering), with the tables kMqDecStates.
-  using Context = uint8_t;
-  GJ2K_HD_INLINE static constexpr Context context(uint8_t state) { return state; }
-
-  MqDecoder() = default;
-  GJ2K_HD MqDecoder(const uint8_t* data, size_t length) { init(data, length); }
-
   // INITDEC (C.3.5).
   GJ2K_HD_INLINE void init(const uint8_t* data, size_t length) {
     p_ = data;
@@ -74,6 +69,57 @@ class MqDecoder {
     a_ = 0x8000u << 16;
   }
 
+ protected:
+  GJ2K_HD_INLINE uint32_t byte(size_t i) const { return p_ + i < end_ ? p_[i] : 0xFFu; }
+  // BYTEIN (C.3.4); p_ points at the current byte B.
+  GJ2K_HD_INLINE void bytein() {
+    if (byte(0) == 0xFF) {
+      if (byte(1) > 0x8F) {
+        c_ += 0xFF00;
+        ct_ = 8;
+      } else {
+        ++p_;
+        c_ += byte(0) << 9;
+        ct_ = 7;
+      }
+    } else {
+      ++p_;
+      c_ += byte(0) << 8;
+      ct_ = 8;
+    }
+  }
+  // RENORMD (C.3.3): A and C shift left until A's top bit is set, a BYTEIN each time CT has
+  // run out before a shift. The n shifts go in runs of up to CT bits, not one at a time, so
+  // that a warp's lanes loop at most twice, not n times (the kernels are bound by issue).
+  GJ2K_HD_INLINE void renormalize() {
+    int n = count_leading_zeros(a_);
+    while (n > ct_) {
+      a_ <<= ct_;
+      c_ <<= ct_;
+      n -= ct_;
+      bytein();
+    }
+    a_ <<= n;
+    c_ <<= n;
+    ct_ -= n;
+  }
+
+  const uint8_t* p_ = nullptr;
+  const uint8_t* end_ = nullptr;
+  uint32_t a_ = 0, c_ = 0;  // A << 16 and C
+  int ct_ = 0;
+};
+
+class MqDecoder : public MqDecoderCore {
+ public:
+  // A context as this decoder keeps it: its state byte (2 * index + MPS, kMqFastStates'
+  // numbering), with the tables kMqDecStates.
+  using Context = uint8_t;
+  GJ2K_HD_INLINE static constexpr Context context(uint8_t state) { return state; }
+
+  MqDecoder() = default;
+  GJ2K_HD MqDecoder(const uint8_t* data, size_t length) { init(data, length); }
+
   // decode() for a decision that is nearly always the MPS (MqDecoderWide has a branch for it).
   template <class States, class State>
   GJ2K_HD_INLINE uint32_t decode_likely_mps(const States& states, State& state) {
@@ -83,9 +129,7 @@ class MqDecoder {
   // DECODE (C.3.2): the decision in the context whose state byte is `state`, with the state
   // table `states`: kMqDecStates itself (host code: indexing the array, the compiler keeps its
   // address in a register) or a pointer to a copy of it (a kernel's, in shared memory).
-  // A and Qe are held shifted left by 16, aligned with C's high half, so that C compares with
-  // and subtracts Qe directly. State: the context's state byte (uint8_t), or a wider integer
-  // holding it (a kernel's contexts in shared memory, one word per lane).
+  // State: the context's state byte (uint8_t), or a wider integer holding it.
   template <class States, class State>
   GJ2K_HD_INLINE uint32_t decode(const States& states, State& state) {
     const MqDecState& s = states[state];
@@ -114,46 +158,9 @@ class MqDecoder {
         state = s.next_mps;
       }
     }
-    // RENORMD (C.3.3): A and C shift left until A's top bit is set, a BYTEIN each time CT has
-    // run out before a shift. The n shifts go in runs of up to CT bits, not one at a time, so
-    // that a warp's lanes loop at most twice, not n times (the kernel is bound by issue).
-    int n = count_leading_zeros(a_);
-    while (n > ct_) {
-      a_ <<= ct_;
-      c_ <<= ct_;
-      n -= ct_;
-      bytein();
-    }
-    a_ <<= n;
-    c_ <<= n;
-    ct_ -= n;
+    renormalize();
     return d;
   }
-
- private:
-  GJ2K_HD_INLINE uint32_t byte(size_t i) const { return p_ + i < end_ ? p_[i] : 0xFFu; }
-  // BYTEIN (C.3.4); p_ points at the current byte B.
-  GJ2K_HD_INLINE void bytein() {
-    if (byte(0) == 0xFF) {
-      if (byte(1) > 0x8F) {
-        c_ += 0xFF00;
-        ct_ = 8;
-      } else {
-        ++p_;
-        c_ += byte(0) << 9;
-        ct_ = 7;
-      }
-    } else {
-      ++p_;
-      c_ += byte(0) << 8;
-      ct_ = 8;
-    }
-  }
-
-  const uint8_t* p_ = nullptr;
-  const uint8_t* end_ = nullptr;
-  uint32_t a_ = 0, c_ = 0;  // A << 16 and C
-  int ct_ = 0;
 };
 
 // The same decoder for 64-bit hosts, with fewer branches: C is held in 64 bits (C's 32-bit

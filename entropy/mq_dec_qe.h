@@ -20,7 +20,7 @@
 
 namespace gj2k::entropy {
 
-class MqDecoderQe {
+class MqDecoderQe : public MqDecoderCore {
  public:
   // A context: Qe << 16 of its state in the high half, the state byte (2 * index + MPS,
   // kMqFastStates' numbering) in the low byte (MqDecoderWide::Context's layout).
@@ -43,24 +43,13 @@ class MqDecoderQe {
   MqDecoderQe() = default;
   GJ2K_HD MqDecoderQe(const uint8_t* data, size_t length) { init(data, length); }
 
-  // INITDEC (C.3.5).
-  GJ2K_HD_INLINE void init(const uint8_t* data, size_t length) {
-    p_ = data;
-    end_ = data + length;
-    c_ = static_cast<uint32_t>(byte(0)) << 16;
-    bytein();
-    c_ <<= 7;
-    ct_ -= 7;
-    a_ = 0x8000u << 16;
-  }
-
   template <class Next>
   GJ2K_HD_INLINE uint32_t decode_likely_mps(const Next& next, Context& cx) {
     return decode(next, cx);
   }
 
   // DECODE (C.3.2) in context cx; `next`: kMqQeNext or a copy of it (a kernel's, in shared
-  // memory). A and Qe are held shifted left by 16 as in MqDecoder. After the decision's
+  // memory). A and Qe are held shifted left by 16 (MqDecoderCore). After the decision's
   // branches (the MPS without renormalisation returns at once), one flag says LPS (Figures
   // C.16/C.17: the lower sub-interval unless exchanged, the upper one when exchanged), and the
   // context becomes next[2 * state + lps].
@@ -79,44 +68,9 @@ class MqDecoderQe {
       lps = a_ < qe ? 1u : 0u;  // MPS_EXCHANGE
     }
     cx = next[((ctx & 0xFFu) << 1) | lps];
-    // RENORMD (C.3.3) in runs of up to CT shifts, as MqDecoder.
-    int n = count_leading_zeros(a_);
-    while (n > ct_) {
-      a_ <<= ct_;
-      c_ <<= ct_;
-      n -= ct_;
-      bytein();
-    }
-    a_ <<= n;
-    c_ <<= n;
-    ct_ -= n;
+    renormalize();
     return (ctx & 1u) ^ lps;
   }
-
- private:
-  GJ2K_HD_INLINE uint32_t byte(size_t i) const { return p_ + i < end_ ? p_[i] : 0xFFu; }
-  // BYTEIN (C.3.4); p_ points at the current byte B.
-  GJ2K_HD_INLINE void bytein() {
-    if (byte(0) == 0xFF) {
-      if (byte(1) > 0x8F) {
-        c_ += 0xFF00;
-        ct_ = 8;
-      } else {
-        ++p_;
-        c_ += byte(0) << 9;
-        ct_ = 7;
-      }
-    } else {
-      ++p_;
-      c_ += byte(0) << 8;
-      ct_ = 8;
-    }
-  }
-
-  const uint8_t* p_ = nullptr;
-  const uint8_t* end_ = nullptr;
-  uint32_t a_ = 0, c_ = 0;  // A << 16 and C
-  int ct_ = 0;
 };
 
 // MqDecoderQe's successor table: entry 2 * state the context after an MPS that

@@ -199,19 +199,40 @@ inline BatchCosts batch_costs(const std::vector<WarpKey>& keys,
   return c;
 }
 
-// Whether a batch decodes faster with the warp mapping than with a thread per block, on a GPU
-// with `multiprocessors` SMs, by a model of the two fitted with bench_gpu_t1 on an H100
+// The model the two decode mappings are chosen by, fitted with bench_gpu_t1 on an H100
 // (docs/PERFORMANCE.md, "Ninth run"): the warp mapping lasts about as long as its costliest
-// warp (all warps run at once), 2.7e-4 ms per unit of cost (decode_job_cost); the thread
-// mapping as its costliest block, 1.26e-4 ms per unit (sharing its warp with other lanes), or as
-// its total cost spread over the SMs, 2.04e-6 ms per unit per SM, whichever is longer. Lossless
-// images, whose blocks all hold many passes, come out on the warp side; lossy ones, with a few
-// costly blocks among many light ones, on the thread side.
+// warp (all warps run at once), kWarpMs per unit of cost (decode_job_cost); the thread mapping
+// as its costliest block, kChainMs per unit (sharing its warp with other lanes), or as its
+// total cost spread over the SMs, kIssueMs per unit per SM, whichever is longer.
+inline constexpr double kWarpMs = 2.7e-4, kChainMs = 1.26e-4, kIssueMs = 2.04e-6;
+
+// Whether the thread mapping of a batch with costs `c` is bound by its costliest block's chain
+// rather than by its total (the model above).
+inline bool chain_bound(const BatchCosts& c, int multiprocessors) {
+  return kChainMs * static_cast<double>(c.top_block) >
+         kIssueMs * static_cast<double>(c.total) / std::max(1, multiprocessors);
+}
+
+// Whether a batch decodes faster with the warp mapping than with a thread per block, on a GPU
+// with `multiprocessors` SMs, by the model above. Lossless images, whose blocks all hold many
+// passes, come out on the warp side; lossy ones, with a few costly blocks among many light
+// ones, on the thread side.
 inline bool prefer_warps(const BatchCosts& c, int multiprocessors) {
-  const double warps = 2.7e-4 * static_cast<double>(c.top_warp);
-  const double block = 1.26e-4 * static_cast<double>(c.top_block);
-  const double spread = 2.04e-6 * static_cast<double>(c.total) / std::max(1, multiprocessors);
+  const double warps = kWarpMs * static_cast<double>(c.top_warp);
+  const double block = kChainMs * static_cast<double>(c.top_block);
+  const double spread = kIssueMs * static_cast<double>(c.total) / std::max(1, multiprocessors);
   return warps < std::max(block, spread);
+}
+
+// Threads per job that a thread-per-block launch of a batch with costs `c` asks for
+// (decode_threads caps them at what the SMs hold): spread_by_cost then deals the jobs over
+// more warps, about 32 / kChainSpread a warp, the other lanes padding, so that fewer of the
+// costliest blocks share a warp's issue. Only where the batch is chain-bound: where its total
+// bounds it, the padding lanes cost more than they give (measured, docs/PERFORMANCE.md,
+// "Fifteenth run": 9/7 31.5 -> 28.5 ms, lossless a thread per block 71.2 -> 73.7 ms).
+inline constexpr uint32_t kChainSpread = 4;
+inline uint32_t thread_spread(const BatchCosts& c, int multiprocessors) {
+  return chain_bound(c, multiprocessors) ? kChainSpread : 1;
 }
 
 // Applies a placement from spread_by_cost to `jobs`: padding becomes a default job (Job{},

@@ -95,8 +95,9 @@ enum class DecodeMapping : uint8_t { kAuto, kThreads, kWarps };
 
 // Arranges jobs for the mapping `want` names, or with kAuto for the one prefer_warps
 // (job_order.h) favours on a GPU with `multiprocessors` SMs: as arrange_jobs for
-// decode_threads(jobs.size(), multiprocessors) threads, or as arrange_warps (*slot set). Returns
-// the mapping taken (never kAuto). Host code.
+// decode_threads(jobs.size() * thread_spread(...), multiprocessors) threads (padded: a launch
+// takes decode_threads(jobs.size(), ...) threads after it), or as arrange_warps (*slot set).
+// Returns the mapping taken (never kAuto). Host code.
 DecodeMapping arrange_for_decode(std::vector<BlockJob>& jobs,
                                  const std::vector<t1::SegmentRef>& segs, int multiprocessors,
                                  DecodeMapping want, WarpSlot* slot);

@@ -221,17 +221,21 @@ std::vector<size_t> arrange_warps(std::vector<BlockJob>& jobs,
 DecodeMapping arrange_for_decode(std::vector<BlockJob>& jobs,
                                  const std::vector<t1::SegmentRef>& segs, int multiprocessors,
                                  DecodeMapping want, WarpSlot* slot) {
+  const std::vector<WarpKey> keys = warp_keys(jobs, segs);
+  BatchCosts costs;
   if (want != DecodeMapping::kThreads) {
-    const std::vector<WarpKey> keys = warp_keys(jobs, segs);
     const std::vector<size_t> placed = group_warps(keys);
-    if (want == DecodeMapping::kWarps || prefer_warps(batch_costs(keys, placed), multiprocessors)) {
+    costs = batch_costs(keys, placed);
+    if (want == DecodeMapping::kWarps || prefer_warps(costs, multiprocessors)) {
       apply_warps(jobs, keys, placed, slot);
       return DecodeMapping::kWarps;
     }
-    apply_threads(jobs, keys, decode_threads(static_cast<uint32_t>(jobs.size()), multiprocessors));
-    return DecodeMapping::kThreads;
+  } else {
+    costs = batch_costs(keys, {});
   }
-  arrange_jobs(jobs, segs, decode_threads(static_cast<uint32_t>(jobs.size()), multiprocessors));
+  const uint64_t spread = thread_spread(costs, multiprocessors);
+  const uint64_t threads = std::min<uint64_t>(jobs.size() * spread, UINT32_MAX);
+  apply_threads(jobs, keys, decode_threads(static_cast<uint32_t>(threads), multiprocessors));
   return DecodeMapping::kThreads;
 }
 

@@ -148,5 +148,23 @@ TEST(JobOrder, PreferWarpsFollowsItsModel) {
   EXPECT_FALSE(prefer_warps({}, 132));
 }
 
+// The thread mapping spreads a batch over more threads only where its costliest block's chain
+// bounds it (the same model, the same two batches; measured on an H100: the 9/7 batch 31.5 ->
+// 28.5 ms spread, the lossless one 71.2 -> 73.7 ms).
+TEST(JobOrder, ThreadSpreadOnlyWhereTheChainBounds) {
+  // 9/7: chain 1.26e-4 x 2.507e5 = 31.6 ms against 2.04e-6 x 1.156e9 / 132 = 17.9 ms.
+  EXPECT_TRUE(chain_bound({1'156'000'000, 250'700, 250'700}, 132));
+  EXPECT_EQ(thread_spread({1'156'000'000, 250'700, 250'700}, 132), kChainSpread);
+  // Lossless: 24.7 ms against 70.3 ms.
+  EXPECT_FALSE(chain_bound({4'551'000'000, 196'200, 208'500}, 132));
+  EXPECT_EQ(thread_spread({4'551'000'000, 196'200, 208'500}, 132), 1u);
+  // The 9/7 batch on 16 SMs: its total bounds it (148 ms).
+  EXPECT_EQ(thread_spread({1'156'000'000, 250'700, 250'700}, 16), 1u);
+  // A single block: its own chain.
+  EXPECT_EQ(thread_spread({1000, 1000, 1000}, 132), kChainSpread);
+  // Nothing to decode: nothing to spread.
+  EXPECT_EQ(thread_spread({}, 132), 1u);
+}
+
 }  // namespace
 }  // namespace gj2k::entropy::cuda
