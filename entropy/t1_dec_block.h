@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/hd.h"
 #include "entropy/mq_dec.h"
@@ -97,6 +98,35 @@ template <class Tables, class Context>
 GJ2K_HD_INLINE Context* pass_contexts(const Tables&, Context* local) {
   return local;
 }
+
+// The magnitude refinement pass's three contexts (Table D.4: 14, 15, 16) held as values for
+// the pass rather than where the pass keeps the others (pass_contexts): consecutive refinement
+// decisions mostly share one context, and a context in memory puts a store and a load between
+// a decision and the next. Tables types whose decoder gains from it say so
+// (kRefinementInRegisters: t1_dec_qe.h's, for the CUDA thread kernel: 9/7 decode 3-4% faster
+// on an H100, docs/PERFORMANCE.md "Fifteenth run"; the CPU's ConstBandTables measured no gain).
+template <class Tables>
+inline constexpr bool kRefinementInRegisters = false;
+template <class Context>
+struct RefinementContexts {
+  Context c14, c15, c16;
+  // The refinement decision of row r of the stripe column whose state word is `word`.
+  template <class Coder, class States>
+  GJ2K_HD_INLINE uint32_t decode(Coder& c, const States& states, uint32_t word, int r) {
+    const bool refined = (word & refined_bit(r)) != 0;
+    const bool near = (window(word, r) & kWindowNeighbours) != 0;
+    Context cur = refined ? c16 : near ? c15 : c14;
+    const uint32_t bit = c.decode(states, cur);
+    c16 = refined ? cur : c16;
+    c15 = !refined && near ? cur : c15;
+    c14 = !refined && !near ? cur : c14;
+    return bit;
+  }
+};
+template <class T>
+inline constexpr bool kIsRefinementContexts = false;
+template <class Context>
+inline constexpr bool kIsRefinementContexts<RefinementContexts<Context>> = true;
 
 // One code-block's decoding state. kVc: vertically causal contexts (D.7). kStripeValues: the
 // value layout (see the file comment). kL: the distance in words between consecutive words of
@@ -192,12 +222,14 @@ struct BlockDecoder {
   // Magnitude refinement pass (D.3.3); raw in bypass mode. v' = v - 2^(p+1) (bit 0) or v
   // (bit 1), plus the new midpoint 2^p when p > 0.
   template <bool kRaw, class Coder, class Cx>
-  GJ2K_HD_INLINE void mrp_row(Coder& c, Cx cx, uint32_t& word, int r, uint32_t* v, uint32_t up,
+  GJ2K_HD_INLINE void mrp_row(Coder& c, Cx& cx, uint32_t& word, int r, uint32_t* v, uint32_t up,
                               uint32_t down) {
     if ((word & (sig_bit(r, 0) | visit_bit(r))) != sig_bit(r, 0)) return;
     uint32_t bit;
     if constexpr (kRaw) {
       bit = c.bit();
+    } else if constexpr (kIsRefinementContexts<std::remove_cv_t<Cx>>) {
+      bit = cx.decode(c, tab.mq, word, r);
     } else {
       bit = c.decode(tab.mq, cx[mr_context(word, r)]);
     }
@@ -205,7 +237,7 @@ struct BlockDecoder {
     v[vrow(r)] += bit ? up : down;
   }
   template <bool kRaw, bool kFull, class Coder, class Cx>
-  GJ2K_HD_INLINE void mrp_column(Coder& c, Cx cx, uint32_t* f, uint32_t* v, uint32_t up,
+  GJ2K_HD_INLINE void mrp_column(Coder& c, Cx& cx, uint32_t* f, uint32_t* v, uint32_t up,
                                  uint32_t down, uint32_t nr) {
     uint32_t word = *f;
     if ((word & kOwnSig) == 0) return;
@@ -275,7 +307,7 @@ struct BlockDecoder {
   }
   // cx: the contexts (Context*, or t1_dec_warp.h's strided slots of state bytes).
   template <PassKind kKind, bool kRaw, bool kFull, class Coder, class Cx>
-  GJ2K_HD_INLINE void column(Coder& c, Cx cx, uint32_t* f, uint32_t* v, const PlaneValues& pv,
+  GJ2K_HD_INLINE void column(Coder& c, Cx& cx, uint32_t* f, uint32_t* v, const PlaneValues& pv,
                              uint32_t nr) {
     if constexpr (kKind == PassKind::kSignificance)
       spp_column<kRaw, kFull>(c, cx, f, v, pv.first, nr);
@@ -292,6 +324,21 @@ struct BlockDecoder {
     const auto cx = pass_contexts(tab, local);
     load_contexts(cx);
     const PlaneValues pv = plane_values(p);
+    if constexpr (kKind == PassKind::kRefinement && !kRaw && kRefinementInRegisters<Tables>) {
+      RefinementContexts<Context> rc{cx[kCtxMr], cx[kCtxMr + 1], cx[kCtxMr + 2]};
+      pass_columns<kKind, kRaw>(c, rc, pv);
+      cx[kCtxMr] = rc.c14;
+      cx[kCtxMr + 1] = rc.c15;
+      cx[kCtxMr + 2] = rc.c16;
+    } else {
+      pass_columns<kKind, kRaw>(c, cx, pv);
+    }
+    coder = c;
+    store_contexts(cx);
+  }
+  // pass's loop over the stripes and columns, with the contexts cx.
+  template <PassKind kKind, bool kRaw, class Coder, class Cx>
+  GJ2K_HD_INLINE void pass_columns(Coder& c, Cx& cx, const PlaneValues& pv) {
     for (uint32_t s = 0; s < stripes; ++s) {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
@@ -304,8 +351,6 @@ struct BlockDecoder {
           column<kKind, kRaw, false>(c, cx, f, v, pv, nr);
       }
     }
-    coder = c;
-    store_contexts(cx);
   }
 
   // The contexts copied to and from a pass's working copy cx (column's Cx).

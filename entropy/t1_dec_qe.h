@@ -35,6 +35,9 @@ GJ2K_HD_INLINE QeBandTables band_tables(const QeDecodeTables& t, uint32_t band) 
   return {t.zc + 512 * band, t.sc, t.next};
 }
 
+template <>
+inline constexpr bool kRefinementInRegisters<QeBandTables> = true;
+
 // A block's contexts in strided slots during a pass, slot k at p[k * stride], instead of the
 // pass's local array (BlockDecoder::pass, pass_contexts): the thread kernel keeps its threads'
 // contexts in shared memory, slot k of thread t at k * blockDim + t (one bank per thread of a
@@ -47,6 +50,8 @@ struct SlotContexts {
 struct QeSlotBandTables : QeBandTables {
   SlotContexts slots;
 };
+template <>
+inline constexpr bool kRefinementInRegisters<QeSlotBandTables> = true;
 template <class Context>
 GJ2K_HD_INLINE SlotContexts pass_contexts(const QeSlotBandTables& t, Context*) {
   return t.slots;
