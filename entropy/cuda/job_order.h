@@ -224,6 +224,15 @@ inline bool prefer_warps(const BatchCosts& c, int multiprocessors) {
   return warps < std::max(block, spread);
 }
 
+// Whether the warp mapping could win for a batch whose costs hold its total and costliest
+// block only (top_warp unset): a warp costs at least its costliest block, so where even that
+// loses to the thread mapping, grouping the warps (group_warps) to find out is not needed.
+inline bool warps_may_win(const BatchCosts& c, int multiprocessors) {
+  BatchCosts lowest = c;
+  lowest.top_warp = c.top_block;
+  return prefer_warps(lowest, multiprocessors);
+}
+
 // Threads per job that a thread-per-block launch of a batch with costs `c` asks for
 // (decode_threads caps them at what the SMs hold): spread_by_cost then deals the jobs over
 // more warps, about 32 / kChainSpread a warp, the other lanes padding, so that fewer of the

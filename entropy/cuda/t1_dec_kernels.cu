@@ -222,16 +222,15 @@ DecodeMapping arrange_for_decode(std::vector<BlockJob>& jobs,
                                  const std::vector<t1::SegmentRef>& segs, int multiprocessors,
                                  DecodeMapping want, WarpSlot* slot) {
   const std::vector<WarpKey> keys = warp_keys(jobs, segs);
-  BatchCosts costs;
-  if (want != DecodeMapping::kThreads) {
+  BatchCosts costs = batch_costs(keys, {});
+  if (want == DecodeMapping::kWarps ||
+      (want == DecodeMapping::kAuto && warps_may_win(costs, multiprocessors))) {
     const std::vector<size_t> placed = group_warps(keys);
     costs = batch_costs(keys, placed);
     if (want == DecodeMapping::kWarps || prefer_warps(costs, multiprocessors)) {
       apply_warps(jobs, keys, placed, slot);
       return DecodeMapping::kWarps;
     }
-  } else {
-    costs = batch_costs(keys, {});
   }
   const uint64_t spread = thread_spread(costs, multiprocessors);
   const uint64_t threads = std::min<uint64_t>(jobs.size() * spread, UINT32_MAX);

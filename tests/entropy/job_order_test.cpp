@@ -166,5 +166,25 @@ TEST(JobOrder, ThreadSpreadOnlyWhereTheChainBounds) {
   EXPECT_EQ(thread_spread({}, 132), 1u);
 }
 
+// The grouping is skipped only where no warp could win: where a warp as costly as the costliest
+// block alone already loses.
+TEST(JobOrder, WarpsMayWinBoundsPreferWarps) {
+  // 9/7: 2.7e-4 x 2.507e5 = 67.7 ms in warps at best, against 31.6 ms in threads.
+  EXPECT_FALSE(warps_may_win({1'156'000'000, 250'700, 0}, 132));
+  // Lossless: 53.0 ms at best against 70.3 ms.
+  EXPECT_TRUE(warps_may_win({4'551'000'000, 196'200, 0}, 132));
+  // Whenever prefer_warps takes warps with some costliest warp (never below the costliest
+  // block), the bound does too: over batches around both edges.
+  for (uint64_t total : {1'000'000'000ull, 4'551'000'000ull, 20'000'000'000ull}) {
+    for (uint64_t block : {50'000ull, 196'200ull, 250'700ull, 600'000ull}) {
+      for (uint64_t warp = block; warp < 4 * block; warp += block / 4) {
+        if (prefer_warps({total, block, warp}, 132)) {
+          EXPECT_TRUE(warps_may_win({total, block, 0}, 132)) << total << " " << block;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gj2k::entropy::cuda
