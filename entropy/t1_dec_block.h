@@ -103,10 +103,11 @@ GJ2K_HD_INLINE Context* pass_contexts(const Tables&, Context* local) {
 // the pass rather than where the pass keeps the others (pass_contexts): consecutive refinement
 // decisions mostly share one context, and a context in memory puts a store and a load between
 // a decision and the next. Tables types whose decoder gains from it say so
-// (kRefinementInRegisters: t1_dec_qe.h's, for the CUDA thread kernel: 9/7 decode 3-4% faster
-// on an H100, docs/PERFORMANCE.md "Fifteenth run"; the CPU's ConstBandTables measured no gain).
+// (kContextsInRegisters, which also holds the cleanup pass's CleanupContexts: t1_dec_qe.h's,
+// for the CUDA thread kernel, whose 9/7 decode it made 3-4% faster on an H100, the cleanup part
+// 1-3% more, docs/PERFORMANCE.md "Fifteenth run"; the CPU's ConstBandTables measured no gain).
 template <class Tables>
-inline constexpr bool kRefinementInRegisters = false;
+inline constexpr bool kContextsInRegisters = false;
 template <class Context>
 struct RefinementContexts {
   Context c14, c15, c16;
@@ -127,6 +128,36 @@ template <class T>
 inline constexpr bool kIsRefinementContexts = false;
 template <class Context>
 inline constexpr bool kIsRefinementContexts<RefinementContexts<Context>> = true;
+
+// The cleanup pass's run-length and uniform contexts (17, 18) held as values for the pass, the
+// others where the pass keeps them (`base`), for the same tables types and the same reason as
+// RefinementContexts: a stripe column of four insignificant samples codes a run-length
+// decision, and most columns of a sparse block are such columns, one after the other.
+template <class Cx, class Context>
+struct CleanupContexts {
+  Cx base;
+  Context rl, uni;
+  GJ2K_HD_INLINE auto& operator[](uint32_t k) const { return base[k]; }
+};
+template <class T>
+inline constexpr bool kIsCleanupContexts = false;
+template <class Cx, class Context>
+inline constexpr bool kIsCleanupContexts<CleanupContexts<Cx, Context>> = true;
+// A pass's run-length and uniform contexts, wherever it keeps them.
+template <class Cx>
+GJ2K_HD_INLINE auto& rl_context(Cx& cx) {
+  if constexpr (kIsCleanupContexts<std::remove_cv_t<Cx>>)
+    return cx.rl;
+  else
+    return cx[kCtxRl];
+}
+template <class Cx>
+GJ2K_HD_INLINE auto& uni_context(Cx& cx) {
+  if constexpr (kIsCleanupContexts<std::remove_cv_t<Cx>>)
+    return cx.uni;
+  else
+    return cx[kCtxUni];
+}
 
 // One code-block's decoding state. kVc: vertically causal contexts (D.7). kStripeValues: the
 // value layout (see the file comment). kL: the distance in words between consecutive words of
@@ -261,15 +292,15 @@ struct BlockDecoder {
       decode_sign<false>(c, cx, f, word, r, v, first);
   }
   template <bool kFull, class Cx>
-  GJ2K_HD_INLINE void cup_column(typename Tables::Mq& c, Cx cx, uint32_t* f, uint32_t* v,
+  GJ2K_HD_INLINE void cup_column(typename Tables::Mq& c, Cx& cx, uint32_t* f, uint32_t* v,
                                  uint32_t first, uint32_t nr) {
     uint32_t word = *f;
     if constexpr (kFull) {
       if ((word & (kSigAll | kVisitAll)) == 0) {
         // Run-length mode: four insignificant samples with insignificant neighbourhoods.
-        if (!c.decode_likely_mps(tab.mq, cx[kCtxRl])) return;  // all four stay insignificant
-        uint32_t r = c.decode(tab.mq, cx[kCtxUni]) << 1;
-        r |= c.decode(tab.mq, cx[kCtxUni]);
+        if (!c.decode_likely_mps(tab.mq, rl_context(cx))) return;  // all four stay insignificant
+        uint32_t r = c.decode(tab.mq, uni_context(cx)) << 1;
+        r |= c.decode(tab.mq, uni_context(cx));
         decode_sign<false>(c, cx, f, word, int(r), v, first);
         switch (r) {
           case 0:
@@ -324,12 +355,17 @@ struct BlockDecoder {
     const auto cx = pass_contexts(tab, local);
     load_contexts(cx);
     const PlaneValues pv = plane_values(p);
-    if constexpr (kKind == PassKind::kRefinement && !kRaw && kRefinementInRegisters<Tables>) {
+    if constexpr (kKind == PassKind::kRefinement && !kRaw && kContextsInRegisters<Tables>) {
       RefinementContexts<Context> rc{cx[kCtxMr], cx[kCtxMr + 1], cx[kCtxMr + 2]};
       pass_columns<kKind, kRaw>(c, rc, pv);
       cx[kCtxMr] = rc.c14;
       cx[kCtxMr + 1] = rc.c15;
       cx[kCtxMr + 2] = rc.c16;
+    } else if constexpr (kKind == PassKind::kCleanup && kContextsInRegisters<Tables>) {
+      CleanupContexts<std::remove_cv_t<decltype(cx)>, Context> cc{cx, cx[kCtxRl], cx[kCtxUni]};
+      pass_columns<kKind, kRaw>(c, cc, pv);
+      cx[kCtxRl] = cc.rl;
+      cx[kCtxUni] = cc.uni;
     } else {
       pass_columns<kKind, kRaw>(c, cx, pv);
     }

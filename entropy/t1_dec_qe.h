@@ -36,7 +36,7 @@ GJ2K_HD_INLINE QeBandTables band_tables(const QeDecodeTables& t, uint32_t band) 
 }
 
 template <>
-inline constexpr bool kRefinementInRegisters<QeBandTables> = true;
+inline constexpr bool kContextsInRegisters<QeBandTables> = true;
 
 // A block's contexts in strided slots during a pass, slot k at p[k * stride], instead of the
 // pass's local array (BlockDecoder::pass, pass_contexts): the thread kernel keeps its threads'
@@ -51,7 +51,7 @@ struct QeSlotBandTables : QeBandTables {
   SlotContexts slots;
 };
 template <>
-inline constexpr bool kRefinementInRegisters<QeSlotBandTables> = true;
+inline constexpr bool kContextsInRegisters<QeSlotBandTables> = true;
 template <class Context>
 GJ2K_HD_INLINE SlotContexts pass_contexts(const QeSlotBandTables& t, Context*) {
   return t.slots;
