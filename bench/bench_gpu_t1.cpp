@@ -337,6 +337,36 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
                             want.data() + j.out_offset + size_t{y} * j.stride, j.w * 4) != 0;
     return diff;
   };
+  // One thread-per-block launch of `jobs` with `shape`, timed: prints `label`, the time and
+  // whether the output is the CPU's.
+  struct Launched {
+    float ms;
+    size_t words;
+    bool identical;
+  };
+  auto launch_threads = [&](const std::vector<BlockJob>& jobs,
+                            const entropy::cuda::LaunchShape& shape) {
+    GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), jobs.data(), jobs.size() * sizeof(BlockJob),
+                               cudaMemcpyHostToDevice));
+    const size_t words =
+        entropy::cuda::decode_threads(uint32_t(jobs.size()), sms, shape) * max_state;
+    DeviceBuffer d_ws(words * 4);
+    const float best = time_launch([&] {
+      entropy::cuda::decode_blocks(
+          d_jobs.as<BlockJob>(), uint32_t(jobs.size()), d_segs.as<entropy::t1::SegmentRef>(),
+          d_bytes.as<uint8_t>(), d_out.as<int32_t>(), d_status.as<uint8_t>(), d_ws.as<uint32_t>(),
+          words, max_state, d_counter.as<uint32_t>(), sms, nullptr, shape);
+    });
+    return Launched{best, words, differing_rows() == 0};
+  };
+  auto print_row = [&](const std::string& label, const entropy::cuda::LaunchShape& shape,
+                       const Launched& l) {
+    std::printf("  gpu %s %4d threads x %2d blocks/SM: %8.2f ms %9.1f Msamples/s  %s, "
+                "workspace %.0f MB\n",
+                label.c_str(), shape.threads_per_block, shape.blocks_per_sm, l.ms,
+                b.samples / (l.ms * 1e3), l.identical ? "identical" : "DIFFERENT",
+                l.words * 4 / 1e6);
+  };
   const entropy::cuda::LaunchShape shapes[] = {{32, 1, true},   {32, 2, true},   {64, 1, true},
                                                {64, 2, true},   {64, 4, true},   {128, 4, true},
                                                {256, 2, true},  {64, 4, false},  {128, 4, false},
@@ -346,26 +376,13 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
       if (mode == 2 && shape.dynamic) continue;  // arranged for the fixed mapping
       const std::vector<BlockJob> jobs =
           to_jobs(mode, entropy::cuda::decode_threads(uint32_t(b.jobs.size()), sms, shape));
-      GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), jobs.data(), jobs.size() * sizeof(BlockJob),
-                                 cudaMemcpyHostToDevice));
-      const size_t words =
-          entropy::cuda::decode_threads(uint32_t(jobs.size()), sms, shape) * max_state;
-      DeviceBuffer d_ws(words * 4);
-      const float best = time_launch([&] {
-        entropy::cuda::decode_blocks(
-            d_jobs.as<BlockJob>(), uint32_t(jobs.size()), d_segs.as<entropy::t1::SegmentRef>(),
-            d_bytes.as<uint8_t>(), d_out.as<int32_t>(), d_status.as<uint8_t>(), d_ws.as<uint32_t>(),
-            words, max_state, d_counter.as<uint32_t>(), sms, nullptr, shape);
-      });
-      const size_t diff = differing_rows();
-      std::printf(
-          "  gpu %-9s %-7s %4d threads x %2d blocks/SM: %8.2f ms %9.1f Msamples/s  %s, "
-          "workspace %.0f MB\n",
-          mode == 0   ? "in order"
-          : mode == 1 ? "sorted"
-                      : "arranged",
-          shape.dynamic ? "dynamic" : "fixed", shape.threads_per_block, shape.blocks_per_sm, best,
-          b.samples / (best * 1e3), diff ? "DIFFERENT" : "identical", words * 4 / 1e6);
+      char label[32];
+      std::snprintf(label, sizeof label, "%-9s %-7s",
+                    mode == 0   ? "in order"
+                    : mode == 1 ? "sorted"
+                                : "arranged",
+                    shape.dynamic ? "dynamic" : "fixed");
+      print_row(label, shape, launch_threads(jobs, shape));
     }
   }
   // The arranged jobs over more threads than jobs (spread s: about 32 / s jobs a warp, the
@@ -375,27 +392,12 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
       {128, 4, false}, {128, 6, false}, {128, 8, false}, {256, 4, false}};
   for (int spread : {2, 3, 4}) {
     for (const auto& shape : spread_shapes) {
-      const size_t threads =
-          entropy::cuda::decode_threads(uint32_t(b.jobs.size() * spread), sms, shape);
-      const std::vector<BlockJob> jobs = to_jobs(2, threads);
+      const std::vector<BlockJob> jobs = to_jobs(
+          2, entropy::cuda::decode_threads(uint32_t(b.jobs.size() * spread), sms, shape));
       if (jobs.size() > most_jobs) continue;
-      GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), jobs.data(), jobs.size() * sizeof(BlockJob),
-                                 cudaMemcpyHostToDevice));
-      const size_t words =
-          entropy::cuda::decode_threads(uint32_t(jobs.size()), sms, shape) * max_state;
-      DeviceBuffer d_ws(words * 4);
-      const float best = time_launch([&] {
-        entropy::cuda::decode_blocks(
-            d_jobs.as<BlockJob>(), uint32_t(jobs.size()), d_segs.as<entropy::t1::SegmentRef>(),
-            d_bytes.as<uint8_t>(), d_out.as<int32_t>(), d_status.as<uint8_t>(), d_ws.as<uint32_t>(),
-            words, max_state, d_counter.as<uint32_t>(), sms, nullptr, shape);
-      });
-      const size_t diff = differing_rows();
-      std::printf(
-          "  gpu arranged spread %d: %zu threads, %4d threads x %2d blocks/SM: %8.2f ms %9.1f "
-          "Msamples/s  %s, workspace %.0f MB\n",
-          spread, jobs.size(), shape.threads_per_block, shape.blocks_per_sm, best,
-          b.samples / (best * 1e3), diff ? "DIFFERENT" : "identical", words * 4 / 1e6);
+      print_row("arranged spread " + std::to_string(spread) + ": " +
+                    std::to_string(jobs.size()) + " threads, ",
+                shape, launch_threads(jobs, shape));
     }
   }
   // The warp mapping (t1_dec_warp.h): arrange_warps' grouping, per launch shape; and the
@@ -410,20 +412,9 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
     if (entropy::cuda::arrange_for_decode(jobs, b.segs, sms, entropy::cuda::DecodeMapping::kAuto,
                                           &slot) == entropy::cuda::DecodeMapping::kThreads &&
         jobs.size() <= most_jobs) {
-      GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), jobs.data(), jobs.size() * sizeof(BlockJob),
-                                 cudaMemcpyHostToDevice));
-      const size_t words = entropy::cuda::decode_threads(uint32_t(jobs.size()), sms) * max_state;
-      DeviceBuffer d_ws(words * 4);
-      const float best = time_launch([&] {
-        entropy::cuda::decode_blocks(
-            d_jobs.as<BlockJob>(), uint32_t(jobs.size()), d_segs.as<entropy::t1::SegmentRef>(),
-            d_bytes.as<uint8_t>(), d_out.as<int32_t>(), d_status.as<uint8_t>(), d_ws.as<uint32_t>(),
-            words, max_state, d_counter.as<uint32_t>(), sms, nullptr);
-      });
-      std::printf("  gpu decoder's choice: a thread per block, %zu threads for %zu blocks: %8.2f ms "
-                  "%9.1f Msamples/s  %s, workspace %.0f MB\n",
-                  jobs.size(), b.jobs.size(), best, b.samples / (best * 1e3),
-                  differing_rows() ? "DIFFERENT" : "identical", words * 4 / 1e6);
+      print_row("decoder's choice: a thread per block, " + std::to_string(jobs.size()) +
+                    " threads for " + std::to_string(b.jobs.size()) + " blocks,",
+                entropy::cuda::LaunchShape{}, launch_threads(jobs, entropy::cuda::LaunchShape{}));
     }
   }
   const entropy::cuda::LaunchShape warp_shapes[] = {{32, 8},  {64, 4},  {128, 2},

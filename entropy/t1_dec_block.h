@@ -605,6 +605,22 @@ GJ2K_HD_INLINE BlockPlan plan_block(const SegmentRefs& list, uint32_t num_segs,
   return {extra, total < limit ? static_cast<uint32_t>(total) : limit};
 }
 
+// decode_block_hd with the band's tables `tabs` already chosen (BandTables, or another tables
+// type: t1_dec_qe.h's).
+template <bool kStripeValues, class BandTabs>
+GJ2K_HD BlockStatus decode_block_with(const BandTabs& tabs, const uint8_t* bytes,
+                                      const SegmentRef* segs, uint32_t num_segs,
+                                      uint32_t num_bitplanes, uint32_t band, uint8_t style,
+                                      int32_t* out, size_t stride, uint32_t w, uint32_t h,
+                                      uint32_t* state, uint32_t* values) {
+  const SegmentRefs list{bytes, segs};
+  const BlockPlan plan = plan_block(list, num_segs, num_bitplanes, band, style, out, stride, w, h);
+  if (plan.passes == 0) return plan.status;
+  run_block_in_mode<kStripeValues>(tabs, list, num_segs, num_bitplanes, style, out, stride, w, h,
+                                   state, values);
+  return plan.status;
+}
+
 // Decodes one code-block (see the file comment) of the segments `segs` (offsets into `bytes`)
 // with the tables `t`, checking its arguments first (plan_block): kTooManyPlanes and
 // kBadArgument write nothing, kSegmentPasses decodes nothing and zeroes the output. `state`:
@@ -616,13 +632,9 @@ GJ2K_HD BlockStatus decode_block_hd(const DecodeTables& t, const uint8_t* bytes,
                                     uint32_t num_bitplanes, uint32_t band, uint8_t style,
                                     int32_t* out, size_t stride, uint32_t w, uint32_t h,
                                     uint32_t* state, uint32_t* values) {
-  const SegmentRefs list{bytes, segs};
-  const BlockPlan plan = plan_block(list, num_segs, num_bitplanes, band, style, out, stride, w, h);
-  if (plan.passes == 0) return plan.status;
-  const BandTables tables{t.zc + 512 * band, t.sc, t.mq};
-  run_block_in_mode<kStripeValues>(tables, list, num_segs, num_bitplanes, style, out, stride, w, h,
-                                   state, values);
-  return plan.status;
+  return decode_block_with<kStripeValues>(BandTables{t.zc + 512 * (band & 3), t.sc, t.mq}, bytes,
+                                          segs, num_segs, num_bitplanes, band, style, out, stride,
+                                          w, h, state, values);
 }
 
 }  // namespace gj2k::entropy::t1

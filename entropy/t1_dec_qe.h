@@ -57,20 +57,6 @@ GJ2K_HD_INLINE SlotContexts pass_contexts(const QeSlotBandTables& t, Context*) {
   return t.slots;
 }
 
-// decode_block_hd with the band's tables `tabs` (QeBandTables or QeSlotBandTables).
-template <bool kStripeValues, class BandTabs>
-GJ2K_HD BlockStatus decode_block_with(const BandTabs& tabs, const uint8_t* bytes,
-                                      const SegmentRef* segs, uint32_t num_segs,
-                                      uint32_t num_bitplanes, uint32_t band, uint8_t style,
-                                      int32_t* out, size_t stride, uint32_t w, uint32_t h,
-                                      uint32_t* state, uint32_t* values) {
-  const SegmentRefs list{bytes, segs};
-  const BlockPlan plan = plan_block(list, num_segs, num_bitplanes, band, style, out, stride, w, h);
-  if (plan.passes == 0) return plan.status;
-  run_block_in_mode<kStripeValues>(tabs, list, num_segs, num_bitplanes, style, out, stride, w, h,
-                                   state, values);
-  return plan.status;
-}
 // decode_block_hd with MqDecoderQe; with `slots`, a pass's contexts there.
 template <bool kStripeValues>
 GJ2K_HD BlockStatus decode_block_qe_hd(const QeDecodeTables& t, const uint8_t* bytes,

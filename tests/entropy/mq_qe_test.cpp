@@ -13,6 +13,7 @@
 #include "entropy/mq_dec_qe.h"
 #include "entropy/mq_enc.h"
 #include "entropy/mq_ref.h"
+#include "mq_test_data.h"
 
 namespace gj2k::entropy {
 namespace {
@@ -93,19 +94,7 @@ TEST(MqDecoderQe, DecodesAsTheReferenceOnValidAndTruncatedSegments) {
 TEST(MqDecoderQe, DecodesAsTheReferenceOnCorruptData) {
   std::mt19937 rng(2027);
   for (int t = 0; t < 2000; ++t) {
-    std::vector<uint8_t> junk;
-    const size_t n = t % 61;
-    while (junk.size() < n) {
-      const uint32_t kind = rng() % 6;
-      if (kind < 2) {  // 0xFF then 0x80..0x8F
-        junk.push_back(0xFF);
-        junk.push_back(static_cast<uint8_t>(0x80 + rng() % 16));
-      } else {
-        junk.push_back(static_cast<uint8_t>(kind == 2   ? 0xFF
-                                            : kind == 3 ? 0x90 + rng() % 0x6F
-                                                        : rng()));
-      }
-    }
+    const std::vector<uint8_t> junk = test::mq_junk(rng, t % 61);
     expect_like_reference(junk, rng, 800, "junk " + std::to_string(t));
     if (HasFatalFailure()) return;
   }

@@ -10,6 +10,7 @@
 #include "entropy/mq_dec.h"
 #include "entropy/mq_enc.h"
 #include "entropy/mq_ref.h"
+#include "mq_test_data.h"
 
 namespace gj2k::entropy {
 namespace {
@@ -173,19 +174,7 @@ void expect_like_reference(const std::vector<uint8_t>& bytes, std::mt19937& rng,
 TEST(MqCoder, WideDecoderDecodesAsTheReference) {
   std::mt19937 rng(2026);
   for (int t = 0; t < 2000; ++t) {
-    std::vector<uint8_t> junk;
-    const size_t n = t % 61;
-    while (junk.size() < n) {
-      const uint32_t kind = rng() % 6;
-      if (kind < 2) {  // 0xFF then 0x80..0x8F: a carry into the 0xFF
-        junk.push_back(0xFF);
-        junk.push_back(static_cast<uint8_t>(0x80 + rng() % 16));
-      } else {
-        junk.push_back(static_cast<uint8_t>(kind == 2   ? 0xFF
-                                            : kind == 3 ? 0x90 + rng() % 0x6F
-                                                        : rng()));
-      }
-    }
+    const std::vector<uint8_t> junk = test::mq_junk(rng, t % 61);
     expect_like_reference<MqDecoderWide>(junk, rng, 800, "junk");
     expect_like_reference<MqDecoderWide, true>(junk, rng, 800, "junk, masks");
     expect_like_reference<MqDecoder>(junk, rng, 800, "junk");

@@ -1,7 +1,9 @@
-// The host-device Tier-1 decoder (t1_dec_block.h), CPU build: both value layouts against the
-// spec-literal decoder (t1_ref.h) on random blocks of odd sizes, every band and style, decoded
-// through every segment end and at passes in between; and the passes beyond 3 Nb - 2 that
-// some encoders write, ignored with a status.
+// The host-device Tier-1 decoder (t1_dec_block.h), CPU build: both value layouts, with
+// MqDecoder's tables (decode_block_hd) and with MqDecoderQe's as the CUDA kernels run it
+// (t1_dec_qe.h, also with the pass's contexts in strided slots), against the spec-literal
+// decoder (t1_ref.h) on random blocks of odd sizes, every band and style, decoded through every
+// segment end and at passes in between, and on truncated and corrupt segments; the passes
+// beyond 3 Nb - 2 that some encoders write, ignored with a status; the statuses.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 
 #include "entropy/t1.h"
 #include "entropy/t1_dec_block.h"
+#include "entropy/t1_dec_qe.h"
 #include "entropy/t1_ref.h"
 #include "gj2k/error.h"
 #include "t1_test_blocks.h"
@@ -22,30 +25,64 @@ namespace {
 using test::describe;
 using test::make_block;
 
-// Decodes with both layouts of the shared decoder into an output with a guard band (stride
-// w + 3, a row above and below) and checks the guard and the values against `want`.
+// Decodes in five ways into an output with a guard band (stride w + 3, a row above and below)
+// and checks the guard, the status and the values against `want`: decode_block_hd with
+// row-major and stripe-major values, decode_block_qe_hd the same and with the pass's contexts
+// in strided slots (the thread kernel's, stride 3 here: the slot array's other words must stay
+// untouched).
 void expect_shared_decode(const std::vector<uint8_t>& bytes,
                           const std::vector<t1::SegmentRef>& segs, uint32_t nb, Band band,
                           uint8_t style, uint32_t w, uint32_t h, const std::vector<int32_t>& want,
                           t1::BlockStatus want_status, const std::string& what) {
   const t1::DecodeTables tables = t1::host_decode_tables();
+  const t1::QeDecodeTables qe = t1::host_qe_decode_tables();
   const size_t stride = w + 3;
-  for (int layout = 0; layout < 2; ++layout) {
+  uint32_t passes = 0;
+  for (const t1::SegmentRef& r : segs) passes += r.passes;
+  for (int layout = 0; layout < 5; ++layout) {
     constexpr int32_t kGuard = 0x5A5A5A5A;
+    constexpr uint32_t kSlotPattern = 0xC3C3C3C3u;
     std::vector<int32_t> out((h + 2) * stride, kGuard);
     std::vector<uint32_t> state(t1::state_words(w, h) + 1, 0xDEADBEEFu);
-    std::vector<uint32_t> values(4 * ((h + 3) / 4) * size_t{w} + 1);
+    std::vector<uint32_t> values(t1::value_words(w, h) + 1);
+    std::vector<uint32_t> slots(3 * kNumContexts, kSlotPattern);
     int32_t* o = out.data() + stride;
     const uint8_t* data = bytes.empty() ? nullptr : bytes.data();
-    const t1::BlockStatus st =
-        layout ? t1::decode_block_hd<true>(tables, data, segs.data(), uint32_t(segs.size()), nb,
-                                           uint32_t(band), style, o, stride, w, h, state.data(),
-                                           values.data())
-               : t1::decode_block_hd<false>(tables, data, segs.data(), uint32_t(segs.size()), nb,
-                                            uint32_t(band), style, o, stride, w, h, state.data(),
-                                            nullptr);
+    const uint32_t n = uint32_t(segs.size()), b = uint32_t(band);
+    t1::BlockStatus st;
+    switch (layout) {
+      case 0:
+        st = t1::decode_block_hd<false>(tables, data, segs.data(), n, nb, b, style, o, stride, w, h,
+                                        state.data(), nullptr);
+        break;
+      case 1:
+        st = t1::decode_block_hd<true>(tables, data, segs.data(), n, nb, b, style, o, stride, w, h,
+                                       state.data(), values.data());
+        break;
+      case 2:
+        st = t1::decode_block_qe_hd<false>(qe, data, segs.data(), n, nb, b, style, o, stride, w, h,
+                                           state.data(), nullptr);
+        break;
+      case 3:
+        st = t1::decode_block_qe_hd<true>(qe, data, segs.data(), n, nb, b, style, o, stride, w, h,
+                                          state.data(), values.data());
+        break;
+      default:
+        st = t1::decode_block_qe_hd<false>(qe, t1::SlotContexts{slots.data() + 1, 3}, data,
+                                           segs.data(), n, nb, b, style, o, stride, w, h,
+                                           state.data(), nullptr);
+        break;
+    }
     ASSERT_EQ(st, want_status) << what << " layout " << layout;
     ASSERT_EQ(state.back(), 0xDEADBEEFu) << what << ": state written past state_words";
+    for (size_t k = 0; k < slots.size(); ++k)
+      if (k % 3 != 1) {
+        ASSERT_EQ(slots[k], kSlotPattern) << what << ": slot word " << k;
+      }
+    if (layout == 4 && passes > 0 &&
+        (want_status == t1::BlockStatus::kOk || want_status == t1::BlockStatus::kExtraPasses)) {
+      ASSERT_NE(slots[1], kSlotPattern) << what << ": the passes' contexts not in the slots";
+    }
     for (uint32_t y = 0; y < h + 2; ++y)
       for (uint32_t x = 0; x < stride; ++x) {
         const int32_t v = out[y * stride + x];
@@ -127,6 +164,35 @@ TEST(T1DecBlock, LargeThinAndDeepBlocksMatchReference) {
   }
 }
 
+// Truncated and corrupt segments (test::damaged_block): every decoder reads 0xFF past a
+// segment's end (C.3.4) and decodes what the spec-literal decoder does, with its status.
+TEST(T1DecBlock, TruncatedAndCorruptBlocksMatchReference) {
+  uint32_t seed = 82000;
+  for (int trial = 0; trial < 400; ++trial) {
+    std::mt19937 rng(++seed);
+    const auto d = test::damaged_block(
+        rng, trial, 64, 14,
+        [](std::mt19937& r, size_t n, uint32_t nbp) { return make_block(r, n, nbp, r() % 2); });
+    if (!d) continue;
+    std::vector<int32_t> want(size_t{d->w} * d->h);
+    decode_block_ref(d->segs.data(), d->segs.size(), d->nb, d->band, d->style, want.data(), d->w,
+                     d->w, d->h);
+    std::vector<t1::SegmentRef> refs;
+    for (const Segment& sg : d->segs)
+      refs.push_back({static_cast<uint32_t>(sg.data - d->enc.data.data()), sg.length, sg.passes});
+    // The status as the CPU's entry point reads the damage (passes ignored: kExtraPasses).
+    std::vector<int32_t> cpu(want.size());
+    const uint32_t ignored = decode_block(d->segs.data(), d->segs.size(), d->nb, d->band, d->style,
+                                          cpu.data(), d->w, d->w, d->h);
+    ASSERT_EQ(cpu, want);
+    expect_shared_decode(d->enc.data, refs, d->nb, d->band, d->style, d->w, d->h, want,
+                         ignored ? t1::BlockStatus::kExtraPasses : t1::BlockStatus::kOk,
+                         describe(seed, d->w, d->h, int(d->band), d->style, d->nb) + " passes " +
+                             std::to_string(d->last + 1));
+    if (HasFatalFailure()) return;
+  }
+}
+
 // A block whose last segment claims more passes than 3 Nb - 2: the passes that fit decode as
 // the whole block does, the rest is ignored and reported.
 TEST(T1DecBlock, ExtraPassesAreIgnoredWithStatus) {
@@ -162,6 +228,17 @@ TEST(T1DecBlock, RefusesWhatTheStandardForbids) {
   const t1::SegmentRef two{0, 1, 2};  // TERMALL: one pass per segment
   EXPECT_EQ(t1::decode_block_hd<false>(tables, &byte, &two, 1, 5, 0, cblk_style::kTermAll,
                                        out.data(), 64, 64, 64, state.data(), nullptr),
+            t1::BlockStatus::kSegmentPasses);
+  // MqDecoderQe's entry point checks the same way.
+  const t1::QeDecodeTables qe = t1::host_qe_decode_tables();
+  EXPECT_EQ(t1::decode_block_qe_hd<false>(qe, &byte, &one, 1, 31, 0, 0, out.data(), 64, 64, 64,
+                                          state.data(), nullptr),
+            t1::BlockStatus::kTooManyPlanes);
+  EXPECT_EQ(t1::decode_block_qe_hd<false>(qe, &byte, &one, 1, 5, 4, 0, out.data(), 64, 64, 64,
+                                          state.data(), nullptr),
+            t1::BlockStatus::kBadArgument);
+  EXPECT_EQ(t1::decode_block_qe_hd<false>(qe, &byte, &two, 1, 5, 0, cblk_style::kTermAll,
+                                          out.data(), 64, 64, 64, state.data(), nullptr),
             t1::BlockStatus::kSegmentPasses);
 }
 
