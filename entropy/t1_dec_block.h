@@ -53,6 +53,10 @@ struct BandTables {
   const uint8_t* sc;
   const MqDecState* mq;
 };
+// Band b's tables of a DecodeTables; t1_dec_qe.h has the overload for MqDecoderQe's tables.
+GJ2K_HD_INLINE BandTables band_tables(const DecodeTables& t, uint32_t band) {
+  return {t.zc + 512 * band, t.sc, t.mq};
+}
 template <int kBand>
 struct ConstBandTables {
   using Mq = MqDecoderWide;
@@ -124,10 +128,18 @@ struct RefinementContexts {
     return bit;
   }
 };
-template <class T>
-inline constexpr bool kIsRefinementContexts = false;
-template <class Context>
-inline constexpr bool kIsRefinementContexts<RefinementContexts<Context>> = true;
+// The refinement decision of row r with the pass's contexts cx: cx[mr_context(word, r)], or
+// RefinementContexts' own.
+template <class Coder, class States, class Cx>
+GJ2K_HD_INLINE uint32_t refinement_decision(Coder& c, const States& states, Cx& cx, uint32_t word,
+                                            int r) {
+  return c.decode(states, cx[mr_context(word, r)]);
+}
+template <class Coder, class States, class Context>
+GJ2K_HD_INLINE uint32_t refinement_decision(Coder& c, const States& states,
+                                            RefinementContexts<Context>& cx, uint32_t word, int r) {
+  return cx.decode(c, states, word, r);
+}
 
 // The cleanup pass's run-length and uniform contexts (17, 18) held as values for the pass, the
 // others where the pass keeps them (`base`), for the same tables types and the same reason as
@@ -139,24 +151,22 @@ struct CleanupContexts {
   Context rl, uni;
   GJ2K_HD_INLINE auto& operator[](uint32_t k) const { return base[k]; }
 };
-template <class T>
-inline constexpr bool kIsCleanupContexts = false;
-template <class Cx, class Context>
-inline constexpr bool kIsCleanupContexts<CleanupContexts<Cx, Context>> = true;
 // A pass's run-length and uniform contexts, wherever it keeps them.
 template <class Cx>
 GJ2K_HD_INLINE auto& rl_context(Cx& cx) {
-  if constexpr (kIsCleanupContexts<std::remove_cv_t<Cx>>)
-    return cx.rl;
-  else
-    return cx[kCtxRl];
+  return cx[kCtxRl];
+}
+template <class Cx, class Context>
+GJ2K_HD_INLINE Context& rl_context(CleanupContexts<Cx, Context>& cx) {
+  return cx.rl;
 }
 template <class Cx>
 GJ2K_HD_INLINE auto& uni_context(Cx& cx) {
-  if constexpr (kIsCleanupContexts<std::remove_cv_t<Cx>>)
-    return cx.uni;
-  else
-    return cx[kCtxUni];
+  return cx[kCtxUni];
+}
+template <class Cx, class Context>
+GJ2K_HD_INLINE Context& uni_context(CleanupContexts<Cx, Context>& cx) {
+  return cx.uni;
 }
 
 // One code-block's decoding state. kVc: vertically causal contexts (D.7). kStripeValues: the
@@ -259,10 +269,8 @@ struct BlockDecoder {
     uint32_t bit;
     if constexpr (kRaw) {
       bit = c.bit();
-    } else if constexpr (kIsRefinementContexts<std::remove_cv_t<Cx>>) {
-      bit = cx.decode(c, tab.mq, word, r);
     } else {
-      bit = c.decode(tab.mq, cx[mr_context(word, r)]);
+      bit = refinement_decision(c, tab.mq, cx, word, r);
     }
     word |= refined_bit(r);
     v[vrow(r)] += bit ? up : down;
@@ -622,19 +630,20 @@ GJ2K_HD BlockStatus decode_block_with(const BandTabs& tabs, const uint8_t* bytes
 }
 
 // Decodes one code-block (see the file comment) of the segments `segs` (offsets into `bytes`)
-// with the tables `t`, checking its arguments first (plan_block): kTooManyPlanes and
+// with the tables `t` (DecodeTables, or t1_dec_qe.h's QeDecodeTables: any with a
+// band_tables(t, band)), checking its arguments first (plan_block): kTooManyPlanes and
 // kBadArgument write nothing, kSegmentPasses decodes nothing and zeroes the output. `state`:
 // state_words(w, h) words; `values`: with kStripeValues value_words(w, h) words, else unused (the
 // output holds them).
-template <bool kStripeValues>
-GJ2K_HD BlockStatus decode_block_hd(const DecodeTables& t, const uint8_t* bytes,
+template <bool kStripeValues, class AllTables>
+GJ2K_HD BlockStatus decode_block_hd(const AllTables& t, const uint8_t* bytes,
                                     const SegmentRef* segs, uint32_t num_segs,
                                     uint32_t num_bitplanes, uint32_t band, uint8_t style,
                                     int32_t* out, size_t stride, uint32_t w, uint32_t h,
                                     uint32_t* state, uint32_t* values) {
-  return decode_block_with<kStripeValues>(BandTables{t.zc + 512 * (band & 3), t.sc, t.mq}, bytes,
-                                          segs, num_segs, num_bitplanes, band, style, out, stride,
-                                          w, h, state, values);
+  return decode_block_with<kStripeValues>(band_tables(t, band & 3), bytes, segs, num_segs,
+                                          num_bitplanes, band, style, out, stride, w, h, state,
+                                          values);
 }
 
 }  // namespace gj2k::entropy::t1

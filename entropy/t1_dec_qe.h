@@ -1,7 +1,7 @@
 // The Tier-1 block decoder (t1_dec_block.h) with MqDecoderQe (mq_dec_qe.h), whose contexts
-// carry their Qe: its tables and per-block entry point, as DecodeTables, BandTables and
-// decode_block_hd are for MqDecoder. The CUDA kernels (cuda/t1_dec_kernels.cu) decode with
-// these; the CPU build is tested against t1_ref in CI. Same contract as decode_block_hd.
+// carry their Qe: its tables (decode_block_hd takes them as it takes DecodeTables) and the
+// per-block entry point with the pass's contexts in slots. The CUDA kernels
+// (cuda/t1_dec_kernels.cu) decode with these; the CPU build is tested against t1_ref in CI.
 #pragma once
 
 #include <cstddef>
@@ -57,17 +57,7 @@ GJ2K_HD_INLINE SlotContexts pass_contexts(const QeSlotBandTables& t, Context*) {
   return t.slots;
 }
 
-// decode_block_hd with MqDecoderQe; with `slots`, a pass's contexts there.
-template <bool kStripeValues>
-GJ2K_HD BlockStatus decode_block_qe_hd(const QeDecodeTables& t, const uint8_t* bytes,
-                                       const SegmentRef* segs, uint32_t num_segs,
-                                       uint32_t num_bitplanes, uint32_t band, uint8_t style,
-                                       int32_t* out, size_t stride, uint32_t w, uint32_t h,
-                                       uint32_t* state, uint32_t* values) {
-  return decode_block_with<kStripeValues>(band_tables(t, band & 3), bytes, segs, num_segs,
-                                          num_bitplanes, band, style, out, stride, w, h, state,
-                                          values);
-}
+// decode_block_hd with MqDecoderQe's tables and a pass's contexts in `slots`.
 template <bool kStripeValues>
 GJ2K_HD BlockStatus decode_block_qe_hd(const QeDecodeTables& t, const SlotContexts& slots,
                                        const uint8_t* bytes, const SegmentRef* segs,

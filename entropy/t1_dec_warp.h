@@ -93,12 +93,6 @@ GJ2K_HD_INLINE void lockstep_pass(D& d, bool on, bool raw, const typename D::Pla
   d.store_contexts(cx);
 }
 
-// Band b's tables of a DecodeTables (BlockDecoder's BandTables); t1_dec_qe.h has the
-// overload for MqDecoderQe's tables.
-GJ2K_HD_INLINE BandTables band_tables(const DecodeTables& t, uint32_t band) {
-  return {t.zc + 512 * band, t.sc, t.mq};
-}
-
 // Decodes this lane's block (see the file comment). t: the tables of all bands (DecodeTables,
 // or any with a band_tables(t, band)); segs: the block's segments (offsets into `bytes`); band,
 // style, planes, w, h: its job; passes: plan_block's.

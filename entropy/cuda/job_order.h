@@ -205,12 +205,18 @@ inline BatchCosts batch_costs(const std::vector<WarpKey>& keys,
 // as its costliest block, kChainMs per unit (sharing its warp with other lanes), or as its
 // total cost spread over the SMs, kIssueMs per unit per SM, whichever is longer.
 inline constexpr double kWarpMs = 2.7e-4, kChainMs = 1.26e-4, kIssueMs = 2.04e-6;
+// The thread mapping's two bounds in that model, ms.
+inline double chain_ms(const BatchCosts& c) {
+  return kChainMs * static_cast<double>(c.top_block);
+}
+inline double issue_ms(const BatchCosts& c, int multiprocessors) {
+  return kIssueMs * static_cast<double>(c.total) / std::max(1, multiprocessors);
+}
 
 // Whether the thread mapping of a batch with costs `c` is bound by its costliest block's chain
 // rather than by its total (the model above).
 inline bool chain_bound(const BatchCosts& c, int multiprocessors) {
-  return kChainMs * static_cast<double>(c.top_block) >
-         kIssueMs * static_cast<double>(c.total) / std::max(1, multiprocessors);
+  return chain_ms(c) > issue_ms(c, multiprocessors);
 }
 
 // Whether a batch decodes faster with the warp mapping than with a thread per block, on a GPU
@@ -218,10 +224,8 @@ inline bool chain_bound(const BatchCosts& c, int multiprocessors) {
 // passes, come out on the warp side; lossy ones, with a few costly blocks among many light
 // ones, on the thread side.
 inline bool prefer_warps(const BatchCosts& c, int multiprocessors) {
-  const double warps = kWarpMs * static_cast<double>(c.top_warp);
-  const double block = kChainMs * static_cast<double>(c.top_block);
-  const double spread = kIssueMs * static_cast<double>(c.total) / std::max(1, multiprocessors);
-  return warps < std::max(block, spread);
+  return kWarpMs * static_cast<double>(c.top_warp) <
+         std::max(chain_ms(c), issue_ms(c, multiprocessors));
 }
 
 // Whether the warp mapping could win for a batch whose costs hold its total and costliest

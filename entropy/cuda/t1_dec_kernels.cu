@@ -44,8 +44,8 @@ __device__ t1::QeDecodeTables shared_tables(uint8_t* zc, uint8_t* sc, uint32_t* 
 // Shared memory a thread block needs for its threads' contexts during a pass, slot k of thread
 // t at k * blockDim + t (one bank per thread of a warp), not in local memory: with
 // MqDecoderQe's 32-bit contexts in a local array the thread kernel ran 2.3 times slower, in
-// shared slots 7% faster than MqDecoder with its local bytes (docs/PERFORMANCE.md, "GPU Tier-1
-// decode: contexts that carry their Qe").
+// shared slots 7% faster than MqDecoder with its local bytes (docs/PERFORMANCE.md, "Fifteenth
+// run").
 constexpr size_t context_slot_bytes(int threads_per_block) {
   return size_t(threads_per_block) * kNumContexts * sizeof(uint32_t);
 }

@@ -27,9 +27,9 @@ using test::make_block;
 
 // Decodes in five ways into an output with a guard band (stride w + 3, a row above and below)
 // and checks the guard, the status and the values against `want`: decode_block_hd with
-// row-major and stripe-major values, decode_block_qe_hd the same and with the pass's contexts
-// in strided slots (the thread kernel's, stride 3 here: the slot array's other words must stay
-// untouched).
+// row-major and stripe-major values, with DecodeTables and with QeDecodeTables, and
+// decode_block_qe_hd with the pass's contexts in strided slots (the thread kernel's, stride 3
+// here: the slot array's other words must stay untouched).
 void expect_shared_decode(const std::vector<uint8_t>& bytes,
                           const std::vector<t1::SegmentRef>& segs, uint32_t nb, Band band,
                           uint8_t style, uint32_t w, uint32_t h, const std::vector<int32_t>& want,
@@ -60,12 +60,12 @@ void expect_shared_decode(const std::vector<uint8_t>& bytes,
                                        state.data(), values.data());
         break;
       case 2:
-        st = t1::decode_block_qe_hd<false>(qe, data, segs.data(), n, nb, b, style, o, stride, w, h,
-                                           state.data(), nullptr);
+        st = t1::decode_block_hd<false>(qe, data, segs.data(), n, nb, b, style, o, stride, w, h,
+                                        state.data(), nullptr);
         break;
       case 3:
-        st = t1::decode_block_qe_hd<true>(qe, data, segs.data(), n, nb, b, style, o, stride, w, h,
-                                          state.data(), values.data());
+        st = t1::decode_block_hd<true>(qe, data, segs.data(), n, nb, b, style, o, stride, w, h,
+                                       state.data(), values.data());
         break;
       default:
         st = t1::decode_block_qe_hd<false>(qe, t1::SlotContexts{slots.data() + 1, 3}, data,
@@ -229,16 +229,16 @@ TEST(T1DecBlock, RefusesWhatTheStandardForbids) {
   EXPECT_EQ(t1::decode_block_hd<false>(tables, &byte, &two, 1, 5, 0, cblk_style::kTermAll,
                                        out.data(), 64, 64, 64, state.data(), nullptr),
             t1::BlockStatus::kSegmentPasses);
-  // MqDecoderQe's entry point checks the same way.
+  // With MqDecoderQe's tables the checks are the same.
   const t1::QeDecodeTables qe = t1::host_qe_decode_tables();
-  EXPECT_EQ(t1::decode_block_qe_hd<false>(qe, &byte, &one, 1, 31, 0, 0, out.data(), 64, 64, 64,
-                                          state.data(), nullptr),
+  EXPECT_EQ(t1::decode_block_hd<false>(qe, &byte, &one, 1, 31, 0, 0, out.data(), 64, 64, 64,
+                                       state.data(), nullptr),
             t1::BlockStatus::kTooManyPlanes);
-  EXPECT_EQ(t1::decode_block_qe_hd<false>(qe, &byte, &one, 1, 5, 4, 0, out.data(), 64, 64, 64,
-                                          state.data(), nullptr),
+  EXPECT_EQ(t1::decode_block_hd<false>(qe, &byte, &one, 1, 5, 4, 0, out.data(), 64, 64, 64,
+                                       state.data(), nullptr),
             t1::BlockStatus::kBadArgument);
-  EXPECT_EQ(t1::decode_block_qe_hd<false>(qe, &byte, &two, 1, 5, 0, cblk_style::kTermAll,
-                                          out.data(), 64, 64, 64, state.data(), nullptr),
+  EXPECT_EQ(t1::decode_block_hd<false>(qe, &byte, &two, 1, 5, 0, cblk_style::kTermAll, out.data(),
+                                       64, 64, 64, state.data(), nullptr),
             t1::BlockStatus::kSegmentPasses);
 }
 
