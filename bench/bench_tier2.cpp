@@ -5,6 +5,7 @@
 // arrange_for_decode, for 132 SMs; host code, no GPU needed), on the CPU, for every tile of
 // three streams our encoder writes of a photo mosaic (bench_images.h):
 //   lossless     5/3, one tile, 64x64 code-blocks, one layer
+//   97           9/7, one tile, 64x64 code-blocks, one layer at rate 20 (bench_gpu_codec's)
 //   97-layers    9/7, one tile, 64x64 code-blocks, 4 layers (rates 160, 80, 40, 20)
 //   tiled        5/3, 2048x2048 tiles split into tile-parts by resolution, 128x128 precincts,
 //                3 layers (rates 40, 10, lossless), SOP and EPH
@@ -48,7 +49,10 @@ fs::path cache_dir() {
 gj2k::EncodeParams params_of(const std::string& kind) {
   gj2k::EncodeParams p;
   p.cblk_width = p.cblk_height = 64;
-  if (kind == "97-layers") {
+  if (kind == "97") {
+    p.irreversible = true;
+    p.rates = {20};
+  } else if (kind == "97-layers") {
     p.irreversible = true;
     p.rates = {160, 80, 40, 20};
   } else if (kind == "tiled") {
@@ -187,19 +191,21 @@ int main(int argc, char** argv) {
       args.push_back(argv[i]);
   }
   const int all = omp_get_max_threads();
-  const char* kinds[] = {"lossless", "97-layers", "tiled"};
+  const char* kinds[] = {"lossless", "97", "97-layers", "tiled"};
   for (const char* k : kinds) {
     const std::string kind = k;
     benchmark::RegisterBenchmark(("tier2/" + kind).c_str(),
                                  [=](benchmark::State& s) { run_tier2(s, kind); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
-    for (int threads : {1, all})
+    for (int threads : {1, 4, all}) {
+      if (threads > all || (threads == all && threads == 4)) continue;
       benchmark::RegisterBenchmark(
           ("tier2+table/" + kind + "/threads:" + std::to_string(threads)).c_str(),
           [=](benchmark::State& s) { run_table(s, kind, threads); })
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
+    }
 #if defined(GJ2K_HAVE_CUDA)
     benchmark::RegisterBenchmark(("gpu jobs+arrange/" + kind).c_str(),
                                  [=](benchmark::State& s) { run_arrange(s, kind); })
