@@ -16,7 +16,8 @@
 // buffers, page faults), and Mpixel/s of image pixels. Environment: GJ2K_BENCH_CODEC_SIZE=WxH
 // (default 10240x6400), GJ2K_BENCH_ITERS (default 3, the first not counted),
 // GJ2K_BENCH_WRITE_DIR (optional: the two codestreams are written there as bench53.j2k and
-// bench97.j2k, for timing whole `gj2k decode` processes).
+// bench97.j2k, for timing whole `gj2k decode` processes), GJ2K_BENCH_DECODE_ONLY=1 (the decode
+// rows only).
 // The encodes run twice: from the Image (int32 planes) and from the same samples as a caller's
 // interleaved 8-bit RGB buffer (Encoder::encode(layout, InputBuffer)); both must give the CPU's
 // codestream of the Image.
@@ -184,7 +185,9 @@ int main(int argc, char** argv) {
   }
 
   std::vector<Row> rows;
+  const char* decode_only = std::getenv("GJ2K_BENCH_DECODE_ONLY");
   for (bool irreversible : {false, true}) {
+    if (decode_only && *decode_only == '1') break;
     const char* kind = irreversible ? "9/7" : "5/3";
     EncodeParams p;
     p.irreversible = irreversible;

@@ -3,9 +3,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <list>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <unordered_map>
 
 #include "codec/gpu_warm_up.h"
@@ -17,6 +21,7 @@
 #include "core/thread_pool.h"
 #include "entropy/t1.h"
 #include "gj2k/error.h"
+#include "transform/device.h"
 #include "transform/quant.h"
 
 namespace gj2k::codec {
@@ -69,12 +74,14 @@ bool block_meets_region(const Rect& cb, int n, const Rect& region, int64_t kReac
 // else was read: the tile's data, which the segments reference.
 TilePackets read_blocks(std::span<const uint8_t> bytes, const Codestream& code, uint32_t t,
                         std::vector<ComponentState>& comps, const TileDecodeOptions& o,
-                        std::vector<std::string>* warnings) {
+                        std::vector<std::string>* warnings,
+                        std::function<void(const TileReadProgress&)> on_resolution_read = nullptr) {
   PacketReadOptions ro;
   for (const ComponentState& cs : comps)
     ro.components.push_back({&cs.layout, cs.decode ? cs.kept_levels : -1});
   ro.max_layers = o.max_layers;
   ro.allow_partial = o.allow_partial;
+  ro.on_resolution_read = std::move(on_resolution_read);
   if (o.region)
     ro.keep_block = [&comps](uint32_t c, const BandLayout& band, const Rect& cb) {
       const ComponentState& cs = comps[c];
@@ -100,6 +107,7 @@ struct BlockJob {
   const BandConstants* consts;
   uint32_t r, index;
   const BlockSegments* seg;  // null: no data, the block is zero
+  size_t order;              // its place among all the tile's blocks in list_blocks' order
 };
 
 // Every code-block of the kept resolutions, in component, resolution, band and raster order;
@@ -109,7 +117,12 @@ struct BlockList {
   std::vector<BlockJob> jobs;
 };
 
-BlockList list_blocks(std::vector<ComponentState>& comps) {
+// Their data from `maps` (one per component: Tier-2's while it reads) or, when null, from
+// each component's blocks. With `take`, only the resolutions it marks (take[c][r] != 0); the
+// blocks keep their `order` among all.
+BlockList list_blocks(std::vector<ComponentState>& comps,
+                      const std::vector<BlockSegmentMap>* maps = nullptr,
+                      const std::vector<std::vector<uint8_t>>* take = nullptr) {
   BlockList list;
   size_t bands = 0, blocks = 0;
   for (const auto& cs : comps) {
@@ -122,12 +135,21 @@ BlockList list_blocks(std::vector<ComponentState>& comps) {
   }
   list.bands.reserve(bands);  // no reallocation: the jobs point into it
   list.jobs.reserve(blocks);
+  size_t order = 0;
   for (auto& cs : comps) {
     if (!cs.decode || cs.plane.rect.empty()) continue;
+    const size_t c = size_t(&cs - comps.data());
+    const BlockSegmentMap& blocks = maps ? (*maps)[c] : cs.blocks;
     for (uint32_t r = 0; r <= static_cast<uint32_t>(cs.kept_levels); ++r) {
       const ResolutionLayout& res = cs.layout.resolutions[r];
+      const bool taken = !take || (r < (*take)[c].size() && (*take)[c][r] != 0);
       for (uint32_t b = 0; b < res.bands.size(); ++b) {
         const BandLayout& band = res.bands[b];
+        const uint32_t count = band.blocks_x * band.blocks_y;
+        if (!taken) {
+          order += count;
+          continue;
+        }
         BandConstants& k = list.bands.emplace_back();
         // The band's level among the kept resolutions.
         const int kept_n = band.level - (cs.levels - cs.kept_levels);
@@ -137,10 +159,9 @@ BlockList list_blocks(std::vector<ComponentState>& comps) {
         k.y_off = at.y_off;
         k.step = cs.quant->step(cs.levels, band.level, band.band);
         k.magnitude_bits = transform::magnitude_bits(cs.quant->guard_bits, k.step);
-        const uint32_t count = band.blocks_x * band.blocks_y;
-        for (uint32_t index = 0; index < count; ++index) {
-          list.jobs.push_back({&cs, &band, &k, r, index, cs.blocks.find(block_key(r, b, index))});
-        }
+        for (uint32_t index = 0; index < count; ++index)
+          list.jobs.push_back(
+              {&cs, &band, &k, r, index, blocks.find(block_key(r, b, index)), order++});
       }
     }
   }
@@ -262,9 +283,9 @@ struct BlockErrors {
   ErrorCode code = ErrorCode::kFormat;
   uint64_t over_passes = 0;
 
-  void record(size_t j, const BlockJob& job, const Error& e) {
-    if (j >= first) return;
-    first = j;
+  void record(const BlockJob& job, const Error& e) {
+    if (job.order >= first) return;
+    first = job.order;
     error = "code-block (" + std::to_string(job.index % job.band->blocks_x) + "," +
             std::to_string(job.index / job.band->blocks_x) + ") of resolution " +
             std::to_string(job.r) + ": " + e.what();
@@ -333,7 +354,7 @@ void decode_blocks(std::vector<ComponentState>& comps, std::span<const uint8_t> 
         } catch (const Error& e) {
           {
             const std::lock_guard lock(error_mutex);
-            errors.record(j, job, e);
+            errors.record(job, e);
           }
           zero_block(cs.plane, p);  // --allow-partial: a block that failed reads as zero
         }
@@ -350,10 +371,21 @@ void decode_blocks(std::vector<ComponentState>& comps, std::span<const uint8_t> 
 // `data` they span), those in parts gathered into bytes; all are copied when that range would be
 // more than twice their bytes (and 256 KB more), as when the kept layers or resolutions are a small
 // part of the tile's data.
+//
+// With `part`, the table of one part of a tile decoded in parts (decode_tile): the blocks of
+// the resolutions part->take marks (take[c][r] != 0), their data from part->maps (Tier-2's,
+// while it reads) when set; their errors and over-long blocks go to part->errors (by their order
+// among all the tile's blocks), which the caller reports once for the whole tile.
+struct TablePart {
+  const std::vector<BlockSegmentMap>* maps = nullptr;
+  const std::vector<std::vector<uint8_t>>* take = nullptr;
+  BlockErrors* errors = nullptr;
+};
 CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const uint8_t> data,
                            const TileDecodeOptions& o, uint32_t t,
-                           std::vector<std::string>* warnings) {
-  const BlockList list = list_blocks(comps);
+                           std::vector<std::string>* warnings, const TablePart* part = nullptr) {
+  const BlockList list =
+      list_blocks(comps, part ? part->maps : nullptr, part ? part->take : nullptr);
   const std::vector<BlockJob>& jobs = list.jobs;
   // Each block's entry, checked as the CPU decoder checks it (entropy::check_block), the blocks
   // in parallel; its segments are listed after, in block order.
@@ -362,7 +394,8 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
     CodeBlockTable::Block b;
   };
   std::vector<Entry> entries(jobs.size());
-  BlockErrors errors;
+  BlockErrors own_errors;
+  BlockErrors& errors = part ? *part->errors : own_errors;
   std::mutex errors_mutex;
   core::parallel_blocks(
       jobs.size(),
@@ -384,7 +417,7 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
                                      p.cb.height(), &decoded) > 0;
           } catch (const Error& err) {
             std::lock_guard<std::mutex> lock(errors_mutex);
-            errors.record(j, job, err);  // keeps the first block in order
+            errors.record(job, err);  // keeps the first block in order
             continue;
           }
           if (decoded == 0) continue;
@@ -469,7 +502,7 @@ CodeBlockTable block_table(std::vector<ComponentState>& comps, std::span<const u
     lo = hi = 0;
   }
   if (hi - lo + copied > UINT32_MAX) too_large();
-  errors.report(o, t, warnings);
+  if (!part) errors.report(o, t, warnings);
   table.source = data.subspan(lo, hi - lo);
   // The offsets: into the source, or after it where the copies go, each block's copies at the
   // sum of those before it; the copies are gathered in the same pass.
@@ -566,6 +599,123 @@ Rect plane_window(const ComponentState& cs) {
   return {x0 - o.x0, y0 - o.y0, x1 - o.x0, y1 - o.y0};
 }
 
+// The GPU decode of a tile in two parts (GpuTileDecode), so that the device decodes the
+// code-blocks of the resolutions Tier-2 has finished while the host reads the rest: once the
+// complete resolutions (every packet of them read: TileReadProgress) hold a fifth of the tile's
+// code-blocks, their table is built and its Tier-1 launched from inside Tier-2; the rest
+// follows when Tier-2 is done. For resolution-first progressions (LRCP, RLCP, RPCL) the first
+// part is the lower resolutions, for CPRL the first component. The samples are those of the
+// one-table decode (the parts' blocks are disjoint and together the same blocks); the errors
+// are reported once for the whole tile, the first in block order as before.
+constexpr uint64_t kPartsMinBlocks = 8192;  // below this a tile takes one launch
+constexpr uint64_t kPartsShare = 5;         // the first part: at least 1 / kPartsShare of them
+
+// The code-blocks of each kept resolution of each decoded component ([c][r]), and their sum.
+std::vector<std::vector<uint64_t>> blocks_per_resolution(const std::vector<ComponentState>& comps,
+                                                         uint64_t& total) {
+  std::vector<std::vector<uint64_t>> n(comps.size());
+  total = 0;
+  for (size_t c = 0; c < comps.size(); ++c) {
+    const ComponentState& cs = comps[c];
+    if (!cs.decode) continue;
+    for (int r = 0; r <= cs.kept_levels; ++r) {
+      uint64_t k = 0;
+      for (const BandLayout& band : cs.layout.resolutions[size_t(r)].bands)
+        k += uint64_t{band.blocks_x} * band.blocks_y;
+      n[c].push_back(k);
+      total += k;
+    }
+  }
+  return n;
+}
+
+// Whether tile t is worth decoding in parts: on by default, GJ2K_GPU_T2_PARTS=0 turns it off
+// (for measurements); a tile of one tile-part (read_tile_packets tells its progress only so)
+// and of at least kPartsMinBlocks code-blocks.
+bool decode_in_parts(const Codestream& code, uint32_t t, const std::vector<ComponentState>& comps) {
+  static const bool on = [] {
+    const char* v = std::getenv("GJ2K_GPU_T2_PARTS");
+    return !(v && std::string(v) == "0");
+  }();
+  uint64_t total = 0;
+  blocks_per_resolution(comps, total);
+  return on && code.tiles[t].parts.size() == 1 && total >= kPartsMinBlocks;
+}
+
+// Tier-2 of tile t with the code-block table in the two parts above: each table goes to
+// `take` as soon as it is built, the first from inside Tier-2 (none when no complete
+// resolutions held enough code-blocks before the end), the second once Tier-2 and the error
+// report are done. Returns what Tier-2 read. decode_tile_gpu_in_parts and tile_block_parts.
+TilePackets read_in_parts(std::span<const uint8_t> cs_bytes, const Codestream& code, uint32_t t,
+                          const TileDecodeOptions& o, std::vector<ComponentState>& comps,
+                          std::vector<std::string>* warnings,
+                          const std::function<void(CodeBlockTable&&, double)>& take) {
+  uint64_t total = 0;
+  const std::vector<std::vector<uint64_t>> blocks = blocks_per_resolution(comps, total);
+  BlockErrors errors;
+  std::vector<std::vector<uint8_t>> first_part(comps.size());
+  for (size_t c = 0; c < comps.size(); ++c) first_part[c].assign(blocks[c].size(), 0);
+  bool started = false;
+  auto on_read = [&](const TileReadProgress& p) {
+    if (started) return;
+    uint64_t ready = 0;
+    for (size_t c = 0; c < comps.size(); ++c)
+      for (size_t r = 0; r < blocks[c].size() && r < p.complete[c].size(); ++r)
+        if (p.complete[c][r]) ready += blocks[c][r];
+    if (ready * kPartsShare < total || ready == total) return;
+    for (size_t c = 0; c < comps.size(); ++c)
+      for (size_t r = 0; r < first_part[c].size() && r < p.complete[c].size(); ++r)
+        first_part[c][r] = p.complete[c][r];
+    started = true;
+    TraceStage trace("code-block table, part 0");
+    const TablePart part{&p.blocks, &first_part, &errors};
+    CodeBlockTable table = block_table(comps, p.data, o, t, warnings, &part);
+    trace.end();
+    take(std::move(table), static_cast<double>(ready) / static_cast<double>(total));
+  };
+  TraceStage trace_t2("tier-2");
+  TilePackets packets = read_blocks(cs_bytes, code, t, comps, o, warnings, on_read);
+  trace_t2.end();
+  TraceStage trace_table("code-block table");
+  std::vector<std::vector<uint8_t>> rest(comps.size());
+  for (size_t c = 0; c < comps.size(); ++c)
+    for (uint8_t in_first : first_part[c]) rest[c].push_back(in_first ? 0 : 1);
+  const TablePart part{nullptr, &rest, &errors};
+  CodeBlockTable table = block_table(comps, packets.data, o, t, warnings, &part);
+  errors.report(o, t, warnings);
+  trace_table.end();
+  take(std::move(table), 1.0);
+  return packets;
+}
+
+// The decode of tile t on the GPU in two parts (above). nullopt when the device is out of
+// memory (a warning says so): the caller decodes the tile on the CPU, from Tier-2 again.
+std::optional<std::vector<TileComponentSamples>> decode_tile_gpu_in_parts(
+    std::span<const uint8_t> cs_bytes, const Codestream& code, uint32_t t,
+    const TileDecodeOptions& o, std::vector<ComponentState>& comps, bool tile_mct,
+    std::vector<std::string>* warnings) {
+  std::vector<CoefficientPlane> planes;  // the geometry (no coefficients yet)
+  for (const ComponentState& cs : comps) planes.push_back(cs.plane);
+  try {
+    GpuTileDecode gpu(planes, tile_mct, o.threads, o.pack);
+    std::list<CodeBlockTable> tables;  // alive until the decode is done
+    const TilePackets packets = read_in_parts(
+        cs_bytes, code, t, o, comps, warnings, [&](CodeBlockTable&& table, double share) {
+          gpu.decode(tables.emplace_back(std::move(table)), share);
+        });
+    TraceStage trace("gpu tile decode");
+    std::vector<TileComponentSamples> out(comps.size());
+    gpu.finish(out);
+    return out;
+  } catch (const Error& e) {
+    if (!device_out_of_memory(e)) throw;
+    if (warnings)
+      warnings->push_back("tile " + std::to_string(t) +
+                          ": the GPU is out of memory, decoded on the CPU");
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 uint64_t tile_samples(const Codestream& code, uint32_t t, const TileDecodeOptions& o) {
@@ -593,14 +743,23 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   const CodingStyle& cod = effective_cod(main, &tile.header);
   const bool mct = cod.mct != 0 && ncomp >= 3 && !o.skip_mct;
   std::vector<ComponentState> comps = init_components(code, t, mct, o);
+  // Inverse MCT (G.2 / G.3) on components 0..2 when they are decoded with equal sizes.
+  const bool tile_mct = mct && comps[0].decode && comps[0].plane.rect == comps[1].plane.rect &&
+                        comps[0].plane.rect == comps[2].plane.rect;
+  // With the GPU already started in this process (a later decode), Tier-2 and the device
+  // overlap: the tile is decoded in parts. The first decode of a process instead overlaps the
+  // GPU's start-up with Tier-2 and the table (below).
+  if (o.gpu && o.gpu->may_use() && transform::gpu_opened() && decode_in_parts(code, t, comps) &&
+      o.gpu->use()) {
+    if (auto out = decode_tile_gpu_in_parts(cs_bytes, code, t, o, comps, tile_mct, warnings))
+      return std::move(*out);
+    comps = init_components(code, t, mct, o);
+  }
 
   TraceStage trace_t2("tier-2");
   // The tile's data, which the code-blocks' segments reference: kept until Tier-1 is done.
   TilePackets packets = read_blocks(cs_bytes, code, t, comps, o, warnings);
   trace_t2.end();
-  // Inverse MCT (G.2 / G.3) on components 0..2 when they are decoded with equal sizes.
-  const bool tile_mct = mct && comps[0].decode && comps[0].plane.rect == comps[1].plane.rect &&
-                        comps[0].plane.rect == comps[2].plane.rect;
   std::vector<TileComponentSamples> out(ncomp);
   std::vector<CoefficientPlane> planes;
   planes.reserve(ncomp);
@@ -672,6 +831,23 @@ TileBlockTable tile_block_table(std::span<const uint8_t> cs_bytes, const Codestr
   out.mct = mct && comps[0].decode && comps[0].plane.rect == comps[1].plane.rect &&
             comps[0].plane.rect == comps[2].plane.rect;
   for (auto& cs : comps) out.planes.push_back(std::move(cs.plane));
+  return out;
+}
+
+TileBlockParts tile_block_parts(std::span<const uint8_t> cs_bytes, const Codestream& code,
+                                uint32_t t, const TileDecodeOptions& o,
+                                std::vector<std::string>* warnings) {
+  const MainHeader& main = code.main;
+  if (t >= code.tiles.size()) fail(ErrorCode::kInvalidArgument, t, "no such tile");
+  const Tile& tile = code.tiles[t];
+  const size_t ncomp = main.siz.components.size();
+  const bool mct = effective_cod(main, &tile.header).mct != 0 && ncomp >= 3 && !o.skip_mct;
+  std::vector<ComponentState> comps = init_components(code, t, mct, o);
+  TileBlockParts out;
+  TilePackets packets = read_in_parts(
+      cs_bytes, code, t, o, comps, warnings,
+      [&](CodeBlockTable&& table, double) { out.tables.push_back(std::move(table)); });
+  out.joined = std::move(packets.joined);
   return out;
 }
 

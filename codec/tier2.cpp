@@ -102,6 +102,7 @@ class TileReader {
   // Reads packet number `index` of the tile; false when reading stops (allow_partial).
   bool read(const PacketId& id, size_t index);
   std::vector<BlockSegmentMap> take() { return std::move(out_); }
+  const std::vector<BlockSegmentMap>& blocks() const { return out_; }
 
  private:
   struct PrecinctReader {
@@ -456,11 +457,32 @@ TilePackets read_tile_packets(std::span<const uint8_t> codestream, const Codestr
   }
   check_packet_count(prog, bytes + (headers ? headers->size() : 0), t);
   const std::vector<PacketId> order = tile_order(prog, code.main, &tile.header);
+  // For on_resolution_read: the last packet of each kept (component, resolution).
+  std::vector<std::vector<size_t>> last(o.components.size());
+  std::vector<std::vector<uint8_t>> complete(o.components.size());
+  if (o.on_resolution_read) {
+    for (size_t c = 0; c < o.components.size(); ++c) {
+      const int kept = o.components[c].max_resolution;
+      last[c].assign(kept < 0 ? 0 : size_t(kept) + 1, SIZE_MAX);
+      complete[c].assign(last[c].size(), 0);
+    }
+    for (size_t i = 0; i < order.size(); ++i)
+      if (order[i].component < last.size() && order[i].resolution < last[order[i].component].size())
+        last[order[i].component][order[i].resolution] = i;
+  }
   auto read = [&](std::span<const uint8_t> data, std::span<const std::pair<size_t, size_t>> in) {
     TileReader reader(data, in, headers, code.main, tile.header, t, o, warnings);
+    const bool tell = o.on_resolution_read && in.empty();
     size_t index = 0;
-    for (const PacketId& id : order)
-      if (!reader.read(id, index++)) break;
+    for (const PacketId& id : order) {
+      if (!reader.read(id, index)) break;
+      if (tell && id.component < last.size() && id.resolution < last[id.component].size() &&
+          last[id.component][id.resolution] == index) {
+        complete[id.component][id.resolution] = 1;
+        o.on_resolution_read(TileReadProgress{data, reader.blocks(), complete});
+      }
+      ++index;
+    }
     return reader.take();
   };
   // Several tile-parts: read in place, which holds where each packet lies within one (as

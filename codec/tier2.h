@@ -156,6 +156,15 @@ struct PacketReadComponent {
   int max_resolution = -1;
 };
 
+// What PacketReadOptions::on_resolution_read is told: the tile's data (TilePackets::data),
+// the code-blocks read so far per component, and which resolutions of which components are
+// complete (complete[c][r], r <= max_resolution of c, is 1 once its last packet is read).
+struct TileReadProgress {
+  std::span<const uint8_t> data;
+  const std::vector<BlockSegmentMap>& blocks;
+  const std::vector<std::vector<uint8_t>>& complete;
+};
+
 struct PacketReadOptions {
   std::vector<PacketReadComponent> components;  // one per component (Csiz entries)
   uint32_t max_layers = 0;                      // the data of layers below it is kept; 0: all
@@ -165,6 +174,14 @@ struct PacketReadOptions {
   // When set, a code-block's data is kept only where it returns true: (component, its band,
   // the code-block's rectangle on the band's grid). Called for code-blocks with data only.
   std::function<bool(uint32_t component, const BandLayout& band, const Rect& block)> keep_block;
+  // When set, called after each packet that is the last of its (component, resolution) in the
+  // progression (every layer and precinct of it read): from then on no later packet changes
+  // the code-blocks of that resolution of that component, so a caller may take them while the
+  // rest of the tile is read (the GPU decode starts Tier-1 of the lower resolutions so). Not
+  // called while a tile of several tile-parts is read in place (that attempt may restart from
+  // their joined copy, which is then read with the calls). An exception it throws stops the
+  // reading and leaves read_tile_packets.
+  std::function<void(const TileReadProgress&)> on_resolution_read;
 };
 
 // What Tier-2 read of one tile. Moving it keeps `data` valid (a moved vector keeps its bytes).

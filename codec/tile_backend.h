@@ -200,6 +200,31 @@ void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& 
                       int threads, std::vector<TileComponentSamples>& out,
                       const PackTarget* pack = nullptr);
 
+// cuda_decode_tile with the table in parts, for a host that reads the tile while the device
+// decodes: the constructor takes a slot (waiting for one) and lays out the planes; decode()
+// enqueues Tier-1 and reconstruction of one table's blocks at once (at most two tables, whose
+// blocks must be disjoint, each kept alive until finish returns); finish() waits for the
+// parts, runs the inverse tail and downloads, as cuda_decode_tile. The planes are those
+// cuda_decode_tile takes and must outlive the object. Destroyed without finish (an error on
+// the host), its slot is dropped once the device is done with it. Same errors as
+// cuda_decode_tile.
+class GpuTileDecode {
+ public:
+  GpuTileDecode(std::span<CoefficientPlane> planes, bool mct, int threads,
+                const PackTarget* pack = nullptr);
+  ~GpuTileDecode();
+  GpuTileDecode(const GpuTileDecode&) = delete;
+  GpuTileDecode& operator=(const GpuTileDecode&) = delete;
+  // share: the table's part of the tile's code-blocks (the first part's Tier-1 mapping is
+  // chosen for all parts running at once: arrange_for_decode).
+  void decode(const CodeBlockTable& table, double share = 1.0);
+  void finish(std::vector<TileComponentSamples>& out);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // Whether `e` is a device allocation failure (a full device or GJ2K_GPU_MEMORY_LIMIT), which
 // the caller may answer by doing the work on the CPU. False when built without CUDA.
 bool device_out_of_memory(const Error& e);

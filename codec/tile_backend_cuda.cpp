@@ -9,7 +9,9 @@
 // Each component goes up through a pinned StagingRing (transform/cuda/staging_ring.h) on its
 // own stream (components c % 3), its inverse DWT is enqueued at once, the MCT joins streams
 // 0..2, DC shift + clamp, and the samples come down through the ring. From code-blocks, the
-// table and Tier-1 run on stream 0 and the others wait for it. With a PackTarget
+// table and Tier-1 run on stream 0 and the others wait for it; a tile decoded in parts
+// (GpuTileDecode: Tier-2 still reading the higher resolutions) runs its second part on stream
+// 1 at once beside the first. With a PackTarget
 // (Decoder::decode_into) the final samples are packed on the device into the caller's sample
 // format (transform/cuda/pack_cuda.h) and only those bytes come down, row by row into the
 // caller's buffer (StagingRing::download_rows). Tiles finished by several threads at once use
@@ -20,11 +22,12 @@
 // (coefficients + samples), up to 4 more for packed samples (decode_into), plus the DWT
 // scratch of the largest component per stream, and for decodes from code-blocks the table
 // (code-block bytes, segments, jobs) and the Tier-1 decoders' state; pinned host only the
-// slot's ring (at most 32 MB, sized by the tile). The slot is taken once Tier-2 is done, so
-// GpuWarmUp's device query, CUDA context and slot allocation overlap reading, parsing and
-// Tier-2. The pool holds as many slots as tiles were decoded at once: a warm-up adds only
-// those its decode needs beyond the free ones. CUDA failures throw Error(kDevice); a slot
-// whose work failed is dropped.
+// slot's ring (at most 32 MB, sized by the tile). The first decode of a process takes its
+// slot once Tier-2 is done, so that GpuWarmUp's device query, CUDA context and slot allocation
+// overlap reading, parsing and Tier-2; later ones take it before Tier-2 and decode in parts. The
+// pool holds as many slots as tiles were decoded at once: a warm-up adds only those its decode
+// needs beyond the free ones. CUDA failures throw Error(kDevice); a slot whose work failed is
+// dropped.
 #include "codec/encoder_internal.h"
 #include "codec/gpu_warm_up.h"
 #include "codec/tile_backend.h"
@@ -76,19 +79,29 @@ entropy::cuda::DecodeMapping t1_decode_mapping() {
 }
 using transform::Rect;
 
-constexpr int kStreams = 3;    // component c runs on stream c % kStreams
+constexpr int kStreams = 3;  // component c runs on stream c % kStreams
+// The Tier-1 launches of one decode from code-blocks (GpuTileDecode): part k runs on stream k.
+constexpr size_t kTier1Parts = 2;
+// Slot events beside those of components 0..2: the planes zeroed, a later part done.
+constexpr size_t kZeroedEvent = 3, kPartEvent = 4;
 constexpr size_t kAlign = 64;  // samples: every component starts on a 256-byte boundary
+
+// What one Tier-1 launch of a decode from code-blocks keeps on the device: the table's bytes
+// and segments, its jobs and reconstructions, the decoders' state, statuses and counter.
+struct Tier1Buffers {
+  cu::DeviceBuffer bytes, segs, jobs, recon, state, status, counter;
+};
 
 // One tile's worth of resources: streams, the staging ring, device coefficients and samples
 // (same layout), DWT scratch per stream, events; for a decode from code-blocks
-// (cuda_decode_tile) the Tier-1 table, its jobs and the decoders' state.
+// (cuda_decode_tile, GpuTileDecode) the Tier-1 buffers of each of its parts.
 struct Slot {
   cu::Stream streams[kStreams];
   cu::StagingRing ring;
   cu::DeviceBuffer coef, samp;
   cu::DeviceBuffer packed;  // decode_into: the tile's samples in the caller's format
   cu::DeviceBuffer ws[kStreams];
-  cu::DeviceBuffer t1_bytes, t1_segs, t1_jobs, t1_recon, t1_state, t1_status, t1_counter;
+  Tier1Buffers t1[kTier1Parts];
   std::vector<std::unique_ptr<cu::Event>> events;
 
   Slot() = default;
@@ -177,15 +190,37 @@ class InverseRun {
     finish(out);
   }
 
-  // From code-blocks (cuda_decode_tile). With GJ2K_TRACE, the device time of its parts.
-  void run(const CodeBlockTable& table, std::vector<TileComponentSamples>& out) {
-    std::optional<DeviceTimes> times;
-    if (trace_enabled()) times.emplace(st(0));
-    decode_blocks(table, times ? &*times : nullptr);
+  // From code-blocks (GpuTileDecode): Tier-1 and reconstruct_blocks of one part of the tile's
+  // code-blocks (at most kTier1Parts, disjoint), part k on stream k, each at once, so that the
+  // host may read and arrange the next part while the device decodes this one. The coefficient
+  // planes are zeroed on stream 0 before the first (blocks without data stay zero).
+  void decode(const CodeBlockTable& table, double share) {
+    if (parts_ == kTier1Parts)
+      throw Error(ErrorCode::kInternal, "cuda backend: more Tier-1 parts than a slot holds");
+    const size_t k = parts_++;
+    if (k == 0) {
+      for (size_t c = 0; c < comps_.size(); ++c)
+        if (n_of(c)) GJ2K_CUDA_CHECK(cudaMemsetAsync(A(c), 0, n_of(c) * 4, st(0)));
+      GJ2K_CUDA_CHECK(cudaEventRecord(slot().event(kZeroedEvent), st(0)));
+    } else {
+      GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(k), slot().event(kZeroedEvent), 0));
+    }
+    if (trace_enabled()) times_.push_back(std::make_unique<DeviceTimes>(st(k), k));
+    decode_blocks(table, k, share, times_.empty() ? nullptr : times_.back().get());
+  }
+  // After the parts: every stream waits for all of them, then the inverse DWTs and the rest of
+  // the tail (finish). With GJ2K_TRACE, the device time of each part.
+  void finish_blocks(std::vector<TileComponentSamples>& out) {
+    if (parts_ == 0) decode(CodeBlockTable{}, 1.0);  // no blocks: zero planes
+    for (size_t k = 1; k < parts_; ++k) {
+      GJ2K_CUDA_CHECK(cudaEventRecord(slot().event(kPartEvent), st(k)));
+      GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(0), slot().event(kPartEvent), 0));
+    }
+    join_stream0();
     for (size_t c = 0; c < comps_.size(); ++c)
       if (needed(c)) idwt(c);
     finish(out);
-    if (times) times->report();
+    for (const auto& t : times_) t->report();
   }
 
  private:
@@ -267,34 +302,38 @@ class InverseRun {
     F_[c] = bf;
   }
 
-  // Events on stream 0 for the trace: start, inputs up, Tier-1 and reconstruction done; the
-  // end is when the download returns.
+  // Events of one Tier-1 part on its stream for the trace: start, inputs up, Tier-1 and
+  // reconstruction done; the end is when the tile's download returns.
   struct DeviceTimes {
     cu::Event start, up, tier1;
+    size_t part;
     std::chrono::steady_clock::time_point host_start = std::chrono::steady_clock::now();
-    explicit DeviceTimes(cudaStream_t s) { start.record(s); }
+    DeviceTimes(cudaStream_t s, size_t k) : part(k) { start.record(s); }
     void report() {
       const double host =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start)
               .count();
       const double upload = cu::Event::elapsed_ms(start, up);
       const double t1 = cu::Event::elapsed_ms(up, tier1);
-      trace_note("gpu tile: %.1f ms (host), of which device: inputs up %.1f ms, tier-1 %.1f ms",
-                 host, upload, t1);
+      trace_note(
+          "gpu tile part %zu: %.1f ms (host, to the end), of which device: inputs up %.1f ms, "
+          "tier-1 %.1f ms",
+          part, host, upload, t1);
     }
   };
 
-  // Tier-1 and reconstruct_blocks of the table into A on stream 0 (A zeroed first: blocks
-  // without data), then streams 1.. wait for it.
-  void decode_blocks(const CodeBlockTable& t, DeviceTimes* times = nullptr) {
+  // Tier-1 and reconstruct_blocks of the table into A on stream k with the slot's buffers of
+  // part k. The first part's mapping is chosen by its costs as `share` of the tile's blocks
+  // (arrange_for_decode); a later part takes the same one: the parts run at once, and a part
+  // chosen as if alone took the thread mapping where the whole tile decodes faster in warps.
+  void decode_blocks(const CodeBlockTable& t, size_t k, double share, DeviceTimes* times) {
     namespace ecu = entropy::cuda;
-    cudaStream_t s0 = st(0);
-    for (size_t c = 0; c < comps_.size(); ++c)
-      if (n_of(c)) GJ2K_CUDA_CHECK(cudaMemsetAsync(A(c), 0, n_of(c) * 4, s0));
+    cudaStream_t s = st(k);
     Slot& sl = slot();
+    Tier1Buffers& b = sl.t1[k];
     auto put = [&](cu::DeviceBuffer& d, const void* src, size_t bytes) {
       d.reserve(std::max<size_t>(bytes, 4));
-      if (bytes) sl.ring.upload(d.get(), src, bytes, s0, threads_);
+      if (bytes) sl.ring.upload(d.get(), src, bytes, s, threads_);
     };
     // The segments and their bytes (the referenced source, then the copied bytes) go up on a
     // helper thread, which copies through the ring with the pool's threads, while this one
@@ -303,13 +342,13 @@ class InverseRun {
     // future's destructor, which waits, when this thread throws first).
     std::future<void> bytes_up = async_in_scope([&] {
       use_context_device();  // the caller's (async_in_scope carries its context)
-      sl.t1_bytes.reserve(std::max<size_t>(t.source.size() + t.bytes.size(), 4));
+      b.bytes.reserve(std::max<size_t>(t.source.size() + t.bytes.size(), 4));
       if (!t.source.empty())
-        sl.ring.upload(sl.t1_bytes.get(), t.source.data(), t.source.size(), s0, threads_);
+        sl.ring.upload(b.bytes.get(), t.source.data(), t.source.size(), s, threads_);
       if (!t.bytes.empty())
-        sl.ring.upload(sl.t1_bytes.as<uint8_t>() + t.source.size(), t.bytes.data(), t.bytes.size(),
-                       s0, threads_);
-      put(sl.t1_segs, t.segments.data(), t.segments.size() * sizeof(t.segments[0]));
+        sl.ring.upload(b.bytes.as<uint8_t>() + t.source.size(), t.bytes.data(), t.bytes.size(), s,
+                       threads_);
+      put(b.segs, t.segments.data(), t.segments.size() * sizeof(t.segments[0]));
     });
     TraceStage trace_jobs("gpu tier-1 jobs");
     // Each block's job and reconstruction, in runs of blocks on the pool's threads.
@@ -339,45 +378,46 @@ class InverseRun {
     const size_t state_words = most_words.load();
     if (jobs.empty()) {
       bytes_up.get();
-      if (times) times->up.record(s0), times->tier1.record(s0);
-      return join_stream0();
+      if (times) times->up.record(s), times->tier1.record(s);
+      return;
     }
     trace_jobs.end();
     TraceStage trace_arrange("gpu tier-1 arrange");
     const int sms = std::max(1, transform::gpu_info().multiprocessors);
     ecu::WarpSlot warp_slot;
-    const bool warps = ecu::arrange_for_decode(jobs, t.segments, sms, t1_decode_mapping(),
-                                               &warp_slot) == ecu::DecodeMapping::kWarps;
+    const ecu::DecodeMapping want =
+        k > 0 && t1_decode_mapping() == ecu::DecodeMapping::kAuto ? mapping_ : t1_decode_mapping();
+    mapping_ = ecu::arrange_for_decode(jobs, t.segments, sms, want, &warp_slot, share);
+    const bool warps = mapping_ == ecu::DecodeMapping::kWarps;
     const size_t workspace =
         warps ? ecu::warp_workspace_words(static_cast<uint32_t>(jobs.size()), sms, warp_slot)
               : ecu::decode_threads(static_cast<uint32_t>(jobs.size()), sms) * state_words;
     trace_arrange.end();
-    trace_note("gpu tier-1: %zu code-blocks, %s mapping", jobs.size(), warps ? "warp" : "thread");
+    trace_note("gpu tier-1 part %zu: %zu code-blocks, %s mapping", k, jobs.size(),
+               warps ? "warp" : "thread");
     TraceStage trace_up("gpu tier-1 inputs up");
     bytes_up.get();  // the helper's error, if any, is thrown here
-    put(sl.t1_jobs, jobs.data(), jobs.size() * sizeof(jobs[0]));
-    put(sl.t1_recon, recon.data(), recon.size() * sizeof(recon[0]));
-    sl.t1_state.reserve(std::max<size_t>(workspace, 1) * 4);
-    sl.t1_status.reserve(jobs.size());
-    sl.t1_counter.reserve(4);
-    if (times) times->up.record(s0);
+    put(b.jobs, jobs.data(), jobs.size() * sizeof(jobs[0]));
+    put(b.recon, recon.data(), recon.size() * sizeof(recon[0]));
+    b.state.reserve(std::max<size_t>(workspace, 1) * 4);
+    b.status.reserve(jobs.size());
+    b.counter.reserve(4);
+    if (times) times->up.record(s);
     trace_up.end();
     if (warps)
-      ecu::decode_blocks_in_warps(
-          sl.t1_jobs.as<ecu::BlockJob>(), static_cast<uint32_t>(jobs.size()),
-          sl.t1_segs.as<entropy::t1::SegmentRef>(), sl.t1_bytes.as<uint8_t>(),
-          sl.coef.as<int32_t>(), sl.t1_status.as<uint8_t>(), sl.t1_state.as<uint32_t>(),
-          sl.t1_state.bytes() / 4, warp_slot, sl.t1_counter.as<uint32_t>(), sms, s0);
+      ecu::decode_blocks_in_warps(b.jobs.as<ecu::BlockJob>(), static_cast<uint32_t>(jobs.size()),
+                                  b.segs.as<entropy::t1::SegmentRef>(), b.bytes.as<uint8_t>(),
+                                  sl.coef.as<int32_t>(), b.status.as<uint8_t>(),
+                                  b.state.as<uint32_t>(), b.state.bytes() / 4, warp_slot,
+                                  b.counter.as<uint32_t>(), sms, s);
     else
-      ecu::decode_blocks(sl.t1_jobs.as<ecu::BlockJob>(), static_cast<uint32_t>(jobs.size()),
-                         sl.t1_segs.as<entropy::t1::SegmentRef>(), sl.t1_bytes.as<uint8_t>(),
-                         sl.coef.as<int32_t>(), sl.t1_status.as<uint8_t>(),
-                         sl.t1_state.as<uint32_t>(), sl.t1_state.bytes() / 4, state_words,
-                         sl.t1_counter.as<uint32_t>(), sms, s0);
-    cu::reconstruct_blocks(sl.t1_recon.as<cu::ReconstructJob>(),
-                           static_cast<uint32_t>(recon.size()), sl.coef.as<int32_t>(), s0);
-    if (times) times->tier1.record(s0);
-    join_stream0();
+      ecu::decode_blocks(b.jobs.as<ecu::BlockJob>(), static_cast<uint32_t>(jobs.size()),
+                         b.segs.as<entropy::t1::SegmentRef>(), b.bytes.as<uint8_t>(),
+                         sl.coef.as<int32_t>(), b.status.as<uint8_t>(), b.state.as<uint32_t>(),
+                         b.state.bytes() / 4, state_words, b.counter.as<uint32_t>(), sms, s);
+    cu::reconstruct_blocks(b.recon.as<cu::ReconstructJob>(), static_cast<uint32_t>(recon.size()),
+                           sl.coef.as<int32_t>(), s);
+    if (times) times->tier1.record(s);
   }
   void join_stream0() {
     GJ2K_CUDA_CHECK(cudaEventRecord(slot().event(0), st(0)));
@@ -526,6 +566,9 @@ class InverseRun {
   int threads_;
   cu::GpuDwtVariant variant_;
   std::optional<cu::Lease<Slot>> lease_;
+  size_t parts_ = 0;  // Tier-1 parts enqueued (decode)
+  entropy::cuda::DecodeMapping mapping_ = entropy::cuda::DecodeMapping::kAuto;  // the first's
+  std::vector<std::unique_ptr<DeviceTimes>> times_;
   std::vector<size_t> offset_;
   std::vector<int32_t*> S_, R_;
   std::vector<float*> F_;
@@ -536,9 +579,26 @@ void CudaBackend::inverse(std::span<CoefficientPlane> comps, bool mct, int threa
   InverseRun(comps, mct, threads).run(out);
 }
 
+struct GpuTileDecode::Impl {
+  InverseRun run;
+};
+
+GpuTileDecode::GpuTileDecode(std::span<CoefficientPlane> planes, bool mct, int threads,
+                             const PackTarget* pack)
+    : impl_(new Impl{InverseRun(planes, mct, threads, pack)}) {}
+GpuTileDecode::~GpuTileDecode() = default;
+void GpuTileDecode::decode(const CodeBlockTable& table, double share) {
+  impl_->run.decode(table, share);
+}
+void GpuTileDecode::finish(std::vector<TileComponentSamples>& out) {
+  impl_->run.finish_blocks(out);
+}
+
 void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& table, bool mct,
                       int threads, std::vector<TileComponentSamples>& out, const PackTarget* pack) {
-  InverseRun(planes, mct, threads, pack).run(table, out);
+  GpuTileDecode gpu(planes, mct, threads, pack);
+  gpu.decode(table);
+  gpu.finish(out);
 }
 
 bool device_out_of_memory(const Error& e) {
@@ -673,6 +733,14 @@ const TileBackend& cuda_backend() {
   static const CudaBackend backend;
   return backend;
 }
+
+struct GpuTileDecode::Impl {};
+GpuTileDecode::GpuTileDecode(std::span<CoefficientPlane>, bool, int, const PackTarget*) {
+  throw Error(ErrorCode::kDevice, "cuda backend: gj2k was built without CUDA");
+}
+GpuTileDecode::~GpuTileDecode() = default;
+void GpuTileDecode::decode(const CodeBlockTable&, double) {}
+void GpuTileDecode::finish(std::vector<TileComponentSamples>&) {}
 
 void cuda_decode_tile(std::span<CoefficientPlane>, const CodeBlockTable&, bool, int,
                       std::vector<TileComponentSamples>&, const PackTarget*) {

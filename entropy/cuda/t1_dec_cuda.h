@@ -97,10 +97,13 @@ enum class DecodeMapping : uint8_t { kAuto, kThreads, kWarps };
 // (job_order.h) favours on a GPU with `multiprocessors` SMs: as arrange_jobs for
 // decode_threads(jobs.size() * thread_spread(...), multiprocessors) threads (padded: a launch
 // takes decode_threads(jobs.size(), ...) threads after it), or as arrange_warps (*slot set).
+// `share` (0 < share <= 1): the batch is that share of the code-blocks of launches that will
+// run at once (a tile decoded in parts): the choice weighs the thread mapping's total as if
+// the batch held all of their work (its total / share), since the others take the same SMs.
 // Returns the mapping taken (never kAuto). Host code.
 DecodeMapping arrange_for_decode(std::vector<BlockJob>& jobs,
                                  const std::vector<t1::SegmentRef>& segs, int multiprocessors,
-                                 DecodeMapping want, WarpSlot* slot);
+                                 DecodeMapping want, WarpSlot* slot, double share = 1.0);
 
 // The warp mapping's default launch: 4 warps a thread block, 2 blocks per SM. Eight resident
 // warps per SM decode as fast as sixteen (bench_gpu_t1) with half the workspace (each warp

@@ -220,14 +220,20 @@ std::vector<size_t> arrange_warps(std::vector<BlockJob>& jobs,
 
 DecodeMapping arrange_for_decode(std::vector<BlockJob>& jobs,
                                  const std::vector<t1::SegmentRef>& segs, int multiprocessors,
-                                 DecodeMapping want, WarpSlot* slot) {
+                                 DecodeMapping want, WarpSlot* slot, double share) {
   const std::vector<WarpKey> keys = warp_keys(jobs, segs);
   BatchCosts costs = batch_costs(keys, {});
+  // The choice's view: the total of all the launches running at once.
+  auto shared = [share](BatchCosts c) {
+    if (share > 0 && share < 1)
+      c.total = static_cast<uint64_t>(static_cast<double>(c.total) / share);
+    return c;
+  };
   if (want == DecodeMapping::kWarps ||
-      (want == DecodeMapping::kAuto && warps_may_win(costs, multiprocessors))) {
+      (want == DecodeMapping::kAuto && warps_may_win(shared(costs), multiprocessors))) {
     const std::vector<size_t> placed = group_warps(keys);
     costs = batch_costs(keys, placed);
-    if (want == DecodeMapping::kWarps || prefer_warps(costs, multiprocessors)) {
+    if (want == DecodeMapping::kWarps || prefer_warps(shared(costs), multiprocessors)) {
       apply_warps(jobs, keys, placed, slot);
       return DecodeMapping::kWarps;
     }

@@ -29,9 +29,12 @@ std::vector<uint8_t> device_bytes(const CodeBlockTable& table) {
   return all;
 }
 
-// The tile decoded from its table on the host, as cuda_decode_tile does on the device.
-std::vector<TileComponentSamples> decode_table(TileBlockTable& tt, int threads) {
-  for (CoefficientPlane& p : tt.planes) {
+// The tile decoded from its tables (one, or the parts of tile_block_parts) on the host, as
+// the GPU decode does on the device.
+std::vector<TileComponentSamples> decode_tables(std::vector<CoefficientPlane> planes, bool mct,
+                                                const std::vector<const CodeBlockTable*>& tables,
+                                                int threads) {
+  for (CoefficientPlane& p : planes) {
     if (!p.decode) continue;
     const size_t n = size_t{p.rect.width()} * p.rect.height();
     p.allocate(n);
@@ -40,30 +43,36 @@ std::vector<TileComponentSamples> decode_table(TileBlockTable& tt, int threads) 
     else
       std::fill_n(p.floats(), n, 0.0f);
   }
-  const std::vector<uint8_t> bytes = device_bytes(tt.table);
-  const entropy::t1::DecodeTables tables = entropy::t1::host_decode_tables();
-  for (const CodeBlockTable::Block& b : tt.table.blocks) {
-    CoefficientPlane& p = tt.planes.at(b.component);
-    std::vector<int32_t> values(size_t{b.w} * b.h);
-    std::vector<uint32_t> state(entropy::t1::state_words(b.w, b.h));
-    const auto status = entropy::t1::decode_block_hd<false>(
-        tables, bytes.data(), tt.table.segments.data() + b.seg_first, b.seg_count, b.planes, b.band,
-        b.style, values.data(), b.w, b.w, b.h, state.data(), nullptr);
-    EXPECT_TRUE(status == entropy::t1::BlockStatus::kOk ||
-                status == entropy::t1::BlockStatus::kExtraPasses);
-    const size_t pitch = p.rect.width();
-    const size_t at = size_t{b.y} * pitch + b.x;
-    if (p.reversible) {
-      transform::reconstruct_block(values.data(), b.w, b.w, b.h, b.q, nullptr, 0);
-      for (uint32_t y = 0; y < b.h; ++y)
-        std::copy_n(values.data() + size_t{y} * b.w, b.w, p.ints.data() + at + y * pitch);
-    } else {
-      transform::reconstruct_block(values.data(), b.w, b.w, b.h, b.q, p.floats() + at, pitch);
+  const entropy::t1::DecodeTables dt = entropy::t1::host_decode_tables();
+  for (const CodeBlockTable* table : tables) {
+    const std::vector<uint8_t> bytes = device_bytes(*table);
+    for (const CodeBlockTable::Block& b : table->blocks) {
+      CoefficientPlane& p = planes.at(b.component);
+      std::vector<int32_t> values(size_t{b.w} * b.h);
+      std::vector<uint32_t> state(entropy::t1::state_words(b.w, b.h));
+      const auto status = entropy::t1::decode_block_hd<false>(
+          dt, bytes.data(), table->segments.data() + b.seg_first, b.seg_count, b.planes, b.band,
+          b.style, values.data(), b.w, b.w, b.h, state.data(), nullptr);
+      EXPECT_TRUE(status == entropy::t1::BlockStatus::kOk ||
+                  status == entropy::t1::BlockStatus::kExtraPasses);
+      const size_t pitch = p.rect.width();
+      const size_t at = size_t{b.y} * pitch + b.x;
+      if (p.reversible) {
+        transform::reconstruct_block(values.data(), b.w, b.w, b.h, b.q, nullptr, 0);
+        for (uint32_t y = 0; y < b.h; ++y)
+          std::copy_n(values.data() + size_t{y} * b.w, b.w, p.ints.data() + at + y * pitch);
+      } else {
+        transform::reconstruct_block(values.data(), b.w, b.w, b.h, b.q, p.floats() + at, pitch);
+      }
     }
   }
-  std::vector<TileComponentSamples> out(tt.planes.size());
-  cpu_backend().inverse(tt.planes, tt.mct, threads, out);
+  std::vector<TileComponentSamples> out(planes.size());
+  cpu_backend().inverse(planes, mct, threads, out);
   return out;
+}
+
+std::vector<TileComponentSamples> decode_table(TileBlockTable& tt, int threads) {
+  return decode_tables(tt.planes, tt.mct, {&tt.table}, threads);
 }
 
 struct Case {
@@ -199,6 +208,112 @@ TEST(DecodeBlockTable, ReducedResolutions) {
       EXPECT_TRUE(got[k].samples == want[k].samples) << "reduce " << reduce << " component " << k;
     }
   }
+}
+
+// The tables in the two parts of the GPU decode of a large tile (tile_block_parts: the first
+// built from inside Tier-2 from the resolutions it has finished) list the blocks of the one
+// table, each once, and decode to the CPU's samples; the first part holds only complete
+// resolutions (of a resolution-first order: the lower ones; of CPRL: the first component); a
+// cut stream gives the same warnings, a damaged one the same error.
+TEST(DecodeBlockTable, TablesInPartsDecodeAsTheOneTable) {
+  struct PartCase {
+    std::string name;
+    EncodeParams params;
+    size_t cut = 0;  // keep this many tenths of the stream, allow_partial
+    uint32_t reduce = 0;
+    bool two_parts = true;  // the first part comes before Tier-2's end
+  };
+  std::vector<PartCase> cases;
+  EncodeParams p;
+  p.cblk_width = p.cblk_height = 16;
+  cases.push_back({"lossless LRCP one layer", p});
+  EncodeParams layers = p;
+  layers.irreversible = true;
+  layers.rates = {60, 20, 6};
+  cases.push_back({"9/7 LRCP three layers", layers});
+  EncodeParams rlcp = layers;
+  rlcp.order = ProgressionOrder::kRLCP;
+  cases.push_back({"9/7 RLCP three layers", rlcp});
+  cases.push_back({"9/7 RLCP, reduce 1", rlcp, 0, 1});
+  cases.push_back({"9/7 RLCP cut at 70%", rlcp, 7});
+  EncodeParams cprl = p;
+  cprl.order = ProgressionOrder::kCPRL;
+  cprl.precincts = {{64, 64}};
+  cases.push_back({"lossless CPRL, precincts", cprl});
+  EncodeParams rpcl = layers;
+  rpcl.order = ProgressionOrder::kRPCL;
+  rpcl.precincts = {{32, 32}};
+  rpcl.sop = rpcl.eph = true;
+  cases.push_back({"9/7 RPCL, precincts, SOP and EPH", rpcl});
+  const Image image = synthetic_image(307, 211);
+  for (const PartCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<uint8_t> bytes = Encoder().encode(image, c.params);
+    if (c.cut) bytes.resize(bytes.size() * c.cut / 10);
+    ReadOptions ro;
+    ro.allow_truncated = c.cut != 0;
+    const Codestream code = read_codestream(bytes, ro);
+    TileDecodeOptions o;
+    o.components.assign(3, true);
+    o.allow_partial = c.cut != 0;
+    o.reduce = c.reduce;
+    o.threads = 2;
+    std::vector<std::string> warn_one, warn_parts;
+    TileBlockTable one = tile_block_table(bytes, code, 0, o, &warn_one);
+    const TileBlockParts parts = tile_block_parts(bytes, code, 0, o, &warn_parts);
+    EXPECT_EQ(warn_parts, warn_one);
+    ASSERT_EQ(parts.tables.size(), c.two_parts ? 2u : 1u);
+    size_t blocks = 0;
+    std::vector<const CodeBlockTable*> tables;
+    for (const CodeBlockTable& t : parts.tables) {
+      EXPECT_FALSE(t.blocks.empty());
+      blocks += t.blocks.size();
+      tables.push_back(&t);
+    }
+    EXPECT_EQ(blocks, one.table.blocks.size());
+    if (c.two_parts) {
+      // The first part: the lower resolutions (the top-left quarter of each plane in the
+      // Mallat arrangement), or for CPRL the first component.
+      for (const CodeBlockTable::Block& b : parts.tables[0].blocks) {
+        if (c.params.order == ProgressionOrder::kCPRL) {
+          EXPECT_EQ(b.component, 0u);
+          continue;
+        }
+        const transform::Rect& r = one.planes.at(b.component).rect;
+        EXPECT_LE(b.x + b.w, (r.width() + 1) / 2);
+        EXPECT_LE(b.y + b.h, (r.height() + 1) / 2);
+      }
+    }
+    const std::vector<TileComponentSamples> want = decode_tile(bytes, code, 0, o);
+    const std::vector<TileComponentSamples> got = decode_tables(one.planes, one.mct, tables, 2);
+    for (size_t k = 0; k < got.size(); ++k)
+      EXPECT_TRUE(got[k].samples == want[k].samples) << "component " << k;
+  }
+  // A damaged code-block: the same error either way.
+  EncodeParams d = p;
+  d.order = ProgressionOrder::kRLCP;
+  std::vector<uint8_t> bytes = Encoder().encode(image, d);
+  const Codestream code = read_codestream(bytes);
+  TileDecodeOptions o;
+  o.components.assign(3, true);
+  std::string want, got;
+  for (size_t at = bytes.size() / 3; at < bytes.size() - 2 && want.empty(); at += 97) {
+    std::vector<uint8_t> bad = bytes;
+    bad[at] = 0xFF;
+    bad[at + 1] = 0xFF;
+    try {
+      tile_block_table(bad, code, 0, o);
+    } catch (const Error& e) {
+      want = e.what();
+      try {
+        tile_block_parts(bad, code, 0, o);
+      } catch (const Error& e2) {
+        got = e2.what();
+      }
+    }
+  }
+  ASSERT_FALSE(want.empty()) << "no damage found that the table refuses";
+  EXPECT_EQ(got, want);
 }
 
 }  // namespace

@@ -257,6 +257,79 @@ TEST(DecodeGpu, DamagedStreamsMatchCpu) {
     }
 }
 
+// Large tiles once the GPU is started decode in two parts (codec/decoder_tile.cpp,
+// decode_tile_gpu_in_parts: Tier-1 of the resolutions Tier-2 has finished launched while it
+// reads the rest; 9,216 code-blocks of 16 x 16 here, over the 8,192 that take parts): the same
+// samples as the CPU, and the same errors and warnings, for resolution-first and component-first
+// orders, several layers, precincts, SOP and EPH, and truncated and damaged streams.
+TEST(DecodeGpu, LargeTilesInPartsMatchCpu) {
+  GJ2K_REQUIRE_GPU();
+  // The GPU started (the first decode of a process overlaps its start-up instead of parts).
+  const Image small = gj2k::codec::synthetic_image(64, 48);
+  ASSERT_EQ(peak_difference(small, decode_on(cpu_encoded(small), DecodeDevice::kGpu, 0)), 0);
+  const Image src = gj2k::codec::synthetic_image(1024, 768);
+  struct Case {
+    const char* name;
+    gj2k::ProgressionOrder order;
+    bool irreversible;
+    std::vector<double> rates;
+    bool precincts_sop_eph;
+  };
+  const Case cases[] = {
+      {"lossless LRCP", gj2k::ProgressionOrder::kLRCP, false, {}, false},
+      {"9/7 RLCP three layers", gj2k::ProgressionOrder::kRLCP, true, {40, 12, 4}, false},
+      {"9/7 LRCP three layers", gj2k::ProgressionOrder::kLRCP, true, {40, 12, 4}, false},
+      {"lossless CPRL precincts SOP EPH", gj2k::ProgressionOrder::kCPRL, false, {}, true},
+      {"9/7 RPCL precincts SOP EPH", gj2k::ProgressionOrder::kRPCL, true, {20}, true},
+  };
+  uint32_t seed = 7070;
+  for (const Case& c : cases) {
+    gj2k::EncodeParams ep;
+    ep.device = gj2k::EncodeParams::Device::kCpu;
+    ep.cblk_width = ep.cblk_height = 16;
+    ep.order = c.order;
+    ep.irreversible = c.irreversible;
+    ep.rates = c.rates;
+    if (c.precincts_sop_eph) {
+      ep.precincts = {{128, 128}, {64, 64}};
+      ep.sop = ep.eph = true;
+    }
+    const std::vector<uint8_t> good = gj2k::Encoder().encode(src, ep);
+    std::mt19937 rng(++seed);
+    for (int k = 0; k < 4; ++k) {
+      std::vector<uint8_t> bytes = good;
+      if (k == 1) bytes.resize(bytes.size() * 7 / 10);
+      if (k >= 2)
+        for (int i = 0; i < 30; ++i)
+          bytes[bytes.size() / 8 + rng() % (bytes.size() * 7 / 8)] ^= 1 << (rng() % 8);
+      SCOPED_TRACE(std::string(c.name) + " damage " + std::to_string(k) + " seed " +
+                   std::to_string(seed));
+      for (const bool partial : {false, true}) {
+        if (k == 0 && partial) continue;
+        DecodeParams p;
+        p.allow_partial = partial;
+        std::optional<Image> got[2];
+        std::string error[2];
+        std::vector<std::string> warnings[2];
+        for (int d = 0; d < 2; ++d) {
+          p.device = d ? DecodeDevice::kGpu : DecodeDevice::kCpu;
+          p.on_warning = [&, d](const std::string& w) { warnings[d].push_back(w); };
+          try {
+            got[d] = gj2k::decode_memory(bytes, p);
+          } catch (const gj2k::Error& e) {
+            error[d] = e.what();
+          }
+        }
+        ASSERT_EQ(error[1], error[0]);
+        if (got[0]) {
+          EXPECT_EQ(peak_difference(*got[0], *got[1]), 0);
+        }
+        EXPECT_EQ(warnings[1], warnings[0]);
+      }
+    }
+  }
+}
+
 // Streams from gj2k's own encoder (on the CPU) with tiles, odd image and tile origins and
 // subsampled components: 5/3 exact (and lossless), 9/7 within 1.
 TEST(DecodeGpu, OwnEncoderTiledStreamsMatchCpu) {
