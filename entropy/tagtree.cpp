@@ -106,12 +106,12 @@ bool TagTree::decode(HeaderBitReader& in, uint32_t leaf, int32_t threshold) {
   for (int k = start; k >= 0; --k) {
     Node& node = nodes_[node_index(k, x, y)];
     low = std::max(low, node.low);
-    while (low < threshold && low < node.value) {
-      if (in.get_bit()) {
-        node.value = low;
-      } else {
-        ++low;
-      }
+    // The node's bits: a 0 for each value it is not, up to a 1 at its value (B.10.2).
+    const int32_t limit = std::min(threshold, node.value);
+    if (low < limit) {
+      const int32_t zeros = in.get_zeros_then_one(limit - low);
+      low += zeros;
+      if (low < limit) node.value = low;
     }
     node.low = low;
   }
