@@ -95,8 +95,9 @@ void HeaderBitReader::refill() {
 void HeaderBitReader::fill(int count) {
   refill();
   // refill leaves fewer than 57 bits only at the end of the span, where a reader of one bit
-  // at a time would stop too: past the last byte.
+  // at a time would stop too: past the last byte, having read every bit before it.
   if (count_ < count) {
+    skip_bits(count_);
     throw Error(ErrorCode::kTruncated, std::string(what_) + ": ends at byte " +
                                            std::to_string(bytes_.size()) +
                                            " in the middle of its bits");
@@ -135,6 +136,7 @@ size_t HeaderBitReader::align() {
   if (pos > base_ && bytes_[pos - 1] == 0xFF) {
     // A header never ends on 0xFF: the byte after it belongs to the header (B.10.1).
     if (pos >= bytes_.size()) {
+      skip_bits(count_);  // the rest of that last byte, as a header that ended there
       throw Error(ErrorCode::kTruncated, std::string(what_) + ": ends with 0xFF at byte " +
                                              std::to_string(pos - 1) +
                                              " without the stuffed byte that must follow");
