@@ -16,10 +16,12 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codec/markers/codestream.h"
@@ -95,6 +97,17 @@ inline uint64_t block_key(uint32_t r, uint32_t b, uint32_t index) {
 // little) and keep their addresses while the map grows or moves.
 class BlockSegmentMap {
  public:
+  BlockSegmentMap() = default;
+  BlockSegmentMap(BlockSegmentMap&& o) noexcept { take(o); }
+  BlockSegmentMap& operator=(BlockSegmentMap&& o) noexcept {
+    if (this != &o) {
+      destroy();
+      take(o);
+    }
+    return *this;
+  }
+  ~BlockSegmentMap() { destroy(); }
+
   // Slots for `count` code-blocks of band b of resolution r ahead (else they grow on demand).
   void reserve_band(uint32_t r, uint32_t b, uint32_t count) {
     std::vector<uint32_t>& s = band_slots(r, b);
@@ -109,9 +122,11 @@ class BlockSegmentMap {
     if (s[index] == 0) {
       if (size_ == capacity_) {
         const size_t n = kFirstChunk << chunks_.size();
-        chunks_.push_back(std::make_unique<BlockSegments[]>(n));
+        chunks_.emplace_back(
+            static_cast<BlockSegments*>(::operator new(n * sizeof(BlockSegments))));
         capacity_ += n;
       }
+      new (&entry(size_)) BlockSegments();
       s[index] = static_cast<uint32_t>(++size_);
     }
     return entry(s[index] - 1);
@@ -140,11 +155,29 @@ class BlockSegmentMap {
   // Entry i lies in chunk c = floor(log2(i / 16 + 1)), of 16 << c entries from 16 (2^c - 1).
   BlockSegments& entry(size_t i) const {
     const int c = std::bit_width(i / kFirstChunk + 1) - 1;
-    return chunks_[static_cast<size_t>(c)][i - kFirstChunk * ((size_t{1} << c) - 1)];
+    return chunks_[static_cast<size_t>(c)].get()[i - kFirstChunk * ((size_t{1} << c) - 1)];
   }
+  // Ends entries [0, size_) (the chunks' memory goes with chunks_).
+  void destroy() {
+    for (size_t i = 0; i < size_; ++i) entry(i).~BlockSegments();
+    size_ = 0;
+  }
+  void take(BlockSegmentMap& o) {
+    slots_ = std::move(o.slots_);
+    chunks_ = std::move(o.chunks_);
+    size_ = std::exchange(o.size_, 0);
+    capacity_ = std::exchange(o.capacity_, 0);
+    o.slots_.clear();
+    o.chunks_.clear();
+  }
+  struct FreeChunk {
+    void operator()(BlockSegments* p) const { ::operator delete(p); }
+  };
 
   std::vector<std::vector<uint32_t>> slots_;  // [slot_of(r, b)][index]: entry + 1, or 0
-  std::vector<std::unique_ptr<BlockSegments[]>> chunks_;
+  // Memory for 16 << c entries each; entries [0, size_) are made (in operator[]), the rest
+  // are not, so a chunk costs nothing until its entries are used.
+  std::vector<std::unique_ptr<BlockSegments, FreeChunk>> chunks_;
   size_t size_ = 0, capacity_ = 0;
 };
 

@@ -37,6 +37,24 @@ void put_pass_count(HeaderBitWriter& w, int n) {
 }
 
 int get_pass_count(HeaderBitReader& r) {
+  if (r.prefetch(16)) {  // the longest codeword: one look at its bits
+    const uint32_t v = r.peek_bits(16);
+    int n, bits;
+    if (v < 0x8000u) {
+      n = 1, bits = 1;
+    } else if (v < 0xC000u) {
+      n = 2, bits = 2;
+    } else if (v < 0xF000u) {
+      n = 3 + static_cast<int>((v >> 12) & 3), bits = 4;
+    } else if (v < 0xFF80u) {
+      n = 6 + static_cast<int>((v >> 7) & 31), bits = 9;
+    } else {
+      n = 37 + static_cast<int>(v & 127), bits = 16;
+    }
+    r.skip_bits(bits);
+    return n;
+  }
+  // Near the end of the header bytes: bit by bit, so that a cut codeword fails where it ends.
   if (!r.get_bit()) return 1;
   if (!r.get_bit()) return 2;
   const uint32_t two = r.get_bits(2);
@@ -340,11 +358,13 @@ void PacketDecoder::decode_packet(int layer, std::span<const uint8_t> header,
       }
       info.missing_msbs = st.missing_msbs;
       info.new_passes = get_pass_count(r);
-      while (r.get_bit()) {
-        if (++st.lblock > 32) {
-          throw Error(ErrorCode::kFormat,
-                      where(layer, pos + r.byte_position()) + ": Lblock grows past 32");
-        }
+      // A 1 bit for each increment, then a 0 (B.10.7.1); the 1 that takes Lblock past 32 is
+      // an error.
+      const int32_t grow = r.get_ones_then_zero(33 - st.lblock);
+      st.lblock += grow;
+      if (st.lblock > 32) {
+        throw Error(ErrorCode::kFormat,
+                    where(layer, pos + r.byte_position()) + ": Lblock grows past 32");
       }
       // The pieces as split_passes cuts them, each with its length field (B.10.7.2). Every
       // piece but the last ends a segment (the cut follows a pass that ends one); the last

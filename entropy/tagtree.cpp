@@ -18,16 +18,22 @@ TagTree::TagTree(uint32_t width, uint32_t height) : width_(width), height_(heigh
                                                  std::to_string(height) + " leaves is too many");
   }
   // Level k holds ceil(width / 2^k) x ceil(height / 2^k) nodes, each the parent of the 2x2
-  // nodes below it, up to a single root.
+  // nodes below it, up to a single root. The nodes are made level by level in raster order,
+  // which is their order in nodes_.
   size_t total = 0;
   for (uint32_t w = width, h = height;; w = (w + 1) / 2, h = (h + 1) / 2) {
-    level_offset_[levels_] = static_cast<uint32_t>(total);
-    level_width_[levels_] = w;
-    ++levels_;
     total += size_t{w} * h;
     if (w == 1 && h == 1) break;
   }
-  nodes_.assign(total, Node{});
+  nodes_.reserve(total);
+  for (uint32_t w = width, h = height; w > 1 || h > 1; w = (w + 1) / 2, h = (h + 1) / 2) {
+    const auto up = static_cast<uint32_t>(nodes_.size()) + w * h;  // the next level's first
+    for (uint32_t y = 0; y < h; ++y) {
+      const uint32_t above = up + (y / 2) * ((w + 1) / 2);
+      for (uint32_t x = 0; x < w; ++x) nodes_.push_back(Node{kInfinity, 0, above + x / 2, false});
+    }
+  }
+  nodes_.push_back(Node{kInfinity, 0, static_cast<uint32_t>(nodes_.size()), false});  // root
 }
 
 void TagTree::reset() {
@@ -38,11 +44,16 @@ void TagTree::reset() {
   }
 }
 
-void TagTree::check_leaf(uint32_t leaf) const {
-  if (leaf >= leaf_count()) {
-    throw Error(ErrorCode::kInternal,
-                "tag tree: leaf " + std::to_string(leaf) + " of " + std::to_string(leaf_count()));
-  }
+void TagTree::fail_leaf(uint32_t leaf) const {
+  throw Error(ErrorCode::kInternal,
+              "tag tree: leaf " + std::to_string(leaf) + " of " + std::to_string(leaf_count()));
+}
+
+int TagTree::path_of(uint32_t leaf, uint32_t* path) const {
+  int n = 0;
+  path[n++] = leaf;
+  for (uint32_t i = leaf; nodes_[i].parent != i;) path[n++] = i = nodes_[i].parent;
+  return n;
 }
 
 void TagTree::set_value(uint32_t leaf, int32_t value) {
@@ -53,10 +64,10 @@ void TagTree::set_value(uint32_t leaf, int32_t value) {
   if (value > nodes_[leaf].value) {
     throw Error(ErrorCode::kInternal, "tag tree: a leaf value may only be lowered");
   }
-  const uint32_t x = leaf % width_, y = leaf / width_;
   nodes_[leaf].value = value;
-  for (int k = 1; k < levels_; ++k) {
-    Node& node = nodes_[node_index(k, x, y)];
+  for (uint32_t i = leaf; nodes_[i].parent != i;) {
+    i = nodes_[i].parent;
+    Node& node = nodes_[i];
     if (node.value <= value) break;  // ancestors already at or below it
     node.value = value;
   }
@@ -64,10 +75,10 @@ void TagTree::set_value(uint32_t leaf, int32_t value) {
 
 void TagTree::encode(HeaderBitWriter& out, uint32_t leaf, int32_t threshold) {
   check_leaf(leaf);
-  const uint32_t x = leaf % width_, y = leaf / width_;
+  uint32_t path[kMaxLevels];
   int32_t low = 0;
-  for (int k = levels_ - 1; k >= 0; --k) {  // root first
-    Node& node = nodes_[node_index(k, x, y)];
+  for (int k = path_of(leaf, path) - 1; k >= 0; --k) {  // root first
+    Node& node = nodes_[path[k]];
     // What the decoder knows of a child is at least what it knows of the parent.
     low = std::max(low, node.low);
     while (low < threshold) {
@@ -87,31 +98,32 @@ void TagTree::encode(HeaderBitWriter& out, uint32_t leaf, int32_t threshold) {
 
 bool TagTree::decode(HeaderBitReader& in, uint32_t leaf, int32_t threshold) {
   check_leaf(leaf);
-  const uint32_t x = leaf % width_, y = leaf / width_;
   // B.10.2 walks from the root, carrying the largest lower bound of the nodes above. The walk
   // here starts at the lowest node of the leaf's path that no bit can change at this
   // threshold: its value known (then every node above is known and lower, so its bound is the
   // largest) or its bound at the threshold already (then no node below reads a bit either).
   // The nodes above it would read nothing, so the same bits are read and the same answer
   // given; the lower bounds stored below it may be smaller than a walk from the root leaves
-  // them, but every walk takes the largest along its path, which is the same.
-  int start = 0;
-  while (start < levels_) {
-    const Node& node = nodes_[node_index(start, x, y)];
-    if (node.low >= threshold || node.value < threshold) break;
-    ++start;
+  // them, but every walk takes the largest along its path, which is the same. With no such
+  // node it starts at the root.
+  uint32_t path[kMaxLevels];
+  int top = 0;
+  path[0] = leaf;
+  for (uint32_t i = leaf;;) {
+    const Node& node = nodes_[i];
+    if (node.low >= threshold || node.value < threshold || node.parent == i) break;
+    path[++top] = i = node.parent;
   }
-  if (start == levels_) start = levels_ - 1;  // none: from the root
   int32_t low = 0;
-  for (int k = start; k >= 0; --k) {
-    Node& node = nodes_[node_index(k, x, y)];
+  for (int k = top; k >= 0; --k) {
+    Node& node = nodes_[path[k]];
     low = std::max(low, node.low);
-    while (low < threshold && low < node.value) {
-      if (in.get_bit()) {
-        node.value = low;
-      } else {
-        ++low;
-      }
+    // The node's bits: a 0 for each value it is not, up to a 1 at its value (B.10.2).
+    const int32_t limit = std::min(threshold, node.value);
+    if (low < limit) {
+      const int32_t zeros = in.get_zeros_then_one(limit - low);
+      low += zeros;
+      if (low < limit) node.value = low;
     }
     node.low = low;
   }

@@ -54,19 +54,20 @@ class TagTree {
   struct Node {
     int32_t value = kInfinity;  // encoder: the minimum below; decoder: decoded value
     int32_t low = 0;            // lower bound on value already known to the decoder
+    uint32_t parent = 0;        // the node above (the root: itself)
     bool known = false;         // encoder: the "value reached" bit has been sent
   };
   // Levels of the tree: at most 2^30 leaves, so one side halves at most 30 times.
   static constexpr int kMaxLevels = 32;
-  // The node over leaf (x, y) at level k (0: the leaves): (x >> k, y >> k) of that level.
-  uint32_t node_index(int k, uint32_t x, uint32_t y) const {
-    return level_offset_[k] + (y >> k) * level_width_[k] + (x >> k);
+  void check_leaf(uint32_t leaf) const {
+    if (leaf >= leaf_count()) [[unlikely]]
+      fail_leaf(leaf);
   }
-  void check_leaf(uint32_t leaf) const;
+  [[noreturn]] void fail_leaf(uint32_t leaf) const;
+  // The nodes from `leaf` up to the root into path[0..]; returns how many.
+  int path_of(uint32_t leaf, uint32_t* path) const;
 
   uint32_t width_ = 0, height_ = 0;
-  int levels_ = 0;
-  uint32_t level_offset_[kMaxLevels] = {}, level_width_[kMaxLevels] = {};
   std::vector<Node> nodes_;  // leaves first (raster order), then each coarser level
 };
 

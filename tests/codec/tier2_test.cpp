@@ -404,6 +404,22 @@ TEST(Tier2, BlockSegmentMapAsAMap) {
             EXPECT_EQ(got->missing_msbs, static_cast<int>(key % 1000) + 1);
           }
         }
+    // The moved-from map is empty and usable; a map moved onto one with entries replaces them
+    // (entries with segments and parts, so that a leak or a double free shows under the
+    // sanitizers).
+    EXPECT_EQ(dense.size(), 0u);
+    EXPECT_EQ(dense.find(block_key(1, 2, 0)), nullptr);
+    BlockSegments& e = dense[block_key(1, 2, 0)];
+    EXPECT_TRUE(e.segs.empty());
+    for (int k = 0; k < 3; ++k) e.segs.push_back({uint64_t(k), 1, 1, 0, 0});
+    e.parts.push_back({0, 1});
+    BlockSegmentMap other;
+    other[block_key(0, 0, 0)].segs.push_back({7, 1, 1, 0, 0});
+    other = std::move(dense);
+    ASSERT_NE(other.find(block_key(1, 2, 0)), nullptr);
+    EXPECT_EQ(other.find(block_key(1, 2, 0))->segs.size(), 3u);
+    EXPECT_EQ(other.find(block_key(0, 0, 0)), nullptr);
+    EXPECT_EQ(other.size(), 1u);
   }
 }
 

@@ -412,6 +412,57 @@ TEST(T2Packet, BadInputThrows) {
   EXPECT_THROW(dec.decode_packet(0, ones, {}), Error);
 }
 
+// Errors met inside a run or a codeword name the byte that a reader of one bit at a time
+// names (B.10.1): the bytes are worked out by hand, stuffing included.
+TEST(T2Packet, ErrorsNameTheirByte) {
+  const PrecinctBandShape one[1] = {{1, 1}};
+  auto message = [&](const std::vector<uint8_t>& bytes) {
+    PacketDecoder dec(one, SegmentStyle{});
+    try {
+      dec.decode_packet(0, bytes, {});
+    } catch (const Error& e) {
+      return std::to_string(static_cast<int>(e.code())) + " " + e.what();
+    }
+    return std::string("no error");
+  };
+  // 1 (not empty), 1 (included), 1 (no missing bit-plane), 0 (one pass), then 30 Lblock
+  // increments: 4 in 0xEF, 8 in 0xFF, 7 in 0x7F (after 0xFF), 8 in 0xFF, 3 in 0x70 (7 bits):
+  // the 30th, which takes Lblock from 3 to 33, is in byte 4.
+  EXPECT_EQ(message({0xEF, 0xFF, 0x7F, 0xFF, 0x70}),
+            std::to_string(static_cast<int>(ErrorCode::kFormat)) +
+                " packet header (layer 0, byte 5): Lblock grows past 32");
+  // The same with the header cut inside the increments.
+  EXPECT_EQ(message({0xEF, 0xFF, 0x7F}),
+            std::to_string(static_cast<int>(ErrorCode::kTruncated)) +
+                " packet header: ends at byte 3 in the middle of its bits");
+  // 1, 1, 1, then the pass count codeword 111111111 + 7 bits, cut after 3 of the 7.
+  EXPECT_EQ(message({0xFF, 0x7F}), std::to_string(static_cast<int>(ErrorCode::kTruncated)) +
+                                       " packet header: ends at byte 2 in the middle of its bits");
+  // Complete: 37 + 0b1010101 = 122 passes, no Lblock increment, a length of 3 + 6 bits. Bits
+  // 111 111111111 1010101 0 000000001: 0xFF, 0x7D (7 bits), 0x50, 0x04 (padded), as the
+  // encoder writes them.
+  const std::vector<uint8_t> bytes{0xFF, 0x7D, 0x50, 0x04};
+  PacketEncoder enc(one, SegmentStyle{});
+  enc.set_missing_msbs(0, 0, 0);
+  std::vector<std::vector<BlockContribution>> c(1, std::vector<BlockContribution>(1));
+  c[0][0].new_passes = 122;
+  c[0][0].piece_lengths = {1};
+  std::vector<uint8_t> written;
+  enc.encode_packet(0, c, {}, 0, written);
+  EXPECT_EQ(written, bytes);
+  PacketDecoder dec(one, SegmentStyle{});
+  const DecodedPacket got = dec.decode_packet(0, bytes, {});
+  ASSERT_EQ(got.blocks[0][0].new_passes, 122);
+  EXPECT_EQ(got.body_bytes, 1u);
+  EXPECT_EQ(got.header_bytes, 4u);
+  for (size_t n = 0; n < bytes.size(); ++n) {  // cut anywhere: the end of the bytes is named
+    EXPECT_EQ(message(std::vector<uint8_t>(bytes.begin(), bytes.begin() + n)),
+              std::to_string(static_cast<int>(ErrorCode::kTruncated)) +
+                  " packet header: ends at byte " + std::to_string(n) +
+                  " in the middle of its bits");
+  }
+}
+
 // Random and mutated bytes: every outcome is a decoded header inside the buffer or a
 // gj2k::Error, never a crash or an overrun (run under the sanitizer build too).
 TEST(T2Packet, GarbageNeverCrashes) {
