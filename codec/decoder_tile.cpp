@@ -599,6 +599,16 @@ Rect plane_window(const ComponentState& cs) {
   return {x0 - o.x0, y0 - o.y0, x1 - o.x0, y1 - o.y0};
 }
 
+// In a handler of e, a GPU decode's failure: rethrows it unless the device is too full for the
+// tile (other work on it, or GJ2K_GPU_MEMORY_LIMIT); then warns that tile t decodes on the CPU
+// instead, with the same samples.
+void cpu_after_gpu_failure(const Error& e, uint32_t t, std::vector<std::string>* warnings) {
+  if (!device_out_of_memory(e)) throw;
+  if (warnings)
+    warnings->push_back("tile " + std::to_string(t) +
+                        ": the GPU is out of memory, decoded on the CPU");
+}
+
 // The GPU decode of a tile in two parts (GpuTileDecode), so that the device decodes the
 // code-blocks of the resolutions Tier-2 has finished while the host reads the rest: once the
 // complete resolutions (every packet of them read: TileReadProgress) hold a fifth of the tile's
@@ -708,12 +718,20 @@ std::optional<std::vector<TileComponentSamples>> decode_tile_gpu_in_parts(
     gpu.finish(out);
     return out;
   } catch (const Error& e) {
-    if (!device_out_of_memory(e)) throw;
-    if (warnings)
-      warnings->push_back("tile " + std::to_string(t) +
-                          ": the GPU is out of memory, decoded on the CPU");
+    cpu_after_gpu_failure(e, t, warnings);
     return std::nullopt;
   }
+}
+
+// The components of tile t as decode_tile sets them up, and whether the tile codes an MCT
+// (for tile_block_table and tile_block_parts).
+std::vector<ComponentState> tile_components(const Codestream& code, uint32_t t,
+                                            const TileDecodeOptions& o, bool& mct) {
+  const MainHeader& main = code.main;
+  if (t >= code.tiles.size()) fail(ErrorCode::kInvalidArgument, t, "no such tile");
+  const size_t ncomp = main.siz.components.size();
+  mct = effective_cod(main, &code.tiles[t].header).mct != 0 && ncomp >= 3 && !o.skip_mct;
+  return init_components(code, t, mct, o);
 }
 
 }  // namespace
@@ -780,12 +798,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
         cuda_decode_tile(planes, table, tile_mct, o.threads, out, o.pack);
         return out;
       } catch (const Error& e) {
-        // A device too full for this tile (other work on it, or GJ2K_GPU_MEMORY_LIMIT): the
-        // tile decodes on the CPU, with the same samples, instead of failing.
-        if (!device_out_of_memory(e)) throw;
-        if (warnings)
-          warnings->push_back("tile " + std::to_string(t) +
-                              ": the GPU is out of memory, decoded on the CPU");
+        cpu_after_gpu_failure(e, t, warnings);
         for (size_t c = 0; c < ncomp; ++c) comps[c].plane = std::move(planes[c]);
         planes.clear();
         out.assign(ncomp, TileComponentSamples{});
@@ -818,12 +831,8 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
 TileBlockTable tile_block_table(std::span<const uint8_t> cs_bytes, const Codestream& code,
                                 uint32_t t, const TileDecodeOptions& o,
                                 std::vector<std::string>* warnings) {
-  const MainHeader& main = code.main;
-  if (t >= code.tiles.size()) fail(ErrorCode::kInvalidArgument, t, "no such tile");
-  const Tile& tile = code.tiles[t];
-  const size_t ncomp = main.siz.components.size();
-  const bool mct = effective_cod(main, &tile.header).mct != 0 && ncomp >= 3 && !o.skip_mct;
-  std::vector<ComponentState> comps = init_components(code, t, mct, o);
+  bool mct = false;
+  std::vector<ComponentState> comps = tile_components(code, t, o, mct);
   TilePackets packets = read_blocks(cs_bytes, code, t, comps, o, warnings);
   TileBlockTable out;
   out.table = block_table(comps, packets.data, o, t, warnings);
@@ -837,12 +846,8 @@ TileBlockTable tile_block_table(std::span<const uint8_t> cs_bytes, const Codestr
 TileBlockParts tile_block_parts(std::span<const uint8_t> cs_bytes, const Codestream& code,
                                 uint32_t t, const TileDecodeOptions& o,
                                 std::vector<std::string>* warnings) {
-  const MainHeader& main = code.main;
-  if (t >= code.tiles.size()) fail(ErrorCode::kInvalidArgument, t, "no such tile");
-  const Tile& tile = code.tiles[t];
-  const size_t ncomp = main.siz.components.size();
-  const bool mct = effective_cod(main, &tile.header).mct != 0 && ncomp >= 3 && !o.skip_mct;
-  std::vector<ComponentState> comps = init_components(code, t, mct, o);
+  bool mct = false;
+  std::vector<ComponentState> comps = tile_components(code, t, o, mct);
   TileBlockParts out;
   TilePackets packets = read_in_parts(
       cs_bytes, code, t, o, comps, warnings,

@@ -75,6 +75,26 @@ std::vector<TileComponentSamples> decode_table(TileBlockTable& tt, int threads) 
   return decode_tables(tt.planes, tt.mct, {&tt.table}, threads);
 }
 
+// `image` encoded with `params`, cut to `cut` tenths of its bytes (0: whole).
+std::vector<uint8_t> encoded(const Image& image, const EncodeParams& params, size_t cut) {
+  std::vector<uint8_t> bytes = Encoder().encode(image, params);
+  if (cut) bytes.resize(bytes.size() * cut / 10);
+  return bytes;
+}
+Codestream parsed(const std::vector<uint8_t>& bytes, bool cut) {
+  ReadOptions ro;
+  ro.allow_truncated = cut;
+  return read_codestream(bytes, ro);
+}
+// Every component on 2 threads; a cut stream with allow_partial.
+TileDecodeOptions all_components(bool cut) {
+  TileDecodeOptions o;
+  o.components.assign(3, true);
+  o.allow_partial = cut;
+  o.threads = 2;
+  return o;
+}
+
 struct Case {
   std::string name;
   EncodeParams params;
@@ -121,15 +141,9 @@ TEST(DecodeBlockTable, HostDecodeOfTheTableEqualsTheCpuDecode) {
   const Image image = synthetic_image(211, 157);
   for (const Case& c : cases()) {
     SCOPED_TRACE(c.name);
-    std::vector<uint8_t> bytes = Encoder().encode(image, c.params);
-    if (c.cut) bytes.resize(bytes.size() * c.cut / 10);
-    ReadOptions ro;
-    ro.allow_truncated = c.cut != 0;
-    const Codestream code = read_codestream(bytes, ro);
-    TileDecodeOptions o;
-    o.components.assign(3, true);
-    o.allow_partial = c.cut != 0;
-    o.threads = 2;
+    const std::vector<uint8_t> bytes = encoded(image, c.params, c.cut);
+    const Codestream code = parsed(bytes, c.cut != 0);
+    TileDecodeOptions o = all_components(c.cut != 0);
     size_t referenced = 0, copied = 0, blocks = 0;
     for (uint32_t t = 0; t < code.tiles.size(); ++t) {
       SCOPED_TRACE("tile " + std::to_string(t));
@@ -248,16 +262,10 @@ TEST(DecodeBlockTable, TablesInPartsDecodeAsTheOneTable) {
   const Image image = synthetic_image(307, 211);
   for (const PartCase& c : cases) {
     SCOPED_TRACE(c.name);
-    std::vector<uint8_t> bytes = Encoder().encode(image, c.params);
-    if (c.cut) bytes.resize(bytes.size() * c.cut / 10);
-    ReadOptions ro;
-    ro.allow_truncated = c.cut != 0;
-    const Codestream code = read_codestream(bytes, ro);
-    TileDecodeOptions o;
-    o.components.assign(3, true);
-    o.allow_partial = c.cut != 0;
+    const std::vector<uint8_t> bytes = encoded(image, c.params, c.cut);
+    const Codestream code = parsed(bytes, c.cut != 0);
+    TileDecodeOptions o = all_components(c.cut != 0);
     o.reduce = c.reduce;
-    o.threads = 2;
     std::vector<std::string> warn_one, warn_parts;
     TileBlockTable one = tile_block_table(bytes, code, 0, o, &warn_one);
     const TileBlockParts parts = tile_block_parts(bytes, code, 0, o, &warn_parts);
