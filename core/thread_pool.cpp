@@ -3,6 +3,8 @@
 #include <sched.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -25,6 +27,16 @@ inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   _mm_pause();
 #endif
+}
+
+// With GJ2K_TRACE set (as codec/trace.h), a pool's new workers are told on stderr, so that a
+// test can see that a one-thread command starts none.
+void trace_workers_started(int count) {
+  static const bool on = [] {
+    const char* v = std::getenv("GJ2K_TRACE");
+    return v && *v && *v != '0';
+  }();
+  if (on && count > 0) std::fprintf(stderr, "gj2k trace: thread pool: %d workers started\n", count);
 }
 
 // Polls done() for up to kSpin; true when it became true.
@@ -86,6 +98,7 @@ ThreadPool::ThreadPool(int threads, bool growable) : growable_(growable) {
   workers_.reserve(static_cast<size_t>(threads - 1));
   for (int k = 1; k < threads; ++k) workers_.emplace_back([this] { worker(); });
   count_.store(threads - 1);
+  trace_workers_started(threads - 1);
 }
 
 ThreadPool::~ThreadPool() {
@@ -100,9 +113,11 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::grow(int threads) {
   if (!growable_ || threads - 1 <= count_.load()) return;
   std::lock_guard lock(mutex_);
+  const int before = static_cast<int>(workers_.size());
   while (static_cast<int>(workers_.size()) < threads - 1)
     workers_.emplace_back([this] { worker(); });
   count_.store(static_cast<int>(workers_.size()));
+  trace_workers_started(static_cast<int>(workers_.size()) - before);
 }
 
 ThreadPool::Loop* ThreadPool::find_loop() {

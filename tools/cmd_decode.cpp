@@ -18,6 +18,7 @@
 #include "codec/batch.h"
 #include "codec/device.h"
 #include "codec/gpu_warm_up.h"
+#include "codec/parallel.h"
 #include "codec/trace.h"
 #include "gj2k/decoder.h"
 #include "io/image_io.h"
@@ -256,6 +257,7 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     return out;
   };
   stages.write = [&](size_t k, Decoded out) {
+    const gj2k::codec::ThreadScope scope(threads);  // a writer thread's loops: --threads too
     if (out.file)
       gj2k::io::write_file(jobs[k].second, *out.file);
     else
@@ -274,6 +276,9 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
 }
 
 int run(const Options& o) {
+  // --threads bounds the whole command, writing the image included: with --threads 1 no
+  // helper thread is started (a pool of every core cost a one-thread decode its system time).
+  const gj2k::codec::ThreadScope scope(static_cast<int>(o.threads));
   const gj2k::DecodeParams p = make_params(o);
   const auto jobs = gj2k::cli::resolve_io(o.io, gj2k::cli::is_jpeg2000_path);
   if (!gj2k::cli::is_batch(o.io)) return run_one(o, p, jobs.front());

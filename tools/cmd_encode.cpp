@@ -19,6 +19,7 @@
 #include "codec/batch.h"
 #include "codec/device.h"
 #include "codec/gpu_warm_up.h"
+#include "codec/parallel.h"
 #include "codec/synthetic.h"
 #include "codec/trace.h"
 #include "entropy/t1.h"
@@ -349,7 +350,10 @@ int run_batch_jobs(const Options& o, const EncodeParams& params,
     uint64_t input_bytes = 0;
   };
   BatchStages<Image, Encoded> stages;
-  stages.read = [&](size_t k) { return io::read_image(jobs[k].first, read_options); };
+  stages.read = [&](size_t k) {
+    const codec::ThreadScope scope(threads);  // the reader thread's loops: --threads too
+    return io::read_image(jobs[k].first, read_options);
+  };
   stages.code = [&](size_t k, Image image) {
     const auto& [input, output] = jobs[k];
     const std::string prefix = batch_prefix(
@@ -398,6 +402,9 @@ int run_batch_jobs(const Options& o, const EncodeParams& params,
 }
 
 int run(const Options& o) {
+  // --threads bounds the whole command, reading the image included: with --threads 1 no
+  // helper thread is started (a pool of every core cost a one-thread encode its system time).
+  const codec::ThreadScope scope(o.threads);
   EncodeParams params = make_params(o);
   if (!o.index.empty())
     std::fprintf(stderr,

@@ -99,6 +99,31 @@ TEST_F(Cli, ProgressOnATerminalOnly) {
   EXPECT_NE(piped.out.find("p.j2k: 640x480"), std::string::npos);
 }
 
+// --threads 1 bounds the whole command: reading a PPM for encode and writing one after decode
+// start no helper thread (GJ2K_TRACE tells each pool growth); --threads 2 does, with the same
+// bytes out.
+TEST_F(Cli, OneThreadStartsNoHelperThreads) {
+  const fs::path in = dir_ / "threads.ppm", one = dir_ / "threads1.j2k",
+                 two = dir_ / "threads2.j2k";
+  io::write_image(codec::synthetic_image(611, 403), in);
+  const std::string gj2k = "GJ2K_TRACE=1 " + q(test::cli_binary());
+  const char* kStarted = "thread pool:";
+  test::RunResult r = test::run_shell(gj2k + " encode " + q(in) + " " + q(one) +
+                                      " --threads 1 --device cpu --quiet");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find(kStarted), std::string::npos) << r.err;
+  r = test::run_shell(gj2k + " decode " + q(one) + " " + q(dir_ / "threads1.ppm") +
+                      " --threads 1 --device cpu --quiet");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find(kStarted), std::string::npos) << r.err;
+  EXPECT_EQ(test::slurp(dir_ / "threads1.ppm"), test::slurp(in));
+  r = test::run_shell(gj2k + " encode " + q(in) + " " + q(two) +
+                      " --threads 2 --device cpu --quiet");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find(kStarted), std::string::npos) << r.err;
+  EXPECT_EQ(test::slurp(one), test::slurp(two));
+}
+
 TEST_F(Cli, BatchProgressShowsFilesTimeAndThroughput) {
   const fs::path in = dir_ / "batch";
   fs::create_directories(in);
