@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <future>
 #include <list>
 #include <mutex>
 #include <optional>
@@ -666,6 +667,10 @@ TilePackets read_in_parts(std::span<const uint8_t> cs_bytes, const Codestream& c
   std::vector<std::vector<uint8_t>> first_part(comps.size());
   for (size_t c = 0; c < comps.size(); ++c) first_part[c].assign(blocks[c].size(), 0);
   bool started = false;
+  // The first part's take() (the GPU's jobs, arrangement, upload and launch: 2-3 ms) runs on a
+  // helper thread while this one reads on, joined before the rest is taken. Destroyed first
+  // when Tier-2 throws: the future's destructor waits for the helper.
+  std::future<void> first_taken;
   auto on_read = [&](const TileReadProgress& p) {
     if (started) return;
     uint64_t ready = 0;
@@ -681,11 +686,14 @@ TilePackets read_in_parts(std::span<const uint8_t> cs_bytes, const Codestream& c
     const TablePart part{&p.blocks, &first_part, &errors};
     CodeBlockTable table = block_table(comps, p.data, o, t, warnings, &part);
     trace.end();
-    take(std::move(table), static_cast<double>(ready) / static_cast<double>(total));
+    const double share = static_cast<double>(ready) / static_cast<double>(total);
+    first_taken = async_in_scope(
+        [&take, share, table = std::move(table)]() mutable { take(std::move(table), share); });
   };
   TraceStage trace_t2("tier-2");
   TilePackets packets = read_blocks(cs_bytes, code, t, comps, o, warnings, on_read);
   trace_t2.end();
+  if (first_taken.valid()) first_taken.get();  // its error, if any, is thrown here
   TraceStage trace_table("code-block table");
   std::vector<std::vector<uint8_t>> rest(comps.size());
   for (size_t c = 0; c < comps.size(); ++c)
@@ -707,8 +715,8 @@ std::optional<std::vector<TileComponentSamples>> decode_tile_gpu_in_parts(
   std::vector<CoefficientPlane> planes;  // the geometry (no coefficients yet)
   for (const ComponentState& cs : comps) planes.push_back(cs.plane);
   try {
+    std::list<CodeBlockTable> tables;  // alive until the decode is done (gpu's end too)
     GpuTileDecode gpu(planes, tile_mct, o.threads, o.pack);
-    std::list<CodeBlockTable> tables;  // alive until the decode is done
     const TilePackets packets = read_in_parts(
         cs_bytes, code, t, o, comps, warnings, [&](CodeBlockTable&& table, double share) {
           gpu.decode(tables.emplace_back(std::move(table)), share);

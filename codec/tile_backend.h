@@ -196,6 +196,9 @@ const TileBackend& cpu_backend();
 // (transform/cuda/pack_cuda.h) and only their packed bytes come down, into the caller's buffer
 // (their entries `packed`); an interleaved tile whose outputs differ in geometry comes down as
 // int32 samples instead.
+// Where Tier-1 takes a thread per block, the costliest blocks may be decoded on the host's
+// threads meanwhile (entropy::cuda::HostShare; entropy::decode_block and reconstruct_block,
+// identical values) and placed on the device before the inverse DWT: `threads` bounds them.
 void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& table, bool mct,
                       int threads, std::vector<TileComponentSamples>& out,
                       const PackTarget* pack = nullptr);
@@ -224,6 +227,10 @@ class GpuTileDecode {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Code-blocks the host has decoded beside the GPU's Tier-1 (HostShare) in this process so far
+// (tests). 0 when built without CUDA.
+uint64_t gpu_decode_host_blocks();
 
 // Whether `e` is a device allocation failure (a full device or GJ2K_GPU_MEMORY_LIMIT), which
 // the caller may answer by doing the work on the CPU. False when built without CUDA.

@@ -4,7 +4,9 @@
 // (G.2 / G.3), DC level shift (G.1.2) and clipping on the device, samples down.
 // From code-blocks: the CodeBlockTable up, Tier-1 (entropy/cuda/t1_dec_cuda.h) into the zeroed
 // coefficient planes, reconstruct_blocks (transform/quant_block.h) in place, then the same
-// inverse tail without the coefficient upload.
+// inverse tail without the coefficient upload. Where Tier-1 takes a thread per block, the
+// costliest blocks may go to the host's threads instead (HostShare: decode_block and
+// reconstruct_block there, their coefficients up and placed before the inverse DWT).
 //
 // Each component goes up through a pinned StagingRing (transform/cuda/staging_ring.h) on its
 // own stream (components c % 3), its inverse DWT is enqueued at once, the MCT joins streams
@@ -51,6 +53,7 @@
 #include "codec/encoder_gpu.h"
 #include "codec/parallel.h"
 #include "entropy/cuda/t1_dec_cuda.h"
+#include "entropy/t1.h"
 #include "transform/cuda/cuda_check.h"
 #include "transform/cuda/cuda_memory.h"
 #include "transform/cuda/dwt_cuda.h"
@@ -60,6 +63,7 @@
 #include "transform/cuda/resource_pool.h"
 #include "transform/cuda/staging_ring.h"
 #include "transform/dwt.h"
+#include "transform/quant.h"
 
 namespace gj2k::codec {
 namespace {
@@ -67,17 +71,38 @@ namespace {
 namespace cu = transform::cuda;
 
 // The Tier-1 kernel's mapping (entropy/cuda/t1_dec_cuda.h): chosen per batch by its costs, or
-// fixed with GJ2K_GPU_T1_MAPPING=threads or warps (for measurements).
+// fixed with GJ2K_GPU_T1_MAPPING=threads or warps (measurements, tests; read at each launch).
 entropy::cuda::DecodeMapping t1_decode_mapping() {
   using M = entropy::cuda::DecodeMapping;
-  static const M m = [] {
-    const char* v = std::getenv("GJ2K_GPU_T1_MAPPING");
-    const std::string s = v ? v : "";
-    return s == "threads" ? M::kThreads : s == "warps" ? M::kWarps : M::kAuto;
-  }();
-  return m;
+  const char* v = std::getenv("GJ2K_GPU_T1_MAPPING");
+  const std::string s = v ? v : "";
+  return s == "threads" ? M::kThreads : s == "warps" ? M::kWarps : M::kAuto;
 }
+
+std::atomic<uint64_t> g_host_blocks{0};  // gpu_decode_host_blocks()
 using transform::Rect;
+
+// The host's share of a thread-mapping Tier-1 launch (entropy::cuda::HostShare): by the cost
+// model (default, "auto"), none ("off"), exactly N of the costliest blocks ("N"), or the model
+// with the host's cost per unit scaled by f ("xF"), for tests and measurements. Read at each
+// launch (tests change it).
+// The host share takes half the decode's threads: the first part of a tile decoded in parts
+// (GpuTileDecode) runs while Tier-2 reads on and the next table is built on the pool, and the
+// later part's share runs beside the first's.
+entropy::cuda::HostShare host_share_setting(int threads) {
+  entropy::cuda::HostShare h;
+  h.threads = threads / 2;
+  const char* v = std::getenv("GJ2K_GPU_T1_HOST");
+  const std::string s = v ? v : "";
+  if (s == "off") {
+    h.forced = 0;
+  } else if (!s.empty() && s[0] == 'x') {
+    h.ms_per_unit = entropy::cuda::kHostMs * std::atof(s.c_str() + 1);
+  } else if (!s.empty() && s != "auto") {
+    h.forced = std::max<int64_t>(0, std::atoll(s.c_str()));
+  }
+  return h;
+}
 
 constexpr int kStreams = 3;  // component c runs on stream c % kStreams
 // The Tier-1 launches of one decode from code-blocks (GpuTileDecode): part k runs on stream k.
@@ -90,6 +115,7 @@ constexpr size_t kAlign = 64;  // samples: every component starts on a 256-byte 
 // and segments, its jobs and reconstructions, the decoders' state, statuses and counter.
 struct Tier1Buffers {
   cu::DeviceBuffer bytes, segs, jobs, recon, state, status, counter;
+  cu::DeviceBuffer host_values, host_place;  // the blocks the host decoded (HostBlocks)
 };
 
 // One tile's worth of resources: streams, the staging ring, device coefficients and samples
@@ -197,6 +223,7 @@ class InverseRun {
   void decode(const CodeBlockTable& table, double share) {
     if (parts_ == kTier1Parts)
       throw Error(ErrorCode::kInternal, "cuda backend: more Tier-1 parts than a slot holds");
+    use_context_device();  // the caller may be another thread than the constructor's
     const size_t k = parts_++;
     if (k == 0) {
       for (size_t c = 0; c < comps_.size(); ++c)
@@ -212,6 +239,7 @@ class InverseRun {
   // the tail (finish). With GJ2K_TRACE, the device time of each part.
   void finish_blocks(std::vector<TileComponentSamples>& out) {
     if (parts_ == 0) decode(CodeBlockTable{}, 1.0);  // no blocks: zero planes
+    for (size_t k = 0; k < parts_; ++k) place_host_blocks(k);
     for (size_t k = 1; k < parts_; ++k) {
       GJ2K_CUDA_CHECK(cudaEventRecord(slot().event(kPartEvent), st(k)));
       GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(0), slot().event(kPartEvent), 0));
@@ -220,7 +248,7 @@ class InverseRun {
     for (size_t c = 0; c < comps_.size(); ++c)
       if (needed(c)) idwt(c);
     finish(out);
-    for (const auto& t : times_) t->report();
+    for (const auto& t : times_) t->report(*times_.front());
   }
 
  private:
@@ -309,7 +337,8 @@ class InverseRun {
     size_t part;
     std::chrono::steady_clock::time_point host_start = std::chrono::steady_clock::now();
     DeviceTimes(cudaStream_t s, size_t k) : part(k) { start.record(s); }
-    void report() {
+    // `first`: part 0's times (the device clock's origin for the part's start and end).
+    void report(const DeviceTimes& first) {
       const double host =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start)
               .count();
@@ -317,8 +346,9 @@ class InverseRun {
       const double t1 = cu::Event::elapsed_ms(up, tier1);
       trace_note(
           "gpu tile part %zu: %.1f ms (host, to the end), of which device: inputs up %.1f ms, "
-          "tier-1 %.1f ms",
-          part, host, upload, t1);
+          "tier-1 %.1f ms; device from part 0's start: %.1f to %.1f ms",
+          part, host, upload, t1, cu::Event::elapsed_ms(first.start, start),
+          cu::Event::elapsed_ms(first.start, tier1));
     }
   };
 
@@ -387,14 +417,24 @@ class InverseRun {
     ecu::WarpSlot warp_slot;
     const ecu::DecodeMapping want =
         k > 0 && t1_decode_mapping() == ecu::DecodeMapping::kAuto ? mapping_ : t1_decode_mapping();
-    mapping_ = ecu::arrange_for_decode(jobs, t.segments, sms, want, &warp_slot, share);
+    ecu::HostShare host = host_share_setting(threads_);
+    mapping_ = ecu::arrange_for_decode(jobs, t.segments, sms, want, &warp_slot, share, &host);
     const bool warps = mapping_ == ecu::DecodeMapping::kWarps;
+    if (!host.blocks.empty()) {
+      decode_on_host(t, k, host.blocks, std::max(1, host.threads), recon);
+      std::vector<uint8_t> on_host(recon.size(), 0);
+      for (const size_t i : host.blocks) on_host[i] = 1;
+      size_t n = 0;  // the device reconstructs only its own blocks
+      for (size_t i = 0; i < recon.size(); ++i)
+        if (!on_host[i]) recon[n++] = recon[i];
+      recon.resize(n);
+    }
     const size_t workspace =
         warps ? ecu::warp_workspace_words(static_cast<uint32_t>(jobs.size()), sms, warp_slot)
               : ecu::decode_threads(static_cast<uint32_t>(jobs.size()), sms) * state_words;
     trace_arrange.end();
-    trace_note("gpu tier-1 part %zu: %zu code-blocks, %s mapping", k, jobs.size(),
-               warps ? "warp" : "thread");
+    trace_note("gpu tier-1 part %zu: %zu code-blocks, %s mapping, %zu of them on the host", k,
+               t.blocks.size(), warps ? "warp" : "thread", host.blocks.size());
     TraceStage trace_up("gpu tier-1 inputs up");
     bytes_up.get();  // the helper's error, if any, is thrown here
     put(b.jobs, jobs.data(), jobs.size() * sizeof(jobs[0]));
@@ -419,6 +459,87 @@ class InverseRun {
                            sl.coef.as<int32_t>(), s);
     if (times) times->tier1.record(s);
   }
+  // The costliest blocks of part k that the host decodes while the device decodes the rest
+  // (entropy::cuda::HostShare): entropy::decode_block and transform::reconstruct_block, the
+  // CPU decode's functions (identical values to the kernels'), on the pool's threads from a
+  // helper thread, each block's coefficients packed into `values`.
+  struct HostBlocks {
+    std::vector<int32_t, DefaultInitAllocator<int32_t>> values;
+    std::vector<entropy::cuda::PlaceJob> place;
+    std::future<void> done;  // destroyed first: waits for the helper
+  };
+
+  // Starts the host's decode of t.blocks[i] for i in `blocks` (costliest first) on `threads`
+  // threads; recon: every block's reconstruction, as decode_blocks made them. t must live
+  // until finish_blocks.
+  void decode_on_host(const CodeBlockTable& t, size_t k, const std::vector<size_t>& blocks,
+                      int threads, const std::vector<cu::ReconstructJob>& recon) {
+    HostBlocks& h = host_[k];
+    h.place.resize(blocks.size());
+    uint64_t at = 0;
+    for (size_t r = 0; r < blocks.size(); ++r) {
+      const cu::ReconstructJob& q = recon[blocks[r]];
+      h.place[r] = {q.offset, at, q.stride, q.w, q.h};
+      at += uint64_t{q.w} * q.h;
+    }
+    h.values.resize(at);
+    std::vector<transform::BlockReconstruction> rules(blocks.size());
+    for (size_t r = 0; r < blocks.size(); ++r) rules[r] = recon[blocks[r]].q;
+    h.done = async_in_scope([&t, &h, blocks, rules = std::move(rules), k, threads] {
+      TraceStage trace("host tier-1 of a gpu part");
+      core::parallel_for(
+          0, blocks.size(), 1,
+          [&](size_t r) {
+            const CodeBlockTable::Block& b = t.blocks[blocks[r]];
+            thread_local std::vector<entropy::Segment> segs;
+            segs.clear();
+            for (uint32_t s = 0; s < b.seg_count; ++s) {
+              const entropy::t1::SegmentRef& ref = t.segments[b.seg_first + s];
+              const uint8_t* data = ref.offset < t.source.size()
+                                        ? t.source.data() + ref.offset
+                                        : t.bytes.data() + (ref.offset - t.source.size());
+              segs.push_back({data, ref.length, ref.passes});
+            }
+            int32_t* v = h.values.data() + h.place[r].src_offset;
+            auto decode = [&](int32_t* out) {
+              entropy::decode_block(segs.data(), segs.size(), b.planes,
+                                    static_cast<core::Band>(b.band), b.style, out, b.w, b.w, b.h);
+            };
+            if (rules[r].reversible) {
+              decode(v);
+              transform::reconstruct_block(v, b.w, b.w, b.h, rules[r]);
+              return;
+            }
+            // 9/7: the floats' bits, as reconstruct_blocks leaves them in the device's buffer.
+            thread_local std::vector<int32_t> half;
+            half.resize(size_t{b.w} * b.h);
+            decode(half.data());
+            transform::reconstruct_block(half.data(), b.w, b.w, b.h, rules[r],
+                                         reinterpret_cast<float*>(v), b.w);
+          },
+          threads);
+      g_host_blocks += blocks.size();
+      trace_note("host tier-1 of gpu part %zu: %zu code-blocks", k, blocks.size());
+    });
+  }
+
+  // Part k's host-decoded blocks (decode_on_host), once done, up and into place on stream k,
+  // after its Tier-1 and reconstruction (which skipped them).
+  void place_host_blocks(size_t k) {
+    HostBlocks& h = host_[k];
+    if (!h.done.valid()) return;
+    h.done.get();
+    Tier1Buffers& b = slot().t1[k];
+    b.host_values.reserve(std::max<size_t>(h.values.size() * 4, 4));
+    b.host_place.reserve(std::max<size_t>(h.place.size() * sizeof(h.place[0]), 4));
+    slot().ring.upload(b.host_values.get(), h.values.data(), h.values.size() * 4, st(k), threads_);
+    slot().ring.upload(b.host_place.get(), h.place.data(), h.place.size() * sizeof(h.place[0]),
+                       st(k), threads_);
+    entropy::cuda::place_blocks(b.host_place.as<entropy::cuda::PlaceJob>(),
+                                static_cast<uint32_t>(h.place.size()), b.host_values.as<int32_t>(),
+                                slot().coef.as<int32_t>(), st(k));
+  }
+
   void join_stream0() {
     GJ2K_CUDA_CHECK(cudaEventRecord(slot().event(0), st(0)));
     for (size_t c = 1; c < kStreams; ++c)
@@ -570,6 +691,7 @@ class InverseRun {
   entropy::cuda::DecodeMapping mapping_ = entropy::cuda::DecodeMapping::kAuto;  // the first's
   std::vector<std::unique_ptr<DeviceTimes>> times_;
   std::vector<size_t> offset_;
+  HostBlocks host_[kTier1Parts];  // last: destroyed first, waiting for the host's decodes
   std::vector<int32_t*> S_, R_;
   std::vector<float*> F_;
 };
@@ -592,6 +714,10 @@ void GpuTileDecode::decode(const CodeBlockTable& table, double share) {
 }
 void GpuTileDecode::finish(std::vector<TileComponentSamples>& out) {
   impl_->run.finish_blocks(out);
+}
+
+uint64_t gpu_decode_host_blocks() {
+  return g_host_blocks.load();
 }
 
 void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& table, bool mct,
@@ -745,6 +871,10 @@ void GpuTileDecode::finish(std::vector<TileComponentSamples>&) {}
 void cuda_decode_tile(std::span<CoefficientPlane>, const CodeBlockTable&, bool, int,
                       std::vector<TileComponentSamples>&, const PackTarget*) {
   throw Error(ErrorCode::kDevice, "cuda backend: gj2k was built without CUDA");
+}
+
+uint64_t gpu_decode_host_blocks() {
+  return 0;
 }
 
 bool device_out_of_memory(const Error&) {

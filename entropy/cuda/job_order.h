@@ -66,17 +66,24 @@ inline std::vector<size_t> order_by_cost(const std::vector<uint64_t>& cost) {
 // jobs rank r goes to lane r / warps of warp r % warps, so that every warp starts with one of
 // the heaviest blocks; padded to whole rounds. result[i] is the index of the job to put at i,
 // or SIZE_MAX for padding.
-inline std::vector<size_t> spread_by_cost(const std::vector<uint64_t>& cost, size_t threads) {
-  const std::vector<size_t> order = order_by_cost(cost);
+inline std::vector<size_t> spread_by_cost(const std::vector<uint64_t>& cost, size_t threads);
+// The same with the order made already (order_by_cost), placing only order[first, end): the
+// jobs before `first` are left out (decoded elsewhere, host_block_count).
+inline std::vector<size_t> spread_in_order(const std::vector<size_t>& order, size_t first,
+                                           size_t threads) {
   threads = std::max<size_t>(32, threads / 32 * 32);
   const size_t warps = threads / 32;
-  const size_t rounds = (order.size() + threads - 1) / threads;
+  const size_t n = order.size() - std::min(first, order.size());
+  const size_t rounds = (n + threads - 1) / threads;
   std::vector<size_t> placed(rounds * threads, SIZE_MAX);
-  for (size_t r = 0; r < order.size(); ++r) {
+  for (size_t r = 0; r < n; ++r) {
     const size_t within = r % threads;
-    placed[r - within + (within % warps) * 32 + within / warps] = order[r];
+    placed[r - within + (within % warps) * 32 + within / warps] = order[first + r];
   }
   return placed;
+}
+inline std::vector<size_t> spread_by_cost(const std::vector<uint64_t>& cost, size_t threads) {
+  return spread_in_order(order_by_cost(cost), 0, threads);
 }
 
 // What group_warps groups a code-block to decode by (the warp mapping, t1_dec_warp.h): its
@@ -246,6 +253,48 @@ inline bool warps_may_win(const BatchCosts& c, int multiprocessors) {
 inline constexpr uint32_t kChainSpread = 4;
 inline uint32_t thread_spread(const BatchCosts& c, int multiprocessors) {
   return chain_bound(c, multiprocessors) ? kChainSpread : 1;
+}
+
+// The host's share of a thread-per-block launch. A CPU core runs one block's MQ chain some 100
+// times faster than a GPU thread, so a launch bound by its costliest chains ends sooner when
+// the host's idle cores decode the costliest blocks meanwhile (the lowest resolutions of a
+// lossy tile, whose blocks carry every pass). The host's time in the same model: kHostMs per
+// unit of cost on one of its threads while all are busy (entropy::decode_block and
+// reconstruct_block; fitted on an H200 host's 16 Xeon threads decoding the costliest blocks of
+// the 10240 x 6400 mosaic's 9/7 stream beside Tier-2: 3.2e-6 to 5.7e-6; one dev machine core
+// alone: 1.47e-6), over its threads, plus kHostFixedMs for the values' upload and placement.
+inline constexpr double kHostMs = 3.5e-6, kHostFixedMs = 1.0;
+// How many of the costliest jobs (order: order_by_cost of `cost`) the host decodes beside a
+// thread-mapping launch: the count K that minimises max(host time of order[0, K) on
+// host_threads threads, launch time of the rest: the chain of order[K] (chain_ms) or the rest's
+// total over the SMs (issue_ms, the total weighed as `share` of what runs at once, as
+// arrange_for_decode does)); 0 where the host cannot shorten the launch. `host_ms_per_unit`
+// replaces kHostMs where > 0 (measurements).
+inline size_t host_block_count(const std::vector<uint64_t>& cost, const std::vector<size_t>& order,
+                               int host_threads, int multiprocessors, double share = 1,
+                               double host_ms_per_unit = 0) {
+  if (order.empty() || host_threads < 1) return 0;
+  const double unit = host_ms_per_unit > 0 ? host_ms_per_unit : kHostMs;
+  const double weigh = share > 0 && share < 1 ? 1 / share : 1;
+  double total = 0;
+  for (const uint64_t c : cost) total += static_cast<double>(c);
+  auto launch_ms = [&](size_t k, double rest) {
+    if (k == order.size()) return 0.0;
+    return std::max(kChainMs * static_cast<double>(cost[order[k]]),
+                    kIssueMs * rest * weigh / std::max(1, multiprocessors));
+  };
+  size_t best = 0;
+  double best_ms = launch_ms(0, total), host = 0, rest = total;
+  for (size_t k = 1; k <= order.size(); ++k) {
+    const double c = static_cast<double>(cost[order[k - 1]]);
+    host += c;
+    rest -= c;
+    const double host_ms = kHostFixedMs + unit * host / host_threads;
+    if (host_ms >= best_ms) break;  // the host's time only grows from here
+    const double ms = std::max(host_ms, launch_ms(k, rest));
+    if (ms < best_ms) best_ms = ms, best = k;
+  }
+  return best;
 }
 
 // Applies a placement from spread_by_cost to `jobs`: padding becomes a default job (Job{},

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "entropy/cuda/job_order.h"
 #include "entropy/t1_dec_block.h"
 
 namespace gj2k::entropy::cuda {
@@ -100,10 +101,41 @@ enum class DecodeMapping : uint8_t { kAuto, kThreads, kWarps };
 // `share` (0 < share <= 1): the batch is that share of the code-blocks of launches that will
 // run at once (a tile decoded in parts): the choice weighs the thread mapping's total as if
 // the batch held all of their work (its total / share), since the others take the same SMs.
+// `host` (optional): with the thread mapping, the costliest jobs the host's threads should
+// decode meanwhile (host_block_count, job_order.h) are left out of the arrangement and their
+// indices in the given `jobs` returned in host->blocks, costliest first (empty otherwise).
 // Returns the mapping taken (never kAuto). Host code.
+struct HostShare {
+  int threads = 0;             // the host's threads for it (< 1: none)
+  int64_t forced = -1;         // >= 0: exactly this many jobs (tests, measurements)
+  double ms_per_unit = 0;      // > 0: replaces kHostMs (measurements)
+  std::vector<size_t> blocks;  // out
+};
 DecodeMapping arrange_for_decode(std::vector<BlockJob>& jobs,
                                  const std::vector<t1::SegmentRef>& segs, int multiprocessors,
-                                 DecodeMapping want, WarpSlot* slot, double share = 1.0);
+                                 DecodeMapping want, WarpSlot* slot, double share = 1.0,
+                                 HostShare* host = nullptr);
+
+// Values decoded elsewhere (HostShare) put into place: job k's w x h values, packed at
+// d_src + src_offset (row pitch w), go to d_out + out_offset with row pitch `stride`, as
+// place_blocks_ref does. Jobs must not overlap.
+struct PlaceJob {
+  uint64_t out_offset;
+  uint64_t src_offset;
+  uint32_t stride;
+  uint16_t w, h;
+};
+void place_blocks(const PlaceJob* d_jobs, uint32_t count, const int32_t* d_src, int32_t* d_out,
+                  cudaStream_t stream);
+// The CPU reference of place_blocks (host arrays).
+inline void place_blocks_ref(const PlaceJob* jobs, uint32_t count, const int32_t* src,
+                             int32_t* out) {
+  for (uint32_t k = 0; k < count; ++k)
+    for (uint32_t y = 0; y < jobs[k].h; ++y)
+      for (uint32_t x = 0; x < jobs[k].w; ++x)
+        out[jobs[k].out_offset + uint64_t{y} * jobs[k].stride + x] =
+            src[jobs[k].src_offset + uint64_t{y} * jobs[k].w + x];
+}
 
 // The warp mapping's default launch: 4 warps a thread block, 2 blocks per SM. Eight resident
 // warps per SM decode as fast as sixteen (bench_gpu_t1) with half the workspace (each warp

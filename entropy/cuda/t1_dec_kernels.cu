@@ -220,7 +220,9 @@ std::vector<size_t> arrange_warps(std::vector<BlockJob>& jobs,
 
 DecodeMapping arrange_for_decode(std::vector<BlockJob>& jobs,
                                  const std::vector<t1::SegmentRef>& segs, int multiprocessors,
-                                 DecodeMapping want, WarpSlot* slot, double share) {
+                                 DecodeMapping want, WarpSlot* slot, double share,
+                                 HostShare* host) {
+  if (host) host->blocks.clear();
   const std::vector<WarpKey> keys = warp_keys(jobs, segs);
   BatchCosts costs = batch_costs(keys, {});
   // The choice's view: the total of all the launches running at once.
@@ -238,10 +240,44 @@ DecodeMapping arrange_for_decode(std::vector<BlockJob>& jobs,
       return DecodeMapping::kWarps;
     }
   }
+  std::vector<uint64_t> cost(keys.size());
+  for (size_t k = 0; k < keys.size(); ++k) cost[k] = keys[k].cost;
+  const std::vector<size_t> order = order_by_cost(cost);
+  size_t first = 0;  // order[0, first): the host's
+  if (host) {
+    host->blocks.clear();
+    first = host->forced >= 0 ? std::min<size_t>(static_cast<size_t>(host->forced), order.size())
+                              : host_block_count(cost, order, host->threads, multiprocessors, share,
+                                                 host->ms_per_unit);
+    host->blocks.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(first));
+    for (size_t r = 0; r < first; ++r) costs.total -= cost[order[r]];
+    if (first < order.size()) costs.top_block = cost[order[first]];
+  }
   const uint64_t spread = thread_spread(costs, multiprocessors);
-  const uint64_t threads = std::min<uint64_t>(jobs.size() * spread, UINT32_MAX);
-  apply_threads(jobs, keys, decode_threads(static_cast<uint32_t>(threads), multiprocessors));
+  const uint64_t threads = std::min<uint64_t>((jobs.size() - first) * spread, UINT32_MAX);
+  apply_placement(jobs,
+                  spread_in_order(order, first,
+                                  decode_threads(static_cast<uint32_t>(threads), multiprocessors)));
   return DecodeMapping::kThreads;
+}
+
+namespace {
+__global__ void place_kernel(const PlaceJob* __restrict__ jobs, const int32_t* __restrict__ src,
+                             int32_t* out) {
+  const PlaceJob j = jobs[blockIdx.x];
+  const uint32_t n = uint32_t{j.w} * j.h;
+  for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+    const uint32_t y = i / j.w, x = i - y * j.w;
+    out[j.out_offset + uint64_t{y} * j.stride + x] = src[j.src_offset + i];
+  }
+}
+}  // namespace
+
+void place_blocks(const PlaceJob* d_jobs, uint32_t count, const int32_t* d_src, int32_t* d_out,
+                  cudaStream_t stream) {
+  if (count == 0) return;
+  place_kernel<<<count, 256, 0, stream>>>(d_jobs, d_src, d_out);
+  GJ2K_CUDA_CHECK_LAUNCH("placing host-decoded code-blocks");
 }
 
 size_t warp_workspace_words(uint32_t count, int multiprocessors, const WarpSlot& slot,

@@ -186,5 +186,71 @@ TEST(JobOrder, WarpsMayWinBoundsPreferWarps) {
   }
 }
 
+// spread_in_order leaves the first jobs of the order out and places the rest as spread_by_cost
+// places a batch of only them.
+TEST(JobOrder, SpreadInOrderPlacesTheRestAsABatchOfThem) {
+  std::mt19937_64 rng(3);
+  for (const size_t n : {size_t{1}, size_t{70}, size_t{3000}})
+    for (const size_t first : {size_t{0}, size_t{1}, size_t{33}, n}) {
+      if (first > n) continue;
+      const std::vector<uint64_t> cost = random_costs(rng, n, 900);
+      const std::vector<size_t> order = order_by_cost(cost);
+      const std::vector<size_t> placed = spread_in_order(order, first, 128);
+      // The batch of the rest alone: its costs in order, indices mapped back.
+      std::vector<uint64_t> rest_cost;
+      for (size_t r = first; r < n; ++r) rest_cost.push_back(cost[order[r]]);
+      std::vector<size_t> want = spread_by_cost(rest_cost, 128);
+      for (size_t& i : want)
+        if (i != SIZE_MAX) i = order[first + i];
+      EXPECT_EQ(placed, want) << "n " << n << " first " << first;
+    }
+}
+
+// host_block_count is the count that minimises its model's time (ties: the smallest), by
+// exhaustive search on random batches, and 0 where the host cannot help.
+TEST(JobOrder, HostBlockCountMinimisesItsModel) {
+  auto model_ms = [](const std::vector<uint64_t>& cost, const std::vector<size_t>& order, size_t k,
+                     int threads, int sms, double share) {
+    double host = 0, rest = 0;
+    for (size_t r = 0; r < order.size(); ++r) (r < k ? host : rest) += double(cost[order[r]]);
+    const double host_ms = k == 0 ? 0 : kHostFixedMs + kHostMs * host / threads;
+    const double launch = k == order.size() ? 0
+                                            : std::max(kChainMs * double(cost[order[k]]),
+                                                       kIssueMs * rest / share / sms);
+    return std::max(host_ms, launch);
+  };
+  std::mt19937_64 rng(29);
+  for (int trial = 0; trial < 60; ++trial) {
+    const size_t n = 1 + rng() % 400;
+    std::vector<uint64_t> cost = random_costs(rng, n, 300'000);
+    for (size_t i = 0; i < n / 10; ++i) cost[rng() % n] = 200'000 + rng() % 60'000;  // a tail
+    const std::vector<size_t> order = order_by_cost(cost);
+    const int threads = 1 + int(rng() % 16);
+    const int sms = trial % 3 == 0 ? 8 : 132;
+    const double share = trial % 2 ? 1.0 : 0.4;
+    size_t best = 0;
+    for (size_t k = 1; k <= n; ++k)
+      if (model_ms(cost, order, k, threads, sms, share) <
+          model_ms(cost, order, best, threads, sms, share))
+        best = k;
+    EXPECT_EQ(host_block_count(cost, order, threads, sms, share), best) << "trial " << trial;
+  }
+  // The mosaic's 9/7 first part (costs of its top ranks, bench_tier2's stream): a chain of
+  // 31.6 ms; 8 host threads take hundreds of blocks and both end near 13 ms.
+  std::vector<uint64_t> part(10808);
+  for (size_t r = 0; r < part.size(); ++r)
+    part[r] = r < 512 ? 250'664 - r * 258 : r < 2048 ? 117'932 - (r - 512) * 22 : 40'000;
+  const std::vector<size_t> order = order_by_cost(part);
+  const size_t k = host_block_count(part, order, 8, 132, 0.42);
+  EXPECT_GT(k, 200u);
+  EXPECT_LT(k, 2048u);
+  // Light blocks only (chains below the fixed cost), no host thread, or nothing: none.
+  EXPECT_EQ(host_block_count(std::vector<uint64_t>(5000, 4000),
+                             order_by_cost(std::vector<uint64_t>(5000, 4000)), 8, 132),
+            0u);
+  EXPECT_EQ(host_block_count(part, order, 0, 132), 0u);
+  EXPECT_EQ(host_block_count({}, {}, 8, 132), 0u);
+}
+
 }  // namespace
 }  // namespace gj2k::entropy::cuda

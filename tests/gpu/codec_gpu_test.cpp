@@ -30,6 +30,7 @@ namespace gj2k {
 namespace {
 
 using Device = EncodeParams::Device;
+using test::ScopedEnv;
 
 std::vector<uint8_t> encode_on(const Image& image, EncodeParams p, Device d) {
   p.device = d;
@@ -361,26 +362,6 @@ TEST(GpuCodec, OutOfRangeSamplesGiveTheCpuError) {
 }
 
 #if defined(GJ2K_HAVE_CUDA)  // the memory limit and the tile counter exist with CUDA only
-// Sets an environment variable for a scope (a test's), restoring it after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 // Images larger than the GPU's memory, with the device memory limited (cuda_memory.h) below
 // what the image needs as one tile: encoded in tiles, every tile still runs on the GPU, one

@@ -56,6 +56,28 @@ std::vector<uint8_t> cpu_encoded(const Image& src) {
   return gj2k::Encoder().encode(src, ep);
 }
 
+// `bytes` decoded with `p` on the CPU and on the GPU: the samples are identical and the
+// errors and warnings the same.
+void expect_devices_agree(const std::vector<uint8_t>& bytes, DecodeParams p) {
+  std::optional<Image> got[2];
+  std::string error[2];
+  std::vector<std::string> warnings[2];
+  for (int d = 0; d < 2; ++d) {
+    p.device = d ? DecodeDevice::kGpu : DecodeDevice::kCpu;
+    p.on_warning = [&, d](const std::string& w) { warnings[d].push_back(w); };
+    try {
+      got[d] = gj2k::decode_memory(bytes, p);
+    } catch (const gj2k::Error& e) {
+      error[d] = e.what();
+    }
+  }
+  ASSERT_EQ(error[1], error[0]);
+  if (got[0]) {
+    EXPECT_EQ(peak_difference(*got[0], *got[1]), 0);
+  }
+  EXPECT_EQ(warnings[1], warnings[0]);
+}
+
 // The CUDA backend's inverse tail (inverse DWT, MCT, DC shift, clamp on the device) against
 // the CPU backend's (itself tested against the literal composition of the stages in
 // tests/codec/tile_backend_cpu_test.cpp) on the random planes of tests/common/random_planes.h,
@@ -308,26 +330,62 @@ TEST(DecodeGpu, LargeTilesInPartsMatchCpu) {
         if (k == 0 && partial) continue;
         DecodeParams p;
         p.allow_partial = partial;
-        std::optional<Image> got[2];
-        std::string error[2];
-        std::vector<std::string> warnings[2];
-        for (int d = 0; d < 2; ++d) {
-          p.device = d ? DecodeDevice::kGpu : DecodeDevice::kCpu;
-          p.on_warning = [&, d](const std::string& w) { warnings[d].push_back(w); };
-          try {
-            got[d] = gj2k::decode_memory(bytes, p);
-          } catch (const gj2k::Error& e) {
-            error[d] = e.what();
-          }
-        }
-        ASSERT_EQ(error[1], error[0]);
-        if (got[0]) {
-          EXPECT_EQ(peak_difference(*got[0], *got[1]), 0);
-        }
-        EXPECT_EQ(warnings[1], warnings[0]);
+        expect_devices_agree(bytes, p);
       }
     }
   }
+}
+
+// The costliest blocks decoded on the host beside a thread-per-block Tier-1 launch
+// (entropy::cuda::HostShare), forced to none, one, some and all of them per launch, in one
+// launch (a small tile) and in two parts (a large one): samples, errors and warnings equal to
+// the CPU decode's, lossless and 9/7, whole, truncated and damaged; the host decoded blocks
+// exactly where forced to.
+TEST(DecodeGpu, HostShareOfTier1MatchesCpu) {
+#if defined(GJ2K_HAVE_CUDA)
+  GJ2K_REQUIRE_GPU();
+  using gj2k::test::ScopedEnv;
+  const ScopedEnv threads("GJ2K_GPU_T1_MAPPING", "threads");
+  const Image small = gj2k::codec::synthetic_image(64, 48);  // the GPU started (parts on)
+  ASSERT_EQ(peak_difference(small, decode_on(cpu_encoded(small), DecodeDevice::kGpu, 0)), 0);
+  uint32_t seed = 9090;
+  for (const bool irreversible : {false, true})
+    for (const uint32_t size : {300u, 1024u}) {
+      const Image src = gj2k::codec::synthetic_image(size, size * 3 / 4);
+      gj2k::EncodeParams ep;
+      ep.device = gj2k::EncodeParams::Device::kCpu;
+      ep.cblk_width = ep.cblk_height = 16;
+      ep.irreversible = irreversible;
+      if (irreversible) ep.rates = {40, 12, 4};
+      const std::vector<uint8_t> good = gj2k::Encoder().encode(src, ep);
+      std::mt19937 rng(++seed);
+      for (int k = 0; k < 3; ++k) {
+        std::vector<uint8_t> bytes = good;
+        if (k == 1) bytes.resize(bytes.size() * 6 / 10);
+        if (k == 2)
+          for (int i = 0; i < 20; ++i)
+            bytes[bytes.size() / 8 + rng() % (bytes.size() * 7 / 8)] ^= 1 << (rng() % 8);
+        for (const char* forced : {"off", "1", "37", "1000000"}) {
+          SCOPED_TRACE(std::string(irreversible ? "9/7 " : "5/3 ") + std::to_string(size) +
+                       " damage " + std::to_string(k) + " host " + forced);
+          const ScopedEnv share("GJ2K_GPU_T1_HOST", forced);
+          DecodeParams p;
+          p.allow_partial = k > 0;
+          const uint64_t before = gj2k::codec::gpu_decode_host_blocks();
+          expect_devices_agree(bytes, p);
+          const uint64_t host = gj2k::codec::gpu_decode_host_blocks() - before;
+          const std::string f = forced;
+          if (f == "off") {
+            EXPECT_EQ(host, 0u);
+          } else {
+            // At least the forced count (each part of a tile in parts takes it); "1000000":
+            // every block of every launch.
+            EXPECT_GE(host, f == "1" ? 1u : f == "37" ? 37u : 38u);
+          }
+        }
+      }
+    }
+#endif
 }
 
 // Streams from gj2k's own encoder (on the CPU) with tiles, odd image and tile origins and

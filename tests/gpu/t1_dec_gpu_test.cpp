@@ -199,5 +199,40 @@ TEST(T1DecGpu, WarpMappingEqualsTheCpuBuild) {
 #endif
 }
 
+// place_blocks (host-decoded blocks into the device's planes) against place_blocks_ref: blocks
+// of odd sizes at odd places of a plane of odd pitch, around a guard value, one block, none.
+TEST(T1DecGpu, PlaceBlocksEqualsItsReference) {
+  GJ2K_REQUIRE_GPU();
+#if defined(GJ2K_HAVE_CUDA)
+  std::mt19937 rng(63001);
+  constexpr int32_t kGuard = 0x5A5A5A5A;
+  for (const uint32_t count : {0u, 1u, 7u, 300u}) {
+    const uint32_t pitch = 1237, rows = 911;
+    std::vector<cuda::PlaceJob> jobs;
+    uint64_t at = 0;
+    // Disjoint blocks: one per cell of a 37 x 29 grid, at an odd place within the cell.
+    for (uint32_t k = 0; k < count; ++k) {
+      const uint32_t cell_x = (k % 33) * 37, cell_y = (k / 33) * 29;
+      const uint16_t w = static_cast<uint16_t>(1 + rng() % 33);
+      const uint16_t h = static_cast<uint16_t>(1 + rng() % 25);
+      const uint32_t x = cell_x + rng() % (37 - w + 1), y = cell_y + rng() % (29 - h + 1);
+      jobs.push_back({uint64_t{y} * pitch + x, at, pitch, w, h});
+      at += uint64_t{w} * h;
+    }
+    std::vector<int32_t> src(std::max<uint64_t>(at, 1));
+    for (int32_t& v : src) v = static_cast<int32_t>(rng());
+    std::vector<int32_t> want(size_t{pitch} * rows, kGuard);
+    place_blocks_ref(jobs.data(), count, src.data(), want.data());
+    DeviceBuffer d_jobs = upload(jobs), d_src = upload(src),
+                 d_out = upload(std::vector<int32_t>(want.size(), kGuard));
+    cuda::place_blocks(jobs.empty() ? nullptr : d_jobs.as<cuda::PlaceJob>(), count,
+                       d_src.as<int32_t>(), d_out.as<int32_t>(), nullptr);
+    std::vector<int32_t> got(want.size());
+    GJ2K_CUDA_CHECK(cudaMemcpy(got.data(), d_out.get(), got.size() * 4, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(got, want) << count << " blocks";
+  }
+#endif
+}
+
 }  // namespace
 }  // namespace gj2k::entropy
