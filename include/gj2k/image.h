@@ -36,10 +36,9 @@ enum class ColorSpace {
 
 // A hint that the whole 2 MiB pages within [p, p + bytes) be backed by huge pages (Linux
 // transparent huge pages, madvise mode): a large buffer then faults in 2 MiB at a time instead
-// of 4 KiB, which saves most of the kernel time of its first touch. No effect elsewhere. On a
-// virtual machine that returns its free memory to its host (a virtio balloon with free page
-// reporting) only buffers under 64 MiB are advised: larger ones would take huge pages the host
-// must back again on their first touch.
+// of 4 KiB, which saves most of the kernel time of its first touch. No effect elsewhere, nor on
+// a virtual machine that returns its free memory to its host (a virtio balloon with free page
+// reporting): there huge pages come from memory the host must back again on their first touch.
 // DefaultInitAllocator gives it every buffer of kHugePageHintBytes and more.
 GJ2K_API void advise_huge_pages(void* p, size_t bytes) noexcept;
 inline constexpr size_t kHugePageHintBytes = size_t{8} << 20;
