@@ -72,24 +72,21 @@ namespace {
 
 void advise_huge_pages(void* p, size_t bytes) noexcept {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  // The largest buffer advised: all of them, but none where the guest reports its free pages
+  // Whether buffers are advised: yes, but not where the guest reports its free pages
   // (core::free_pages_reported): its huge pages come from 2 MiB blocks the guest has returned,
-  // which the host backs again on their first touch, once another process has freed memory
-  // (the dev machine's one-thread photo decodes: 0.22-0.31 s with 0.00-0.10 s in the kernel
-  // advised, 0.23 s with 0.01-0.04 not; docs/PERFORMANCE.md "Nineteenth run").
-  // GJ2K_HUGE_PAGES=0 leaves the kernel's default for every buffer, =1 advises every one (for
-  // measuring what the hint costs or saves).
-  static const size_t largest = [] {
+  // which the host backs again on their first touch (docs/PERFORMANCE.md, "Nineteenth run").
+  // GJ2K_HUGE_PAGES=0 leaves the kernel's default, =1 advises every buffer (for measuring what
+  // the hint costs or saves).
+  static const bool advise = [] {
     const char* v = std::getenv("GJ2K_HUGE_PAGES");
-    if (v && v[0] != 0 && v[1] == 0 && (v[0] == '0' || v[0] == '1'))
-      return v[0] == '0' ? size_t{0} : SIZE_MAX;
+    if (v && v[0] != 0 && v[1] == 0 && (v[0] == '0' || v[0] == '1')) return v[0] == '1';
     try {
-      return core::free_pages_reported() ? size_t{0} : SIZE_MAX;
-    } catch (...) {  // an unreadable /sys: every buffer
-      return SIZE_MAX;
+      return !core::free_pages_reported();
+    } catch (...) {  // an unreadable /sys: advised
+      return true;
     }
   }();
-  if (bytes >= largest) return;
+  if (!advise) return;
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;
   const uintptr_t first = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
   const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
