@@ -247,6 +247,20 @@ int main(int argc, char** argv) {
       std::printf("cudaMallocHost %.0f MB: %.0f ms; ", bytes / 1e6, t_free - t_pin);
     }
     std::printf("with cudaFreeHost: %.0f ms\n", now_ms() - t_pin);
+    // The link's device-to-host copy rate into pinned memory, for the size of the 8-bit RGB
+    // output decode_into brings down (its ring copies on from pinned chunks).
+    const size_t out_bytes = size_t{w} * h * 3;
+    gj2k::transform::cuda::PinnedBuffer host(out_bytes);
+    gj2k::transform::cuda::DeviceBuffer dev(out_bytes);
+    double best = 1e30;
+    for (int i = 0; i < 4; ++i) {
+      const double t0 = now_ms();
+      if (cudaMemcpy(host.get(), dev.get(), out_bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
+        break;
+      best = std::min(best, now_ms() - t0);
+    }
+    std::printf("device-to-host copy of %.0f MB into pinned memory: %.2f ms (%.1f GB/s)\n",
+                out_bytes / 1e6, best, out_bytes / best / 1e6);
   }
 #endif
   std::printf("\nCodec decode, %u x %u RGB 8-bit, 5 levels, one tile\n", w, h);

@@ -610,16 +610,20 @@ void cpu_after_gpu_failure(const Error& e, uint32_t t, std::vector<std::string>*
                         ": the GPU is out of memory, decoded on the CPU");
 }
 
-// The GPU decode of a tile in two parts (GpuTileDecode), so that the device decodes the
-// code-blocks of the resolutions Tier-2 has finished while the host reads the rest: once the
-// complete resolutions (every packet of them read: TileReadProgress) hold a fifth of the tile's
-// code-blocks, their table is built and its Tier-1 launched from inside Tier-2; the rest
-// follows when Tier-2 is done. For resolution-first progressions (LRCP, RLCP, RPCL) the first
-// part is the lower resolutions, for CPRL the first component. The samples are those of the
-// one-table decode (the parts' blocks are disjoint and together the same blocks); the errors
-// are reported once for the whole tile, the first in block order as before.
+// The GPU decode of a tile in parts (GpuTileDecode), so that the device decodes the code-blocks
+// of the resolutions Tier-2 has finished while the host reads the rest: once the complete
+// resolutions (every packet of them read: TileReadProgress) hold a fifth of the tile's
+// code-blocks, their table is built and its Tier-1 launched from inside Tier-2 (with
+// GJ2K_GPU_T2_PARTS=3, once the resolutions completed since hold another tenth, a second part
+// follows the same way); the rest follows when Tier-2 is done. For resolution-first
+// progressions (LRCP, RLCP, RPCL) the first part is the lower resolutions, for CPRL the first
+// component. The samples are those of the one-table decode (the parts' blocks are disjoint and
+// together the same blocks); the errors are reported once for the whole tile, the first in
+// block order as before.
 constexpr uint64_t kPartsMinBlocks = 8192;  // below this a tile takes one launch
 constexpr uint64_t kPartsShare = 5;         // the first part: at least 1 / kPartsShare of them
+constexpr uint64_t kLaterPartsShare = 10;   // a later early part: 1 / kLaterPartsShare
+constexpr size_t kEarlyParts = 2;           // parts launched from inside Tier-2, at most
 
 // The code-blocks of each kept resolution of each decoded component ([c][r]), and their sum.
 std::vector<std::vector<uint64_t>> blocks_per_resolution(const std::vector<ComponentState>& comps,
@@ -640,64 +644,83 @@ std::vector<std::vector<uint64_t>> blocks_per_resolution(const std::vector<Compo
   return n;
 }
 
-// Whether tile t is worth decoding in parts: on by default, GJ2K_GPU_T2_PARTS=0 turns it off
-// (for measurements); a tile of one tile-part (read_tile_packets tells its progress only so)
-// and of at least kPartsMinBlocks code-blocks.
-bool decode_in_parts(const Codestream& code, uint32_t t, const std::vector<ComponentState>& comps) {
-  static const bool on = [] {
+// The most parts a tile is decoded in: two (one early part); GJ2K_GPU_T2_PARTS=n sets n, up to
+// 1 + kEarlyParts (0 or 1: one launch), for measurements. A second early part (the first
+// component's highest resolution) measured no faster: its table on Tier-2's thread and its
+// host share slowed Tier-2 more than its earlier launch gained (docs/PERFORMANCE.md).
+size_t max_parts() {
+  static const size_t n = [] {
     const char* v = std::getenv("GJ2K_GPU_T2_PARTS");
-    return !(v && std::string(v) == "0");
+    return v && *v ? static_cast<size_t>(std::clamp(std::atoi(v), 1, int(1 + kEarlyParts))) : 2;
   }();
-  uint64_t total = 0;
-  blocks_per_resolution(comps, total);
-  return on && code.tiles[t].parts.size() == 1 && total >= kPartsMinBlocks;
+  return n;
 }
 
-// Tier-2 of tile t with the code-block table in the two parts above: each table goes to
-// `take` as soon as it is built, the first from inside Tier-2 (none when no complete
-// resolutions held enough code-blocks before the end), the second once Tier-2 and the error
-// report are done. Returns what Tier-2 read. decode_tile_gpu_in_parts and tile_block_parts.
+// Whether tile t is worth decoding in parts: a tile of one tile-part (read_tile_packets tells
+// its progress only so) and of at least kPartsMinBlocks code-blocks, unless max_parts() is 1.
+bool decode_in_parts(const Codestream& code, uint32_t t, const std::vector<ComponentState>& comps) {
+  uint64_t total = 0;
+  blocks_per_resolution(comps, total);
+  return max_parts() > 1 && code.tiles[t].parts.size() == 1 && total >= kPartsMinBlocks;
+}
+
+// Tier-2 of tile t with the code-block table in the parts above: each table goes to `take` as
+// soon as it is built, the early ones from inside Tier-2 (none when no complete resolutions
+// held enough code-blocks before the end), the last once Tier-2 and the error report are done.
+// Returns what Tier-2 read. decode_tile_gpu_in_parts and tile_block_parts.
 TilePackets read_in_parts(std::span<const uint8_t> cs_bytes, const Codestream& code, uint32_t t,
                           const TileDecodeOptions& o, std::vector<ComponentState>& comps,
                           std::vector<std::string>* warnings,
-                          const std::function<void(CodeBlockTable&&, double)>& take) {
+                          const std::function<void(CodeBlockTable&&, double)>& take,
+                          size_t parts = max_parts()) {
   uint64_t total = 0;
   const std::vector<std::vector<uint64_t>> blocks = blocks_per_resolution(comps, total);
   BlockErrors errors;
-  std::vector<std::vector<uint8_t>> first_part(comps.size());
-  for (size_t c = 0; c < comps.size(); ++c) first_part[c].assign(blocks[c].size(), 0);
-  bool started = false;
-  // The first part's take() (the GPU's jobs, arrangement, upload and launch: 2-3 ms) runs on a
-  // helper thread while this one reads on, joined before the rest is taken. Destroyed first
-  // when Tier-2 throws: the future's destructor waits for the helper.
-  std::future<void> first_taken;
+  std::vector<std::vector<uint8_t>> taken(comps.size());  // [c][r]: in an early part
+  for (size_t c = 0; c < comps.size(); ++c) taken[c].assign(blocks[c].size(), 0);
+  size_t early = 0;
+  // An early part's take() (the GPU's jobs, arrangement, upload and launch: 2-3 ms) runs on a
+  // helper thread while this one reads on; the next part's helper first joins it (the ring and
+  // the streams are one take's at a time), and the last is joined before the rest is taken.
+  // Destroyed first when Tier-2 throws: the future's destructor waits for the helper.
+  std::future<void> taking;
   auto on_read = [&](const TileReadProgress& p) {
-    if (started) return;
-    uint64_t ready = 0;
+    if (early + 1 >= parts) return;
+    uint64_t ready = 0, complete = 0;
     for (size_t c = 0; c < comps.size(); ++c)
       for (size_t r = 0; r < blocks[c].size() && r < p.complete[c].size(); ++r)
-        if (p.complete[c][r]) ready += blocks[c][r];
-    if (ready * kPartsShare < total || ready == total) return;
-    for (size_t c = 0; c < comps.size(); ++c)
-      for (size_t r = 0; r < first_part[c].size() && r < p.complete[c].size(); ++r)
-        first_part[c][r] = p.complete[c][r];
-    started = true;
-    TraceStage trace("code-block table, part 0");
-    const TablePart part{&p.blocks, &first_part, &errors};
+        if (p.complete[c][r]) {
+          complete += blocks[c][r];
+          if (!taken[c][r]) ready += blocks[c][r];
+        }
+    if (ready * (early == 0 ? kPartsShare : kLaterPartsShare) < total || complete == total) return;
+    std::vector<std::vector<uint8_t>> mine(comps.size());
+    for (size_t c = 0; c < comps.size(); ++c) {
+      mine[c].assign(blocks[c].size(), 0);
+      for (size_t r = 0; r < mine[c].size() && r < p.complete[c].size(); ++r)
+        if (p.complete[c][r] && !taken[c][r]) mine[c][r] = taken[c][r] = 1;
+    }
+    TraceStage trace(early == 0 ? "code-block table, part 0" : "code-block table, part 1");
+    const TablePart part{&p.blocks, &mine, &errors};
     CodeBlockTable table = block_table(comps, p.data, o, t, warnings, &part);
     trace.end();
-    const double share = static_cast<double>(ready) / static_cast<double>(total);
-    first_taken = async_in_scope(
-        [&take, share, table = std::move(table)]() mutable { take(std::move(table), share); });
+    // The first part's mapping is chosen for all (arrange_for_decode's share); later parts take it.
+    const double share = early == 0 ? static_cast<double>(ready) / static_cast<double>(total) : 1.0;
+    taking = async_in_scope(
+        [&take, share, table = std::move(table), before = std::move(taking)]() mutable {
+          if (before.valid()) before.get();
+          take(std::move(table), share);
+        });
+    ++early;
   };
   TraceStage trace_t2("tier-2");
   TilePackets packets = read_blocks(cs_bytes, code, t, comps, o, warnings, on_read);
   trace_t2.end();
-  if (first_taken.valid()) first_taken.get();  // its error, if any, is thrown here
+  if (taking.valid()) taking.get();  // an error of the early parts, if any, is thrown here
   TraceStage trace_table("code-block table");
   std::vector<std::vector<uint8_t>> rest(comps.size());
   for (size_t c = 0; c < comps.size(); ++c)
-    for (uint8_t in_first : first_part[c]) rest[c].push_back(in_first ? 0 : 1);
+    for (uint8_t in_early : taken[c]) rest[c].push_back(in_early ? 0 : 1);
   const TablePart part{nullptr, &rest, &errors};
   CodeBlockTable table = block_table(comps, packets.data, o, t, warnings, &part);
   errors.report(o, t, warnings);
@@ -706,7 +729,7 @@ TilePackets read_in_parts(std::span<const uint8_t> cs_bytes, const Codestream& c
   return packets;
 }
 
-// The decode of tile t on the GPU in two parts (above). nullopt when the device is out of
+// The decode of tile t on the GPU in parts (above). nullopt when the device is out of
 // memory (a warning says so): the caller decodes the tile on the CPU, from Tier-2 again.
 std::optional<std::vector<TileComponentSamples>> decode_tile_gpu_in_parts(
     std::span<const uint8_t> cs_bytes, const Codestream& code, uint32_t t,
@@ -853,13 +876,14 @@ TileBlockTable tile_block_table(std::span<const uint8_t> cs_bytes, const Codestr
 
 TileBlockParts tile_block_parts(std::span<const uint8_t> cs_bytes, const Codestream& code,
                                 uint32_t t, const TileDecodeOptions& o,
-                                std::vector<std::string>* warnings) {
+                                std::vector<std::string>* warnings, size_t parts) {
   bool mct = false;
   std::vector<ComponentState> comps = tile_components(code, t, o, mct);
   TileBlockParts out;
   TilePackets packets = read_in_parts(
       cs_bytes, code, t, o, comps, warnings,
-      [&](CodeBlockTable&& table, double) { out.tables.push_back(std::move(table)); });
+      [&](CodeBlockTable&& table, double) { out.tables.push_back(std::move(table)); },
+      parts ? std::min<size_t>(parts, 1 + kEarlyParts) : max_parts());
   out.joined = std::move(packets.joined);
   return out;
 }

@@ -32,7 +32,7 @@ struct TileDecodeOptions {
   // read the tile, whether the rest (Tier-1, reconstruction, inverse DWT, MCT, DC shift) runs
   // on the GPU (cuda_decode_tile, tile_backend.h; gpu_warm_up.h); or, when the process has
   // started the GPU already, before Tier-2, for a large tile of one tile-part, which is then
-  // decoded in two parts (GpuTileDecode: Tier-1 of the resolutions Tier-2 has finished starts
+  // decoded in parts (GpuTileDecode: Tier-1 of the resolutions Tier-2 has finished starts
   // while it reads the rest).
   const GpuWarmUp* gpu = nullptr;
   // Set by Decoder::decode_into: the GPU path packs the wanted components' final samples
@@ -65,19 +65,20 @@ TileBlockTable tile_block_table(std::span<const uint8_t> cs, const Codestream& c
                                 const TileDecodeOptions& options,
                                 std::vector<std::string>* warnings = nullptr);
 
-// The code-block tables of tile `t` in the two parts of decode_tile's GPU decode of a large
-// tile, on any machine, for tests: the first (absent when no complete resolutions held a fifth
-// of the code-blocks before Tier-2's end) is built from inside Tier-2 from the resolutions it
-// has finished, the second after it from the rest; together they list the blocks of
-// tile_block_table, each once, with the same errors and warnings. The sources are spans of `cs`
-// or of `joined`.
+// The code-block tables of tile `t` in the parts of decode_tile's GPU decode of a large tile, on
+// any machine, for tests: up to `parts` (0: the decoder's number, 2 unless GJ2K_GPU_T2_PARTS
+// says; at most 3). The early ones (none when no complete resolutions held a fifth of the
+// code-blocks before Tier-2's end; a second when those completed after held another tenth) are
+// built from inside Tier-2 from the resolutions it has finished, the last after it from the
+// rest; together they list the blocks of tile_block_table, each once, with the same errors and
+// warnings. The sources are spans of `cs` or of `joined`.
 struct TileBlockParts {
   std::vector<CodeBlockTable> tables;
   std::vector<uint8_t> joined;
 };
 TileBlockParts tile_block_parts(std::span<const uint8_t> cs, const Codestream& code, uint32_t t,
                                 const TileDecodeOptions& options,
-                                std::vector<std::string>* warnings = nullptr);
+                                std::vector<std::string>* warnings = nullptr, size_t parts = 0);
 
 // A bound on the coefficient buffers decode_tile would allocate (samples), to refuse absurd
 // headers before allocating.

@@ -205,7 +205,7 @@ void cuda_decode_tile(std::span<CoefficientPlane> planes, const CodeBlockTable& 
 
 // cuda_decode_tile with the table in parts, for a host that reads the tile while the device
 // decodes: the constructor takes a slot (waiting for one) and lays out the planes; decode()
-// enqueues Tier-1 and reconstruction of one table's blocks at once (at most two tables, whose
+// enqueues Tier-1 and reconstruction of one table's blocks at once (at most three tables, whose
 // blocks must be disjoint, each kept alive until finish returns); finish() waits for the
 // parts, runs the inverse tail and downloads, as cuda_decode_tile. The planes are those
 // cuda_decode_tile takes and must outlive the object. Destroyed without finish (an error on

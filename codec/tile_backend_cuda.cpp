@@ -12,12 +12,13 @@
 // own stream (components c % 3), its inverse DWT is enqueued at once, the MCT joins streams
 // 0..2, DC shift + clamp, and the samples come down through the ring. From code-blocks, the
 // table and Tier-1 run on stream 0 and the others wait for it; a tile decoded in parts
-// (GpuTileDecode: Tier-2 still reading the higher resolutions) runs its second part on stream
-// 1 at once beside the first. With a PackTarget
+// (GpuTileDecode: Tier-2 still reading the higher resolutions) runs part k on stream k at once
+// beside the others. With a PackTarget
 // (Decoder::decode_into) the final samples are packed on the device into the caller's sample
-// format (transform/cuda/pack_cuda.h) and only those bytes come down, row by row into the
-// caller's buffer (StagingRing::download_rows). Tiles finished by several threads at once use
-// separate slots, so their transfers and kernels overlap.
+// format (transform/cuda/pack_cuda.h; into interleaved pixels with an MCT, the inverse RCT / ICT
+// writes the packed bytes itself: rct_inverse_pack / ict_inverse_pack) and only those bytes
+// come down, row by row into the caller's buffer (StagingRing::download_rows). Tiles finished
+// by several threads at once use separate slots, so their transfers and kernels overlap.
 //
 // Memory: slots come from a process-wide pool (transform/cuda/resource_pool.h) and keep their
 // buffers, sized by the largest tile seen, until the process ends: device 8 bytes per sample
@@ -106,7 +107,7 @@ entropy::cuda::HostShare host_share_setting(int threads) {
 
 constexpr int kStreams = 3;  // component c runs on stream c % kStreams
 // The Tier-1 launches of one decode from code-blocks (GpuTileDecode): part k runs on stream k.
-constexpr size_t kTier1Parts = 2;
+constexpr size_t kTier1Parts = 3;
 // Slot events beside those of components 0..2: the planes zeroed, a later part done.
 constexpr size_t kZeroedEvent = 3, kPartEvent = 4;
 constexpr size_t kAlign = 64;  // samples: every component starts on a 256-byte boundary
@@ -239,16 +240,26 @@ class InverseRun {
   // the tail (finish). With GJ2K_TRACE, the device time of each part.
   void finish_blocks(std::vector<TileComponentSamples>& out) {
     if (parts_ == 0) decode(CodeBlockTable{}, 1.0);  // no blocks: zero planes
+    // Every part's host blocks decoded (this thread helps), whichever helper claimed them.
+    drain_host_blocks(0);
+    for (HostBlocks& h : host_)
+      if (h.done.valid()) h.done.wait();
+    for (HostBlocks& h : host_)
+      if (h.done.valid()) h.done.get();  // a helper's error
     for (size_t k = 0; k < parts_; ++k) place_host_blocks(k);
     for (size_t k = 1; k < parts_; ++k) {
       GJ2K_CUDA_CHECK(cudaEventRecord(slot().event(kPartEvent), st(k)));
       GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(0), slot().event(kPartEvent), 0));
     }
     join_stream0();
+    if (!times_.empty()) tail_ = std::make_unique<TailTimes>(st(0));
     for (size_t c = 0; c < comps_.size(); ++c)
       if (needed(c)) idwt(c);
+    if (tail_)
+      for (size_t c = 0; c < kStreams; ++c) tail_->idwt[c].record(st(c));
     finish(out);
     for (const auto& t : times_) t->report(*times_.front());
+    if (tail_) tail_->report();
   }
 
  private:
@@ -256,9 +267,11 @@ class InverseRun {
 
   // MCT or DC shift and clipping, then the samples down.
   void finish(std::vector<TileComponentSamples>& out) {
-    if (mct_ && n_of(0) > 0) inverse_mct();
+    colour_packed_ = mct_ && n_of(0) > 0 && colour_packs();
+    if (mct_ && n_of(0) > 0 && !colour_packed_) inverse_mct();
     for (size_t c = mct_ ? 3 : 0; c < comps_.size(); ++c)
       if (n_of(c) && comps_[c].wanted) inverse_single(c);
+    if (tail_) tail_->colour.record(st(0));
     download(out);
     lease_->succeeded();
   }
@@ -349,6 +362,29 @@ class InverseRun {
           "tier-1 %.1f ms; device from part 0's start: %.1f to %.1f ms",
           part, host, upload, t1, cu::Event::elapsed_ms(first.start, start),
           cu::Event::elapsed_ms(first.start, tier1));
+    }
+  };
+
+  // Events of the tail after the Tier-1 parts (from code-blocks, for the trace): the parts
+  // joined, each stream's inverse DWTs, the colour stage (stream 0), the interleaved packing;
+  // the download's host time.
+  struct TailTimes {
+    cu::Event joined, idwt[kStreams], colour, packed;
+    bool was_packed = false;
+    double download_ms = 0;
+    size_t download_bytes = 0;
+    explicit TailTimes(cudaStream_t s) { joined.record(s); }
+    void report() {
+      double idwt_ms = 0;
+      for (const cu::Event& e : idwt)
+        idwt_ms = std::max<double>(idwt_ms, cu::Event::elapsed_ms(joined, e));
+      const double colour_ms = cu::Event::elapsed_ms(joined, colour);
+      trace_note(
+          "gpu tile tail: inverse DWTs %.2f ms, colour and DC shift to %.2f ms, packed to %.2f ms "
+          "(device, from the parts' join); download %.2f ms, %zu bytes (%.1f GB/s)",
+          idwt_ms, colour_ms, was_packed ? cu::Event::elapsed_ms(joined, packed) : colour_ms,
+          download_ms, download_bytes,
+          download_ms > 0 ? double(download_bytes) / download_ms / 1e6 : 0.0);
     }
   };
 
@@ -461,13 +497,62 @@ class InverseRun {
   }
   // The costliest blocks of part k that the host decodes while the device decodes the rest
   // (entropy::cuda::HostShare): entropy::decode_block and transform::reconstruct_block, the
-  // CPU decode's functions (identical values to the kernels'), on the pool's threads from a
-  // helper thread, each block's coefficients packed into `values`.
+  // CPU decode's functions (identical values to the kernels'), each block's coefficients packed
+  // into `values`. The blocks are claimed one at a time (`next`, costliest first), so that the
+  // threads of a part whose blocks are done, and the decode's own thread once it waits in
+  // finish_blocks, help with the others' blocks instead of idling.
   struct HostBlocks {
+    const CodeBlockTable* table = nullptr;
+    std::vector<size_t> blocks;  // indices into table->blocks, costliest first
+    std::vector<transform::BlockReconstruction> rules;
     std::vector<int32_t, DefaultInitAllocator<int32_t>> values;
     std::vector<entropy::cuda::PlaceJob> place;
-    std::future<void> done;  // destroyed first: waits for the helper
+    std::atomic<size_t> next{0};    // the next block to claim
+    std::atomic<bool> open{false};  // the fields above are set (release / acquire)
+    std::future<void> done;         // destroyed first: waits for the helper
   };
+
+  // Decodes the next unclaimed block of h; false when none is left (or h is not open yet).
+  static bool decode_one_on_host(HostBlocks& h) {
+    if (!h.open.load(std::memory_order_acquire)) return false;
+    const size_t r = h.next.fetch_add(1, std::memory_order_relaxed);
+    if (r >= h.blocks.size()) return false;
+    const CodeBlockTable& t = *h.table;
+    const CodeBlockTable::Block& b = t.blocks[h.blocks[r]];
+    thread_local std::vector<entropy::Segment> segs;
+    segs.clear();
+    for (uint32_t s = 0; s < b.seg_count; ++s) {
+      const entropy::t1::SegmentRef& ref = t.segments[b.seg_first + s];
+      const uint8_t* data = ref.offset < t.source.size()
+                                ? t.source.data() + ref.offset
+                                : t.bytes.data() + (ref.offset - t.source.size());
+      segs.push_back({data, ref.length, ref.passes});
+    }
+    int32_t* v = h.values.data() + h.place[r].src_offset;
+    auto decode = [&](int32_t* out) {
+      entropy::decode_block(segs.data(), segs.size(), b.planes, static_cast<core::Band>(b.band),
+                            b.style, out, b.w, b.w, b.h);
+    };
+    if (h.rules[r].reversible) {
+      decode(v);
+      transform::reconstruct_block(v, b.w, b.w, b.h, h.rules[r]);
+      return true;
+    }
+    // 9/7: the floats' bits, as reconstruct_blocks leaves them in the device's buffer.
+    thread_local std::vector<int32_t> half;
+    half.resize(size_t{b.w} * b.h);
+    decode(half.data());
+    transform::reconstruct_block(half.data(), b.w, b.w, b.h, h.rules[r],
+                                 reinterpret_cast<float*>(v), b.w);
+    return true;
+  }
+
+  // Claims and decodes blocks of part `first`, then of the other parts, until none is left.
+  void drain_host_blocks(size_t first) {
+    for (size_t j = 0; j < kTier1Parts; ++j)
+      while (decode_one_on_host(host_[(first + j) % kTier1Parts])) {
+      }
+  }
 
   // Starts the host's decode of t.blocks[i] for i in `blocks` (costliest first) on `threads`
   // threads; recon: every block's reconstruction, as decode_blocks made them. t must live
@@ -475,51 +560,25 @@ class InverseRun {
   void decode_on_host(const CodeBlockTable& t, size_t k, const std::vector<size_t>& blocks,
                       int threads, const std::vector<cu::ReconstructJob>& recon) {
     HostBlocks& h = host_[k];
+    h.table = &t;
+    h.blocks = blocks;
     h.place.resize(blocks.size());
+    h.rules.resize(blocks.size());
     uint64_t at = 0;
     for (size_t r = 0; r < blocks.size(); ++r) {
       const cu::ReconstructJob& q = recon[blocks[r]];
       h.place[r] = {q.offset, at, q.stride, q.w, q.h};
+      h.rules[r] = q.q;
       at += uint64_t{q.w} * q.h;
     }
     h.values.resize(at);
-    std::vector<transform::BlockReconstruction> rules(blocks.size());
-    for (size_t r = 0; r < blocks.size(); ++r) rules[r] = recon[blocks[r]].q;
-    h.done = async_in_scope([&t, &h, blocks, rules = std::move(rules), k, threads] {
+    h.open.store(true, std::memory_order_release);
+    g_host_blocks += blocks.size();
+    trace_note("host tier-1 of gpu part %zu: %zu code-blocks", k, blocks.size());
+    h.done = async_in_scope([this, k, threads] {
       TraceStage trace("host tier-1 of a gpu part");
       core::parallel_for(
-          0, blocks.size(), 1,
-          [&](size_t r) {
-            const CodeBlockTable::Block& b = t.blocks[blocks[r]];
-            thread_local std::vector<entropy::Segment> segs;
-            segs.clear();
-            for (uint32_t s = 0; s < b.seg_count; ++s) {
-              const entropy::t1::SegmentRef& ref = t.segments[b.seg_first + s];
-              const uint8_t* data = ref.offset < t.source.size()
-                                        ? t.source.data() + ref.offset
-                                        : t.bytes.data() + (ref.offset - t.source.size());
-              segs.push_back({data, ref.length, ref.passes});
-            }
-            int32_t* v = h.values.data() + h.place[r].src_offset;
-            auto decode = [&](int32_t* out) {
-              entropy::decode_block(segs.data(), segs.size(), b.planes,
-                                    static_cast<core::Band>(b.band), b.style, out, b.w, b.w, b.h);
-            };
-            if (rules[r].reversible) {
-              decode(v);
-              transform::reconstruct_block(v, b.w, b.w, b.h, rules[r]);
-              return;
-            }
-            // 9/7: the floats' bits, as reconstruct_blocks leaves them in the device's buffer.
-            thread_local std::vector<int32_t> half;
-            half.resize(size_t{b.w} * b.h);
-            decode(half.data());
-            transform::reconstruct_block(half.data(), b.w, b.w, b.h, rules[r],
-                                         reinterpret_cast<float*>(v), b.w);
-          },
-          threads);
-      g_host_blocks += blocks.size();
-      trace_note("host tier-1 of gpu part %zu: %zu code-blocks", k, blocks.size());
+          0, static_cast<size_t>(threads), 1, [&](size_t) { drain_host_blocks(k); }, threads);
     });
   }
 
@@ -527,8 +586,7 @@ class InverseRun {
   // after its Tier-1 and reconstruction (which skipped them).
   void place_host_blocks(size_t k) {
     HostBlocks& h = host_[k];
-    if (!h.done.valid()) return;
-    h.done.get();
+    if (h.blocks.empty()) return;
     Tier1Buffers& b = slot().t1[k];
     b.host_values.reserve(std::max<size_t>(h.values.size() * 4, 4));
     b.host_place.reserve(std::max<size_t>(h.place.size() * sizeof(h.place[0]), 4));
@@ -546,16 +604,31 @@ class InverseRun {
       GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(c), slot().event(0), 0));
   }
 
-  // G.2 / G.3 with DC shift and clipping on stream 0 once streams 1 and 2 have their inverse
-  // DWTs done; the final samples R of 0..2.
-  void inverse_mct() {
-    const size_t n = n_of(0);
-    cu::Int3 off, lo, hi;
+  // The DC shifts and sample ranges of components 0..2 (G.1.2), for the colour kernels.
+  void mct_bounds(cu::Int3& off, cu::Int3& lo, cu::Int3& hi) const {
     for (size_t c = 0; c < 3; ++c) {
       off.v[c] = comps_[c].offset;
       lo.v[c] = comps_[c].lo;
       hi.v[c] = comps_[c].hi;
     }
+  }
+
+  // Whether the MCT is left to download_packed, fused with the packing (rct_inverse_pack /
+  // ict_inverse_pack: the bytes of inverse_mct then pack_rect, without the int32 samples):
+  // components 0..2 all go into interleaved pixels and all take the same transform.
+  bool colour_packs() const {
+    if (!pack_ || !pack_->interleaved) return false;
+    for (size_t c = 0; c < 3; ++c)
+      if (!packs(c) || comps_[c].reversible != comps_[0].reversible) return false;
+    return true;
+  }
+
+  // G.2 / G.3 with DC shift and clipping on stream 0 once streams 1 and 2 have their inverse
+  // DWTs done; the final samples R of 0..2.
+  void inverse_mct() {
+    const size_t n = n_of(0);
+    cu::Int3 off, lo, hi;
+    mct_bounds(off, lo, hi);
     for (size_t c = 1; c < 3; ++c) {
       GJ2K_CUDA_CHECK(cudaEventRecord(slot().event(c), st(c)));
       GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(0), slot().event(c), 0));
@@ -609,6 +682,24 @@ class InverseRun {
     return R_[c] + size_t{cut.y0 - r.y0} * r.width() + (cut.x0 - r.x0);
   }
 
+  // inverse_mct fused with the packing of components 0..2 (colour_packs) over `cut`, into the
+  // interleaved pixels at d_packed, on stream 0 (download_packed has it wait for 1 and 2).
+  void colour_pack(const Rect& cut, uint8_t* d_packed, const transform::PackRect& r) {
+    const PackTarget& t = *pack_;
+    const Rect& rect = comps_[0].rect;
+    const size_t at = size_t{cut.y0 - rect.y0} * rect.width() + (cut.x0 - rect.x0);
+    cu::Int3 off, lo, hi, to;
+    mct_bounds(off, lo, hi);
+    for (size_t c = 0; c < 3; ++c)
+      to.v[c] = t.components[c].k * static_cast<int32_t>(t.format.bytes);
+    if (comps_[0].reversible)
+      cu::rct_inverse_pack(S_[0] + at, S_[1] + at, S_[2] + at, d_packed, r, t.format, to, off, lo,
+                           hi, st(0));
+    else
+      cu::ict_inverse_pack(F_[0] + at, F_[1] + at, F_[2] + at, d_packed, r, t.format, to, off, lo,
+                           hi, st(0));
+  }
+
   // The outputs packed on the device into `packed`, their bytes down into the caller's buffer:
   // planar, each component on its stream as soon as it is done; interleaved, once all are,
   // whole pixels on stream 0. Marks them packed in out.
@@ -642,6 +733,10 @@ class InverseRun {
       r.dst_pixel = t.pixel_step;
       if (t.interleaved) {  // pixels of all outputs, component k at byte k * bytes
         r.dst_row = size_t{cut.width()} * t.pixel_step;
+        if (colour_packed_ && c < 3) {  // 0..2 at once, from the inverse DWTs' output
+          if (c == 0) colour_pack(cut, d_packed, r);
+          continue;
+        }
         cu::pack_rect(final_at(c, cut), d_packed + size_t(t.components[c].k) * bytes, r, t.format,
                       st(0));
         continue;
@@ -655,8 +750,20 @@ class InverseRun {
     if (t.interleaved && dst) {  // dst: output 0's place, the pixels' first byte
       for (size_t c = 0; c < comps_.size(); ++c)
         if (packs(c) && t.components[c].k == 0) dst = t.place(c, comps_[c].rect, cut);
+      if (tail_) {  // the download timed alone: from the packed samples' readiness
+        tail_->packed.record(st(0));
+        tail_->was_packed = true;
+        GJ2K_CUDA_CHECK(cudaEventSynchronize(tail_->packed.get()));
+      }
+      const auto start = std::chrono::steady_clock::now();
       slot().ring.download_rows(dst, t.row_stride, d_packed, size_t{cut.width()} * t.pixel_step,
                                 cut.height(), st(0), threads_);
+      if (tail_) {
+        tail_->download_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        tail_->download_bytes = size_t{cut.width()} * t.pixel_step * cut.height();
+      }
     }
   }
 
@@ -690,6 +797,8 @@ class InverseRun {
   size_t parts_ = 0;  // Tier-1 parts enqueued (decode)
   entropy::cuda::DecodeMapping mapping_ = entropy::cuda::DecodeMapping::kAuto;  // the first's
   std::vector<std::unique_ptr<DeviceTimes>> times_;
+  std::unique_ptr<TailTimes> tail_;  // with the trace, from code-blocks
+  bool colour_packed_ = false;       // the MCT fused with the packing (colour_packs)
   std::vector<size_t> offset_;
   HostBlocks host_[kTier1Parts];  // last: destroyed first, waiting for the host's decodes
   std::vector<int32_t*> S_, R_;

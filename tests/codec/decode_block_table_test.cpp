@@ -224,18 +224,19 @@ TEST(DecodeBlockTable, ReducedResolutions) {
   }
 }
 
-// The tables in the two parts of the GPU decode of a large tile (tile_block_parts: the first
+// The tables in the parts of the GPU decode of a large tile (tile_block_parts: the early ones
 // built from inside Tier-2 from the resolutions it has finished) list the blocks of the one
 // table, each once, and decode to the CPU's samples; the first part holds only complete
-// resolutions (of a resolution-first order: the lower ones; of CPRL: the first component); a
-// cut stream gives the same warnings, a damaged one the same error.
+// resolutions (of a resolution-first order: the lower ones; of CPRL: the first component), the
+// second those completed next (of CPRL: the second component); a cut stream gives the same
+// warnings, a damaged one the same error.
 TEST(DecodeBlockTable, TablesInPartsDecodeAsTheOneTable) {
   struct PartCase {
     std::string name;
     EncodeParams params;
     size_t cut = 0;  // keep this many tenths of the stream, allow_partial
     uint32_t reduce = 0;
-    bool two_parts = true;  // the first part comes before Tier-2's end
+    size_t parts = 3;  // early parts from inside Tier-2 and the rest, at most 3 allowed
   };
   std::vector<PartCase> cases;
   EncodeParams p;
@@ -249,7 +250,7 @@ TEST(DecodeBlockTable, TablesInPartsDecodeAsTheOneTable) {
   rlcp.order = ProgressionOrder::kRLCP;
   cases.push_back({"9/7 RLCP three layers", rlcp});
   cases.push_back({"9/7 RLCP, reduce 1", rlcp, 0, 1});
-  cases.push_back({"9/7 RLCP cut at 70%", rlcp, 7});
+  cases.push_back({"9/7 RLCP cut at 70%", rlcp, 7, 0, 2});
   EncodeParams cprl = p;
   cprl.order = ProgressionOrder::kCPRL;
   cprl.precincts = {{64, 64}};
@@ -266,36 +267,43 @@ TEST(DecodeBlockTable, TablesInPartsDecodeAsTheOneTable) {
     const Codestream code = parsed(bytes, c.cut != 0);
     TileDecodeOptions o = all_components(c.cut != 0);
     o.reduce = c.reduce;
-    std::vector<std::string> warn_one, warn_parts;
+    std::vector<std::string> warn_one;
     TileBlockTable one = tile_block_table(bytes, code, 0, o, &warn_one);
-    const TileBlockParts parts = tile_block_parts(bytes, code, 0, o, &warn_parts);
-    EXPECT_EQ(warn_parts, warn_one);
-    ASSERT_EQ(parts.tables.size(), c.two_parts ? 2u : 1u);
-    size_t blocks = 0;
-    std::vector<const CodeBlockTable*> tables;
-    for (const CodeBlockTable& t : parts.tables) {
-      EXPECT_FALSE(t.blocks.empty());
-      blocks += t.blocks.size();
-      tables.push_back(&t);
-    }
-    EXPECT_EQ(blocks, one.table.blocks.size());
-    if (c.two_parts) {
-      // The first part: the lower resolutions (the top-left quarter of each plane in the
-      // Mallat arrangement), or for CPRL the first component.
-      for (const CodeBlockTable::Block& b : parts.tables[0].blocks) {
-        if (c.params.order == ProgressionOrder::kCPRL) {
-          EXPECT_EQ(b.component, 0u);
-          continue;
-        }
-        const transform::Rect& r = one.planes.at(b.component).rect;
-        EXPECT_LE(b.x + b.w, (r.width() + 1) / 2);
-        EXPECT_LE(b.y + b.h, (r.height() + 1) / 2);
-      }
-    }
     const std::vector<TileComponentSamples> want = decode_tile(bytes, code, 0, o);
-    const std::vector<TileComponentSamples> got = decode_tables(one.planes, one.mct, tables, 2);
-    for (size_t k = 0; k < got.size(); ++k)
-      EXPECT_TRUE(got[k].samples == want[k].samples) << "component " << k;
+    for (const size_t most : {size_t{2}, size_t{3}}) {
+      SCOPED_TRACE("at most " + std::to_string(most) + " parts");
+      std::vector<std::string> warn_parts;
+      const TileBlockParts parts = tile_block_parts(bytes, code, 0, o, &warn_parts, most);
+      EXPECT_EQ(warn_parts, warn_one);
+      ASSERT_EQ(parts.tables.size(), std::min(c.parts, most));
+      size_t blocks = 0;
+      std::vector<const CodeBlockTable*> tables;
+      for (const CodeBlockTable& t : parts.tables) {
+        EXPECT_FALSE(t.blocks.empty());
+        blocks += t.blocks.size();
+        tables.push_back(&t);
+      }
+      EXPECT_EQ(blocks, one.table.blocks.size());
+      if (parts.tables.size() > 1) {
+        // The first part: the lower resolutions (the top-left quarter of each plane in the
+        // Mallat arrangement), or for CPRL the first component.
+        for (const CodeBlockTable::Block& b : parts.tables[0].blocks) {
+          if (c.params.order == ProgressionOrder::kCPRL) {
+            EXPECT_EQ(b.component, 0u);
+            continue;
+          }
+          const transform::Rect& r = one.planes.at(b.component).rect;
+          EXPECT_LE(b.x + b.w, (r.width() + 1) / 2);
+          EXPECT_LE(b.y + b.h, (r.height() + 1) / 2);
+        }
+      }
+      if (parts.tables.size() > 2 && c.params.order == ProgressionOrder::kCPRL)
+        for (const CodeBlockTable::Block& b : parts.tables[1].blocks)
+          EXPECT_EQ(b.component, 1u);  // the second component
+      const std::vector<TileComponentSamples> got = decode_tables(one.planes, one.mct, tables, 2);
+      for (size_t k = 0; k < got.size(); ++k)
+        EXPECT_TRUE(got[k].samples == want[k].samples) << "component " << k;
+    }
   }
   // A damaged code-block: the same error either way.
   EncodeParams d = p;

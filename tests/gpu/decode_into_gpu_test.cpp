@@ -1,12 +1,15 @@
 // Decoding into a caller's buffer on the GPU (Decoder::decode_into with DecodeDevice::kGpu: the
 // tiles' samples packed on the device, transform/cuda/pack_cuda.h, and only the packed bytes
-// downloaded) against the CPU's decode_into: identical bytes for 5/3 streams, every sample type
-// and layout, tiles, reduce, region, component selection, signed and 16-bit components. And the
-// pack kernel against transform::pack_rect, its CPU reference, with guard bytes around.
+// downloaded) against the CPU's decode_into: identical bytes for 5/3 and 9/7 streams, every
+// sample type and layout, tiles, reduce, region, component selection, signed and 16-bit
+// components. The pack kernel against transform::pack_rect, its CPU reference, and the colour
+// kernels fused with packing (rct_inverse_pack, ict_inverse_pack) against the colour kernels
+// followed by the pack kernel, with guard bytes around.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <random>
 #include <string>
@@ -20,6 +23,7 @@
 
 #if defined(GJ2K_HAVE_CUDA)
 #include "transform/cuda/cuda_memory.h"
+#include "transform/cuda/mct_cuda.h"
 #include "transform/cuda/pack_cuda.h"
 #endif
 
@@ -104,6 +108,11 @@ TEST(DecodeIntoGpu, EqualsCpuDecodeInto) {
                      gj2k::Encoder().encode(make_image(131, 77, 1, 16, true, 2), ep), true, 16});
   streams.push_back({"12-bit 4 components",
                      gj2k::Encoder().encode(make_image(99, 64, 4, 12, false, 3), ep), true, 12});
+  gj2k::EncodeParams lossy = ep;
+  lossy.irreversible = true;
+  lossy.rates = {8};
+  streams.push_back(
+      {"rgb 8-bit 9/7", gj2k::Encoder().encode(make_image(203, 117, 3, 8, false, 5), lossy)});
   streams.push_back(
       {"subsampled chroma",
        gj2k::Encoder().encode(make_image(120, 90, 3, 8, false, 4, {{1, 1}, {2, 2}, {2, 2}}), ep),
@@ -161,6 +170,70 @@ TEST(DecodeIntoGpu, PackKernelMatchesCpuReference) {
           GJ2K_CUDA_CHECK(cudaMemcpy(got.data(), d_dst.get(), size, cudaMemcpyDeviceToHost));
           ASSERT_EQ(got, want);
         }
+}
+
+// rct_inverse_pack / ict_inverse_pack against rct_inverse_dc_shift / ict_inverse_dc_shift
+// followed by pack_rect of each component: the same bytes, every width and byte order, odd
+// sizes and pitches, the components in another order inside a pixel with a gap byte, values
+// beyond the clamp bounds, guard bytes around.
+TEST(DecodeIntoGpu, ColourPackMatchesColourThenPack) {
+  GJ2K_REQUIRE_GPU();
+  namespace cu = gj2k::transform::cuda;
+  const uint32_t seed = 20261129;
+  std::mt19937 rng(seed);
+  for (bool ict : {false, true})
+    for (uint32_t bytes : {1u, 2u, 4u})
+      for (bool be : {false, true})
+        for (uint32_t w : {1u, 67u, 300u})
+          for (uint32_t h : {1u, 5u, 70u}) {
+            SCOPED_TRACE("seed " + std::to_string(seed) + (ict ? " ICT" : " RCT") + " bytes " +
+                         std::to_string(bytes) + (be ? " BE " : " LE ") + std::to_string(w) + "x" +
+                         std::to_string(h));
+            const size_t pitch = w + 3, n = pitch * h;
+            std::vector<int32_t> planes(3 * n);  // 9/7: the floats' bits
+            for (size_t i = 0; i < planes.size(); ++i) {
+              const int32_t v = static_cast<int32_t>(rng() % 1201) - 600;
+              if (!ict) {
+                planes[i] = v;
+              } else {
+                const float f = static_cast<float>(v) + static_cast<float>(rng() % 64) / 64.0f;
+                std::memcpy(&planes[i], &f, 4);
+              }
+            }
+            cu::Int3 off{{128, 2048, -5}}, lo{{0, 0, -100}}, hi{{255, 4095, 100}};
+            if (bytes == 1) off.v[1] = 0, lo.v[1] = -128, hi.v[1] = 127;
+            const size_t pixel = 3 * bytes + 1, row = w * pixel + 5;
+            const cu::Int3 at{{int32_t(2 * bytes), 0, int32_t(bytes)}};
+            const gj2k::transform::PackRect r{w, h, pitch, row, pixel};
+            const size_t size = row * h + 16;
+            cu::DeviceBuffer d_src(planes.size() * 4), d_int(planes.size() * 4), d_want(size),
+                d_got(size);
+            GJ2K_CUDA_CHECK(
+                cudaMemcpy(d_src.get(), planes.data(), planes.size() * 4, cudaMemcpyHostToDevice));
+            GJ2K_CUDA_CHECK(cudaMemset(d_want.get(), 0xCD, size));
+            GJ2K_CUDA_CHECK(cudaMemset(d_got.get(), 0xCD, size));
+            int32_t* s0 = d_src.as<int32_t>();
+            int32_t* c0 = d_int.as<int32_t>();
+            if (ict) {
+              const float* f0 = d_src.as<float>();
+              cu::ict_inverse_dc_shift(f0, f0 + n, f0 + 2 * n, c0, c0 + n, c0 + 2 * n, n, off, lo,
+                                       hi, nullptr);
+              cu::ict_inverse_pack(f0, f0 + n, f0 + 2 * n, d_got.as<uint8_t>() + 8, r, {bytes, be},
+                                   at, off, lo, hi, nullptr);
+            } else {
+              GJ2K_CUDA_CHECK(cudaMemcpy(c0, s0, planes.size() * 4, cudaMemcpyDeviceToDevice));
+              cu::rct_inverse_dc_shift(c0, c0 + n, c0 + 2 * n, n, off, lo, hi, nullptr);
+              cu::rct_inverse_pack(s0, s0 + n, s0 + 2 * n, d_got.as<uint8_t>() + 8, r, {bytes, be},
+                                   at, off, lo, hi, nullptr);
+            }
+            for (size_t c = 0; c < 3; ++c)
+              cu::pack_rect(c0 + c * n, d_want.as<uint8_t>() + 8 + at.v[c], r, {bytes, be},
+                            nullptr);
+            std::vector<uint8_t> want(size), got(size);
+            GJ2K_CUDA_CHECK(cudaMemcpy(want.data(), d_want.get(), size, cudaMemcpyDeviceToHost));
+            GJ2K_CUDA_CHECK(cudaMemcpy(got.data(), d_got.get(), size, cudaMemcpyDeviceToHost));
+            ASSERT_EQ(got, want);
+          }
 }
 #endif
 

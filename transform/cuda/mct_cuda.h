@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "transform/pack.h"
+
 namespace gj2k::transform::cuda {
 
 // Three per-component values (offsets, clamp bounds), passed by value to the kernels.
@@ -39,6 +41,18 @@ void rct_inverse_dc_shift(int32_t* d_c0, int32_t* d_c1, int32_t* d_c2, size_t n,
 void ict_inverse_dc_shift(const float* d_in0, const float* d_in1, const float* d_in2, int32_t* d_c0,
                           int32_t* d_c1, int32_t* d_c2, size_t n, Int3 offset, Int3 lo, Int3 hi,
                           cudaStream_t stream);
+
+// rct_inverse_dc_shift / ict_inverse_dc_shift over the rectangle r of the sources (pitch
+// r.src_pitch samples), each final sample of component c packed by transform::pack_sample
+// (format f) at d_dst + y * r.dst_row + x * r.dst_pixel + at.v[c] instead of stored as int32:
+// the bytes of the colour kernel followed by pack_rect of each component (transform/pack.h),
+// in one pass, for interleaved output (Decoder::decode_into).
+void rct_inverse_pack(const int32_t* d_c0, const int32_t* d_c1, const int32_t* d_c2, uint8_t* d_dst,
+                      const PackRect& r, PackFormat f, Int3 at, Int3 offset, Int3 lo, Int3 hi,
+                      cudaStream_t stream);
+void ict_inverse_pack(const float* d_in0, const float* d_in1, const float* d_in2, uint8_t* d_dst,
+                      const PackRect& r, PackFormat f, Int3 at, Int3 offset, Int3 lo, Int3 hi,
+                      cudaStream_t stream);
 
 void dc_shift_to_float(const int32_t* d_in, float* d_out, size_t n, int32_t offset,
                        cudaStream_t stream);

@@ -59,14 +59,30 @@ __global__ void rct_inverse_kernel(int32_t* c0, int32_t* c1, int32_t* c2, size_t
     c2[i] = u + g;
   }
 }
+// G-2 to G-4 of one sample, DC shift and clamp: the final samples of components 0..2.
+__device__ __forceinline__ void rct_inverse_sample(int32_t y, int32_t u, int32_t v, const Int3& o,
+                                                   const Int3& lo, const Int3& hi, int32_t out[3]) {
+  const int32_t g = y - ((u + v) >> 2);
+  out[0] = clamp_i(int64_t{v} + g + o.v[0], lo.v[0], hi.v[0]);
+  out[1] = clamp_i(int64_t{g} + o.v[1], lo.v[1], hi.v[1]);
+  out[2] = clamp_i(int64_t{u} + g + o.v[2], lo.v[2], hi.v[2]);
+}
+// G-5 to G-7 of one sample (the CPU's float operations), DC shift, rounding and clamp.
+__device__ __forceinline__ void ict_inverse_sample(float y, float cb, float cr, const Int3& o,
+                                                   const Int3& lo, const Int3& hi, int32_t out[3]) {
+  const float r = __fadd_rn(y, __fmul_rn(kRCr, cr));
+  const float g = __fadd_rn(__fadd_rn(y, __fmul_rn(kGCb, cb)), __fmul_rn(kGCr, cr));
+  const float b = __fadd_rn(y, __fmul_rn(kBCb, cb));
+  out[0] = round_clamp(double{r} + o.v[0], lo.v[0], hi.v[0]);
+  out[1] = round_clamp(double{g} + o.v[1], lo.v[1], hi.v[1]);
+  out[2] = round_clamp(double{b} + o.v[2], lo.v[2], hi.v[2]);
+}
 __global__ void rct_inverse_dc_shift_kernel(int32_t* c0, int32_t* c1, int32_t* c2, size_t n, Int3 o,
                                             Int3 lo, Int3 hi) {
   GJ2K_FOR_EACH(i, n) {
-    const int32_t y = c0[i], u = c1[i], v = c2[i];
-    const int32_t g = y - ((u + v) >> 2);
-    c0[i] = clamp_i(int64_t{v} + g + o.v[0], lo.v[0], hi.v[0]);
-    c1[i] = clamp_i(int64_t{g} + o.v[1], lo.v[1], hi.v[1]);
-    c2[i] = clamp_i(int64_t{u} + g + o.v[2], lo.v[2], hi.v[2]);
+    int32_t out[3];
+    rct_inverse_sample(c0[i], c1[i], c2[i], o, lo, hi, out);
+    c0[i] = out[0], c1[i] = out[1], c2[i] = out[2];
   }
 }
 __global__ void ict_forward_kernel(const int32_t* in0, const int32_t* in1, const int32_t* in2,
@@ -98,14 +114,54 @@ __global__ void ict_inverse_dc_shift_kernel(const float* in0, const float* in1, 
                                             int32_t* c0, int32_t* c1, int32_t* c2, size_t n, Int3 o,
                                             Int3 lo, Int3 hi) {
   GJ2K_FOR_EACH(i, n) {
-    const float y = in0[i], cb = in1[i], cr = in2[i];
-    const float r = __fadd_rn(y, __fmul_rn(kRCr, cr));
-    const float g = __fadd_rn(__fadd_rn(y, __fmul_rn(kGCb, cb)), __fmul_rn(kGCr, cr));
-    const float b = __fadd_rn(y, __fmul_rn(kBCb, cb));
-    c0[i] = round_clamp(double{r} + o.v[0], lo.v[0], hi.v[0]);
-    c1[i] = round_clamp(double{g} + o.v[1], lo.v[1], hi.v[1]);
-    c2[i] = round_clamp(double{b} + o.v[2], lo.v[2], hi.v[2]);
+    int32_t out[3];
+    ict_inverse_sample(in0[i], in1[i], in2[i], o, lo, hi, out);
+    c0[i] = out[0], c1[i] = out[1], c2[i] = out[2];
   }
+}
+// The same per sample over a rectangle, each result packed (pack_sample) at
+// dst + y * dst_row + x * dst_pixel + at.v[c]; one thread per column x, rows by grid.y, as
+// pack_kernel.
+template <uint32_t kBytes, bool kBigEndian, bool kIct>
+__global__ void colour_pack_kernel(const void* s0, const void* s1, const void* s2, uint8_t* dst,
+                                   PackRect r, Int3 at, Int3 o, Int3 lo, Int3 hi) {
+  const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= r.width) return;
+  for (uint32_t y = blockIdx.y; y < r.height; y += gridDim.y) {
+    const size_t i = size_t{y} * r.src_pitch + x;
+    int32_t out[3];
+    if constexpr (kIct)
+      ict_inverse_sample(static_cast<const float*>(s0)[i], static_cast<const float*>(s1)[i],
+                         static_cast<const float*>(s2)[i], o, lo, hi, out);
+    else
+      rct_inverse_sample(static_cast<const int32_t*>(s0)[i], static_cast<const int32_t*>(s1)[i],
+                         static_cast<const int32_t*>(s2)[i], o, lo, hi, out);
+    uint8_t* p = dst + size_t{y} * r.dst_row + size_t{x} * r.dst_pixel;
+    for (int c = 0; c < 3; ++c) pack_sample(p + at.v[c], out[c], kBytes, kBigEndian);
+  }
+}
+template <bool kIct>
+void colour_pack(const void* s0, const void* s1, const void* s2, uint8_t* d_dst, const PackRect& r,
+                 PackFormat f, Int3 at, Int3 o, Int3 lo, Int3 hi, cudaStream_t s) {
+  if (r.width == 0 || r.height == 0) return;
+  constexpr unsigned kThreadsX = 128;
+  const dim3 grid((r.width + kThreadsX - 1) / kThreadsX, std::min<uint32_t>(r.height, 65535));
+  if (f.bytes == 1)
+    colour_pack_kernel<1, false, kIct>
+        <<<grid, kThreadsX, 0, s>>>(s0, s1, s2, d_dst, r, at, o, lo, hi);
+  else if (f.bytes == 2 && f.big_endian)
+    colour_pack_kernel<2, true, kIct>
+        <<<grid, kThreadsX, 0, s>>>(s0, s1, s2, d_dst, r, at, o, lo, hi);
+  else if (f.bytes == 2)
+    colour_pack_kernel<2, false, kIct>
+        <<<grid, kThreadsX, 0, s>>>(s0, s1, s2, d_dst, r, at, o, lo, hi);
+  else if (f.big_endian)
+    colour_pack_kernel<4, true, kIct>
+        <<<grid, kThreadsX, 0, s>>>(s0, s1, s2, d_dst, r, at, o, lo, hi);
+  else
+    colour_pack_kernel<4, false, kIct>
+        <<<grid, kThreadsX, 0, s>>>(s0, s1, s2, d_dst, r, at, o, lo, hi);
+  GJ2K_CUDA_CHECK_LAUNCH("colour_pack_kernel launch");
 }
 __global__ void to_float_kernel(const int32_t* in, float* out, size_t n, int32_t offset) {
   GJ2K_FOR_EACH(i, n) out[i] = static_cast<float>(in[i] - offset);
@@ -188,6 +244,16 @@ void ict_inverse_dc_shift(const float* d_in0, const float* d_in1, const float* d
                           cudaStream_t s) {
   launch("ict_inverse_dc_shift", ict_inverse_dc_shift_kernel, n, s, d_in0, d_in1, d_in2, d_c0, d_c1,
          d_c2, n, offset, lo, hi);
+}
+void rct_inverse_pack(const int32_t* d_c0, const int32_t* d_c1, const int32_t* d_c2, uint8_t* d_dst,
+                      const PackRect& r, PackFormat f, Int3 at, Int3 offset, Int3 lo, Int3 hi,
+                      cudaStream_t s) {
+  colour_pack<false>(d_c0, d_c1, d_c2, d_dst, r, f, at, offset, lo, hi, s);
+}
+void ict_inverse_pack(const float* d_in0, const float* d_in1, const float* d_in2, uint8_t* d_dst,
+                      const PackRect& r, PackFormat f, Int3 at, Int3 offset, Int3 lo, Int3 hi,
+                      cudaStream_t s) {
+  colour_pack<true>(d_in0, d_in1, d_in2, d_dst, r, f, at, offset, lo, hi, s);
 }
 void dc_shift_to_float(const int32_t* d_in, float* d_out, size_t n, int32_t offset,
                        cudaStream_t s) {
