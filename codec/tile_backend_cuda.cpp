@@ -205,6 +205,17 @@ class InverseRun {
     take_slot();
   }
 
+  // The host's helpers claim blocks of every part (drain_host_blocks), so none may outlive any
+  // part's lists: after an error on this thread, the blocks left unclaimed are dropped and the
+  // helpers waited for before any member goes.
+  ~InverseRun() {
+    for (HostBlocks& h : host_) h.next.store(SIZE_MAX / 2);
+    for (HostBlocks& h : host_)
+      if (h.done.valid()) h.done.wait();
+  }
+  InverseRun(const InverseRun&) = delete;
+  InverseRun& operator=(const InverseRun&) = delete;
+
   // From host coefficients (TileBackend::inverse).
   void run(std::vector<TileComponentSamples>& out) {
     // Each component up through the ring (the host copies of one overlap the DMA and the
