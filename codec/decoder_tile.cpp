@@ -76,13 +76,15 @@ bool block_meets_region(const Rect& cb, int n, const Rect& region, int64_t kReac
 TilePackets read_blocks(std::span<const uint8_t> bytes, const Codestream& code, uint32_t t,
                         std::vector<ComponentState>& comps, const TileDecodeOptions& o,
                         std::vector<std::string>* warnings,
-                        std::function<void(const TileReadProgress&)> on_resolution_read = nullptr) {
+                        std::function<void(const TileReadProgress&)> on_resolution_read = nullptr,
+                        std::function<void(bool)> on_reading_end = nullptr) {
   PacketReadOptions ro;
   for (const ComponentState& cs : comps)
     ro.components.push_back({&cs.layout, cs.decode ? cs.kept_levels : -1});
   ro.max_layers = o.max_layers;
   ro.allow_partial = o.allow_partial;
   ro.on_resolution_read = std::move(on_resolution_read);
+  ro.on_reading_end = std::move(on_reading_end);
   if (o.region)
     ro.keep_block = [&comps](uint32_t c, const BandLayout& band, const Rect& cb) {
       const ComponentState& cs = comps[c];
@@ -121,8 +123,7 @@ struct BlockList {
 // Their data from `maps` (one per component: Tier-2's while it reads) or, when null, from
 // each component's blocks. With `take`, only the resolutions it marks (take[c][r] != 0); the
 // blocks keep their `order` among all.
-BlockList list_blocks(std::vector<ComponentState>& comps,
-                      const std::vector<BlockSegmentMap>* maps = nullptr,
+BlockList list_blocks(std::vector<ComponentState>& comps, const BlockSegmentMap* maps = nullptr,
                       const std::vector<std::vector<uint8_t>>* take = nullptr) {
   BlockList list;
   size_t bands = 0, blocks = 0;
@@ -140,7 +141,7 @@ BlockList list_blocks(std::vector<ComponentState>& comps,
   for (auto& cs : comps) {
     if (!cs.decode || cs.plane.rect.empty()) continue;
     const size_t c = size_t(&cs - comps.data());
-    const BlockSegmentMap& blocks = maps ? (*maps)[c] : cs.blocks;
+    const BlockSegmentMap& blocks = maps ? maps[c] : cs.blocks;
     for (uint32_t r = 0; r <= static_cast<uint32_t>(cs.kept_levels); ++r) {
       const ResolutionLayout& res = cs.layout.resolutions[r];
       const bool taken = !take || (r < (*take)[c].size() && (*take)[c][r] != 0);
@@ -378,7 +379,7 @@ void decode_blocks(std::vector<ComponentState>& comps, std::span<const uint8_t> 
 // while it reads) when set; their errors and over-long blocks go to part->errors (by their order
 // among all the tile's blocks), which the caller reports once for the whole tile.
 struct TablePart {
-  const std::vector<BlockSegmentMap>* maps = nullptr;
+  const BlockSegmentMap* maps = nullptr;  // one per component
   const std::vector<std::vector<uint8_t>>* take = nullptr;
   BlockErrors* errors = nullptr;
 };
@@ -671,7 +672,7 @@ bool decode_in_parts(const Codestream& code, uint32_t t, const std::vector<Compo
 TilePackets read_in_parts(std::span<const uint8_t> cs_bytes, const Codestream& code, uint32_t t,
                           const TileDecodeOptions& o, std::vector<ComponentState>& comps,
                           std::vector<std::string>* warnings,
-                          const std::function<void(CodeBlockTable&&, double)>& take,
+                          const std::function<void(CodeBlockTable&&, double, bool)>& take,
                           size_t parts = max_parts()) {
   uint64_t total = 0;
   const std::vector<std::vector<uint64_t>> blocks = blocks_per_resolution(comps, total);
@@ -700,23 +701,36 @@ TilePackets read_in_parts(std::span<const uint8_t> cs_bytes, const Codestream& c
       for (size_t r = 0; r < mine[c].size() && r < p.complete[c].size(); ++r)
         if (p.complete[c][r] && !taken[c][r]) mine[c][r] = taken[c][r] = 1;
     }
-    TraceStage trace(early == 0 ? "code-block table, part 0" : "code-block table, part 1");
-    const TablePart part{&p.blocks, &mine, &errors};
-    CodeBlockTable table = block_table(comps, p.data, o, t, warnings, &part);
-    trace.end();
     // The first part's mapping is chosen for all (arrange_for_decode's share); later parts take it.
     const double share = early == 0 ? static_cast<double>(ready) / static_cast<double>(total) : 1.0;
-    taking = async_in_scope(
-        [&take, share, table = std::move(table), before = std::move(taking)]() mutable {
-          if (before.valid()) before.get();
-          take(std::move(table), share);
-        });
+    const bool middle = early > 0;
+    // The table is built on the helper too, from Tier-2's maps of the complete resolutions
+    // (whose entries Tier-2 no longer writes; BlockSegmentMap keeps them in place while it adds
+    // others), while Tier-2 reads on; the helper is joined when the reading ends
+    // (on_reading_end), before the maps are handed over.
+    taking = async_in_scope([&take, &comps, &o, &errors, t, share, middle, data = p.data,
+                             maps = p.blocks.data(), mine = std::move(mine),
+                             before = std::move(taking)]() mutable {
+      if (before.valid()) before.get();
+      TraceStage trace(middle ? "code-block table, part 1" : "code-block table, part 0");
+      const TablePart part{maps, &mine, &errors};
+      CodeBlockTable table = block_table(comps, data, o, t, nullptr, &part);
+      trace.end();
+      take(std::move(table), share, middle);
+    });
     ++early;
   };
   TraceStage trace_t2("tier-2");
-  TilePackets packets = read_blocks(cs_bytes, code, t, comps, o, warnings, on_read);
+  // The early parts' helpers read Tier-2's maps: joined before the maps are handed over.
+  TilePackets packets =
+      read_blocks(cs_bytes, code, t, comps, o, warnings, on_read, [&](bool failed) {
+        if (!taking.valid()) return;
+        if (failed)
+          taking.wait();  // Tier-2's error goes on; the helper's, if any, is dropped
+        else
+          taking.get();  // an error of the early parts, if any, is thrown here
+      });
   trace_t2.end();
-  if (taking.valid()) taking.get();  // an error of the early parts, if any, is thrown here
   TraceStage trace_table("code-block table");
   std::vector<std::vector<uint8_t>> rest(comps.size());
   for (size_t c = 0; c < comps.size(); ++c)
@@ -725,7 +739,7 @@ TilePackets read_in_parts(std::span<const uint8_t> cs_bytes, const Codestream& c
   CodeBlockTable table = block_table(comps, packets.data, o, t, warnings, &part);
   errors.report(o, t, warnings);
   trace_table.end();
-  take(std::move(table), 1.0);
+  take(std::move(table), 1.0, false);
   return packets;
 }
 
@@ -741,8 +755,10 @@ std::optional<std::vector<TileComponentSamples>> decode_tile_gpu_in_parts(
     std::list<CodeBlockTable> tables;  // alive until the decode is done (gpu's end too)
     GpuTileDecode gpu(planes, tile_mct, o.threads, o.pack);
     const TilePackets packets = read_in_parts(
-        cs_bytes, code, t, o, comps, warnings, [&](CodeBlockTable&& table, double share) {
-          gpu.decode(tables.emplace_back(std::move(table)), share);
+        cs_bytes, code, t, o, comps, warnings,
+        [&](CodeBlockTable&& table, double share, bool middle) {
+          // A middle part's host share runs beside Tier-2: on a quarter of the threads.
+          gpu.decode(tables.emplace_back(std::move(table)), share, middle ? 0.25 : 0.5);
         });
     TraceStage trace("gpu tile decode");
     std::vector<TileComponentSamples> out(comps.size());
@@ -882,7 +898,7 @@ TileBlockParts tile_block_parts(std::span<const uint8_t> cs_bytes, const Codestr
   TileBlockParts out;
   TilePackets packets = read_in_parts(
       cs_bytes, code, t, o, comps, warnings,
-      [&](CodeBlockTable&& table, double) { out.tables.push_back(std::move(table)); },
+      [&](CodeBlockTable&& table, double, bool) { out.tables.push_back(std::move(table)); },
       parts ? std::min<size_t>(parts, 1 + kEarlyParts) : max_parts());
   out.joined = std::move(packets.joined);
   return out;

@@ -473,6 +473,13 @@ TilePackets read_tile_packets(std::span<const uint8_t> codestream, const Codestr
   auto read = [&](std::span<const uint8_t> data, std::span<const std::pair<size_t, size_t>> in) {
     TileReader reader(data, in, headers, code.main, tile.header, t, o, warnings);
     const bool tell = o.on_resolution_read && in.empty();
+    // on_reading_end on the way out by an exception, before the reader's maps go.
+    struct EndOnThrow {
+      const std::function<void(bool)>* end;
+      ~EndOnThrow() {
+        if (end && *end) (*end)(true);
+      }
+    } end_on_throw{tell ? &o.on_reading_end : nullptr};
     size_t index = 0;
     for (const PacketId& id : order) {
       if (!reader.read(id, index)) break;
@@ -483,6 +490,8 @@ TilePackets read_tile_packets(std::span<const uint8_t> codestream, const Codestr
       }
       ++index;
     }
+    end_on_throw.end = nullptr;
+    if (tell && o.on_reading_end) o.on_reading_end(false);
     return reader.take();
   };
   // Several tile-parts: read in place, which holds where each packet lies within one (as

@@ -10,6 +10,7 @@
 // stream; SOP stays in the bit stream, before each packet's body.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -121,8 +122,9 @@ class BlockSegmentMap {
     if (index >= s.size()) s.resize(size_t{index} + 1, 0);
     if (s[index] == 0) {
       if (size_ == capacity_) {
-        const size_t n = kFirstChunk << chunks_.size();
-        chunks_.emplace_back(
+        if (chunk_count_ == kMaxChunks) throw std::length_error("BlockSegmentMap: full");
+        const size_t n = kFirstChunk << chunk_count_;
+        chunks_[chunk_count_++].reset(
             static_cast<BlockSegments*>(::operator new(n * sizeof(BlockSegments))));
         capacity_ += n;
       }
@@ -144,6 +146,7 @@ class BlockSegmentMap {
 
  private:
   static constexpr size_t kFirstChunk = 16;
+  static constexpr size_t kMaxChunks = 40;            // 16 x (2^40 - 1) entries
   static constexpr uint32_t kBandsPerResolution = 4;  // Part 1: 1 or 3
   static size_t slot_of(uint32_t r, uint32_t b) { return size_t{r} * kBandsPerResolution + b; }
   std::vector<uint32_t>& band_slots(uint32_t r, uint32_t b) {
@@ -164,21 +167,23 @@ class BlockSegmentMap {
   }
   void take(BlockSegmentMap& o) {
     slots_ = std::move(o.slots_);
-    chunks_ = std::move(o.chunks_);
+    chunks_ = std::move(o.chunks_);  // o's are null after
     size_ = std::exchange(o.size_, 0);
     capacity_ = std::exchange(o.capacity_, 0);
+    chunk_count_ = std::exchange(o.chunk_count_, 0);
     o.slots_.clear();
-    o.chunks_.clear();
   }
   struct FreeChunk {
     void operator()(BlockSegments* p) const { ::operator delete(p); }
   };
 
   std::vector<std::vector<uint32_t>> slots_;  // [slot_of(r, b)][index]: entry + 1, or 0
-  // Memory for 16 << c entries each; entries [0, size_) are made (in operator[]), the rest
-  // are not, so a chunk costs nothing until its entries are used.
-  std::vector<std::unique_ptr<BlockSegments, FreeChunk>> chunks_;
-  size_t size_ = 0, capacity_ = 0;
+  // Memory for 16 << c entries each (the first chunk_count_); entries [0, size_) are made (in
+  // operator[]), the rest are not, so a chunk costs nothing until its entries are used. A fixed
+  // directory: a new chunk moves no other, so that a thread may read the entries of blocks Tier-2
+  // is done with while it adds others (read_tile_packets' progress reports).
+  std::array<std::unique_ptr<BlockSegments, FreeChunk>, kMaxChunks> chunks_;
+  size_t size_ = 0, capacity_ = 0, chunk_count_ = 0;
 };
 
 // What reading needs of one component of the tile.
@@ -215,6 +220,11 @@ struct PacketReadOptions {
   // their joined copy, which is then read with the calls). An exception it throws stops the
   // reading and leaves read_tile_packets.
   std::function<void(const TileReadProgress&)> on_resolution_read;
+  // When set with on_resolution_read, called once the reading that made those calls ends, on
+  // every way out, before the maps they showed are handed over or destroyed: a caller whose
+  // threads read them joins the threads here. `failed`: the reading is throwing (the call must
+  // not throw then); otherwise an exception it throws leaves read_tile_packets.
+  std::function<void(bool failed)> on_reading_end;
 };
 
 // What Tier-2 read of one tile. Moving it keeps `data` valid (a moved vector keeps its bytes).

@@ -219,8 +219,10 @@ class GpuTileDecode {
   GpuTileDecode(const GpuTileDecode&) = delete;
   GpuTileDecode& operator=(const GpuTileDecode&) = delete;
   // share: the table's part of the tile's code-blocks (the first part's Tier-1 mapping is
-  // chosen for all parts running at once: arrange_for_decode).
-  void decode(const CodeBlockTable& table, double share = 1.0);
+  // chosen for all parts running at once: arrange_for_decode). host_threads: the fraction of
+  // the decode's threads that the host's share of this part's blocks is modelled on and starts
+  // with (HostShare).
+  void decode(const CodeBlockTable& table, double share = 1.0, double host_threads = 0.5);
   void finish(std::vector<TileComponentSamples>& out);
 
  private:

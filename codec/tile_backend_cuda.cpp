@@ -87,12 +87,13 @@ using transform::Rect;
 // model (default, "auto"), none ("off"), exactly N of the costliest blocks ("N"), or the model
 // with the host's cost per unit scaled by f ("xF"), for tests and measurements. Read at each
 // launch (tests change it).
-// The host share takes half the decode's threads: the first part of a tile decoded in parts
-// (GpuTileDecode) runs while Tier-2 reads on and the next table is built on the pool, and the
-// later part's share runs beside the first's.
-entropy::cuda::HostShare host_share_setting(int threads) {
+// The host share takes `fraction` of the decode's threads (GpuTileDecode::decode: half, a
+// quarter for a middle part): the first part of a tile decoded in parts runs while Tier-2
+// reads on and the next table is built on the pool, and the later parts' shares run beside
+// the first's (their threads then help each other: drain_host_blocks).
+entropy::cuda::HostShare host_share_setting(int threads, double fraction) {
   entropy::cuda::HostShare h;
-  h.threads = threads / 2;
+  h.threads = static_cast<int>(threads * fraction);
   const char* v = std::getenv("GJ2K_GPU_T1_HOST");
   const std::string s = v ? v : "";
   if (s == "off") {
@@ -232,7 +233,7 @@ class InverseRun {
   // code-blocks (at most kTier1Parts, disjoint), part k on stream k, each at once, so that the
   // host may read and arrange the next part while the device decodes this one. The coefficient
   // planes are zeroed on stream 0 before the first (blocks without data stay zero).
-  void decode(const CodeBlockTable& table, double share) {
+  void decode(const CodeBlockTable& table, double share, double host_threads = 0.5) {
     if (parts_ == kTier1Parts)
       throw Error(ErrorCode::kInternal, "cuda backend: more Tier-1 parts than a slot holds");
     use_context_device();  // the caller may be another thread than the constructor's
@@ -245,7 +246,7 @@ class InverseRun {
       GJ2K_CUDA_CHECK(cudaStreamWaitEvent(st(k), slot().event(kZeroedEvent), 0));
     }
     if (trace_enabled()) times_.push_back(std::make_unique<DeviceTimes>(st(k), k));
-    decode_blocks(table, k, share, times_.empty() ? nullptr : times_.back().get());
+    decode_blocks(table, k, share, host_threads, times_.empty() ? nullptr : times_.back().get());
   }
   // After the parts: every stream waits for all of them, then the inverse DWTs and the rest of
   // the tail (finish). With GJ2K_TRACE, the device time of each part.
@@ -403,7 +404,8 @@ class InverseRun {
   // part k. The first part's mapping is chosen by its costs as `share` of the tile's blocks
   // (arrange_for_decode); a later part takes the same one: the parts run at once, and a part
   // chosen as if alone took the thread mapping where the whole tile decodes faster in warps.
-  void decode_blocks(const CodeBlockTable& t, size_t k, double share, DeviceTimes* times) {
+  void decode_blocks(const CodeBlockTable& t, size_t k, double share, double host_threads,
+                     DeviceTimes* times) {
     namespace ecu = entropy::cuda;
     cudaStream_t s = st(k);
     Slot& sl = slot();
@@ -464,7 +466,7 @@ class InverseRun {
     ecu::WarpSlot warp_slot;
     const ecu::DecodeMapping want =
         k > 0 && t1_decode_mapping() == ecu::DecodeMapping::kAuto ? mapping_ : t1_decode_mapping();
-    ecu::HostShare host = host_share_setting(threads_);
+    ecu::HostShare host = host_share_setting(threads_, host_threads);
     mapping_ = ecu::arrange_for_decode(jobs, t.segments, sms, want, &warp_slot, share, &host);
     const bool warps = mapping_ == ecu::DecodeMapping::kWarps;
     if (!host.blocks.empty()) {
@@ -829,8 +831,8 @@ GpuTileDecode::GpuTileDecode(std::span<CoefficientPlane> planes, bool mct, int t
                              const PackTarget* pack)
     : impl_(new Impl{InverseRun(planes, mct, threads, pack)}) {}
 GpuTileDecode::~GpuTileDecode() = default;
-void GpuTileDecode::decode(const CodeBlockTable& table, double share) {
-  impl_->run.decode(table, share);
+void GpuTileDecode::decode(const CodeBlockTable& table, double share, double host_threads) {
+  impl_->run.decode(table, share, host_threads);
 }
 void GpuTileDecode::finish(std::vector<TileComponentSamples>& out) {
   impl_->run.finish_blocks(out);
@@ -985,7 +987,7 @@ GpuTileDecode::GpuTileDecode(std::span<CoefficientPlane>, bool, int, const PackT
   throw Error(ErrorCode::kDevice, "cuda backend: gj2k was built without CUDA");
 }
 GpuTileDecode::~GpuTileDecode() = default;
-void GpuTileDecode::decode(const CodeBlockTable&, double) {}
+void GpuTileDecode::decode(const CodeBlockTable&, double, double) {}
 void GpuTileDecode::finish(std::vector<TileComponentSamples>&) {}
 
 void cuda_decode_tile(std::span<CoefficientPlane>, const CodeBlockTable&, bool, int,
