@@ -646,9 +646,9 @@ std::vector<std::vector<uint64_t>> blocks_per_resolution(const std::vector<Compo
 }
 
 // The most parts a tile is decoded in: two (one early part); GJ2K_GPU_T2_PARTS=n sets n, up to
-// 1 + kEarlyParts (0 or 1: one launch), for measurements. A second early part (the first
-// component's highest resolution) measured no faster: its table on Tier-2's thread and its
-// host share slowed Tier-2 more than its earlier launch gained (docs/PERFORMANCE.md).
+// 1 + kEarlyParts (0 or 1: one launch), for measurements. A second early part measured no
+// faster: the lowest resolutions' chains bound the device's Tier-1 however the rest is split
+// (docs/PERFORMANCE.md, twentieth run).
 size_t max_parts() {
   static const size_t n = [] {
     const char* v = std::getenv("GJ2K_GPU_T2_PARTS");
@@ -680,10 +680,11 @@ TilePackets read_in_parts(std::span<const uint8_t> cs_bytes, const Codestream& c
   std::vector<std::vector<uint8_t>> taken(comps.size());  // [c][r]: in an early part
   for (size_t c = 0; c < comps.size(); ++c) taken[c].assign(blocks[c].size(), 0);
   size_t early = 0;
-  // An early part's take() (the GPU's jobs, arrangement, upload and launch: 2-3 ms) runs on a
-  // helper thread while this one reads on; the next part's helper first joins it (the ring and
-  // the streams are one take's at a time), and the last is joined before the rest is taken.
-  // Destroyed first when Tier-2 throws: the future's destructor waits for the helper.
+  // An early part's table and take() (the GPU's jobs, arrangement, upload and launch: 3-4 ms
+  // together) run on a helper thread while this one reads on; the next part's helper first
+  // joins it (the ring and the streams are one take's at a time), and the last is joined when
+  // the reading ends (on_reading_end below), before the rest is taken. Should anything throw
+  // before, the future's destructor waits for the helper.
   std::future<void> taking;
   auto on_read = [&](const TileReadProgress& p) {
     if (early + 1 >= parts) return;
