@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "core/hd.h"
 #include "entropy/mq_tables.h"
@@ -300,8 +301,22 @@ class MqDecoderWide {
     ct_ += 8;
     return true;
   }
-  // Reads ahead to more than 32 held bits, or up to an overlapping byte.
+  // Reads ahead to more than 32 held bits, or up to an overlapping byte. Below 16 held bits,
+  // four bytes at once where B and the three after it are not 0xFF (each BYTEIN then adds
+  // its byte whole, 8 bits on) and the fourth is inside the segment.
   GJ2K_HD_INLINE void fill() {
+    if (ct_ < 16 && end_ - p_ > 4) {
+      uint32_t x, y;
+      memcpy(&x, p_, 4);
+      memcpy(&y, p_ + 1, 4);
+      if ((((~x - 0x01010101u) & x) & 0x80808080u) == 0) {  // no 0xFF byte in B..B+3
+        y = __builtin_bswap32(y);
+        c_ += uint64_t{y} << (16 - ct_);
+        ct_ += 32;
+        p_ += 4;
+        return;
+      }
+    }
     while (ct_ <= 32 && bytein()) {
     }
   }

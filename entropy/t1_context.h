@@ -162,7 +162,10 @@ inline constexpr auto kScTable = make_sc_table();
 
 // Magnitude refinement context (Table D.4) of row r.
 GJ2K_HD_INLINE uint32_t mr_context(uint32_t word, int r) {
-  return (word & refined_bit(r)) ? 16 : (window(word, r) & kWindowNeighbours) ? 15 : 14;
+  // Without branches: (refined, near) = (0, 0) 14, (0, 1) 15, (1, x) 16, as nibbles of 0x2210.
+  const uint32_t refined = (word >> (28 + r)) & 1u;
+  const uint32_t near = (window(word, r) & kWindowNeighbours) != 0;
+  return 14 + ((0x2210u >> (4 * (2 * refined + near))) & 0xFu);
 }
 
 // Pass kinds in coding order; pass 0 is a cleanup.
