@@ -248,7 +248,7 @@ struct BlockDecoder {
                                  uint32_t nr) {
     uint32_t word = *f;
     // Nothing to code with no significant sample around, or all four significant.
-    if ((word & kSigAll) == 0 || (kFull && (word & kOwnSig) == kOwnSig)) return;
+    if (((word & kSigAll) == 0) | (kFull && (word & kOwnSig) == kOwnSig)) return;
     if constexpr (kFull) {
       spp_row<kRaw>(c, cx, f, word, 0, v, first);
       spp_row<kRaw>(c, cx, f, word, 1, v, first);
