@@ -26,6 +26,12 @@
 #include "entropy/t1.h"
 #include "entropy/t1_context.h"
 
+// The CPU build (not nvcc's passes) applies the signs of full stripes with SSE2 (write_out).
+#if defined(__SSE2__) && !defined(__CUDACC__)
+#include <emmintrin.h>
+#define GJ2K_T1_DEC_SSE2 1
+#endif
+
 namespace gj2k::entropy::t1 {
 
 // The tables the decoder reads. On the CPU they point at the constexpr tables
@@ -446,6 +452,38 @@ struct BlockDecoder {
     const int32_t neg = -static_cast<int32_t>((word >> (19 + r)) & 1);
     return (kept ^ neg) - neg;
   }
+#if GJ2K_T1_DEC_SSE2
+  // write_out of a full stripe's columns four at a time (a 4 x 4 transpose of their values,
+  // then signed_value's masks and sign on four samples of a row at once); returns the columns
+  // done (w rounded down to a multiple of 4), the rest left to the scalar loop.
+  uint32_t write_stripe_sse2(int32_t* o, size_t stride, const uint32_t* f,
+                             const uint32_t* v) const {
+    uint32_t x = 0;
+    for (; x + 4 <= w; x += 4) {
+      const uint32_t* c = v + size_t{4} * x;
+      const __m128i c0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
+      const __m128i c1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + 4));
+      const __m128i c2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + 8));
+      const __m128i c3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + 12));
+      const __m128i t0 = _mm_unpacklo_epi32(c0, c1), t1 = _mm_unpacklo_epi32(c2, c3);
+      const __m128i t2 = _mm_unpackhi_epi32(c0, c1), t3 = _mm_unpackhi_epi32(c2, c3);
+      const __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(f + x));
+      // Row r: the significance bit 4 + 3r and the sign bit 19 + r moved to bit 31, then
+      // spread over the word.
+      auto row = [&](__m128i m, int r, __m128i sig, __m128i neg) {
+        const __m128i kept = _mm_and_si128(m, _mm_srai_epi32(sig, 31));
+        const __m128i n = _mm_srai_epi32(neg, 31);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + r * stride + x),
+                         _mm_sub_epi32(_mm_xor_si128(kept, n), n));
+      };
+      row(_mm_unpacklo_epi64(t0, t1), 0, _mm_slli_epi32(words, 27), _mm_slli_epi32(words, 12));
+      row(_mm_unpackhi_epi64(t0, t1), 1, _mm_slli_epi32(words, 24), _mm_slli_epi32(words, 11));
+      row(_mm_unpacklo_epi64(t2, t3), 2, _mm_slli_epi32(words, 21), _mm_slli_epi32(words, 10));
+      row(_mm_unpackhi_epi64(t2, t3), 3, _mm_slli_epi32(words, 18), _mm_slli_epi32(words, 9));
+    }
+    return x;
+  }
+#endif
   // Signs applied: stripe-major values to the row-major output column by column (one state
   // word and four adjacent values per column), or row-major values in place.
   GJ2K_HD void write_out(int32_t* out, size_t stride) {
@@ -456,7 +494,14 @@ struct BlockDecoder {
       int32_t* o = out + size_t{4} * s * stride;
       if constexpr (kStripeValues) {
         if (nr == 4) {
-          for (uint32_t x = 0; x < w; ++x, v += 4 * kL) {
+          uint32_t x = 0;
+#if GJ2K_T1_DEC_SSE2
+          if constexpr (kL == 1) {
+            x = write_stripe_sse2(o, stride, f, v);
+            v += size_t{4} * x;
+          }
+#endif
+          for (; x < w; ++x, v += 4 * kL) {
             const uint32_t word = f[x * kL];
             o[x] = signed_value(word, v[0], 0);
             o[stride + x] = signed_value(word, v[kL], 1);
