@@ -16,8 +16,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace gj2k::bench {
@@ -111,6 +113,36 @@ struct CliStream {
   std::filesystem::path file;  // a .j2k codestream
 };
 
+// The machine, for the tables' headings: /proc/cpuinfo's model name, family, model and
+// stepping of the first CPU and the threads the process may use, or "unknown" where it cannot
+// be read. One-thread ratios move with the host (docs/PERFORMANCE.md, twenty-first run).
+inline std::string host_description() {
+  std::string name, family, model, stepping;
+  if (std::FILE* f = std::fopen("/proc/cpuinfo", "r")) {
+    char line[512];
+    auto value = [&](const char* key, std::string& out) {
+      const size_t n = std::strlen(key);
+      if (!out.empty() || std::strncmp(line, key, n) != 0) return;
+      const char* colon = std::strchr(line + n, ':');
+      if (!colon) return;
+      out = colon + 1;
+      while (!out.empty() && (out.front() == ' ' || out.front() == '\t')) out.erase(0, 1);
+      while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+    };
+    while (std::fgets(line, sizeof line, f)) {
+      value("model name", name);
+      value("cpu family", family);
+      value("model\t", model);
+      value("stepping", stepping);
+      if (line[0] == '\n' && !name.empty()) break;  // the first CPU's block ends
+    }
+    std::fclose(f);
+  }
+  const unsigned threads = std::thread::hardware_concurrency();
+  return (name.empty() ? std::string("unknown") : name) + " (family " + family + ", model " +
+         model + ", stepping " + stepping + "), " + std::to_string(threads) + " threads";
+}
+
 // Decodes each stream with each decoder on each thread count and prints the table; the
 // PPMs go to `scratch` (deleted after). `gj2k`: the CLI to run (gj2k_cli).
 inline void print_cli_table(const std::vector<CliStream>& streams, const std::vector<int>& threads,
@@ -126,8 +158,8 @@ inline void print_cli_table(const std::vector<CliStream>& streams, const std::ve
                              {"openjpeg", "opj_decompress", executable("opj_decompress")}};
   std::printf(
       "\nWhole process, decode to PPM (median of %d runs by wall time, the decoders in turns; "
-      "wall/user/sys s)\n",
-      runs);
+      "wall/user/sys s)\nhost: %s\n",
+      runs, host_description().c_str());
   for (const Tool& t : tools)
     if (!t.found) std::printf("  %s: %s not found, left out\n", t.label, t.exe.c_str());
   std::printf("%-26s %4s", "stream", "thr");

@@ -123,8 +123,8 @@ int main(int argc, char** argv) {
   const int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::printf(
       "whole-process encode, median of %d runs, the codecs in turns: wall / user / sys seconds;\n"
-      "x: the codec's wall time over gj2k's (above 1: gj2k faster)\n\n",
-      runs);
+      "x: the codec's wall time over gj2k's (above 1: gj2k faster)\nhost: %s\n\n",
+      runs, gj2k::bench::host_description().c_str());
   std::printf("%-20s %-9s %3s  %-9s %7s %7s %7s %6s\n", "input", "mode", "thr", "codec", "wall",
               "user", "sys", "x");
   for (const Input& in : inputs)
