@@ -165,7 +165,7 @@ class MqDecoder : public MqDecoderCore {
 };
 
 // The same decoder for 64-bit hosts, with fewer branches: C is held in 64 bits (C's 32-bit
-// register of C.3 in the high half), with up to 40 code bits read ahead below it, so that a
+// register of C.3 in the high half), with up to 47 code bits read ahead below it, so that a
 // decision renormalises in one shift by the leading zeros of A instead of a loop that tests CT
 // per bit, and the interval and exchange tests of Figures C.16/C.17 become selects. Decodes
 // exactly as MqDecoder, truncated and corrupt data included:
@@ -310,7 +310,11 @@ class MqDecoderWide {
       memcpy(&x, p_, 4);
       memcpy(&y, p_ + 1, 4);
       if ((((~x - 0x01010101u) & x) & 0x80808080u) == 0) {  // no 0xFF byte in B..B+3
+#if defined(__GNUC__)
         y = __builtin_bswap32(y);
+#else
+        y = (y >> 24) | ((y >> 8) & 0xFF00u) | ((y << 8) & 0xFF0000u) | (y << 24);
+#endif
         c_ += uint64_t{y} << (16 - ct_);
         ct_ += 32;
         p_ += 4;
