@@ -114,8 +114,8 @@ struct CliStream {
 };
 
 // The machine, for the tables' headings: /proc/cpuinfo's model name, family, model and
-// stepping of the first CPU and the threads the process may use, or "unknown" where it cannot
-// be read. One-thread ratios move with the host (docs/PERFORMANCE.md, twenty-first run).
+// stepping of the first CPU and its hardware threads, or "unknown" where they cannot be
+// read. One-thread ratios move with the host (docs/PERFORMANCE.md, twenty-first run).
 inline std::string host_description() {
   std::string name, family, model, stepping;
   if (std::FILE* f = std::fopen("/proc/cpuinfo", "r")) {

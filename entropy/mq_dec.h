@@ -306,15 +306,11 @@ class MqDecoderWide {
   // its byte whole, 8 bits on) and the fourth is inside the segment.
   GJ2K_HD_INLINE void fill() {
     if (ct_ < 16 && end_ - p_ > 4) {
-      uint32_t x, y;
-      memcpy(&x, p_, 4);
-      memcpy(&y, p_ + 1, 4);
-      if ((((~x - 0x01010101u) & x) & 0x80808080u) == 0) {  // no 0xFF byte in B..B+3
-#if defined(__GNUC__)
-        y = __builtin_bswap32(y);
-#else
-        y = (y >> 24) | ((y >> 8) & 0xFF00u) | ((y << 8) & 0xFF0000u) | (y << 24);
-#endif
+      uint32_t x;
+      memcpy(&x, p_, 4);  // B..B+3 in any byte order: only tested for a 0xFF byte
+      if ((((~x - 0x01010101u) & x) & 0x80808080u) == 0) {
+        const uint32_t y = uint32_t{p_[1]} << 24 | uint32_t{p_[2]} << 16 | uint32_t{p_[3]} << 8 |
+                           p_[4];  // one load and a byte swap
         c_ += uint64_t{y} << (16 - ct_);
         ct_ += 32;
         p_ += 4;

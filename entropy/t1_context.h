@@ -18,7 +18,27 @@
 #define GJ2K_NOINLINE
 #endif
 
+// The CPU build (not nvcc's passes) moves values between rows and stripe-major columns with
+// SSE2: the encoder's scan_planes_sse2, the decoder's write_stripe_sse2.
+#if defined(__SSE2__) && !defined(__CUDACC__)
+#include <emmintrin.h>
+#define GJ2K_T1_SSE2 1
+#endif
+
 namespace gj2k::entropy::t1 {
+
+#if GJ2K_T1_SSE2
+// A 4 x 4 block of 32-bit words transposed in registers: a..d hold its rows before and its
+// columns after.
+inline void transpose4x4(__m128i& a, __m128i& b, __m128i& c, __m128i& d) {
+  const __m128i t0 = _mm_unpacklo_epi32(a, b), t1 = _mm_unpacklo_epi32(c, d);
+  const __m128i t2 = _mm_unpackhi_epi32(a, b), t3 = _mm_unpackhi_epi32(c, d);
+  a = _mm_unpacklo_epi64(t0, t1);
+  b = _mm_unpackhi_epi64(t0, t1);
+  c = _mm_unpacklo_epi64(t2, t3);
+  d = _mm_unpackhi_epi64(t2, t3);
+}
+#endif
 
 // ---- State: one 32-bit word per column of a stripe (4 rows, D.3) ---------------------------
 // Row r of the stripe is 0..3; r = -1 is the last row of the stripe above and r = 4 the first

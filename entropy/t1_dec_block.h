@@ -26,12 +26,6 @@
 #include "entropy/t1.h"
 #include "entropy/t1_context.h"
 
-// The CPU build (not nvcc's passes) applies the signs of full stripes with SSE2 (write_out).
-#if defined(__SSE2__) && !defined(__CUDACC__)
-#include <emmintrin.h>
-#define GJ2K_T1_DEC_SSE2 1
-#endif
-
 namespace gj2k::entropy::t1 {
 
 // The tables the decoder reads. On the CPU they point at the constexpr tables
@@ -452,7 +446,7 @@ struct BlockDecoder {
     const int32_t neg = -static_cast<int32_t>((word >> (19 + r)) & 1);
     return (kept ^ neg) - neg;
   }
-#if GJ2K_T1_DEC_SSE2
+#if GJ2K_T1_SSE2
   // write_out of a full stripe's columns four at a time (a 4 x 4 transpose of their values,
   // then signed_value's masks and sign on four samples of a row at once); returns the columns
   // done (w rounded down to a multiple of 4), the rest left to the scalar loop.
@@ -460,13 +454,10 @@ struct BlockDecoder {
                              const uint32_t* v) const {
     uint32_t x = 0;
     for (; x + 4 <= w; x += 4) {
-      const uint32_t* c = v + size_t{4} * x;
-      const __m128i c0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
-      const __m128i c1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + 4));
-      const __m128i c2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + 8));
-      const __m128i c3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + 12));
-      const __m128i t0 = _mm_unpacklo_epi32(c0, c1), t1 = _mm_unpacklo_epi32(c2, c3);
-      const __m128i t2 = _mm_unpackhi_epi32(c0, c1), t3 = _mm_unpackhi_epi32(c2, c3);
+      const __m128i* c = reinterpret_cast<const __m128i*>(v + size_t{4} * x);
+      __m128i r0 = _mm_loadu_si128(c), r1 = _mm_loadu_si128(c + 1);  // columns, then rows
+      __m128i r2 = _mm_loadu_si128(c + 2), r3 = _mm_loadu_si128(c + 3);
+      transpose4x4(r0, r1, r2, r3);
       const __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(f + x));
       // Row r: the significance bit 4 + 3r and the sign bit 19 + r moved to bit 31, then
       // spread over the word.
@@ -476,10 +467,10 @@ struct BlockDecoder {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(o + r * stride + x),
                          _mm_sub_epi32(_mm_xor_si128(kept, n), n));
       };
-      row(_mm_unpacklo_epi64(t0, t1), 0, _mm_slli_epi32(words, 27), _mm_slli_epi32(words, 12));
-      row(_mm_unpackhi_epi64(t0, t1), 1, _mm_slli_epi32(words, 24), _mm_slli_epi32(words, 11));
-      row(_mm_unpacklo_epi64(t2, t3), 2, _mm_slli_epi32(words, 21), _mm_slli_epi32(words, 10));
-      row(_mm_unpackhi_epi64(t2, t3), 3, _mm_slli_epi32(words, 18), _mm_slli_epi32(words, 9));
+      row(r0, 0, _mm_slli_epi32(words, 27), _mm_slli_epi32(words, 12));
+      row(r1, 1, _mm_slli_epi32(words, 24), _mm_slli_epi32(words, 11));
+      row(r2, 2, _mm_slli_epi32(words, 21), _mm_slli_epi32(words, 10));
+      row(r3, 3, _mm_slli_epi32(words, 18), _mm_slli_epi32(words, 9));
     }
     return x;
   }
@@ -495,7 +486,7 @@ struct BlockDecoder {
       if constexpr (kStripeValues) {
         if (nr == 4) {
           uint32_t x = 0;
-#if GJ2K_T1_DEC_SSE2
+#if GJ2K_T1_SSE2
           if constexpr (kL == 1) {
             x = write_stripe_sse2(o, stride, f, v);
             v += size_t{4} * x;

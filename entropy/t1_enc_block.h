@@ -39,11 +39,6 @@
 #if __cplusplus >= 202002L
 #include <bit>
 #endif
-// The CPU build (not nvcc's passes) stores stripe-major values with SSE2 (scan_planes).
-#if defined(__SSE2__) && !defined(__CUDACC__)
-#include <emmintrin.h>
-#define GJ2K_T1_ENC_SSE2 1
-#endif
 
 namespace gj2k::entropy::t1 {
 
@@ -554,7 +549,7 @@ GJ2K_HD_INLINE EncodeStatus check_encode_arguments(uint32_t mb, uint32_t band, u
   return EncodeStatus::kOk;
 }
 
-#if GJ2K_T1_ENC_SSE2
+#if GJ2K_T1_SSE2
 // scan_planes<true> with SSE2: the full stripes four columns at a time (a 4 x 4 transpose of
 // sign-magnitude words), the rest as scan_planes does.
 inline uint32_t scan_planes_sse2(const int32_t* q, size_t stride, uint32_t w, uint32_t h,
@@ -586,13 +581,9 @@ inline uint32_t scan_planes_sse2(const int32_t* q, size_t stride, uint32_t w, ui
         all4 = _mm_or_si128(all4, mag);
         m[r] = _mm_or_si128(mag, _mm_and_si128(a, sign));
       }
-      const __m128i t0 = _mm_unpacklo_epi32(m[0], m[1]), t1 = _mm_unpacklo_epi32(m[2], m[3]);
-      const __m128i t2 = _mm_unpackhi_epi32(m[0], m[1]), t3 = _mm_unpackhi_epi32(m[2], m[3]);
+      transpose4x4(m[0], m[1], m[2], m[3]);
       __m128i* o = reinterpret_cast<__m128i*>(out + size_t{x} * 4);
-      _mm_storeu_si128(o, _mm_unpacklo_epi64(t0, t1));
-      _mm_storeu_si128(o + 1, _mm_unpackhi_epi64(t0, t1));
-      _mm_storeu_si128(o + 2, _mm_unpacklo_epi64(t2, t3));
-      _mm_storeu_si128(o + 3, _mm_unpackhi_epi64(t2, t3));
+      for (int k = 0; k < 4; ++k) _mm_storeu_si128(o + k, m[k]);
     }
     for (; x < w; ++x)
       for (uint32_t y = y0; y < y0 + 4; ++y) store_scalar(x, y);
@@ -608,7 +599,7 @@ inline uint32_t scan_planes_sse2(const int32_t* q, size_t stride, uint32_t w, ui
 template <bool kStripeValues>
 GJ2K_HD_INLINE uint32_t scan_planes(const int32_t* q, size_t stride, uint32_t w, uint32_t h,
                                     uint32_t* values) {
-#if GJ2K_T1_ENC_SSE2
+#if GJ2K_T1_SSE2
   if constexpr (kStripeValues) return scan_planes_sse2(q, stride, w, h, values);
 #endif
   uint32_t all = 0;
