@@ -9,7 +9,8 @@
 // cores) gives the ratio. Times: CUDA events, median of the iterations after warm-up.
 //
 // Environment: GJ2K_BENCH_SIZES (comma list, default 2048,8192,16384), GJ2K_BENCH_CPU=0 to
-// skip the CPU figures. Prints a summary table last.
+// skip the CPU figures, GJ2K_BENCH_STAGING_ONLY=1 for the host staging tables alone. Prints a
+// summary table last.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -461,6 +462,43 @@ void staging_table() {
   std::printf("%-44s %9s %9s %9.1f %9.1f\n", "pageable cudaMemcpy", "-", "-", page_up, page_down);
   std::printf("%-44s %9.1f %9s %9.1f %9.1f\n", "StagingRing 4 x 8 MB (codec)", t_ring, "-", ring_up,
               ring_down);
+  ring.reset();
+
+  // The ring's shape (chunks x bytes, at most 64 MB pinned) for a download the size of
+  // decode_into's 8-bit RGB output of the 10240 x 6400 mosaic (196.6 MB) into a resident
+  // pageable buffer, against the link alone (one DMA into a pinned buffer of that size).
+  // Median of 7, ms and GB/s.
+  const size_t m = size_t{10240} * 6400 * 3;
+  auto median7 = [](auto&& fn) {
+    std::vector<double> t;
+    for (int i = 0; i < 7; ++i) {
+      const double t0 = now_ms();
+      fn();
+      t.push_back(now_ms() - t0);
+    }
+    std::sort(t.begin(), t.end());
+    return t[3];
+  };
+  {
+    gc::PinnedBuffer link(m);
+    const double ms = median7([&] {
+      GJ2K_CUDA_CHECK(cudaMemcpyAsync(link.get(), dev.get(), m, cudaMemcpyDeviceToHost, s.get()));
+      s.synchronize();
+    });
+    std::printf("\nDownload of 196.6 MB into pageable memory, %d threads (median of 7)\n", threads);
+    std::printf("%-44s %9.2f ms %7.1f GB/s\n", "link alone (one pinned buffer)", ms, m / ms / 1e6);
+  }
+  for (const size_t kb : {2048, 4096, 8192, 16384}) {
+    for (const int chunks : {4, 8, 16}) {
+      if (kb * chunks > (size_t{64} << 10)) continue;  // at most 64 MB pinned
+      gc::StagingRing r(kb << 10, chunks);
+      r.reserve(m);
+      const double ms = median7([&] { r.download(host.data(), dev.get(), m, s.get(), threads); });
+      const std::string name =
+          "StagingRing " + std::to_string(chunks) + " x " + std::to_string(kb) + " KB";
+      std::printf("%-44s %9.2f ms %7.1f GB/s\n", name.c_str(), ms, m / ms / 1e6);
+    }
+  }
 }
 #endif
 
@@ -483,6 +521,10 @@ int main(int argc, char** argv) {
   }
   std::printf("GPU: %s, %d SMs, %.1f GiB\n", info.name.c_str(), info.multiprocessors,
               info.global_memory / 1073741824.0);
+  if (const char* only = std::getenv("GJ2K_BENCH_STAGING_ONLY"); only && std::string(only) == "1") {
+    staging_table();
+    return 0;
+  }
   g_copy_gbps = measure_copy_gbps();
   std::printf("device-to-device copy: %.0f GB/s (read + write)\n", g_copy_gbps);
   for (uint32_t n : sizes) {

@@ -73,11 +73,25 @@ namespace cu = transform::cuda;
 
 // The Tier-1 kernel's mapping (entropy/cuda/t1_dec_cuda.h): chosen per batch by its costs, or
 // fixed with GJ2K_GPU_T1_MAPPING=threads or warps (measurements, tests; read at each launch).
-entropy::cuda::DecodeMapping t1_decode_mapping() {
+// A comma list sets the parts of a decode one by one (the last entry for the rest): "auto" as
+// unset, "own" for a part that chooses by its own costs rather than taking part 0's mapping.
+struct PartMapping {
+  entropy::cuda::DecodeMapping want = entropy::cuda::DecodeMapping::kAuto;
+  bool own = false;
+};
+PartMapping t1_decode_mapping(size_t part) {
   using M = entropy::cuda::DecodeMapping;
   const char* v = std::getenv("GJ2K_GPU_T1_MAPPING");
-  const std::string s = v ? v : "";
-  return s == "threads" ? M::kThreads : s == "warps" ? M::kWarps : M::kAuto;
+  std::string s = v ? v : "";
+  for (size_t k = 0, at = 0;; ++k) {
+    const size_t comma = s.find(',', at);
+    if (k == part || comma == std::string::npos) {
+      s = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+      break;
+    }
+    at = comma + 1;
+  }
+  return {s == "threads" ? M::kThreads : s == "warps" ? M::kWarps : M::kAuto, s == "own"};
 }
 
 std::atomic<uint64_t> g_host_blocks{0};  // gpu_decode_host_blocks()
@@ -464,8 +478,9 @@ class InverseRun {
     TraceStage trace_arrange("gpu tier-1 arrange");
     const int sms = std::max(1, transform::gpu_info().multiprocessors);
     ecu::WarpSlot warp_slot;
+    const PartMapping set = t1_decode_mapping(k);
     const ecu::DecodeMapping want =
-        k > 0 && t1_decode_mapping() == ecu::DecodeMapping::kAuto ? mapping_ : t1_decode_mapping();
+        k > 0 && set.want == ecu::DecodeMapping::kAuto && !set.own ? mapping_ : set.want;
     ecu::HostShare host = host_share_setting(threads_, host_threads);
     mapping_ = ecu::arrange_for_decode(jobs, t.segments, sms, want, &warp_slot, share, &host);
     const bool warps = mapping_ == ecu::DecodeMapping::kWarps;

@@ -140,6 +140,29 @@ TEST(DecodeIntoGpu, EqualsCpuDecodeInto) {
   }
 }
 
+// A large interleaved output: 32-bit samples of a 1733 x 1699 RGB image (35.3 MB, five chunks
+// of the staging ring's download, copied out in pieces by the pool's threads; rows padded, so
+// that the pieces end inside rows), lossless and 9/7, equal to the CPU's bytes.
+TEST(DecodeIntoGpu, LargeInterleavedOutput) {
+  GJ2K_REQUIRE_GPU();
+  const Image im = make_image(1733, 1699, 3, 8, false, 6);
+  gj2k::EncodeParams ep;
+  ep.device = gj2k::EncodeParams::Device::kCpu;
+  gj2k::EncodeParams lossy = ep;
+  lossy.irreversible = true;
+  lossy.rates = {20};
+  for (const auto& [name, stream] : {std::pair{"5/3", gj2k::Encoder().encode(im, ep)},
+                                     std::pair{"9/7", gj2k::Encoder().encode(im, lossy)}}) {
+    SCOPED_TRACE(name);
+    const auto cpu =
+        decode_into(stream, DecodeParams{}, DecodeDevice::kCpu, SampleType::k32, true, false);
+    const auto gpu =
+        decode_into(stream, DecodeParams{}, DecodeDevice::kGpu, SampleType::k32, true, false);
+    ASSERT_GT(cpu.size(), size_t{32} << 20);
+    EXPECT_TRUE(cpu == gpu) << "decode_into's bytes differ";
+  }
+}
+
 #if defined(GJ2K_HAVE_CUDA)
 // The pack kernel against transform::pack_rect: every width and byte order, odd sizes,
 // interleaved strides, extremes of int32, guard bytes around the destination.

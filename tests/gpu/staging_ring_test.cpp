@@ -2,7 +2,8 @@
 // rings of a few tiny chunks (so every transfer wraps the ring several times) and of 1 MB
 // chunks, on two streams sharing one ring, with 1 and 4 host threads; the source of an upload
 // overwritten as soon as upload() returns must not reach the device; a download writes nothing
-// past its end; the ring pins on demand and grows; upload_with fills the chunks in place.
+// past its end; download_rows fills the rows of a wider image and nothing between them; the ring
+// pins on demand and grows; upload_with fills the chunks in place.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -71,6 +72,41 @@ TEST(GpuStagingRing, RoundTripsOddSizesOnTwoStreams) {
         ASSERT_EQ(ga, a);
         ASSERT_EQ(gb, b);
         EXPECT_LE(ring.pinned_bytes(), chunk * static_cast<size_t>(chunks));
+      }
+    }
+  }
+}
+
+// download_rows into a wider host image: rows of odd length, chunks and pieces (1 MB chunks on
+// 4 threads: 128 KB pieces) that end inside rows, the bytes between the rows untouched; with
+// 1 and 4 threads, and one row per chunk or fewer.
+TEST(GpuStagingRing, DownloadRowsIntoAWiderImage) {
+  GJ2K_REQUIRE_GPU();
+  constexpr uint8_t kSentinel = 0x5A;
+  gc::Stream s;
+  const std::pair<size_t, int> rings[] = {{4096, 2}, {size_t{1} << 20, 3}};
+  for (const auto& [chunk, chunks] : rings) {
+    for (const size_t row : {size_t{1}, size_t{777}, size_t{5000}, size_t{300001}}) {
+      for (int threads : {1, 4}) {
+        const size_t rows = std::max<size_t>(3, (size_t{3} << 20) / row / 2 + 1);
+        const size_t pitch = row + 13;
+        SCOPED_TRACE(testing::Message() << "chunk " << chunk << " x " << chunks << " row " << row
+                                        << " rows " << rows << " threads " << threads);
+        const std::vector<uint8_t> a = random_bytes(row * rows, static_cast<uint32_t>(row));
+        gc::DeviceBuffer d(a.size());
+        gc::StagingRing ring(chunk, chunks);
+        ring.upload(d.get(), a.data(), a.size(), s.get(), threads);
+        std::vector<uint8_t> img(pitch * rows, kSentinel);
+        ring.download_rows(img.data(), pitch, d.get(), row, rows, s.get(), threads);
+        size_t wrong = 0, touched = 0;
+        for (size_t y = 0; y < rows; ++y) {
+          wrong += !std::equal(a.begin() + static_cast<std::ptrdiff_t>(y * row),
+                               a.begin() + static_cast<std::ptrdiff_t>((y + 1) * row),
+                               img.begin() + static_cast<std::ptrdiff_t>(y * pitch));
+          for (size_t x = row; x < pitch; ++x) touched += img[y * pitch + x] != kSentinel;
+        }
+        EXPECT_EQ(wrong, 0u) << "rows differ";
+        EXPECT_EQ(touched, 0u) << "bytes between the rows written";
       }
     }
   }

@@ -2,8 +2,10 @@
 #include "transform/cuda/staging_ring.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
+#include <memory>
 
 #include "core/memory.h"
 #include "core/thread_pool.h"
@@ -13,22 +15,38 @@
 namespace gj2k::transform::cuda {
 namespace {
 
-// Host copy of one chunk, split into pieces for the threads (small copies stay serial). The
-// pieces of a threaded copy stream past the caches (core::copy_streaming): a chunk going up
-// is read next by the DMA, one coming down lands in a large buffer this thread does not read
-// next; measured in docs/PERFORMANCE.md ("Thirteenth run").
+// The pieces a threaded copy splits a chunk into: two per thread (256 KB for an 8 MB chunk on
+// 16 threads), at least 64 KB each; a copy on one thread takes the chunk whole.
+size_t copy_piece_bytes(size_t chunk_bytes, int threads) {
+  if (threads <= 1) return chunk_bytes;
+  constexpr size_t kMinPiece = size_t{64} << 10;
+  const size_t per = chunk_bytes / (2 * static_cast<size_t>(threads));
+  return std::max(kMinPiece, (per + 4095) & ~size_t{4095});
+}
+
+// Host copy of one piece. Threaded copies stream past the caches (core::copy_streaming): a
+// chunk going up is read next by the DMA, one coming down lands in a large buffer this thread
+// does not read next; measured in docs/PERFORMANCE.md ("Thirteenth run").
+void copy_piece(char* dst, const char* src, size_t bytes, int threads) {
+  if (threads > 1)
+    core::copy_streaming(dst, src, bytes);
+  else
+    std::memcpy(dst, src, bytes);
+}
+
+// Host copy of one chunk, split into pieces for the threads (small copies stay serial).
 void copy(char* dst, const char* src, size_t bytes, int threads) {
-  constexpr size_t kPiece = size_t{256} << 10;
-  const int64_t pieces = static_cast<int64_t>((bytes + kPiece - 1) / kPiece);
-  if (threads <= 1 || pieces < 4) {
+  const size_t piece = copy_piece_bytes(bytes, threads);
+  const size_t pieces = (bytes + piece - 1) / piece;
+  if (pieces < 4) {
     std::memcpy(dst, src, bytes);
     return;
   }
   core::parallel_for_static(
-      0, static_cast<size_t>(pieces),
+      0, pieces,
       [&](size_t k) {
-        const size_t at = static_cast<size_t>(k) * kPiece;
-        core::copy_streaming(dst + at, src + at, std::min(kPiece, bytes - at));
+        const size_t at = k * piece;
+        core::copy_streaming(dst + at, src + at, std::min(piece, bytes - at));
       },
       threads);
 }
@@ -75,30 +93,96 @@ void StagingRing::upload(void* dst, const void* src, size_t bytes, cudaStream_t 
 }
 
 template <class CopyOut>
-void StagingRing::download_with(const void* src, size_t bytes, cudaStream_t s, CopyOut&& copy_out) {
+void StagingRing::download_with(const void* src, size_t bytes, cudaStream_t s, int threads,
+                                CopyOut&& copy_out) {
   if (bytes == 0) return;
   reserve(bytes);
   const char* from = static_cast<const char*>(src);
-  const size_t pieces = (bytes + chunk_bytes_ - 1) / chunk_bytes_;
+  const size_t chunks = (bytes + chunk_bytes_ - 1) / chunk_bytes_;
   // Chunk k of the transfer goes through ring chunk (first + k) % chunks_; up to chunks_ DMAs
   // are in flight while the host copies out the oldest.
   const size_t first = next_;
   auto slot = [&](size_t k) { return (first + k) % chunks_; };
+  // ready[k]: chunk k's DMA and its event are enqueued (its slot's event then stands for it).
+  std::unique_ptr<std::atomic<bool>[]> ready(new std::atomic<bool>[chunks]);
+  for (size_t k = 0; k < chunks; ++k) ready[k].store(false, std::memory_order_relaxed);
   auto enqueue = [&](size_t k) {
-    const size_t i = slot(k), at = k * chunk_bytes_;
-    GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[i]->get()));
-    GJ2K_CUDA_CHECK(cudaMemcpyAsync(chunk(i), from + at, std::min(chunk_bytes_, bytes - at),
-                                    cudaMemcpyDeviceToHost, s));
+    const size_t i = slot(k), at = k * chunk_bytes_, len = std::min(chunk_bytes_, bytes - at);
+    GJ2K_CUDA_CHECK(cudaMemcpyAsync(chunk(i), from + at, len, cudaMemcpyDeviceToHost, s));
     events_[i]->record(s);
+    ready[k].store(true, std::memory_order_release);
+    ready[k].notify_all();
   };
-  for (size_t k = 0; k < std::min(pieces, chunks_); ++k) enqueue(k);
-  for (size_t k = 0; k < pieces; ++k) {
-    const size_t i = slot(k), at = k * chunk_bytes_;
-    GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[i]->get()));
-    copy_out(at, chunk(i), std::min(chunk_bytes_, bytes - at));
-    if (k + chunks_ < pieces) enqueue(k + chunks_);
+  for (size_t k = 0; k < std::min(chunks, chunks_); ++k) {
+    GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[slot(k)]->get()));  // earlier transfers
+    enqueue(k);
   }
-  next_ = slot(pieces);
+  const size_t piece = copy_piece_bytes(chunk_bytes_, threads);
+  const size_t per_chunk = (chunk_bytes_ + piece - 1) / piece;
+  auto pieces_of = [&](size_t k) {
+    return (std::min(chunk_bytes_, bytes - k * chunk_bytes_) + piece - 1) / piece;
+  };
+  // Piece p of chunk k: bytes [at, at + len) of the transfer.
+  auto copy_piece_of = [&](size_t k, size_t p) {
+    const size_t len_k = std::min(chunk_bytes_, bytes - k * chunk_bytes_);
+    const size_t off = p * piece, at = k * chunk_bytes_ + off;
+    copy_out(at, chunk(slot(k)) + off, std::min(piece, len_k - off));
+  };
+  // The host's copies as items (chunk k, piece p), handed out in that order (parallel_for's
+  // dynamic chunks go in increasing order): the thread that takes a chunk's first piece waits
+  // for its DMA and tells the others (`landed`), and whichever copies a chunk's last piece
+  // enqueues the DMA that reuses its slot. No thread is woken per chunk by the pool, one waits
+  // on the driver, and a DMA is enqueued as soon as its slot is free. An item waits only for
+  // items handed out before it, so fewer threads (one included) finish too. Once an item has
+  // thrown, `failed` is set and every flag raised, so that no thread waits for ever.
+  std::unique_ptr<std::atomic<size_t>[]> copied(new std::atomic<size_t>[chunks]);
+  std::unique_ptr<std::atomic<bool>[]> landed(new std::atomic<bool>[chunks]);
+  for (size_t k = 0; k < chunks; ++k) {
+    copied[k].store(0, std::memory_order_relaxed);
+    landed[k].store(false, std::memory_order_relaxed);
+  }
+  std::atomic<bool> failed{false};
+  int device = 0;
+  GJ2K_CUDA_CHECK(cudaGetDevice(&device));
+  auto use_device = [&] {  // a pool thread: the caller's device
+    int current = device;
+    GJ2K_CUDA_CHECK(cudaGetDevice(&current));
+    if (current != device) GJ2K_CUDA_CHECK(cudaSetDevice(device));
+  };
+  auto item = [&](size_t n) {
+    const size_t k = n / per_chunk, p = n % per_chunk, pieces_k = pieces_of(k);
+    if (p >= pieces_k) return;  // the last chunk's missing pieces
+    try {
+      if (p == 0) {
+        ready[k].wait(false, std::memory_order_acquire);
+        if (failed.load()) return;
+        use_device();
+        GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[slot(k)]->get()));
+        landed[k].store(true, std::memory_order_release);
+        landed[k].notify_all();
+      } else {
+        landed[k].wait(false, std::memory_order_acquire);
+        if (failed.load()) return;
+      }
+      copy_piece_of(k, p);
+      if (copied[k].fetch_add(1, std::memory_order_acq_rel) + 1 == pieces_k &&
+          k + chunks_ < chunks) {
+        use_device();
+        enqueue(k + chunks_);
+      }
+    } catch (...) {
+      failed.store(true);
+      for (size_t j = 0; j < chunks; ++j) {
+        ready[j].store(true);
+        ready[j].notify_all();
+        landed[j].store(true);
+        landed[j].notify_all();
+      }
+      throw;
+    }
+  };
+  core::parallel_for(0, chunks * per_chunk, 1, item, std::max(threads, 1));
+  next_ = slot(chunks);
 }
 
 void StagingRing::download(void* dst, const void* src, size_t bytes, cudaStream_t s, int threads) {
@@ -107,8 +191,8 @@ void StagingRing::download(void* dst, const void* src, size_t bytes, cudaStream_
   // huge page at once (the kernel clears one per racing thread); faulted in first, each 2 MiB
   // by one thread, it is cleared once. Resident pages cost a page-table walk.
   if (threads > 1) core::prefault(dst, bytes);
-  download_with(src, bytes, s, [&](size_t at, const char* from, size_t len) {
-    copy(to + at, from, len, threads);
+  download_with(src, bytes, s, threads, [&](size_t at, const char* from, size_t len) {
+    copy_piece(to + at, from, len, threads);
   });
 }
 
@@ -118,25 +202,18 @@ void StagingRing::download_rows(void* dst, size_t dst_pitch, const void* src, si
   if (dst_pitch == row_bytes) return download(dst, src, row_bytes * rows, s, threads);
   char* to = static_cast<char*>(dst);
   // Bytes [at, at + len) of the transfer: a row's tail, whole rows, a row's head.
-  download_with(src, row_bytes * rows, s, [&](size_t at, const char* from, size_t len) {
+  download_with(src, row_bytes * rows, s, threads, [&](size_t at, const char* from, size_t len) {
     const size_t end = at + len;
-    size_t y = at / row_bytes, x = at % row_bytes;
-    if (x != 0) {
-      const size_t n = std::min(row_bytes - x, len);
-      std::memcpy(to + y * dst_pitch + x, from, n);
+    while (at < end) {
+      const size_t y = at / row_bytes, x = at % row_bytes;
+      const size_t n = std::min(row_bytes - x, end - at);
+      if (threads > 1)
+        core::copy_streaming(to + y * dst_pitch + x, from, n);
+      else
+        std::memcpy(to + y * dst_pitch + x, from, n);
       from += n;
       at += n;
-      ++y;
     }
-    const auto whole = static_cast<int64_t>((end - at) / row_bytes);
-    core::parallel_for_static(
-        0, static_cast<size_t>(whole),
-        [&](size_t r) {
-          core::copy_streaming(to + (y + r) * dst_pitch, from + r * row_bytes, row_bytes);
-        },
-        threads > 1 && whole > 16 ? threads : 1);
-    at += whole * row_bytes;
-    if (at < end) std::memcpy(to + (y + whole) * dst_pitch, from + whole * row_bytes, end - at);
   });
 }
 

@@ -16,7 +16,9 @@
 //   writes no host copy of the whole transfer first. Returns false, leaving the rest of the
 //   transfer undone, as soon as fill does.
 // - download(dst, src, bytes, s): after the work already enqueued on s, copies src into host
-//   memory dst; returns when dst holds all of it.
+//   memory dst; returns when dst holds all of it. The host threads copy pieces of the chunks
+//   as each lands, and the DMA that reuses a chunk is enqueued as soon as its last piece is
+//   out (no wake-up of the threads per chunk).
 // - A chunk is reused only after the transfer that last used it has ended (one event per
 //   chunk), whatever stream it ran on, so several streams may share one ring; one host
 //   thread at a time.
@@ -62,10 +64,12 @@ class StagingRing {
   size_t pinned_bytes() const { return buffer_.bytes(); }
 
  private:
-  // download's pipeline; copy_out(at, chunk, len) moves bytes [at, at + len) of the transfer
-  // from a pinned chunk to their host place.
+  // download's pipeline; copy_out(at, from, len) moves bytes [at, at + len) of the transfer
+  // from a pinned chunk to their host place: one piece of a chunk, on one of `threads`
+  // threads that copy pieces at once.
   template <class CopyOut>
-  void download_with(const void* src, size_t bytes, cudaStream_t s, CopyOut&& copy_out);
+  void download_with(const void* src, size_t bytes, cudaStream_t s, int threads,
+                     CopyOut&& copy_out);
   char* chunk(size_t i) const { return buffer_.as<char>() + i * chunk_bytes_; }
   void wait_chunk(size_t i);                                         // its last transfer ended
   void enqueue_up(void* dst, size_t i, size_t len, cudaStream_t s);  // chunk i's DMA up
