@@ -297,9 +297,10 @@ TEST(DecodeBlockTable, TablesInPartsDecodeAsTheOneTable) {
           EXPECT_LE(b.y + b.h, (r.height() + 1) / 2);
         }
       }
-      if (parts.tables.size() > 2 && c.params.order == ProgressionOrder::kCPRL)
+      if (parts.tables.size() > 2 && c.params.order == ProgressionOrder::kCPRL) {
         for (const CodeBlockTable::Block& b : parts.tables[1].blocks)
           EXPECT_EQ(b.component, 1u);  // the second component
+      }
       const std::vector<TileComponentSamples> got = decode_tables(one.planes, one.mct, tables, 2);
       for (size_t k = 0; k < got.size(); ++k)
         EXPECT_TRUE(got[k].samples == want[k].samples) << "component " << k;

@@ -27,8 +27,8 @@ size_t copy_piece_bytes(size_t chunk_bytes, int threads) {
 // Host copy of one piece. Threaded copies stream past the caches (core::copy_streaming): a
 // chunk going up is read next by the DMA, one coming down lands in a large buffer this thread
 // does not read next; measured in docs/PERFORMANCE.md ("Thirteenth run").
-void copy_piece(char* dst, const char* src, size_t bytes, int threads) {
-  if (threads > 1)
+void copy_piece(char* dst, const char* src, size_t bytes, bool streaming) {
+  if (streaming)
     core::copy_streaming(dst, src, bytes);
   else
     std::memcpy(dst, src, bytes);
@@ -117,8 +117,13 @@ void StagingRing::download_with(const void* src, size_t bytes, cudaStream_t s, i
     GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[slot(k)]->get()));  // earlier transfers
     enqueue(k);
   }
-  const size_t piece = copy_piece_bytes(chunk_bytes_, threads);
-  const size_t per_chunk = (chunk_bytes_ + piece - 1) / piece;
+  // Pieces of the transfer's largest chunk (the ring's chunk may be larger than the transfer).
+  const size_t span = std::min(bytes, chunk_bytes_);
+  const size_t piece = copy_piece_bytes(span, threads);
+  const size_t per_chunk = (span + piece - 1) / piece;
+  // Fewer than four pieces in all: the calling thread copies them (plain copies: the caller
+  // reads a small result next), as a loop on one thread would.
+  const bool alone = threads <= 1 || chunks * per_chunk < 4;
   auto pieces_of = [&](size_t k) {
     return (std::min(chunk_bytes_, bytes - k * chunk_bytes_) + piece - 1) / piece;
   };
@@ -126,7 +131,7 @@ void StagingRing::download_with(const void* src, size_t bytes, cudaStream_t s, i
   auto copy_piece_of = [&](size_t k, size_t p) {
     const size_t len_k = std::min(chunk_bytes_, bytes - k * chunk_bytes_);
     const size_t off = p * piece, at = k * chunk_bytes_ + off;
-    copy_out(at, chunk(slot(k)) + off, std::min(piece, len_k - off));
+    copy_out(at, chunk(slot(k)) + off, std::min(piece, len_k - off), !alone);
   };
   // The host's copies as items (chunk k, piece p), handed out in that order (parallel_for's
   // dynamic chunks go in increasing order): the thread that takes a chunk's first piece waits
@@ -144,10 +149,18 @@ void StagingRing::download_with(const void* src, size_t bytes, cudaStream_t s, i
   std::atomic<bool> failed{false};
   int device = 0;
   GJ2K_CUDA_CHECK(cudaGetDevice(&device));
-  auto use_device = [&] {  // a pool thread: the caller's device
+  // A pool thread's CUDA calls on the caller's device, its own device restored after them
+  // (codec::use_context_device caches what each thread has selected).
+  auto on_device = [&](auto&& fn) {
     int current = device;
     GJ2K_CUDA_CHECK(cudaGetDevice(&current));
-    if (current != device) GJ2K_CUDA_CHECK(cudaSetDevice(device));
+    if (current == device) return fn();
+    GJ2K_CUDA_CHECK(cudaSetDevice(device));
+    struct Restore {
+      int to;
+      ~Restore() { cudaSetDevice(to); }
+    } restore{current};
+    fn();
   };
   auto item = [&](size_t n) {
     const size_t k = n / per_chunk, p = n % per_chunk, pieces_k = pieces_of(k);
@@ -156,8 +169,7 @@ void StagingRing::download_with(const void* src, size_t bytes, cudaStream_t s, i
       if (p == 0) {
         ready[k].wait(false, std::memory_order_acquire);
         if (failed.load()) return;
-        use_device();
-        GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[slot(k)]->get()));
+        on_device([&] { GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[slot(k)]->get())); });
         landed[k].store(true, std::memory_order_release);
         landed[k].notify_all();
       } else {
@@ -165,11 +177,8 @@ void StagingRing::download_with(const void* src, size_t bytes, cudaStream_t s, i
         if (failed.load()) return;
       }
       copy_piece_of(k, p);
-      if (copied[k].fetch_add(1, std::memory_order_acq_rel) + 1 == pieces_k &&
-          k + chunks_ < chunks) {
-        use_device();
-        enqueue(k + chunks_);
-      }
+      if (copied[k].fetch_add(1, std::memory_order_acq_rel) + 1 == pieces_k && k + chunks_ < chunks)
+        on_device([&] { enqueue(k + chunks_); });
     } catch (...) {
       failed.store(true);
       for (size_t j = 0; j < chunks; ++j) {
@@ -181,7 +190,14 @@ void StagingRing::download_with(const void* src, size_t bytes, cudaStream_t s, i
       throw;
     }
   };
-  core::parallel_for(0, chunks * per_chunk, 1, item, std::max(threads, 1));
+  if (alone) {
+    for (size_t n = 0; n < chunks * per_chunk; ++n) item(n);
+  } else {
+    // The pool's threads join once the first chunk has landed, not while the work before the
+    // download still runs on the device.
+    GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[slot(0)]->get()));
+    core::parallel_for(0, chunks * per_chunk, 1, item, threads);
+  }
   next_ = slot(chunks);
 }
 
@@ -191,9 +207,10 @@ void StagingRing::download(void* dst, const void* src, size_t bytes, cudaStream_
   // huge page at once (the kernel clears one per racing thread); faulted in first, each 2 MiB
   // by one thread, it is cleared once. Resident pages cost a page-table walk.
   if (threads > 1) core::prefault(dst, bytes);
-  download_with(src, bytes, s, threads, [&](size_t at, const char* from, size_t len) {
-    copy_piece(to + at, from, len, threads);
-  });
+  download_with(src, bytes, s, threads,
+                [&](size_t at, const char* from, size_t len, bool streaming) {
+                  copy_piece(to + at, from, len, streaming);
+                });
 }
 
 void StagingRing::download_rows(void* dst, size_t dst_pitch, const void* src, size_t row_bytes,
@@ -202,19 +219,17 @@ void StagingRing::download_rows(void* dst, size_t dst_pitch, const void* src, si
   if (dst_pitch == row_bytes) return download(dst, src, row_bytes * rows, s, threads);
   char* to = static_cast<char*>(dst);
   // Bytes [at, at + len) of the transfer: a row's tail, whole rows, a row's head.
-  download_with(src, row_bytes * rows, s, threads, [&](size_t at, const char* from, size_t len) {
-    const size_t end = at + len;
-    while (at < end) {
-      const size_t y = at / row_bytes, x = at % row_bytes;
-      const size_t n = std::min(row_bytes - x, end - at);
-      if (threads > 1)
-        core::copy_streaming(to + y * dst_pitch + x, from, n);
-      else
-        std::memcpy(to + y * dst_pitch + x, from, n);
-      from += n;
-      at += n;
-    }
-  });
+  download_with(src, row_bytes * rows, s, threads,
+                [&](size_t at, const char* from, size_t len, bool streaming) {
+                  const size_t end = at + len;
+                  while (at < end) {
+                    const size_t y = at / row_bytes, x = at % row_bytes;
+                    const size_t n = std::min(row_bytes - x, end - at);
+                    copy_piece(to + y * dst_pitch + x, from, n, streaming);
+                    from += n;
+                    at += n;
+                  }
+                });
 }
 
 }  // namespace gj2k::transform::cuda

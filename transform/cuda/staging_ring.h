@@ -64,9 +64,10 @@ class StagingRing {
   size_t pinned_bytes() const { return buffer_.bytes(); }
 
  private:
-  // download's pipeline; copy_out(at, from, len) moves bytes [at, at + len) of the transfer
-  // from a pinned chunk to their host place: one piece of a chunk, on one of `threads`
-  // threads that copy pieces at once.
+  // download's pipeline; copy_out(at, from, len, streaming) moves bytes [at, at + len) of the
+  // transfer from a pinned chunk to their host place: one piece of a chunk, on one of
+  // `threads` threads that copy pieces at once (`streaming`: past the caches; false where the
+  // calling thread copies a small transfer alone).
   template <class CopyOut>
   void download_with(const void* src, size_t bytes, cudaStream_t s, int threads,
                      CopyOut&& copy_out);
