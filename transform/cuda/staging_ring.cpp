@@ -121,8 +121,8 @@ void StagingRing::download_with(const void* src, size_t bytes, cudaStream_t s, i
   const size_t span = std::min(bytes, chunk_bytes_);
   const size_t piece = copy_piece_bytes(span, threads);
   const size_t per_chunk = (span + piece - 1) / piece;
-  // Fewer than four pieces in all: the calling thread copies them (plain copies: the caller
-  // reads a small result next), as a loop on one thread would.
+  // Fewer than four items (chunks x pieces per chunk): the calling thread copies them (plain
+  // copies: the caller reads a small result next), as a loop on one thread would.
   const bool alone = threads <= 1 || chunks * per_chunk < 4;
   auto pieces_of = [&](size_t k) {
     return (std::min(chunk_bytes_, bytes - k * chunk_bytes_) + piece - 1) / piece;
