@@ -23,6 +23,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "transform/device.h"
@@ -476,8 +477,7 @@ void staging_table() {
       fn();
       t.push_back(now_ms() - t0);
     }
-    std::sort(t.begin(), t.end());
-    return t[3];
+    return median(std::move(t));
   };
   {
     gc::PinnedBuffer link(m);

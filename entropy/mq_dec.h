@@ -310,7 +310,7 @@ class MqDecoderWide {
       memcpy(&x, p_, 4);  // B..B+3 in any byte order: only tested for a 0xFF byte
       if ((((~x - 0x01010101u) & x) & 0x80808080u) == 0) {
         const uint32_t y = uint32_t{p_[1]} << 24 | uint32_t{p_[2]} << 16 | uint32_t{p_[3]} << 8 |
-                           p_[4];  // one load and a byte swap
+                           p_[4];  // B+1..B+4, the bytes the four BYTEINs add
         c_ += uint64_t{y} << (16 - ct_);
         ct_ += 32;
         p_ += 4;

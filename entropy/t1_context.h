@@ -183,7 +183,7 @@ inline constexpr auto kScTable = make_sc_table();
 // Magnitude refinement context (Table D.4) of row r.
 GJ2K_HD_INLINE uint32_t mr_context(uint32_t word, int r) {
   // Without branches: (refined, near) = (0, 0) 14, (0, 1) 15, (1, x) 16, as nibbles of 0x2210.
-  const uint32_t refined = (word >> (28 + r)) & 1u;
+  const uint32_t refined = (word & refined_bit(r)) != 0;
   const uint32_t near = (window(word, r) & kWindowNeighbours) != 0;
   return 14 + ((0x2210u >> (4 * (2 * refined + near))) & 0xFu);
 }

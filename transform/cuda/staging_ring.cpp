@@ -46,7 +46,7 @@ void copy(char* dst, const char* src, size_t bytes, int threads) {
       0, pieces,
       [&](size_t k) {
         const size_t at = k * piece;
-        core::copy_streaming(dst + at, src + at, std::min(piece, bytes - at));
+        copy_piece(dst + at, src + at, std::min(piece, bytes - at), true);
       },
       threads);
 }
@@ -114,7 +114,7 @@ void StagingRing::download_with(const void* src, size_t bytes, cudaStream_t s, i
     ready[k].notify_all();
   };
   for (size_t k = 0; k < std::min(chunks, chunks_); ++k) {
-    GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[slot(k)]->get()));  // earlier transfers
+    wait_chunk(slot(k));  // earlier transfers
     enqueue(k);
   }
   // Pieces of the transfer's largest chunk (the ring's chunk may be larger than the transfer).
@@ -169,7 +169,7 @@ void StagingRing::download_with(const void* src, size_t bytes, cudaStream_t s, i
       if (p == 0) {
         ready[k].wait(false, std::memory_order_acquire);
         if (failed.load()) return;
-        on_device([&] { GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[slot(k)]->get())); });
+        on_device([&] { wait_chunk(slot(k)); });
         landed[k].store(true, std::memory_order_release);
         landed[k].notify_all();
       } else {
@@ -195,7 +195,7 @@ void StagingRing::download_with(const void* src, size_t bytes, cudaStream_t s, i
   } else {
     // The pool's threads join once the first chunk has landed, not while the work before the
     // download still runs on the device.
-    GJ2K_CUDA_CHECK(cudaEventSynchronize(events_[slot(0)]->get()));
+    wait_chunk(slot(0));
     core::parallel_for(0, chunks * per_chunk, 1, item, threads);
   }
   next_ = slot(chunks);
