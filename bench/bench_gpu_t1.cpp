@@ -9,10 +9,9 @@
 //   gpu             entropy::cuda::decode_blocks, kernel time (CUDA events), per launch shape,
 //                   jobs in stream order, sorted by cost (passes x samples, descending), and
 //                   arranged (arrange_jobs: sorted, the heaviest spread over the warps);
-//                   the flat mapping (t1_dec_flat.h: by cost, one decision per turn) and the
-//                   warp mapping (arrange_warps, decode_blocks_in_warps) per launch shape;
-//                   GJ2K_BENCH_T1_DECODE_ROWS (a comma list of shapes, spread, flat, warps)
-//                   keeps only the rows it names
+//                   the warp mapping (arrange_warps, decode_blocks_in_warps) per launch shape;
+//                   GJ2K_BENCH_T1_DECODE_ROWS (a comma list of shapes, spread, warps) keeps
+//                   only the rows it names
 // Msamples/s count the samples of the decoded blocks. The GPU output is checked identical to
 // the CPU's. Also printed: the copies a decode needs (code-block bytes and tables up, the
 // int32 planes down), pageable, and the device's device-to-device copy bandwidth.
@@ -262,8 +261,8 @@ double d2d_bandwidth_gbs() {
   return 2.0 * bytes / (best * 1e-3) / 1e9;  // read + write
 }
 
-// Whether GJ2K_BENCH_T1_DECODE_ROWS (a comma list of shapes, spread, flat, warps) names the
-// decode rows `name` (all when unset).
+// Whether GJ2K_BENCH_T1_DECODE_ROWS (a comma list of shapes, spread, warps) names the decode
+// rows `name` (all when unset).
 bool decode_rows(const char* name) {
   const char* env = std::getenv("GJ2K_BENCH_T1_DECODE_ROWS");
   return !env || std::string(",").append(env).append(",").find(std::string(",") + name + ",") !=
@@ -428,20 +427,6 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
                     " threads for " + std::to_string(b.jobs.size()) + " blocks,",
                 entropy::cuda::LaunchShape{}, launch_threads(jobs, entropy::cuda::LaunchShape{}));
     }
-  }
-  // The flat mapping (t1_dec_flat.h): a thread per block, one decision per turn of each lane's
-  // loop, the jobs by cost (arrange_for_decode with kFlat), per launch shape.
-  const entropy::cuda::LaunchShape flat_shapes[] = {
-      {128, 4, false, true}, {128, 6, false, true}, {128, 8, false, true},
-      {256, 4, false, true}, {64, 8, false, true},  {32, 16, false, true}};
-  for (const auto& shape : flat_shapes) {
-    if (!decode_rows("flat")) break;
-    std::vector<BlockJob> jobs = to_jobs(0);
-    entropy::cuda::WarpSlot slot;
-    entropy::cuda::arrange_for_decode(jobs, b.segs, sms, entropy::cuda::DecodeMapping::kFlat,
-                                      &slot);
-    if (jobs.size() > most_jobs) continue;
-    print_row("flat, by cost      ", shape, launch_threads(jobs, shape));
   }
   const entropy::cuda::LaunchShape warp_shapes[] = {{32, 8},  {64, 4},  {128, 2},
                                                     {128, 4}, {256, 2}, {128, 8}};

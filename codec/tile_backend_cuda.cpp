@@ -91,18 +91,7 @@ PartMapping t1_decode_mapping(size_t part) {
     }
     at = comma + 1;
   }
-  return {s == "threads" ? M::kThreads
-          : s == "warps" ? M::kWarps
-          : s == "flat"  ? M::kFlat
-                         : M::kAuto,
-          s == "own"};
-}
-
-// The thread-per-block launch of the mapping taken (the flat mapping's loop, or not).
-entropy::cuda::LaunchShape flat_launch(entropy::cuda::DecodeMapping m) {
-  entropy::cuda::LaunchShape shape;
-  shape.flat = m == entropy::cuda::DecodeMapping::kFlat;
-  return shape;
+  return {s == "threads" ? M::kThreads : s == "warps" ? M::kWarps : M::kAuto, s == "own"};
 }
 
 std::atomic<uint64_t> g_host_blocks{0};  // gpu_decode_host_blocks()
@@ -509,8 +498,7 @@ class InverseRun {
               : ecu::decode_threads(static_cast<uint32_t>(jobs.size()), sms) * state_words;
     trace_arrange.end();
     trace_note("gpu tier-1 part %zu: %zu code-blocks, %s mapping, %zu of them on the host", k,
-               t.blocks.size(), warps ? "warp" : mapping_ == ecu::DecodeMapping::kFlat ? "flat" : "thread",
-               host.blocks.size());
+               t.blocks.size(), warps ? "warp" : "thread", host.blocks.size());
     TraceStage trace_up("gpu tier-1 inputs up");
     bytes_up.get();  // the helper's error, if any, is thrown here
     put(b.jobs, jobs.data(), jobs.size() * sizeof(jobs[0]));
@@ -530,8 +518,7 @@ class InverseRun {
       ecu::decode_blocks(b.jobs.as<ecu::BlockJob>(), static_cast<uint32_t>(jobs.size()),
                          b.segs.as<entropy::t1::SegmentRef>(), b.bytes.as<uint8_t>(),
                          sl.coef.as<int32_t>(), b.status.as<uint8_t>(), b.state.as<uint32_t>(),
-                         b.state.bytes() / 4, state_words, b.counter.as<uint32_t>(), sms, s,
-                         flat_launch(mapping_));
+                         b.state.bytes() / 4, state_words, b.counter.as<uint32_t>(), sms, s);
     cu::reconstruct_blocks(b.recon.as<cu::ReconstructJob>(), static_cast<uint32_t>(recon.size()),
                            sl.coef.as<int32_t>(), s);
     if (times) times->tier1.record(s);

@@ -54,11 +54,6 @@ struct LaunchShape {
   // Jobs from an atomic counter (a thread takes the next job when it finishes one), or fixed
   // (thread t decodes jobs t, t + threads, ...), the order arrange_jobs() prepares.
   bool dynamic = false;
-  // The flat mapping (entropy/t1_dec_flat.h): a thread per block as above, but each lane's
-  // blocks decoded in one loop of one MQ decision per turn, so that a warp's lanes meet at
-  // every decision; jobs from the counter, in the order given (arrange_for_decode with kFlat:
-  // by cost, descending, consecutive). `dynamic` is then ignored.
-  bool flat = false;
 };
 
 // Threads a launch for `count` jobs runs on a device with `multiprocessors` SMs.
@@ -97,7 +92,7 @@ std::vector<size_t> arrange_warps(std::vector<BlockJob>& jobs,
                                   const std::vector<t1::SegmentRef>& segs, WarpSlot* slot);
 
 // The two mappings of the decoding kernel, and the choice between them by the batch's costs.
-enum class DecodeMapping : uint8_t { kAuto, kThreads, kWarps, kFlat };
+enum class DecodeMapping : uint8_t { kAuto, kThreads, kWarps };
 
 // Arranges jobs for the mapping `want` names, or with kAuto for the one prefer_warps
 // (job_order.h) favours on a GPU with `multiprocessors` SMs: as arrange_jobs for

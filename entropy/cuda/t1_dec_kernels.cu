@@ -7,7 +7,6 @@
 #include "entropy/cuda/job_order.h"
 #include "entropy/cuda/t1_dec_cuda.h"
 #include "entropy/t1_dec_block.h"
-#include "entropy/t1_dec_flat.h"
 #include "entropy/t1_dec_qe.h"
 #include "entropy/t1_dec_warp.h"
 #include "gj2k/error.h"
@@ -71,48 +70,6 @@ __global__ void decode_kernel(const BlockJob* __restrict__ jobs, uint32_t count,
         tables, slots, bytes, segs + j.seg_first, j.seg_count, j.planes, j.band, j.style,
         out + j.out_offset, j.stride, j.w, j.h, state, nullptr));
   }
-}
-
-// The flat mapping (t1_dec_flat.h): each thread's lane takes jobs from the counter as its
-// blocks end, inside the decoder's one loop; the jobs in cost order (arrange_for_decode), so
-// that a warp's lanes hold blocks of about the same number of decisions.
-struct FlatJobs {
-  const BlockJob* jobs;
-  uint32_t count;
-  const t1::SegmentRef* segs;
-  const uint8_t* bytes;
-  int32_t* out;
-  uint8_t* status;
-  uint32_t* counter;
-  t1::QeDecodeTables tables;
-  t1::SlotContexts slots;
-  uint32_t k = 0;  // the job given last
-  __device__ bool next(t1::FlatBlock* b, t1::QeSlotBandTables* t) {
-    k = atomicAdd(counter, 1u);
-    if (k >= count) return false;
-    const BlockJob j = jobs[k];
-    *b = {bytes, segs + j.seg_first, j.seg_count, j.planes, j.band, j.style, out + j.out_offset,
-          j.stride, j.w, j.h};
-    *t = {t1::band_tables(tables, j.band & 3), slots};
-    return true;
-  }
-  __device__ void report(t1::BlockStatus s) { status[k] = static_cast<uint8_t>(s); }
-};
-
-__global__ void decode_flat_kernel(const BlockJob* __restrict__ jobs, uint32_t count,
-                                   const t1::SegmentRef* __restrict__ segs,
-                                   const uint8_t* __restrict__ bytes, int32_t* out,
-                                   uint8_t* status, uint32_t* workspace, size_t state_words,
-                                   uint32_t* counter) {
-  __shared__ uint8_t zc[t1::kZcTableBytes];
-  __shared__ uint8_t sc[t1::kScTableBytes];
-  __shared__ uint32_t mq_next[t1::kMqQeNextWords];
-  const t1::QeDecodeTables tables = shared_tables(zc, sc, mq_next);
-  extern __shared__ uint32_t context_slots[];  // context_slot_bytes(blockDim.x)
-  FlatJobs source{jobs, count, segs, bytes, out, status, counter, tables,
-                  t1::SlotContexts{context_slots + threadIdx.x, blockDim.x}};
-  uint32_t* state = workspace + (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * state_words;
-  t1::decode_flat<t1::QeSlotBandTables>(source, state);
 }
 
 // The warp mapping (t1_dec_warp.h): warp n of the launch takes the warps of jobs the counter
@@ -296,11 +253,6 @@ DecodeMapping arrange_for_decode(std::vector<BlockJob>& jobs,
     for (size_t r = 0; r < first; ++r) costs.total -= cost[order[r]];
     if (first < order.size()) costs.top_block = cost[order[first]];
   }
-  if (want == DecodeMapping::kFlat) {
-    // Consecutive in cost order (spread_in_order over one warp), padded to whole warps.
-    apply_placement(jobs, spread_in_order(order, first, 32));
-    return DecodeMapping::kFlat;
-  }
   const uint64_t spread = thread_spread(costs, multiprocessors);
   const uint64_t threads = std::min<uint64_t>((jobs.size() - first) * spread, UINT32_MAX);
   apply_placement(jobs,
@@ -374,13 +326,6 @@ void decode_blocks(const BlockJob* d_jobs, uint32_t count, const t1::SegmentRef*
                     std::to_string(threads * state_words_per_thread) + " needed");
   GJ2K_CUDA_CHECK(cudaMemsetAsync(d_counter, 0, sizeof(uint32_t), stream));
   const int tpb = std::max(1, shape.threads_per_block);
-  if (shape.flat) {
-    decode_flat_kernel<<<static_cast<unsigned>(threads / tpb), tpb, context_slot_bytes(tpb),
-                         stream>>>(d_jobs, count, d_segs, d_bytes, d_out, d_status, d_workspace,
-                                   state_words_per_thread, d_counter);
-    GJ2K_CUDA_CHECK_LAUNCH("Tier-1 decode kernel (flat)");
-    return;
-  }
   decode_kernel<<<static_cast<unsigned>(threads / tpb), tpb, context_slot_bytes(tpb), stream>>>(
       d_jobs, count, d_segs, d_bytes, d_out, d_status, d_workspace, state_words_per_thread,
       d_counter, shape.dynamic);

@@ -14,7 +14,6 @@
 
 #include "entropy/t1.h"
 #include "entropy/t1_dec_block.h"
-#include "entropy/t1_dec_flat.h"
 #include "entropy/t1_dec_qe.h"
 #include "entropy/t1_ref.h"
 #include "gj2k/error.h"
@@ -26,37 +25,11 @@ namespace {
 using test::describe;
 using test::make_block;
 
-// decode_flat's source for the blocks of `blocks` with their band tables `tabs` (t1_dec_flat.h),
-// keeping the statuses it reports.
-template <class BandTabs>
-struct FlatSource {
-  std::vector<t1::FlatBlock> blocks;
-  std::vector<BandTabs> tabs;
-  std::vector<t1::BlockStatus> status;
-  size_t given = 0;
-  bool next(t1::FlatBlock* b, BandTabs* t) {
-    if (given == blocks.size()) return false;
-    *b = blocks[given];
-    *t = tabs[given++];
-    return true;
-  }
-  void report(t1::BlockStatus s) { status.push_back(s); }
-};
-// One block through decode_flat.
-template <class BandTabs>
-t1::BlockStatus decode_one_flat(const BandTabs& tab, const t1::FlatBlock& b, uint32_t* state) {
-  FlatSource<BandTabs> src{{b}, {tab}, {}};
-  t1::decode_flat<BandTabs>(src, state);
-  EXPECT_EQ(src.status.size(), 1u);
-  return src.status.empty() ? t1::BlockStatus::kBadArgument : src.status[0];
-}
-
-// Decodes in seven ways into an output with a guard band (stride w + 3, a row above and below)
+// Decodes in five ways into an output with a guard band (stride w + 3, a row above and below)
 // and checks the guard, the status and the values against `want`: decode_block_hd with
-// row-major and stripe-major values, with DecodeTables and with QeDecodeTables,
+// row-major and stripe-major values, with DecodeTables and with QeDecodeTables, and
 // decode_block_qe_hd with the pass's contexts in strided slots (the thread kernel's, stride 3
-// here: the slot array's other words must stay untouched), and the flat decoder
-// (t1_dec_flat.h) with DecodeTables and with the kernel's slots.
+// here: the slot array's other words must stay untouched).
 void expect_shared_decode(const std::vector<uint8_t>& bytes,
                           const std::vector<t1::SegmentRef>& segs, uint32_t nb, Band band,
                           uint8_t style, uint32_t w, uint32_t h, const std::vector<int32_t>& want,
@@ -66,7 +39,7 @@ void expect_shared_decode(const std::vector<uint8_t>& bytes,
   const size_t stride = w + 3;
   uint32_t passes = 0;
   for (const t1::SegmentRef& r : segs) passes += r.passes;
-  for (int layout = 0; layout < 7; ++layout) {
+  for (int layout = 0; layout < 5; ++layout) {
     constexpr int32_t kGuard = 0x5A5A5A5A;
     constexpr uint32_t kSlotPattern = 0xC3C3C3C3u;
     std::vector<int32_t> out((h + 2) * stride, kGuard);
@@ -94,20 +67,10 @@ void expect_shared_decode(const std::vector<uint8_t>& bytes,
         st = t1::decode_block_hd<true>(qe, data, segs.data(), n, nb, b, style, o, stride, w, h,
                                        state.data(), values.data());
         break;
-      case 4:
+      default:
         st = t1::decode_block_qe_hd<false>(qe, t1::SlotContexts{slots.data() + 1, 3}, data,
                                            segs.data(), n, nb, b, style, o, stride, w, h,
                                            state.data(), nullptr);
-        break;
-      case 5:
-        st = decode_one_flat(t1::band_tables(tables, b & 3),
-                             t1::FlatBlock{data, segs.data(), n, nb, b, style, o, stride, w, h},
-                             state.data());
-        break;
-      default:
-        st = decode_one_flat(
-            t1::QeSlotBandTables{t1::band_tables(qe, b & 3), t1::SlotContexts{slots.data() + 1, 3}},
-            t1::FlatBlock{data, segs.data(), n, nb, b, style, o, stride, w, h}, state.data());
         break;
     }
     ASSERT_EQ(st, want_status) << what << " layout " << layout;
@@ -116,7 +79,7 @@ void expect_shared_decode(const std::vector<uint8_t>& bytes,
       if (k % 3 != 1) {
         ASSERT_EQ(slots[k], kSlotPattern) << what << ": slot word " << k;
       }
-    if ((layout == 4 || layout == 6) && passes > 0 &&
+    if (layout == 4 && passes > 0 &&
         (want_status == t1::BlockStatus::kOk || want_status == t1::BlockStatus::kExtraPasses)) {
       ASSERT_NE(slots[1], kSlotPattern) << what << ": the passes' contexts not in the slots";
     }
@@ -354,75 +317,6 @@ TEST(T1DecBlock, MaxStateWordsBoundsEveryAllowedSize) {
   EXPECT_EQ(t1::state_words(819, 5), t1::kMaxStateWords);
   // The workspace the GPU needs for ordinary 64 x 64 blocks is far smaller.
   EXPECT_EQ(t1::state_words(64, 64), 1188u);
-}
-
-// The flat decoder's loop takes block after block (a lane of the kernel does): damaged blocks
-// of every style and size, blocks with nothing to decode and blocks refused, through one
-// decode_flat with the kernel's tables and slots, each equal to decode_block_hd's output and
-// status, nothing written outside its own output.
-TEST(T1DecBlock, FlatDecoderTakesBlockAfterBlock) {
-  const t1::QeDecodeTables qe = t1::host_qe_decode_tables();
-  std::vector<test::DamagedBlock> blocks;
-  uint32_t seed = 84000;
-  for (int trial = 0; blocks.size() < 120; ++trial) {
-    std::mt19937 rng(++seed);
-    auto d = test::damaged_block(rng, trial, 64, 14, [](std::mt19937& r, size_t n, uint32_t nbp) {
-      return make_block(r, n, nbp, r() % 2);
-    });
-    if (!d) continue;
-    if (blocks.size() % 17 == 5) d->segs.clear();  // nothing to decode: zeroed
-    if (blocks.size() % 23 == 7) d->nb = 31;        // refused: kTooManyPlanes, nothing written
-    blocks.push_back(std::move(*d));
-  }
-  constexpr int32_t kGuard = 0x5A5A5A5A;
-  struct Out {
-    std::vector<t1::SegmentRef> refs;
-    std::vector<int32_t> want, got;
-    t1::BlockStatus want_status;
-    size_t stride;
-  };
-  std::vector<Out> outs(blocks.size());
-  FlatSource<t1::QeSlotBandTables> src;
-  std::vector<uint32_t> slots(3 * kNumContexts);
-  std::vector<uint32_t> scratch(t1::kMaxStateWords);
-  for (size_t k = 0; k < blocks.size(); ++k) {
-    const test::DamagedBlock& d = blocks[k];
-    Out& o = outs[k];
-    for (const Segment& sg : d.segs)
-      o.refs.push_back({static_cast<uint32_t>(sg.data - d.enc.data.data()), sg.length, sg.passes});
-    o.stride = d.w + 3;
-    o.want.assign((d.h + 2) * o.stride, kGuard);
-    o.got = o.want;
-    const uint32_t b = uint32_t(d.band);
-    o.want_status = t1::decode_block_hd<false>(qe, d.enc.data.data(), o.refs.data(),
-                                               uint32_t(o.refs.size()), d.nb, b, d.style,
-                                               o.want.data() + o.stride, o.stride, d.w, d.h,
-                                               scratch.data(), nullptr);
-    src.blocks.push_back({d.enc.data.data(), o.refs.data(), uint32_t(o.refs.size()), d.nb, b,
-                          d.style, o.got.data() + o.stride, o.stride, d.w, d.h});
-    src.tabs.push_back({t1::band_tables(qe, b), t1::SlotContexts{slots.data() + 2, 3}});
-  }
-  std::vector<uint32_t> state(t1::kMaxStateWords + 1, 0xDEADBEEFu);
-  t1::decode_flat<t1::QeSlotBandTables>(src, state.data());
-  ASSERT_EQ(state.back(), 0xDEADBEEFu);
-  ASSERT_EQ(src.status.size(), blocks.size());
-  size_t decoded = 0, zeroed = 0, refused = 0;
-  for (size_t k = 0; k < blocks.size(); ++k) {
-    const test::DamagedBlock& d = blocks[k];
-    const std::string what = "block " + std::to_string(k) + " " +
-                             describe(0, d.w, d.h, int(d.band), d.style, d.nb);
-    ASSERT_EQ(src.status[k], outs[k].want_status) << what;
-    ASSERT_EQ(outs[k].got, outs[k].want) << what;
-    if (outs[k].want_status == t1::BlockStatus::kTooManyPlanes)
-      ++refused;
-    else if (d.segs.empty())
-      ++zeroed;
-    else
-      ++decoded;
-  }
-  EXPECT_GT(decoded, 90u);
-  EXPECT_GT(zeroed, 3u);
-  EXPECT_GT(refused, 3u);
 }
 
 }  // namespace

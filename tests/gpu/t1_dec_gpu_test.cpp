@@ -96,8 +96,7 @@ DeviceBuffer upload(const std::vector<T>& v) {
   return d;
 }
 
-// arrange: the jobs go through arrange_jobs (sorted, spread over warps, padded) first, or
-// with shape.flat through arrange_for_decode's flat arrangement (by cost, padded).
+// arrange: the jobs go through arrange_jobs (sorted, spread over warps, padded) first.
 // warps: the warp mapping (arrange_warps, decode_blocks_in_warps) instead.
 void check_batch(uint32_t seed, int count, int max_side, const cuda::LaunchShape& shape,
                  bool arrange, bool warps = false) {
@@ -120,14 +119,6 @@ void check_batch(uint32_t seed, int count, int max_side, const cuda::LaunchShape
         slot.value_words = std::max(slot.value_words, t1::value_words(j.w, j.h));
       }
     }
-  } else if (arrange && shape.flat) {
-    const size_t real = b.jobs.size();
-    ASSERT_EQ(cuda::arrange_for_decode(b.jobs, b.segs, sms, cuda::DecodeMapping::kFlat, &slot),
-              cuda::DecodeMapping::kFlat);
-    size_t seen = 0;
-    for (const cuda::BlockJob& j : b.jobs) seen += j.w > 0;
-    ASSERT_EQ(seen, real);  // every block has a size; the padding none
-    ASSERT_EQ(b.jobs.size() % 32, 0u);
   } else if (arrange) {
     const size_t real = b.jobs.size();
     const auto placed =
@@ -205,20 +196,6 @@ TEST(T1DecGpu, WarpMappingEqualsTheCpuBuild) {
   check_batch(62003, 1, 64, {}, false, true);
   check_batch(62004, 3000, 33, {32, 1}, false, true);
   check_batch(62005, 5000, 64, {128, 4}, false, true);
-#endif
-}
-
-// The flat mapping (t1_dec_flat.h, LaunchShape::flat): blocks of mixed sizes, styles and
-// truncations, in the given order and arranged by cost (arrange_for_decode with kFlat); one
-// block; fewer threads than blocks, so that every lane takes block after block.
-TEST(T1DecGpu, FlatMappingEqualsTheCpuBuild) {
-  GJ2K_REQUIRE_GPU();
-#if defined(GJ2K_HAVE_CUDA)
-  check_batch(63001, 600, 70, {128, 4, false, true}, false);
-  check_batch(63002, 200, 1024, {64, 2, false, true}, false);
-  check_batch(63003, 1, 64, {128, 4, false, true}, false);
-  check_batch(63004, 3000, 33, {32, 1, false, true}, true);
-  check_batch(63005, 5000, 64, {128, 4, false, true}, true);
 #endif
 }
 
