@@ -112,6 +112,10 @@ GJ2K_HD_INLINE Context* pass_contexts(const Tables&, Context* local) {
 // 1-3% more, docs/PERFORMANCE.md "Fifteenth run"; the CPU's ConstBandTables measured no gain).
 template <class Tables>
 inline constexpr bool kContextsInRegisters = false;
+// Whether the pass loops read a column's state word before the column before it is coded
+// (BlockDecoder::next_column): the kernels' tables types say so (t1_dec_qe.h).
+template <class Tables>
+inline constexpr bool kReadColumnsAhead = false;
 template <class Context>
 struct RefinementContexts {
   Context c14, c15, c16;
@@ -208,25 +212,57 @@ struct BlockDecoder {
     return kStripeValues ? size_t(r) * kL : size_t(r) * vstride;
   }
 
-  // Sign decoding (D.3.2) of a sample of row r found significant, then its state update.
-  template <bool kRaw, class Coder, class Cx>
-  GJ2K_HD_INLINE void decode_sign(Coder& c, Cx cx, uint32_t* f, uint32_t& word, int r, uint32_t* v,
-                                  uint32_t first) {
+  // Row-major values carry their sign from the start (a sample's value is written when it
+  // becomes significant and each refinement adds to it with its sign), so that write_out has
+  // nothing left to do: on a GPU thread the pass over the block that applied the signs cost a
+  // tenth of the thread kernel's stalls (docs/PERFORMANCE.md, "Twenty-third run").
+  // Stripe-major values stay magnitudes, which write_out signs as it transposes them.
+  // with_sign(m, neg): m, or -m for neg = 1 (mod 2^32).
+  GJ2K_HD_INLINE static uint32_t with_sign(uint32_t m, uint32_t neg) { return (m ^ (0u - neg)) + neg; }
+
+  // A column's left and right neighbours' words as decode_sign reads and marks them: in memory
+  // at f[-kL] and f[kL] (MemorySides), or held by the pass loop (RegisterSides, with
+  // kReadColumnsAhead), which then stores what it marks without reading it back first and
+  // reads no neighbour for a sign's context (a GPU thread would wait for each such load).
+  struct MemorySides {
+    GJ2K_HD_INLINE static uint32_t left(const uint32_t* f) { return f[-ptrdiff_t{kL}]; }
+    GJ2K_HD_INLINE static uint32_t right(const uint32_t* f) { return f[kL]; }
+    GJ2K_HD_INLINE static void mark(uint32_t* f, int r) {
+      f[-ptrdiff_t{kL}] |= sig_bit(r, 1);
+      f[kL] |= sig_bit(r, -1);
+    }
+  };
+  struct RegisterSides {
+    uint32_t l, rt;  // the words at f[-kL] and f[kL]
+    GJ2K_HD_INLINE uint32_t left(const uint32_t*) const { return l; }
+    GJ2K_HD_INLINE uint32_t right(const uint32_t*) const { return rt; }
+    GJ2K_HD_INLINE void mark(uint32_t* f, int r) {
+      f[-ptrdiff_t{kL}] = l |= sig_bit(r, 1);
+      f[kL] = rt |= sig_bit(r, -1);
+    }
+  };
+
+  // Sign decoding (D.3.2) of a sample of row r found significant, then its state update
+  // (set_significant, with the sides' words marked through sd).
+  template <bool kRaw, class Coder, class Cx, class Sides>
+  GJ2K_HD_INLINE void decode_sign(Coder& c, Cx cx, uint32_t* f, Sides& sd, uint32_t& word, int r,
+                                  uint32_t* v, uint32_t first) {
     uint32_t neg;
     if constexpr (kRaw) {
       neg = c.bit();
     } else {
-      const uint32_t s = tab.sc[sc_index(word, f[-ptrdiff_t{kL}], f[kL], r)];
+      const uint32_t s = tab.sc[sc_index(word, sd.left(f), sd.right(f), r)];
       neg = c.decode(tab.mq, cx[s & 0x1F]) ^ (s >> 7);
     }
-    word |= set_significant<kVc, kL>(f, size_t{pitch} * kL, r, neg);
-    v[vrow(r)] = first;
+    sd.mark(f, r);
+    word |= set_significant_vertical<kVc, kL>(f, size_t{pitch} * kL, r, neg);
+    v[vrow(r)] = kStripeValues ? first : with_sign(first, neg);
   }
 
   // Significance propagation pass (D.3.1); raw in bypass mode (D.6).
-  template <bool kRaw, class Coder, class Cx>
-  GJ2K_HD_INLINE void spp_row(Coder& c, Cx cx, uint32_t* f, uint32_t& word, int r, uint32_t* v,
-                              uint32_t first) {
+  template <bool kRaw, class Coder, class Cx, class Sides>
+  GJ2K_HD_INLINE void spp_row(Coder& c, Cx cx, uint32_t* f, Sides& sd, uint32_t& word, int r,
+                              uint32_t* v, uint32_t first) {
     const uint32_t n = window(word, r);
     if ((n & kWindowSelf) || !(n & kWindowNeighbours)) return;  // significant, or no neighbour
     uint32_t bit;
@@ -236,28 +272,28 @@ struct BlockDecoder {
       bit = c.decode(tab.mq, cx[tab.zc[n]]);
     }
     word |= visit_bit(r);
-    if (bit) decode_sign<kRaw>(c, cx, f, word, r, v, first);
+    if (bit) decode_sign<kRaw>(c, cx, f, sd, word, r, v, first);
   }
   // The passes below visit the stripes column by column; a full stripe (4 rows) runs a body
   // unrolled over constant rows (kFull), so that the row's shifts and masks fold into
   // constants, the last partial stripe a loop over its rows. Each pass works on local copies
   // of the coder and the contexts (written back at its end): the pass loop then keeps them in
   // registers, where stores to the state could otherwise alias them.
-  template <bool kRaw, bool kFull, class Coder, class Cx>
-  GJ2K_HD_INLINE void spp_column(Coder& c, Cx cx, uint32_t* f, uint32_t* v, uint32_t first,
-                                 uint32_t nr) {
-    uint32_t word = *f;
+  template <bool kRaw, bool kFull, class Coder, class Cx, class Sides>
+  GJ2K_HD_INLINE uint32_t spp_column(Coder& c, Cx cx, uint32_t* f, uint32_t* v, uint32_t first,
+                                     uint32_t nr, uint32_t word, Sides& sd) {
     // Nothing to code with no significant sample around, or all four significant.
-    if (((word & kSigAll) == 0) | (kFull && (word & kOwnSig) == kOwnSig)) return;
+    if (((word & kSigAll) == 0) | (kFull && (word & kOwnSig) == kOwnSig)) return word;
     if constexpr (kFull) {
-      spp_row<kRaw>(c, cx, f, word, 0, v, first);
-      spp_row<kRaw>(c, cx, f, word, 1, v, first);
-      spp_row<kRaw>(c, cx, f, word, 2, v, first);
-      spp_row<kRaw>(c, cx, f, word, 3, v, first);
+      spp_row<kRaw>(c, cx, f, sd, word, 0, v, first);
+      spp_row<kRaw>(c, cx, f, sd, word, 1, v, first);
+      spp_row<kRaw>(c, cx, f, sd, word, 2, v, first);
+      spp_row<kRaw>(c, cx, f, sd, word, 3, v, first);
     } else {
-      for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, word, int(r), v, first);
+      for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, sd, word, int(r), v, first);
     }
     *f = word;
+    return word;
   }
 
   // Magnitude refinement pass (D.3.3); raw in bypass mode. v' = v - 2^(p+1) (bit 0) or v
@@ -266,6 +302,9 @@ struct BlockDecoder {
   GJ2K_HD_INLINE void mrp_row(Coder& c, Cx& cx, uint32_t& word, int r, uint32_t* v, uint32_t up,
                               uint32_t down) {
     if ((word & (sig_bit(r, 0) | visit_bit(r))) != sig_bit(r, 0)) return;
+    // The value read before the decision, so that its load is not waited for after it (a GPU
+    // thread issues in order).
+    const uint32_t old = v[vrow(r)];
     uint32_t bit;
     if constexpr (kRaw) {
       bit = c.bit();
@@ -273,13 +312,13 @@ struct BlockDecoder {
       bit = refinement_decision(c, tab.mq, cx, word, r);
     }
     word |= refined_bit(r);
-    v[vrow(r)] += bit ? up : down;
+    const uint32_t add = bit ? up : down;
+    v[vrow(r)] = old + (kStripeValues ? add : with_sign(add, (word >> (19 + r)) & 1));
   }
   template <bool kRaw, bool kFull, class Coder, class Cx>
-  GJ2K_HD_INLINE void mrp_column(Coder& c, Cx& cx, uint32_t* f, uint32_t* v, uint32_t up,
-                                 uint32_t down, uint32_t nr) {
-    uint32_t word = *f;
-    if ((word & kOwnSig) == 0) return;
+  GJ2K_HD_INLINE uint32_t mrp_column(Coder& c, Cx& cx, uint32_t* f, uint32_t* v, uint32_t up,
+                                     uint32_t down, uint32_t nr, uint32_t word) {
+    if ((word & kOwnSig) == 0) return word;
     if constexpr (kFull) {
       mrp_row<kRaw>(c, cx, word, 0, v, up, down);
       mrp_row<kRaw>(c, cx, word, 1, v, up, down);
@@ -289,50 +328,51 @@ struct BlockDecoder {
       for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), v, up, down);
     }
     *f = word;
+    return word;
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the significance-pass visit marks.
-  template <class Cx>
-  GJ2K_HD_INLINE void cup_row(typename Tables::Mq& c, Cx cx, uint32_t* f, uint32_t& word, int r,
-                              uint32_t* v, uint32_t first) {
+  template <class Cx, class Sides>
+  GJ2K_HD_INLINE void cup_row(typename Tables::Mq& c, Cx cx, uint32_t* f, Sides& sd, uint32_t& word,
+                              int r, uint32_t* v, uint32_t first) {
     if (word & (sig_bit(r, 0) | visit_bit(r))) return;
     if (c.decode(tab.mq, cx[tab.zc[window(word, r)]]))
-      decode_sign<false>(c, cx, f, word, r, v, first);
+      decode_sign<false>(c, cx, f, sd, word, r, v, first);
   }
-  template <bool kFull, class Cx>
-  GJ2K_HD_INLINE void cup_column(typename Tables::Mq& c, Cx& cx, uint32_t* f, uint32_t* v,
-                                 uint32_t first, uint32_t nr) {
-    uint32_t word = *f;
+  template <bool kFull, class Cx, class Sides>
+  GJ2K_HD_INLINE uint32_t cup_column(typename Tables::Mq& c, Cx& cx, uint32_t* f, uint32_t* v,
+                                     uint32_t first, uint32_t nr, uint32_t word, Sides& sd) {
     if constexpr (kFull) {
       if ((word & (kSigAll | kVisitAll)) == 0) {
         // Run-length mode: four insignificant samples with insignificant neighbourhoods.
-        if (!c.decode_likely_mps(tab.mq, rl_context(cx))) return;  // all four stay insignificant
+        if (!c.decode_likely_mps(tab.mq, rl_context(cx))) return word;  // all four stay insignificant
         uint32_t r = c.decode(tab.mq, uni_context(cx)) << 1;
         r |= c.decode(tab.mq, uni_context(cx));
-        decode_sign<false>(c, cx, f, word, int(r), v, first);
+        decode_sign<false>(c, cx, f, sd, word, int(r), v, first);
         switch (r) {
           case 0:
-            cup_row(c, cx, f, word, 1, v, first);
+            cup_row(c, cx, f, sd, word, 1, v, first);
             [[fallthrough]];
           case 1:
-            cup_row(c, cx, f, word, 2, v, first);
+            cup_row(c, cx, f, sd, word, 2, v, first);
             [[fallthrough]];
           case 2:
-            cup_row(c, cx, f, word, 3, v, first);
+            cup_row(c, cx, f, sd, word, 3, v, first);
             break;
           default:
             break;
         }
       } else {
-        cup_row(c, cx, f, word, 0, v, first);
-        cup_row(c, cx, f, word, 1, v, first);
-        cup_row(c, cx, f, word, 2, v, first);
-        cup_row(c, cx, f, word, 3, v, first);
+        cup_row(c, cx, f, sd, word, 0, v, first);
+        cup_row(c, cx, f, sd, word, 1, v, first);
+        cup_row(c, cx, f, sd, word, 2, v, first);
+        cup_row(c, cx, f, sd, word, 3, v, first);
       }
     } else {
-      for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, word, int(r), v, first);
+      for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, sd, word, int(r), v, first);
     }
     *f = word & ~kVisitAll;
+    return word & ~kVisitAll;
   }
   // Per-pass constants of plane p: `first`, the value of a sample found significant (2 * 2^p
   // plus the midpoint 2^p of the p planes below, when there are any); `up` and `down`, what
@@ -345,15 +385,24 @@ struct BlockDecoder {
     return {p > 0 ? 3u << p : 2u, half, half - (2u << p)};
   }
   // cx: the contexts (Context*, or t1_dec_warp.h's strided slots of state bytes).
+  // The column's state word `word` (*f, read ahead by the caller) and its sides' words sd;
+  // returns the word as the pass leaves it (stored at f where it changed).
+  template <PassKind kKind, bool kRaw, bool kFull, class Coder, class Cx, class Sides>
+  GJ2K_HD_INLINE uint32_t column(Coder& c, Cx& cx, uint32_t* f, uint32_t* v,
+                                 const PlaneValues& pv, uint32_t nr, uint32_t word, Sides& sd) {
+    if constexpr (kKind == PassKind::kSignificance)
+      return spp_column<kRaw, kFull>(c, cx, f, v, pv.first, nr, word, sd);
+    else if constexpr (kKind == PassKind::kRefinement)
+      return mrp_column<kRaw, kFull>(c, cx, f, v, pv.up, pv.down, nr, word);
+    else
+      return cup_column<kFull>(c, cx, f, v, pv.first, nr, word, sd);
+  }
+  // The same with the column's words in memory (t1_dec_warp.h's lockstep loops).
   template <PassKind kKind, bool kRaw, bool kFull, class Coder, class Cx>
   GJ2K_HD_INLINE void column(Coder& c, Cx& cx, uint32_t* f, uint32_t* v, const PlaneValues& pv,
                              uint32_t nr) {
-    if constexpr (kKind == PassKind::kSignificance)
-      spp_column<kRaw, kFull>(c, cx, f, v, pv.first, nr);
-    else if constexpr (kKind == PassKind::kRefinement)
-      mrp_column<kRaw, kFull>(c, cx, f, v, pv.up, pv.down, nr);
-    else
-      cup_column<kFull>(c, cx, f, v, pv.first, nr);
+    MemorySides sd;
+    column<kKind, kRaw, kFull>(c, cx, f, v, pv, nr, *f, sd);
   }
   // One pass of plane p over the block, stripe by stripe, column by column (see above).
   template <PassKind kKind, bool kRaw, class Coder>
@@ -380,6 +429,27 @@ struct BlockDecoder {
     coder = c;
     store_contexts(cx);
   }
+  // Codes the column at f whose word is `word`, its left neighbour's `left`, and returns the
+  // next column's word. With kReadColumnsAhead<Tables> the right neighbour's word is read
+  // before the column is coded (the border column past a stripe's last one is there to read)
+  // and both sides are held in registers (RegisterSides), so that a GPU thread, which issues
+  // in order, waits for no state word inside a column; otherwise each is read where needed
+  // (the CPU's: 3% faster so, when only the next column was read ahead). `left` becomes the
+  // column's word as the pass leaves it.
+  template <PassKind kKind, bool kRaw, bool kFull, class Coder, class Cx>
+  GJ2K_HD_INLINE uint32_t next_column(Coder& c, Cx& cx, uint32_t* f, uint32_t* v,
+                                      const PlaneValues& pv, uint32_t nr, uint32_t word,
+                                      uint32_t& left) {
+    if constexpr (kReadColumnsAhead<Tables>) {
+      RegisterSides sd{left, f[kL]};
+      left = column<kKind, kRaw, kFull>(c, cx, f, v, pv, nr, word, sd);
+      return sd.rt;
+    } else {
+      MemorySides sd;
+      column<kKind, kRaw, kFull>(c, cx, f, v, pv, nr, word, sd);
+      return f[kL];
+    }
+  }
   // pass's loop over the stripes and columns, with the contexts cx.
   template <PassKind kKind, bool kRaw, class Coder, class Cx>
   GJ2K_HD_INLINE void pass_columns(Coder& c, Cx& cx, const PlaneValues& pv) {
@@ -387,12 +457,14 @@ struct BlockDecoder {
       const uint32_t nr = rows(s);
       uint32_t* f = col(s);
       uint32_t* v = vcol(s);
+      uint32_t word = *f;
+      uint32_t left = kReadColumnsAhead<Tables> ? f[-ptrdiff_t{kL}] : 0;
       if (nr == 4) {
         for (uint32_t* const fe = f + w * kL; f != fe; f += kL, v += vstep())
-          column<kKind, kRaw, true>(c, cx, f, v, pv, 4);
+          word = next_column<kKind, kRaw, true>(c, cx, f, v, pv, 4, word, left);
       } else {
         for (uint32_t* const fe = f + w * kL; f != fe; f += kL, v += vstep())
-          column<kKind, kRaw, false>(c, cx, f, v, pv, nr);
+          word = next_column<kKind, kRaw, false>(c, cx, f, v, pv, nr, word, left);
       }
     }
   }
@@ -476,14 +548,14 @@ struct BlockDecoder {
   }
 #endif
   // Signs applied: stripe-major values to the row-major output column by column (one state
-  // word and four adjacent values per column), or row-major values in place.
+  // word and four adjacent values per column); row-major values carry theirs already.
   GJ2K_HD void write_out(int32_t* out, size_t stride) {
-    for (uint32_t s = 0; s < stripes; ++s) {
-      const uint32_t nr = rows(s);
-      const uint32_t* f = col(s);
-      const uint32_t* v = vcol(s);
-      int32_t* o = out + size_t{4} * s * stride;
-      if constexpr (kStripeValues) {
+    if constexpr (kStripeValues) {
+      for (uint32_t s = 0; s < stripes; ++s) {
+        const uint32_t nr = rows(s);
+        const uint32_t* f = col(s);
+        const uint32_t* v = vcol(s);
+        int32_t* o = out + size_t{4} * s * stride;
         if (nr == 4) {
           uint32_t x = 0;
 #if GJ2K_T1_SSE2
@@ -504,18 +576,10 @@ struct BlockDecoder {
             for (uint32_t r = 0; r < nr; ++r)
               o[r * stride + x] = signed_value(f[x * kL], v[r * kL], int(r));
         }
-      } else {
-        for (uint32_t r = 0; r < nr; ++r, o += stride) {
-          const int sh = 19 + static_cast<int>(r);
-          for (uint32_t x = 0; x < w; ++x) {
-            const int32_t m = static_cast<int32_t>(v[x + vrow(int(r))]);
-            const int32_t neg = -static_cast<int32_t>((f[x * kL] >> sh) & 1);
-            o[x] = (m ^ neg) - neg;
-          }
-        }
       }
     }
   }
+
 };
 
 // Zeroes the w x h output: a block with nothing to decode.

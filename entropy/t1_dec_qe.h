@@ -37,6 +37,8 @@ GJ2K_HD_INLINE QeBandTables band_tables(const QeDecodeTables& t, uint32_t band) 
 
 template <>
 inline constexpr bool kContextsInRegisters<QeBandTables> = true;
+template <>
+inline constexpr bool kReadColumnsAhead<QeBandTables> = true;
 
 // A block's contexts in strided slots during a pass, slot k at p[k * stride], instead of the
 // pass's local array (BlockDecoder::pass, pass_contexts): the thread kernel keeps its threads'
@@ -52,6 +54,8 @@ struct QeSlotBandTables : QeBandTables {
 };
 template <>
 inline constexpr bool kContextsInRegisters<QeSlotBandTables> = true;
+template <>
+inline constexpr bool kReadColumnsAhead<QeSlotBandTables> = true;
 template <class Context>
 GJ2K_HD_INLINE SlotContexts pass_contexts(const QeSlotBandTables& t, Context*) {
   return t.slots;
