@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "core/memory.h"
 #include "core/thread_pool.h"
@@ -52,6 +55,21 @@ void copy(char* dst, const char* src, size_t bytes, int threads) {
 }
 
 }  // namespace
+
+namespace {
+// GJ2K_STAGING_RING's shape ("CxM"), or the defaults where it is unset or malformed.
+std::pair<size_t, int> ring_shape() {
+  const char* v = std::getenv("GJ2K_STAGING_RING");
+  unsigned chunks = 0, mib = 0;
+  char x = 0;
+  if (v && std::sscanf(v, "%u%c%u", &chunks, &x, &mib) == 3 && x == 'x' && chunks >= 2 &&
+      chunks <= 64 && mib >= 1 && mib <= 256)
+    return {size_t{mib} << 20, static_cast<int>(chunks)};
+  return {StagingRing::kDefaultChunkBytes, StagingRing::kDefaultChunks};
+}
+}  // namespace
+
+StagingRing::StagingRing() : StagingRing(ring_shape().first, ring_shape().second) {}
 
 StagingRing::StagingRing(size_t max_chunk_bytes, int chunks)
     : max_chunk_bytes_(max_chunk_bytes), chunks_(static_cast<size_t>(std::max(chunks, 0))) {
@@ -218,6 +236,9 @@ void StagingRing::download_rows(void* dst, size_t dst_pitch, const void* src, si
   if (row_bytes == 0 || rows == 0) return;
   if (dst_pitch == row_bytes) return download(dst, src, row_bytes * rows, s, threads);
   char* to = static_cast<char*>(dst);
+  // As download: the rows' span faulted in first (the bytes between rows are the caller's
+  // too; populating their pages changes none of them).
+  if (threads > 1) core::prefault(dst, (rows - 1) * dst_pitch + row_bytes);
   // Bytes [at, at + len) of the transfer: a row's tail, whole rows, a row's head.
   download_with(src, row_bytes * rows, s, threads,
                 [&](size_t at, const char* from, size_t len, bool streaming) {

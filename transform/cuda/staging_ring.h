@@ -46,7 +46,10 @@ class StagingRing {
  public:
   static constexpr size_t kDefaultChunkBytes = size_t{8} << 20;  // the most per chunk
   static constexpr int kDefaultChunks = 4;
-  explicit StagingRing(size_t max_chunk_bytes = kDefaultChunkBytes, int chunks = kDefaultChunks);
+  // The codec's ring: kDefaultChunks x kDefaultChunkBytes, or the shape GJ2K_STAGING_RING
+  // names ("CxM": C chunks of at most M MiB; a measurement switch, read at construction).
+  StagingRing();
+  StagingRing(size_t max_chunk_bytes, int chunks);
   StagingRing(const StagingRing&) = delete;
   StagingRing& operator=(const StagingRing&) = delete;
 
