@@ -91,7 +91,8 @@ class MqDecoderCore {
   }
   // RENORMD (C.3.3): A and C shift left until A's top bit is set, a BYTEIN each time CT has
   // run out before a shift. The n shifts go in runs of up to CT bits, not one at a time, so
-  // that a warp's lanes loop at most twice, not n times (the kernels are bound by issue).
+  // that a lane loops at most twice, not n times (a GPU lane's decisions are one chain of
+  // dependent instructions: docs/PERFORMANCE.md, "Twenty-third run").
   GJ2K_HD_INLINE void renormalize() {
     int n = count_leading_zeros(a_);
     while (n > ct_) {
@@ -175,8 +176,9 @@ class MqDecoder : public MqDecoderCore {
 //   bit BYTEIN adds onto the 0xFF's last bit: only corrupt data has it) is not read ahead: it
 //   is added when CT reaches 0, as C.3 does.
 // The CPU's Tier-1 decoder (t1_dec.cpp) uses this one: its decisions are data, and a branch on
-// them mispredicts. The CUDA kernel keeps MqDecoder: a warp issues both sides of every select,
-// and the kernel is bound by issue (docs/PERFORMANCE.md, "Fifth run").
+// them mispredicts. The CUDA kernels keep branches (MqDecoderQe, mq_dec_qe.h): a warp issues
+// both sides of every select, and a lane's decisions are one chain of dependent instructions,
+// which selects lengthen (docs/PERFORMANCE.md, "Fifth run", "Twenty-third run").
 class MqDecoderWide {
  public:
   // A context as this decoder keeps it: Qe << 16 of its state in the high half, the state

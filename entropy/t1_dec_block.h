@@ -14,7 +14,7 @@
 // State: one 32-bit word per stripe column (t1_context.h), (stripes + 2) x (w + 2) words.
 // Values: either stripe-major scratch (kStripeValues: 4 per column, the CPU's cache-friendly
 // layout) or the output plane itself (row-major with the output stride: a GPU thread then
-// needs no scratch of its own for values).
+// needs no scratch of its own for values; they are signed as they are decoded).
 #pragma once
 
 #include <cstddef>
@@ -112,8 +112,9 @@ GJ2K_HD_INLINE Context* pass_contexts(const Tables&, Context* local) {
 // 1-3% more, docs/PERFORMANCE.md "Fifteenth run"; the CPU's ConstBandTables measured no gain).
 template <class Tables>
 inline constexpr bool kContextsInRegisters = false;
-// Whether the pass loops read a column's state word before the column before it is coded
-// (BlockDecoder::next_column): the kernels' tables types say so (t1_dec_qe.h).
+// Whether the pass loops read a column's right neighbour's word before the column is coded
+// and hold both neighbours' words in registers (BlockDecoder::next_column, RegisterSides): the
+// kernels' tables types say so (t1_dec_qe.h).
 template <class Tables>
 inline constexpr bool kReadColumnsAhead = false;
 template <class Context>
@@ -218,7 +219,9 @@ struct BlockDecoder {
   // tenth of the thread kernel's stalls (docs/PERFORMANCE.md, "Twenty-third run").
   // Stripe-major values stay magnitudes, which write_out signs as it transposes them.
   // with_sign(m, neg): m, or -m for neg = 1 (mod 2^32).
-  GJ2K_HD_INLINE static uint32_t with_sign(uint32_t m, uint32_t neg) { return (m ^ (0u - neg)) + neg; }
+  GJ2K_HD_INLINE static uint32_t with_sign(uint32_t m, uint32_t neg) {
+    return (m ^ (0u - neg)) + neg;
+  }
 
   // A column's left and right neighbours' words as decode_sign reads and marks them: in memory
   // at f[-kL] and f[kL] (MemorySides), or held by the pass loop (RegisterSides, with
@@ -344,8 +347,9 @@ struct BlockDecoder {
                                      uint32_t first, uint32_t nr, uint32_t word, Sides& sd) {
     if constexpr (kFull) {
       if ((word & (kSigAll | kVisitAll)) == 0) {
-        // Run-length mode: four insignificant samples with insignificant neighbourhoods.
-        if (!c.decode_likely_mps(tab.mq, rl_context(cx))) return word;  // all four stay insignificant
+        // Run-length mode: four insignificant samples with insignificant neighbourhoods; a 0
+        // leaves all four insignificant.
+        if (!c.decode_likely_mps(tab.mq, rl_context(cx))) return word;
         uint32_t r = c.decode(tab.mq, uni_context(cx)) << 1;
         r |= c.decode(tab.mq, uni_context(cx));
         decode_sign<false>(c, cx, f, sd, word, int(r), v, first);
@@ -388,8 +392,8 @@ struct BlockDecoder {
   // The column's state word `word` (*f, read ahead by the caller) and its sides' words sd;
   // returns the word as the pass leaves it (stored at f where it changed).
   template <PassKind kKind, bool kRaw, bool kFull, class Coder, class Cx, class Sides>
-  GJ2K_HD_INLINE uint32_t column(Coder& c, Cx& cx, uint32_t* f, uint32_t* v,
-                                 const PlaneValues& pv, uint32_t nr, uint32_t word, Sides& sd) {
+  GJ2K_HD_INLINE uint32_t column(Coder& c, Cx& cx, uint32_t* f, uint32_t* v, const PlaneValues& pv,
+                                 uint32_t nr, uint32_t word, Sides& sd) {
     if constexpr (kKind == PassKind::kSignificance)
       return spp_column<kRaw, kFull>(c, cx, f, v, pv.first, nr, word, sd);
     else if constexpr (kKind == PassKind::kRefinement)
@@ -579,7 +583,6 @@ struct BlockDecoder {
       }
     }
   }
-
 };
 
 // Zeroes the w x h output: a block with nothing to decode.
