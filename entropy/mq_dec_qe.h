@@ -52,20 +52,28 @@ class MqDecoderQe : public MqDecoderCore {
   // memory). A and Qe are held shifted left by 16 (MqDecoderCore). After the decision's
   // branches (the MPS without renormalisation returns at once), one flag says LPS (Figures
   // C.16/C.17: the lower sub-interval unless exchanged, the upper one when exchanged), and the
-  // context becomes next[2 * state + lps].
+  // context becomes next[2 * state + lps]. The MPS without renormalisation, most decisions,
+  // is taken behind one branch on both of its conditions (C not below Qe, A - Qe keeping its
+  // top bit), not two one after the other: a lane waits for each branch to resolve, a tenth
+  // or more of its time (docs/PERFORMANCE.md, "Twenty-third run").
   template <class Next>
   GJ2K_HD_INLINE uint32_t decode(const Next& next, Context& cx) {
     const uint32_t ctx = cx;
     const uint32_t qe = ctx & 0xFFFF0000u;
-    a_ -= qe;
+    const uint32_t a = a_ - qe;
+    if ((c_ >= qe) & ((a & 0x80000000u) != 0)) {
+      a_ = a;
+      c_ -= qe;
+      return ctx & 1u;
+    }
     uint32_t lps;
     if (c_ < qe) {
-      lps = a_ < qe ? 0u : 1u;  // LPS_EXCHANGE
+      lps = a < qe ? 0u : 1u;  // LPS_EXCHANGE
       a_ = qe;
     } else {
       c_ -= qe;
-      if (a_ & 0x80000000u) return ctx & 1u;
-      lps = a_ < qe ? 1u : 0u;  // MPS_EXCHANGE
+      a_ = a;
+      lps = a < qe ? 1u : 0u;  // MPS_EXCHANGE
     }
     cx = next[((ctx & 0xFFu) << 1) | lps];
     renormalize();
