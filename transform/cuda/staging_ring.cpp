@@ -54,9 +54,6 @@ void copy(char* dst, const char* src, size_t bytes, int threads) {
       threads);
 }
 
-}  // namespace
-
-namespace {
 // GJ2K_STAGING_RING's shape ("CxM"), or the defaults where it is unset or malformed.
 std::pair<size_t, int> ring_shape() {
   const char* v = std::getenv("GJ2K_STAGING_RING");
@@ -67,6 +64,7 @@ std::pair<size_t, int> ring_shape() {
     return {size_t{mib} << 20, static_cast<int>(chunks)};
   return {StagingRing::kDefaultChunkBytes, StagingRing::kDefaultChunks};
 }
+
 }  // namespace
 
 StagingRing::StagingRing() : StagingRing(ring_shape().first, ring_shape().second) {}
