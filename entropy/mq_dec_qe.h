@@ -54,8 +54,8 @@ class MqDecoderQe : public MqDecoderCore {
   // C.16/C.17: the lower sub-interval unless exchanged, the upper one when exchanged), and the
   // context becomes next[2 * state + lps]. The MPS without renormalisation, most decisions,
   // is taken behind one branch on both of its conditions (C not below Qe, A - Qe keeping its
-  // top bit), not two one after the other: a lane waits for each branch to resolve, a tenth
-  // or more of its time (docs/PERFORMANCE.md, "Twenty-third run").
+  // top bit), not two one after the other: a GPU lane waits for each branch to resolve
+  // (docs/PERFORMANCE.md, "Twenty-third run").
   template <class Next>
   GJ2K_HD_INLINE uint32_t decode(const Next& next, Context& cx) {
     const uint32_t ctx = cx;

@@ -80,8 +80,13 @@ GJ2K_HD_INLINE uint32_t window(uint32_t word, int r) {
 // above's view of this one, D.7). Returns the bits to OR into the column's own word, which the
 // caller keeps in a register. pitch: words from a column to the one below it in the state
 // array; kL: words from a column to the next one (1, or the lanes of an interleaved layout).
-// set_significant_vertical: the same without the left and right columns' words (the caller
-// marks them: the decoder may hold them in registers).
+// set_significant_vertical: the same without the left and right columns' words, which
+// mark_sides marks (the decoder may hold them in registers instead).
+template <ptrdiff_t kL = 1>
+GJ2K_HD_INLINE void mark_sides(uint32_t* f, int r) {
+  f[-kL] |= sig_bit(r, 1);
+  f[kL] |= sig_bit(r, -1);
+}
 template <bool kVc, ptrdiff_t kL = 1>
 GJ2K_HD_INLINE uint32_t set_significant_vertical(uint32_t* f, size_t pitch, int r, uint32_t neg) {
   if (r == 0 && !kVc) {
@@ -99,8 +104,7 @@ GJ2K_HD_INLINE uint32_t set_significant_vertical(uint32_t* f, size_t pitch, int 
 }
 template <bool kVc, ptrdiff_t kL = 1>
 GJ2K_HD_INLINE uint32_t set_significant(uint32_t* f, size_t pitch, int r, uint32_t neg) {
-  f[-kL] |= sig_bit(r, 1);
-  f[kL] |= sig_bit(r, -1);
+  mark_sides<kL>(f, r);
   return set_significant_vertical<kVc, kL>(f, pitch, r, neg);
 }
 

@@ -215,8 +215,8 @@ struct BlockDecoder {
 
   // Row-major values carry their sign from the start (a sample's value is written when it
   // becomes significant and each refinement adds to it with its sign), so that write_out has
-  // nothing left to do: on a GPU thread the pass over the block that applied the signs cost a
-  // tenth of the thread kernel's stalls (docs/PERFORMANCE.md, "Twenty-third run").
+  // nothing left to do: a GPU thread makes no pass over the block to apply them
+  // (docs/PERFORMANCE.md, "Twenty-third run").
   // Stripe-major values stay magnitudes, which write_out signs as it transposes them.
   // with_sign(m, neg): m, or -m for neg = 1 (mod 2^32).
   GJ2K_HD_INLINE static uint32_t with_sign(uint32_t m, uint32_t neg) {
@@ -230,10 +230,7 @@ struct BlockDecoder {
   struct MemorySides {
     GJ2K_HD_INLINE static uint32_t left(const uint32_t* f) { return f[-ptrdiff_t{kL}]; }
     GJ2K_HD_INLINE static uint32_t right(const uint32_t* f) { return f[kL]; }
-    GJ2K_HD_INLINE static void mark(uint32_t* f, int r) {
-      f[-ptrdiff_t{kL}] |= sig_bit(r, 1);
-      f[kL] |= sig_bit(r, -1);
-    }
+    GJ2K_HD_INLINE static void mark(uint32_t* f, int r) { mark_sides<kL>(f, r); }
   };
   struct RegisterSides {
     uint32_t l, rt;  // the words at f[-kL] and f[kL]
@@ -438,8 +435,8 @@ struct BlockDecoder {
   // before the column is coded (the border column past a stripe's last one is there to read)
   // and both sides are held in registers (RegisterSides), so that a GPU thread, which issues
   // in order, waits for no state word inside a column; otherwise each is read where needed
-  // (the CPU's: 3% faster so, when only the next column was read ahead). `left` becomes the
-  // column's word as the pass leaves it.
+  // (the CPU's tables: faster so, docs/PERFORMANCE.md, "Twenty-third run"). `left` becomes
+  // the column's word as the pass leaves it.
   template <PassKind kKind, bool kRaw, bool kFull, class Coder, class Cx>
   GJ2K_HD_INLINE uint32_t next_column(Coder& c, Cx& cx, uint32_t* f, uint32_t* v,
                                       const PlaneValues& pv, uint32_t nr, uint32_t word,

@@ -67,7 +67,7 @@ std::pair<size_t, int> ring_shape() {
 
 }  // namespace
 
-StagingRing::StagingRing() : StagingRing(ring_shape().first, ring_shape().second) {}
+StagingRing::StagingRing() : StagingRing(ring_shape()) {}
 
 StagingRing::StagingRing(size_t max_chunk_bytes, int chunks)
     : max_chunk_bytes_(max_chunk_bytes), chunks_(static_cast<size_t>(std::max(chunks, 0))) {

@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "transform/cuda/cuda_memory.h"
@@ -67,6 +68,8 @@ class StagingRing {
   size_t pinned_bytes() const { return buffer_.bytes(); }
 
  private:
+  // (max_chunk_bytes, chunks), as GJ2K_STAGING_RING names them (the default constructor's).
+  explicit StagingRing(std::pair<size_t, int> shape) : StagingRing(shape.first, shape.second) {}
   // download's pipeline; copy_out(at, from, len, streaming) moves bytes [at, at + len) of the
   // transfer from a pinned chunk to their host place: one piece of a chunk, on one of
   // `threads` threads that copy pieces at once (`streaming`: past the caches; false where the
