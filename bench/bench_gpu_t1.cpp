@@ -11,7 +11,8 @@
 //                   arranged (arrange_jobs: sorted, the heaviest spread over the warps);
 //                   the warp mapping (arrange_warps, decode_blocks_in_warps) per launch shape;
 //                   GJ2K_BENCH_T1_DECODE_ROWS (a comma list of shapes, spread, warps) keeps
-//                   only the rows it names
+//                   only the rows it names; GJ2K_BENCH_T1_LONE=s also times every s-th block
+//                   by cost alone on one GPU thread
 // Msamples/s count the samples of the decoded blocks. The GPU output is checked identical to
 // the CPU's. Also printed: the copies a decode needs (code-block bytes and tables up, the
 // int32 planes down), pageable, and the device's device-to-device copy bandwidth.
@@ -486,6 +487,38 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
       "  the most expensive block (%ux%u, %u passes x samples) alone: GPU thread %.2f ms, "
       "CPU thread %.2f ms\n",
       b.jobs[top].w, b.jobs[top].h, unsigned(b.jobs[top].cost), alone, cpu_alone);
+  // GJ2K_BENCH_T1_LONE=s: every s-th block by cost (passes x samples), alone on one GPU thread,
+  // a line each: what a lane's chain costs per block (docs/PERFORMANCE.md, "Twenty-fourth run").
+  if (const char* sample = std::getenv("GJ2K_BENCH_T1_LONE")) {
+    const size_t step = std::max<size_t>(1, std::strtoul(sample, nullptr, 10));
+    std::vector<size_t> order(b.jobs.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return b.jobs[x].cost > b.jobs[y].cost; });
+    for (size_t r = 0; r < order.size(); r += step) {
+      const size_t k = order[r];
+      GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), &all[k], sizeof(BlockJob), cudaMemcpyHostToDevice));
+      float best = 1e30f;
+      for (int rep = 0; rep < 2; ++rep) {
+        cudaEventRecord(e0);
+        entropy::cuda::decode_blocks(
+            d_jobs.as<BlockJob>(), 1, d_segs.as<entropy::t1::SegmentRef>(), d_bytes.as<uint8_t>(),
+            d_out.as<int32_t>(), d_status.as<uint8_t>(), d_ws1.as<uint32_t>(), max_state * 64,
+            max_state, d_counter.as<uint32_t>(), sms, nullptr, {32, 1, true});
+        cudaEventRecord(e1);
+        GJ2K_CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms = 0;
+        cudaEventElapsedTime(&ms, e0, e1);
+        best = std::min(best, ms);
+      }
+      uint64_t bytes = 0;
+      for (uint32_t q = 0; q < b.jobs[k].seg_count; ++q)
+        bytes += b.segs[b.jobs[k].seg_first + q].length;
+      std::printf("  lone block %zu: %ux%u, band %u, %llu bytes, %llu passes x samples: %.4f ms\n",
+                  k, b.jobs[k].w, b.jobs[k].h, b.jobs[k].band, (unsigned long long)bytes,
+                  (unsigned long long)b.jobs[k].cost, best);
+    }
+  }
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
 }
