@@ -262,12 +262,17 @@ double d2d_bandwidth_gbs() {
   return 2.0 * bytes / (best * 1e-3) / 1e9;  // read + write
 }
 
+// Whether the environment variable `var` (a comma list) names `name`; true when unset.
+bool env_names(const char* var, const char* name) {
+  const char* env = std::getenv(var);
+  return !env || std::string(",").append(env).append(",").find(std::string(",") + name + ",") !=
+                     std::string::npos;
+}
+
 // Whether GJ2K_BENCH_T1_DECODE_ROWS (a comma list of shapes, spread, warps) names the decode
 // rows `name` (all when unset).
 bool decode_rows(const char* name) {
-  const char* env = std::getenv("GJ2K_BENCH_T1_DECODE_ROWS");
-  return !env || std::string(",").append(env).append(",").find(std::string(",") + name + ",") !=
-                     std::string::npos;
+  return env_names("GJ2K_BENCH_T1_DECODE_ROWS", name);
 }
 
 void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want) {
@@ -460,21 +465,26 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
   for (size_t k = 1; k < b.jobs.size(); ++k)
     if (b.jobs[k].cost > b.jobs[top].cost) top = k;
   const std::vector<BlockJob> all = to_jobs(0);
-  GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), &all[top], sizeof(BlockJob), cudaMemcpyHostToDevice));
   DeviceBuffer d_ws1(max_state * 4 * 64);
-  float alone = 1e30f;
-  for (int rep = 0; rep < 3; ++rep) {
-    cudaEventRecord(e0);
-    entropy::cuda::decode_blocks(d_jobs.as<BlockJob>(), 1, d_segs.as<entropy::t1::SegmentRef>(),
-                                 d_bytes.as<uint8_t>(), d_out.as<int32_t>(), d_status.as<uint8_t>(),
-                                 d_ws1.as<uint32_t>(), max_state * 64, max_state,
-                                 d_counter.as<uint32_t>(), sms, nullptr, {32, 1, true});
-    cudaEventRecord(e1);
-    GJ2K_CUDA_CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    alone = std::min(alone, ms);
-  }
+  // Job k alone on one GPU thread: the best of `reps` launches, ms.
+  auto lone_gpu_ms = [&](size_t k, int reps) {
+    GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), &all[k], sizeof(BlockJob), cudaMemcpyHostToDevice));
+    float best = 1e30f;
+    for (int rep = 0; rep < reps; ++rep) {
+      cudaEventRecord(e0);
+      entropy::cuda::decode_blocks(
+          d_jobs.as<BlockJob>(), 1, d_segs.as<entropy::t1::SegmentRef>(), d_bytes.as<uint8_t>(),
+          d_out.as<int32_t>(), d_status.as<uint8_t>(), d_ws1.as<uint32_t>(), max_state * 64,
+          max_state, d_counter.as<uint32_t>(), sms, nullptr, {32, 1, true});
+      cudaEventRecord(e1);
+      GJ2K_CUDA_CHECK(cudaEventSynchronize(e1));
+      float ms = 0;
+      cudaEventElapsedTime(&ms, e0, e1);
+      best = std::min(best, ms);
+    }
+    return best;
+  };
+  const float alone = lone_gpu_ms(top, 3);
   std::vector<int32_t> scratch(b.out_size);
   Batch one;
   one.jobs = {b.jobs[top]};
@@ -497,20 +507,7 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
                      [&](size_t x, size_t y) { return b.jobs[x].cost > b.jobs[y].cost; });
     for (size_t r = 0; r < order.size(); r += step) {
       const size_t k = order[r];
-      GJ2K_CUDA_CHECK(cudaMemcpy(d_jobs.get(), &all[k], sizeof(BlockJob), cudaMemcpyHostToDevice));
-      float best = 1e30f;
-      for (int rep = 0; rep < 2; ++rep) {
-        cudaEventRecord(e0);
-        entropy::cuda::decode_blocks(
-            d_jobs.as<BlockJob>(), 1, d_segs.as<entropy::t1::SegmentRef>(), d_bytes.as<uint8_t>(),
-            d_out.as<int32_t>(), d_status.as<uint8_t>(), d_ws1.as<uint32_t>(), max_state * 64,
-            max_state, d_counter.as<uint32_t>(), sms, nullptr, {32, 1, true});
-        cudaEventRecord(e1);
-        GJ2K_CUDA_CHECK(cudaEventSynchronize(e1));
-        float ms = 0;
-        cudaEventElapsedTime(&ms, e0, e1);
-        best = std::min(best, ms);
-      }
+      const float best = lone_gpu_ms(k, 2);
       uint64_t bytes = 0;
       for (uint32_t q = 0; q < b.jobs[k].seg_count; ++q)
         bytes += b.segs[b.jobs[k].seg_first + q].length;
@@ -525,9 +522,7 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
 
 // Whether GJ2K_BENCH_T1_MAPPINGS names `name` (all when unset).
 bool mapping_on(const char* name) {
-  const char* env = std::getenv("GJ2K_BENCH_T1_MAPPINGS");
-  return env == nullptr || std::string(",").append(env).append(",").find(
-                               std::string(",").append(name).append(",")) != std::string::npos;
+  return env_names("GJ2K_BENCH_T1_MAPPINGS", name);
 }
 
 // The symbol budgets (MB) of the plane mapping's rows, GJ2K_BENCH_T1_PLANE_BUDGETS_MB.
