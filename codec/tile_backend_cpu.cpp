@@ -10,6 +10,7 @@
 #include "codec/input_buffer.h"
 #include "codec/parallel.h"
 #include "codec/tile_backend.h"
+#include "codec/trace.h"
 #include "core/memory.h"
 #include "core/thread_pool.h"
 #include "gj2k/error.h"
@@ -380,6 +381,7 @@ class CpuBackend final : public TileBackend {
     const size_t nc = planes.size();
     if (mct) check_mct(planes);
     out.resize(nc);
+    TraceStage trace_dwt("inverse dwt");
     for (size_t c = 0; c < nc; ++c) {
       CoefficientPlane& p = planes[c];
       if (!p.decode || !(p.wanted || (mct && c < 3))) continue;
@@ -388,6 +390,8 @@ class CpuBackend final : public TileBackend {
                     "cpu backend: component " + std::to_string(c) + " has too few coefficients");
       inverse_dwt(p);
     }
+    trace_dwt.end();
+    TraceStage trace_colour("inverse colour and dc shift");
     if (mct && !planes[0].rect.empty()) inverse_mct(planes, threads, out);
     for (size_t c = mct ? 3 : 0; c < nc; ++c)
       if (planes[c].decode && planes[c].wanted) inverse_single(planes[c], threads, out[c]);

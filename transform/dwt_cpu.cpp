@@ -68,10 +68,18 @@ void strip_pass(typename K::T* x, size_t along, size_t n, int p, size_t lanes, t
     return;
   }
 #endif
-  if (lanes == kStripWidth)  // a full strip: fixed lane count
-    fused_pass<K, Forward>(x, along, n, p, std::integral_constant<size_t, kStripWidth>{}, tmp, tp);
-  else
-    fused_pass<K, Forward>(x, along, n, p, lanes, tmp, tp);
+  with_fixed_lanes(lanes, [&](auto l) { fused_pass<K, Forward>(x, along, n, p, l, tmp, tp); });
+}
+
+// The strip width of a vertical pass over w columns (kStripWidths): the widest that gives each
+// of the pass's threads two strips or more, so that a wide strip does not leave threads idle.
+size_t strip_width(size_t w, size_t samples) {
+  const size_t threads = samples >= kParallelMin && !core::in_parallel()
+                             ? static_cast<size_t>(std::max(1, core::max_threads()))
+                             : 1;
+  for (const size_t s : kStripWidths)
+    if ((w + s - 1) / s >= 2 * threads) return s;
+  return kStripWidth;
 }
 
 // ---- one 1-D pass over rows (horizontal) ---------------------------------------------------
@@ -100,7 +108,7 @@ void horizontal(Plane<typename K::T> pl, const Rect& a) {
       size_t{w} * h >= kParallelMin ? 0 : 1);
 }
 
-// ---- one 1-D pass over columns (vertical), strips of kStripWidth columns ------------------
+// ---- one 1-D pass over columns (vertical), strips of strip_width columns -----------------
 
 template <class K, bool Forward>
 void vertical(Plane<typename K::T> pl, const Rect& a) {
@@ -114,7 +122,7 @@ void vertical(Plane<typename K::T> pl, const Rect& a) {
     return;
   }
   const int p = a.y0 & 1;
-  constexpr size_t S = kStripWidth;
+  const size_t S = strip_width(w, size_t{w} * h);
   const size_t strips = (w + S - 1) / S;
   core::parallel_blocks(
       strips,
@@ -243,7 +251,7 @@ void vertical_window(Plane<typename K::T> pl, const Rect& a, const Window1& y, s
   }
   const size_t nl_all = (size_t{a.y1} + 1) / 2 - (size_t{a.y0} + 1) / 2;
   const size_t nl = y.nl(), nh = y.nh();
-  const size_t S = kStripWidth;
+  const size_t S = strip_width(c1 - c0, (c1 - c0) * (y.e1 - y.e0));
   const size_t strips = (c1 - c0 + S - 1) / S;
   core::parallel_blocks(
       strips,

@@ -3,8 +3,9 @@
 // contract as dwt.h; reached through dwt_ops(DwtVariant::kCpu / kCpuConvolve).
 //
 // - cpu:: lifting on deinterleaved halves: each 2-D level runs the vertical pass on strips of
-//   kStripWidth columns (one strip per task, all rows, lanes vectorised; levels smaller than 2^15
-//   samples run on one thread) and the horizontal pass on rows (one row per task), the thread
+//   32, 64 or 128 columns (kStripWidths; one strip per task, all rows, lanes vectorised; levels
+//   smaller than 2^15 samples run on one thread) and the horizontal pass on rows (one row per
+//   task), the thread
 //   pool (core/thread_pool.h) over strips / rows. Every pass reads each sample of the buffer once
 //   and writes it once: the first lifting step is fused with the copy into scratch (and the
 //   deinterleaving, forward), the last with the copy back (and the interleaving, inverse).
@@ -23,7 +24,13 @@
 namespace gj2k::transform {
 
 namespace cpu {
-inline constexpr uint32_t kStripWidth = 32;  // columns per vertical-pass task
+inline constexpr uint32_t kStripWidth = 32;  // columns per vertical-pass task, the narrowest
+// The vertical pass's strip widths, widest first: a pass takes the widest that still gives
+// every thread two strips (strip_width in dwt_cpu.cpp). A strip reads each of its rows as one
+// run of 4 x width bytes, and rows lie a stride apart: with 128-byte runs the cores'
+// prefetchers, which follow runs within a page, had almost nothing to follow
+// (docs/PERFORMANCE.md, "Twenty-fifth run").
+inline constexpr uint32_t kStripWidths[] = {128, 64, kStripWidth};
 void forward53(Plane<int32_t> p, const Rect& tc, int levels);
 void inverse53(Plane<int32_t> p, const Rect& tc, int levels);
 void forward97(Plane<float> p, const Rect& tc, int levels);

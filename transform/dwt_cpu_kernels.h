@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "transform/dwt.h"
+#include "transform/dwt_cpu.h"  // kStripWidths
 
 namespace gj2k::transform::cpu::kernels {
 
@@ -280,6 +281,22 @@ template <>
 struct FusedOf<Kern97> {
   using type = Fused97;
 };
+
+// f(lanes) with lanes as a std::integral_constant where it is one of kStripWidths (a full
+// strip: fixed trip counts unroll and vectorise without a remainder), else as a size_t.
+template <class F>
+inline void with_fixed_lanes(size_t lanes, F&& f) {
+  switch (lanes) {
+    case kStripWidths[0]:
+      return f(std::integral_constant<size_t, kStripWidths[0]>{});
+    case kStripWidths[1]:
+      return f(std::integral_constant<size_t, kStripWidths[1]>{});
+    case kStripWidths[2]:
+      return f(std::integral_constant<size_t, kStripWidths[2]>{});
+    default:
+      return f(lanes);
+  }
+}
 
 // One 1-D pass over a strip of `lanes` columns: n >= 2 samples of parity p, sample i of the
 // strip at x + i * along. The strip goes through scratch once (tmp: n elements of `lanes`

@@ -19,7 +19,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 namespace v3_copy {
 namespace {
-#include "transform/dwt_cpu.h"  // kStripWidth
+#include "transform/dwt_cpu.h"  // kStripWidths
 #include "transform/dwt_cpu_kernels.h"
 }  // namespace
 }  // namespace v3_copy
@@ -29,7 +29,6 @@ namespace gj2k::transform::cpu::v3 {
 namespace {
 
 namespace k = ::v3_copy::gj2k::transform::cpu::kernels;
-constexpr size_t kStrip = ::v3_copy::gj2k::transform::cpu::kStripWidth;
 
 template <class K, class T>
 void row(bool forward, T* x, size_t n, int p, T* tmp) {
@@ -41,18 +40,12 @@ void row(bool forward, T* x, size_t n, int p, T* tmp) {
 
 template <class K, class T>
 void strip(bool forward, T* x, size_t along, size_t n, int p, size_t lanes, T* tmp, size_t tp) {
-  const std::integral_constant<size_t, kStrip> full;
-  if (lanes == kStrip) {
+  k::with_fixed_lanes(lanes, [&](auto l) {
     if (forward)
-      k::fused_pass<K, true>(x, along, n, p, full, tmp, tp);
+      k::fused_pass<K, true>(x, along, n, p, l, tmp, tp);
     else
-      k::fused_pass<K, false>(x, along, n, p, full, tmp, tp);
-  } else {
-    if (forward)
-      k::fused_pass<K, true>(x, along, n, p, lanes, tmp, tp);
-    else
-      k::fused_pass<K, false>(x, along, n, p, lanes, tmp, tp);
-  }
+      k::fused_pass<K, false>(x, along, n, p, l, tmp, tp);
+  });
 }
 
 }  // namespace

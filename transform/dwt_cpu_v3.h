@@ -10,8 +10,8 @@ namespace gj2k::transform::cpu::v3 {
 // kernels::fused_row<Kern53 / Kern97, forward> (dwt_cpu_kernels.h).
 void row53(bool forward, int32_t* x, size_t n, int p, int32_t* tmp);
 void row97(bool forward, float* x, size_t n, int p, float* tmp);
-// kernels::fused_pass<Kern53 / Kern97, forward> on a strip of `lanes` columns (lanes ==
-// kStripWidth: the full strip's fixed lane count).
+// kernels::fused_pass<Kern53 / Kern97, forward> on a strip of `lanes` columns (a fixed lane
+// count where lanes is one of kStripWidths: kernels::with_fixed_lanes).
 void strip53(bool forward, int32_t* x, size_t along, size_t n, int p, size_t lanes, int32_t* tmp,
              size_t tp);
 void strip97(bool forward, float* x, size_t along, size_t n, int p, size_t lanes, float* tmp,
