@@ -17,6 +17,7 @@
 //   relative to the signal's peak per level).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "transform/dwt.h"
@@ -25,12 +26,15 @@ namespace gj2k::transform {
 
 namespace cpu {
 inline constexpr uint32_t kStripWidth = 32;  // columns per vertical-pass task, the narrowest
-// The vertical pass's strip widths, widest first: a pass takes the widest that still gives
-// every thread two strips (strip_width in dwt_cpu.cpp). A strip reads each of its rows as one
-// run of 4 x width bytes, and rows lie a stride apart: with 128-byte runs the cores'
-// prefetchers, which follow runs within a page, had almost nothing to follow
+// The vertical pass's strip widths, widest first. Where the row stride is a multiple of 4 KiB,
+// all rows of a strip share a few cache sets; a wider strip spreads over more of them
 // (docs/PERFORMANCE.md, "Twenty-fifth run").
 inline constexpr uint32_t kStripWidths[] = {128, 64, kStripWidth};
+// The strip width a vertical pass over `width` columns and `samples` samples takes under the
+// calling thread's scope (core/thread_pool.h): the widest of kStripWidths whose busiest thread
+// gets no more columns than with the narrowest; on one thread (or below the parallel size, or
+// inside a parallel loop) the widest.
+size_t vertical_strip_width(size_t width, size_t samples);
 void forward53(Plane<int32_t> p, const Rect& tc, int levels);
 void inverse53(Plane<int32_t> p, const Rect& tc, int levels);
 void forward97(Plane<float> p, const Rect& tc, int levels);

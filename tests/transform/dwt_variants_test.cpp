@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "transform/dwt.h"
 #include "transform/dwt_cpu.h"
@@ -98,6 +99,51 @@ TEST(XformDwtVariants, FiveThreeIdenticalToReference) {
         ASSERT_TRUE(q.guards_intact());
         ASSERT_EQ(r.region(), q.region());
       }
+  }
+}
+
+// Every vertical strip width (cpu::kStripWidths) that the thread count picks, full strips and
+// the narrower last one, odd origins: 5/3 and 9/7 identical to the reference, both directions.
+TEST(XformDwtVariants, EveryStripWidthIdenticalToReference) {
+  const uint64_t seed = xtest::base_seed() + 23;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  struct WidthCase {
+    Rect tc;
+    int threads;
+    size_t width;  // the strip width level 1 takes
+  };
+  const WidthCase all[] = {
+      {{3, 1, 3 + 1023, 1 + 40}, 1, 128},  // one thread: the widest
+      {{1, 2, 1 + 191, 2 + 175}, 3, 64},   // 128: 2 strips on 3 threads; 64: 3, as 32: 6
+      {{0, 3, 2560, 3 + 16}, 16, 32},      // 20 strips of 128 or 40 of 64 on 16 threads
+      {{5, 0, 5 + 2559, 33}, 5, 128},      // 20 strips of 128, 4 a thread, as 80 of 32: 16
+  };
+  for (const WidthCase& c : all) {
+    core::ThreadScope scope(c.threads);
+    SCOPED_TRACE(xtest::rect_str(c.tc) + " on " + std::to_string(c.threads) + " threads");
+    ASSERT_EQ(cpu::vertical_strip_width(c.tc.width(), c.tc.area()), c.width);
+    const DwtOps& ops = dwt_ops(DwtVariant::kCpu);
+    Guarded<int32_t> a(c.tc.width(), c.tc.height(), 0x7EADBEEF);
+    xtest::fill_region<int32_t>(a, Fill::kRandom, -(1 << 17), (1 << 17) - 1, rng);
+    Guarded<int32_t> b = a;
+    ref::forward53(a.plane(), c.tc, 3);
+    ops.forward53(b.plane(), c.tc, 3);
+    ASSERT_EQ(a.region(), b.region());
+    ref::inverse53(a.plane(), c.tc, 3);
+    ops.inverse53(b.plane(), c.tc, 3);
+    ASSERT_TRUE(b.guards_intact());
+    ASSERT_EQ(a.region(), b.region());
+    Guarded<float> f(c.tc.width(), c.tc.height(), 0x7EADBEEF);
+    xtest::fill_region<float>(f, Fill::kRandom, -4096.0f, 4096.0f, rng);
+    Guarded<float> g = f;
+    ref::forward97(f.plane(), c.tc, 3);
+    ops.forward97(g.plane(), c.tc, 3);
+    ASSERT_EQ(f.region(), g.region());
+    ref::inverse97(f.plane(), c.tc, 3);
+    ops.inverse97(g.plane(), c.tc, 3);
+    ASSERT_TRUE(g.guards_intact());
+    ASSERT_EQ(f.region(), g.region());
   }
 }
 
