@@ -453,7 +453,7 @@ void decode_tiles(std::span<const uint8_t> cs, const Codestream& code, const Dec
   std::string error;
   ErrorCode error_code = ErrorCode::kInternal;
   size_t error_at = SIZE_MAX;
-  std::atomic<size_t> tiles_done{0};
+  size_t tiles_done = 0;  // under `mutex`
   std::atomic<bool> cancelled{false};
   std::vector<std::vector<std::string>> tile_warnings(tiles.size());
   std::mutex mutex;  // error and progress
@@ -471,9 +471,10 @@ void decode_tiles(std::span<const uint8_t> cs, const Codestream& code, const Dec
       auto tcs = codec::decode_tile(cs, code, tiles[i], to, &tile_warnings[i]);
       place(tcs);
       placed[i] = 1;
-      const size_t done = tiles_done.fetch_add(1) + 1;
       if (p.progress) {
+        // Counted under the lock: tiles finishing at once report in rising order, the last 1.
         const std::lock_guard lock(mutex);
+        const size_t done = ++tiles_done;
         if (!p.progress("decode", double(done) / double(tiles.size()))) cancelled = true;
       }
     } catch (const Error& e) {

@@ -872,7 +872,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   std::vector<uint8_t>().swap(packets.joined);
   trace_t1.end();
   TraceStage trace("inverse transforms");
-  cpu_backend().inverse(planes, tile_mct, o.threads, out);
+  cpu_inverse(planes, tile_mct, o.threads, out, o.pack);
   return out;
 }
 

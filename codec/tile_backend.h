@@ -183,6 +183,13 @@ class TileBackend {
 
 // The CPU backend (codec/tile_backend_cpu.cpp): the thread pool over rows and chunks.
 const TileBackend& cpu_backend();
+// cpu_backend().inverse with `pack` (Decoder::decode_into; nullptr: none): where components
+// 0..2 go through the inverse RCT / ICT and are outputs of an interleaved target whose outputs
+// all have the tile's rect, their colour transform, DC shift, clipping and packing run in one
+// pass into the caller's buffer (their entries `packed`, no int32 samples); the other wanted
+// components come out as samples. The bytes are those of inverse then transform::pack_rect.
+void cpu_inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
+                 std::vector<TileComponentSamples>& out, const PackTarget* pack);
 
 // The whole decode of one tile on the GPU, from Tier-2's output to samples: the table up (one
 // upload), Tier-1 of every block (entropy/cuda/t1_dec_cuda.h) into the device coefficient

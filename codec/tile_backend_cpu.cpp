@@ -17,6 +17,7 @@
 #include "transform/dwt.h"
 #include "transform/dwt_cpu.h"
 #include "transform/mct.h"
+#include "transform/pack.h"
 #include "transform/quant.h"
 
 namespace gj2k::codec {
@@ -71,6 +72,22 @@ void inverse_dwt(CoefficientPlane& p) {
     ops.inverse97({p.floats(), rect.width()}, rect, p.levels);
 }
 
+// Mixed kernels before the ICT (G.3): the integers of components 0..2 that are 5/3 taken to
+// floats, in place.
+void floats_for_ict(std::span<CoefficientPlane> planes, int threads) {
+  for (size_t c = 0; c < 3; ++c)
+    if (planes[c].reversible) {
+      CoefficientPlane& m = planes[c];
+      over_needed(m, threads, [&](size_t i, size_t len) {
+        in_pieces(len, [&](size_t k, size_t l) {
+          float t[kPiece];
+          std::copy_n(m.ints.data() + i + k, l, t);
+          std::memcpy(m.ints.data() + i + k, t, l * sizeof(float));
+        });
+      });
+    }
+}
+
 // G.2 / G.3 with the DC shift and clipping of components 0..2, into out[0..2].
 void inverse_mct(std::span<CoefficientPlane> planes, int threads,
                  std::vector<TileComponentSamples>& out) {
@@ -91,17 +108,7 @@ void inverse_mct(std::span<CoefficientPlane> planes, int threads,
     }
     return;
   }
-  for (size_t c = 0; c < 3; ++c)
-    if (planes[c].reversible) {  // mixed kernels: the integers to floats, in place
-      CoefficientPlane& m = planes[c];
-      over_needed(m, threads, [&](size_t i, size_t len) {
-        in_pieces(len, [&](size_t k, size_t l) {
-          float t[kPiece];
-          std::copy_n(m.ints.data() + i + k, l, t);
-          std::memcpy(m.ints.data() + i + k, t, l * sizeof(float));
-        });
-      });
-    }
+  floats_for_ict(planes, threads);
   // The samples replace the floats in their own storage.
   const float* f[3] = {planes[0].floats(), planes[1].floats(), planes[2].floats()};
   int32_t* d[3] = {planes[0].ints.data(), planes[1].ints.data(), planes[2].ints.data()};
@@ -117,6 +124,95 @@ void inverse_mct(std::span<CoefficientPlane> planes, int threads,
   for (size_t c = 0; c < 3; ++c) {
     out[c].rect = planes[c].rect;
     out[c].samples = std::move(planes[c].ints);
+  }
+}
+
+// The inverse MCT's precondition (TileBackend::inverse): components 0..2 decoded, one rect
+// and window.
+void check_mct_planes(std::span<const CoefficientPlane> planes) {
+  if (planes.size() < 3) throw Error(ErrorCode::kInternal, "cpu backend: MCT needs 3 planes");
+  for (size_t c = 0; c < 3; ++c)
+    if (!planes[c].decode || planes[c].rect != planes[0].rect ||
+        planes[c].window != planes[0].window)
+      throw Error(ErrorCode::kInternal,
+                  "cpu backend: MCT components 0..2 must be decoded with equal sizes");
+}
+
+// Whether inverse_mct_packed can take components 0..2 (`pack`, as the CUDA backend's
+// colour_packs): an interleaved target whose outputs include 0..2 and all have the tile's rect,
+// every output decoded and wanted.
+bool colour_packs(std::span<const CoefficientPlane> planes, const PackTarget* pack) {
+  if (!pack || !pack->interleaved || planes.size() < 3 || planes[0].rect.empty()) return false;
+  for (size_t c = 0; c < planes.size(); ++c) {
+    const bool output = c < pack->components.size() && pack->components[c].k >= 0;
+    if (!output) {
+      if (c < 3) return false;
+      continue;
+    }
+    const CoefficientPlane& p = planes[c];
+    if (!p.decode || !p.wanted || p.rect != planes[0].rect) return false;
+  }
+  return true;
+}
+
+// inverse_mct with the packing of components 0..2 into `pack` (colour_packs) in the same pass:
+// a row's pixels in pieces of kPiece, the colour transform, DC shift and clipping into three
+// pieces on the stack, then their bytes into the caller's buffer, so that no int32 sample is
+// written back to the planes and read again to be packed. The same bytes as inverse_mct and
+// then pack_rect (tests/codec/decode_into_test.cpp). Marks 0..2 packed in out.
+void inverse_mct_packed(std::span<CoefficientPlane> planes, int threads,
+                        std::vector<TileComponentSamples>& out, const PackTarget& pack) {
+  int32_t offset[3], lo[3], hi[3];
+  for (size_t c = 0; c < 3; ++c) {
+    offset[c] = planes[c].offset;
+    lo[c] = planes[c].lo;
+    hi[c] = planes[c].hi;
+  }
+  const bool reversible = planes[0].reversible && planes[1].reversible && planes[2].reversible;
+  if (!reversible) floats_for_ict(planes, threads);
+  const Rect& rect = planes[0].rect;
+  Rect cut;
+  uint8_t* dst[3];
+  for (size_t c = 0; c < 3; ++c) dst[c] = pack.place(c, rect, cut);
+  const uint32_t bytes = pack.format.bytes;
+  // Components 0..2 as the first three samples of each pixel: pack_row_u8's loop.
+  const bool rgb8 =
+      bytes == 1 && pack.pixel_step == 3 && dst[1] == dst[0] + 1 && dst[2] == dst[0] + 2;
+  const int32_t* ints[3] = {planes[0].ints.data(), planes[1].ints.data(), planes[2].ints.data()};
+  const float* floats[3] = {planes[0].floats(), planes[1].floats(), planes[2].floats()};
+  const size_t rows = cut.empty() ? 0 : size_t{cut.y1} - cut.y0, width = cut.width();
+  const int team = threads > 0 ? threads : core::max_threads();
+  core::parallel_for(
+      0, rows, 1,
+      [&](size_t y) {
+        const size_t at = (cut.y0 - rect.y0 + y) * size_t{rect.width()} + (cut.x0 - rect.x0);
+        const size_t row = y * pack.row_stride;
+        in_pieces(width, [&](size_t k, size_t l) {
+          int32_t t[3][kPiece];
+          if (reversible) {
+            for (size_t c = 0; c < 3; ++c) std::memcpy(t[c], ints[c] + at + k, l * sizeof(int32_t));
+            transform::rct_inverse_dc_shift(t[0], t[1], t[2], l, offset, lo, hi);
+          } else {
+            transform::ict_inverse_dc_shift(floats[0] + at + k, floats[1] + at + k,
+                                            floats[2] + at + k, t[0], t[1], t[2], l, offset, lo,
+                                            hi);
+          }
+          if (rgb8) {
+            const int32_t* src[3] = {t[0], t[1], t[2]};
+            transform::pack_row_u8(src, 3, l, dst[0] + row + k * 3);
+            return;
+          }
+          const transform::PackRect r{static_cast<uint32_t>(l), 1, l, pack.row_stride,
+                                      pack.pixel_step};
+          for (size_t c = 0; c < 3; ++c)
+            transform::pack_rect(t[c], dst[c] + row + k * pack.pixel_step, r, pack.format, 1);
+        });
+      },
+      rows * width >= (size_t{1} << 16) ? team : 1);
+  for (size_t c = 0; c < 3; ++c) {
+    out[c].rect = planes[c].rect;
+    out[c].packed = true;
+    Samples().swap(out[c].samples);
   }
 }
 
@@ -378,39 +474,39 @@ class CpuBackend final : public TileBackend {
 
   void inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
                std::vector<TileComponentSamples>& out) const override {
-    const size_t nc = planes.size();
-    if (mct) check_mct(planes);
-    out.resize(nc);
-    TraceStage trace_dwt("inverse dwt");
-    for (size_t c = 0; c < nc; ++c) {
-      CoefficientPlane& p = planes[c];
-      if (!p.decode || !(p.wanted || (mct && c < 3))) continue;
-      if (p.rect.area() > p.ints.size())
-        throw Error(ErrorCode::kInternal,
-                    "cpu backend: component " + std::to_string(c) + " has too few coefficients");
-      inverse_dwt(p);
-    }
-    trace_dwt.end();
-    TraceStage trace_colour("inverse colour and dc shift");
-    if (mct && !planes[0].rect.empty()) inverse_mct(planes, threads, out);
-    for (size_t c = mct ? 3 : 0; c < nc; ++c)
-      if (planes[c].decode && planes[c].wanted) inverse_single(planes[c], threads, out[c]);
-    for (size_t c = 0; c < std::min<size_t>(nc, 3) && mct; ++c)
-      if (!planes[c].wanted) out[c] = {};  // decoded for the MCT only
-  }
-
- private:
-  static void check_mct(std::span<const CoefficientPlane> planes) {
-    if (planes.size() < 3) throw Error(ErrorCode::kInternal, "cpu backend: MCT needs 3 planes");
-    for (size_t c = 0; c < 3; ++c)
-      if (!planes[c].decode || planes[c].rect != planes[0].rect ||
-          planes[c].window != planes[0].window)
-        throw Error(ErrorCode::kInternal,
-                    "cpu backend: MCT components 0..2 must be decoded with equal sizes");
+    cpu_inverse(planes, mct, threads, out, nullptr);
   }
 };
 
 }  // namespace
+
+void cpu_inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
+                 std::vector<TileComponentSamples>& out, const PackTarget* pack) {
+  const size_t nc = planes.size();
+  if (mct) check_mct_planes(planes);
+  out.resize(nc);
+  TraceStage trace_dwt("inverse dwt");
+  for (size_t c = 0; c < nc; ++c) {
+    CoefficientPlane& p = planes[c];
+    if (!p.decode || !(p.wanted || (mct && c < 3))) continue;
+    if (p.rect.area() > p.ints.size())
+      throw Error(ErrorCode::kInternal,
+                  "cpu backend: component " + std::to_string(c) + " has too few coefficients");
+    inverse_dwt(p);
+  }
+  trace_dwt.end();
+  TraceStage trace_colour("inverse colour and dc shift");
+  if (mct && !planes[0].rect.empty()) {
+    if (colour_packs(planes, pack))
+      inverse_mct_packed(planes, threads, out, *pack);
+    else
+      inverse_mct(planes, threads, out);
+  }
+  for (size_t c = mct ? 3 : 0; c < nc; ++c)
+    if (planes[c].decode && planes[c].wanted) inverse_single(planes[c], threads, out[c]);
+  for (size_t c = 0; c < std::min<size_t>(nc, 3) && mct; ++c)
+    if (!planes[c].wanted) out[c] = {};  // decoded for the MCT only
+}
 
 void CoefficientPlane::allocate(size_t n) {
   ints.resize(n);

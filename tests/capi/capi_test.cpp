@@ -495,7 +495,9 @@ TEST(CApi, ProgressAndCancellation) {
   Progress pe;
   ASSERT_EQ(gj2k_context_set_progress(ctx, progress_cb, &pe), GJ2K_OK);
   const auto bytes = encode(ctx, d, src, GJ2K_SAMPLE_8, GJ2K_INTERLEAVED, &ep);
-  EXPECT_GE(pe.calls, 2);
+  // Only the calling thread reports, after each tile it codes; the pool's workers may take all
+  // but the last of so small an image's tiles, so one report is all that is certain.
+  EXPECT_GE(pe.calls, 1);
   EXPECT_TRUE(pe.monotonic);
   EXPECT_EQ(pe.last, 1.0);
   EXPECT_NE(pe.stages.find("tier-1"), std::string::npos) << pe.stages;
