@@ -111,7 +111,7 @@ void vertical(Plane<typename K::T> pl, const Rect& a) {
     return;
   }
   const int p = a.y0 & 1;
-  const size_t S = vertical_strip_width(w, size_t{w} * h);
+  const size_t S = vertical_strip_width(w, h);
   const size_t strips = (w + S - 1) / S;
   core::parallel_blocks(
       strips,
@@ -240,7 +240,7 @@ void vertical_window(Plane<typename K::T> pl, const Rect& a, const Window1& y, s
   }
   const size_t nl_all = (size_t{a.y1} + 1) / 2 - (size_t{a.y0} + 1) / 2;
   const size_t nl = y.nl(), nh = y.nh();
-  const size_t S = vertical_strip_width(c1 - c0, (c1 - c0) * (y.e1 - y.e0));
+  const size_t S = vertical_strip_width(c1 - c0, nl + nh);
   const size_t strips = (c1 - c0 + S - 1) / S;
   core::parallel_blocks(
       strips,
@@ -324,13 +324,13 @@ void forward53(Plane<int32_t> p, const Rect& tc, int levels) {
 // The busiest thread's columns: parallel_blocks hands each thread a contiguous run of strips,
 // so fewer, wider strips can load the threads unevenly (2,560 columns on 16 threads: 20 strips
 // of 128, two for some threads and one for others).
-size_t vertical_strip_width(size_t w, size_t samples) {
-  const size_t threads = samples >= kParallelMin && !core::in_parallel()
+size_t vertical_strip_width(size_t w, size_t h) {
+  const size_t threads = w * h >= kParallelMin && !core::in_parallel()
                              ? static_cast<size_t>(std::max(1, core::max_threads()))
                              : 1;
   auto busiest = [&](size_t s) { return ((w + s - 1) / s + threads - 1) / threads * s; };
   for (const size_t s : kStripWidths)
-    if (busiest(s) <= busiest(kStripWidth)) return s;
+    if (h * s * 4 <= kStripScratchBytes && busiest(s) <= busiest(kStripWidth)) return s;
   return kStripWidth;
 }
 

@@ -30,11 +30,16 @@ inline constexpr uint32_t kStripWidth = 32;  // columns per vertical-pass task, 
 // all rows of a strip share a few cache sets; a wider strip spreads over more of them
 // (docs/PERFORMANCE.md, "Twenty-fifth run").
 inline constexpr uint32_t kStripWidths[] = {128, 64, kStripWidth};
-// The strip width a vertical pass over `width` columns and `samples` samples takes under the
-// calling thread's scope (core/thread_pool.h): the widest of kStripWidths whose busiest thread
-// gets no more columns than with the narrowest; on one thread (or below the parallel size, or
-// inside a parallel loop) the widest.
-size_t vertical_strip_width(size_t width, size_t samples);
+// The vertical pass's scratch for a strip (`height` rows of its width, 4-byte samples) stays
+// within this, so that its lifting steps run in a core's L2: a wider strip whose scratch did not
+// made the 10240 x 6400 9/7 decode slower on 16 Xeon threads (docs/PERFORMANCE.md,
+// "Twenty-fifth run").
+inline constexpr size_t kStripScratchBytes = size_t{1} << 20;
+// The strip width a vertical pass over `width` columns and `height` rows takes under the
+// calling thread's scope (core/thread_pool.h): the widest of kStripWidths whose scratch fits
+// kStripScratchBytes and whose busiest thread gets no more columns than with the narrowest (on
+// one thread, below the parallel size or inside a parallel loop: the widest that fits).
+size_t vertical_strip_width(size_t width, size_t height);
 void forward53(Plane<int32_t> p, const Rect& tc, int levels);
 void inverse53(Plane<int32_t> p, const Rect& tc, int levels);
 void forward97(Plane<float> p, const Rect& tc, int levels);

@@ -118,11 +118,12 @@ TEST(XformDwtVariants, EveryStripWidthIdenticalToReference) {
       {{1, 2, 1 + 191, 2 + 175}, 3, 64},   // 128: 2 strips on 3 threads; 64: 3, as 32: 6
       {{0, 3, 2560, 3 + 16}, 16, 32},      // 20 strips of 128 or 40 of 64 on 16 threads
       {{5, 0, 5 + 2559, 33}, 5, 128},      // 20 strips of 128, 4 a thread, as 80 of 32: 16
+      {{2, 7, 2 + 300, 7 + 2100}, 1, 64},  // 2,100 rows of 128: over kStripScratchBytes
   };
   for (const WidthCase& c : all) {
     core::ThreadScope scope(c.threads);
     SCOPED_TRACE(xtest::rect_str(c.tc) + " on " + std::to_string(c.threads) + " threads");
-    ASSERT_EQ(cpu::vertical_strip_width(c.tc.width(), c.tc.area()), c.width);
+    ASSERT_EQ(cpu::vertical_strip_width(c.tc.width(), c.tc.height()), c.width);
     const DwtOps& ops = dwt_ops(DwtVariant::kCpu);
     Guarded<int32_t> a(c.tc.width(), c.tc.height(), 0x7EADBEEF);
     xtest::fill_region<int32_t>(a, Fill::kRandom, -(1 << 17), (1 << 17) - 1, rng);
