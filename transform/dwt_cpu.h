@@ -5,10 +5,10 @@
 // - cpu:: lifting on deinterleaved halves: each 2-D level runs the vertical pass on strips of
 //   32, 64 or 128 columns (kStripWidths; one strip per task, all rows, lanes vectorised; levels
 //   smaller than 2^15 samples run on one thread) and the horizontal pass on rows (one row per
-//   task), the thread
-//   pool (core/thread_pool.h) over strips / rows. Every pass reads each sample of the buffer once
-//   and writes it once: the first lifting step is fused with the copy into scratch (and the
-//   deinterleaving, forward), the last with the copy back (and the interleaving, inverse).
+//   task), the thread pool (core/thread_pool.h) over strips / rows. Every pass reads each
+//   sample of the buffer once and writes it once: the first lifting step is fused with the copy
+//   into scratch (and the deinterleaving, forward), the last with the copy back (and the
+//   interleaving, inverse).
 //   5/3 is bit-identical to the reference; 9/7 performs the reference's float operations in the
 //   same order, so it is bit-identical too (tested).
 // - conv:: 9/7 by filter-bank convolution with the 9-tap / 7-tap analysis filters and the
@@ -31,8 +31,7 @@ inline constexpr uint32_t kStripWidth = 32;  // columns per vertical-pass task, 
 // (docs/PERFORMANCE.md, "Twenty-fifth run").
 inline constexpr uint32_t kStripWidths[] = {128, 64, kStripWidth};
 // The vertical pass's scratch for a strip (`height` rows of its width, 4-byte samples) stays
-// within this, so that its lifting steps run in a core's L2: a wider strip whose scratch did not
-// made the 10240 x 6400 9/7 decode slower on 16 Xeon threads (docs/PERFORMANCE.md,
+// within this, so that its lifting steps run in a core's L2 (docs/PERFORMANCE.md,
 // "Twenty-fifth run").
 inline constexpr size_t kStripScratchBytes = size_t{1} << 20;
 // The strip width a vertical pass over `width` columns and `height` rows takes under the
