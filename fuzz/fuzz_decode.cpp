@@ -3,7 +3,10 @@
 // keeps the input). The decode runs as `gj2k decode` would: the CLI's default sample limit
 // (gj2k::default_max_samples(), capped at 2^26 so that a valid but huge image stays inside
 // -rss_limit_mb=2048; GJ2K_FUZZ_MAX_SAMPLES overrides) and 1 to 4 threads by the input's size,
-// strict and lenient (allow_partial) by its parity. Seeds: $GJ2K_SHARED/conformance/input.
+// strict and lenient (allow_partial) by its parity; a third of the inputs (size % 3 == 0) go
+// through Decoder::decode_into a buffer of the decode's shape (8, 16 or 32 bits by the widest
+// precision, interleaved or planar by size / 3), where direct_output knows it, so that the
+// packing paths meet hostile streams too. Seeds: $GJ2K_SHARED/conformance/input.
 //   cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
 //     -DGJ2K_FUZZ=ON -DGJ2K_SANITIZE=ON -DGJ2K_CUDA=OFF -DGJ2K_TESTS=OFF -DGJ2K_BENCH=OFF
 //   cmake --build build-fuzz --target fuzz_decode
@@ -15,7 +18,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <optional>
 #include <span>
+#include <vector>
 
 #include "gj2k/decoder.h"
 
@@ -41,6 +46,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     p.device = gj2k::DecodeDevice::kCpu;
     p.max_samples = max_samples();
     p.allow_partial = size % 2 == 0;  // both the strict and the lenient paths
+    if (size % 3 == 0) {
+      if (const std::optional<gj2k::Image> shape = decoder.direct_output(p)) {
+        uint32_t precision = 0;
+        for (const gj2k::Component& c : shape->components)
+          precision = std::max(precision, c.precision);
+        gj2k::OutputBuffer out;
+        out.type = precision <= 8    ? gj2k::SampleType::k8
+                   : precision <= 16 ? gj2k::SampleType::k16
+                                     : gj2k::SampleType::k32;
+        out.interleaved = size / 3 % 2 == 0;
+        std::vector<uint8_t> buffer(gj2k::output_bytes(*shape, out));
+        out.data = buffer.data();
+        out.size = buffer.size();
+        decoder.decode_into(p, out);
+        return 0;
+      }
+    }
     decoder.decode(p);
   } catch (const gj2k::Error&) {
   } catch (const std::exception& e) {
