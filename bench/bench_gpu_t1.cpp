@@ -37,7 +37,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -87,6 +86,13 @@ struct Batch {
   size_t out_size = 0;
   uint64_t samples = 0;
 };
+
+// The batch's job indices by cost descending, equal costs in index order (job_order.h).
+std::vector<size_t> by_cost(const Batch& b) {
+  std::vector<uint64_t> cost(b.jobs.size());
+  for (size_t k = 0; k < cost.size(); ++k) cost[k] = b.jobs[k].cost;
+  return entropy::cuda::order_by_cost(cost);
+}
 
 // What the decode mappings' choice reads (job_order.h batch_costs).
 entropy::cuda::BatchCosts costs_of(const Batch& b) {
@@ -295,12 +301,8 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
       jobs.push_back(g);
     }
     if (mode == 1) {
-      std::vector<size_t> order(b.jobs.size());
-      std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(),
-                       [&](size_t x, size_t y) { return b.jobs[x].cost > b.jobs[y].cost; });
       std::vector<BlockJob> sorted;
-      for (size_t k : order) sorted.push_back(jobs[k]);
+      for (size_t k : by_cost(b)) sorted.push_back(jobs[k]);
       jobs.swap(sorted);
     }
     if (mode == 2) entropy::cuda::arrange_jobs(jobs, b.segs, threads);
@@ -501,10 +503,7 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
   // a line each: what a lane's chain costs per block (docs/PERFORMANCE.md, "Twenty-fourth run").
   if (const char* sample = std::getenv("GJ2K_BENCH_T1_LONE")) {
     const size_t step = std::max<size_t>(1, std::strtoul(sample, nullptr, 10));
-    std::vector<size_t> order(b.jobs.size());
-    std::iota(order.begin(), order.end(), size_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t x, size_t y) { return b.jobs[x].cost > b.jobs[y].cost; });
+    const std::vector<size_t> order = by_cost(b);
     for (size_t r = 0; r < order.size(); r += step) {
       const size_t k = order[r];
       const float best = lone_gpu_ms(k, 2);

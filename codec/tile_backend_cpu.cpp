@@ -88,15 +88,26 @@ void floats_for_ict(std::span<CoefficientPlane> planes, int threads) {
     }
 }
 
+// The DC shifts and sample ranges of components 0..2 (G.1.2), as the colour transforms take
+// them.
+struct ColourBounds {
+  int32_t offset[3], lo[3], hi[3];
+};
+ColourBounds colour_bounds(std::span<const CoefficientPlane> planes) {
+  ColourBounds b;
+  for (size_t c = 0; c < 3; ++c) {
+    b.offset[c] = planes[c].offset;
+    b.lo[c] = planes[c].lo;
+    b.hi[c] = planes[c].hi;
+  }
+  return b;
+}
+
 // G.2 / G.3 with the DC shift and clipping of components 0..2, into out[0..2].
 void inverse_mct(std::span<CoefficientPlane> planes, int threads,
                  std::vector<TileComponentSamples>& out) {
-  int32_t offset[3], lo[3], hi[3];
-  for (size_t c = 0; c < 3; ++c) {
-    offset[c] = planes[c].offset;
-    lo[c] = planes[c].lo;
-    hi[c] = planes[c].hi;
-  }
+  const ColourBounds b = colour_bounds(planes);
+  const int32_t *offset = b.offset, *lo = b.lo, *hi = b.hi;
   if (planes[0].reversible && planes[1].reversible && planes[2].reversible) {
     int32_t* p[3] = {planes[0].ints.data(), planes[1].ints.data(), planes[2].ints.data()};
     over_needed(planes[0], threads, [&](size_t i, size_t len) {
@@ -157,27 +168,24 @@ bool colour_packs(std::span<const CoefficientPlane> planes, const PackTarget* pa
 
 // inverse_mct with the packing of components 0..2 into `pack` (colour_packs) in the same pass:
 // a row's pixels in pieces of kPiece, the colour transform, DC shift and clipping into three
-// pieces on the stack, then their bytes into the caller's buffer, so that no int32 sample is
-// written back to the planes and read again to be packed. The same bytes as inverse_mct and
-// then pack_rect (tests/codec/decode_into_test.cpp). Marks 0..2 packed in out.
+// pieces on the stack, then their bytes into the caller's buffer (transform::pack_pixels), so
+// that no int32 sample is written back to the planes and read again to be packed. The same
+// bytes as inverse_mct and then pack_rect (tests/codec/decode_into_test.cpp). Marks 0..2
+// packed in out.
 void inverse_mct_packed(std::span<CoefficientPlane> planes, int threads,
                         std::vector<TileComponentSamples>& out, const PackTarget& pack) {
-  int32_t offset[3], lo[3], hi[3];
-  for (size_t c = 0; c < 3; ++c) {
-    offset[c] = planes[c].offset;
-    lo[c] = planes[c].lo;
-    hi[c] = planes[c].hi;
-  }
+  const ColourBounds b = colour_bounds(planes);
+  const int32_t *offset = b.offset, *lo = b.lo, *hi = b.hi;
   const bool reversible = planes[0].reversible && planes[1].reversible && planes[2].reversible;
   if (!reversible) floats_for_ict(planes, threads);
   const Rect& rect = planes[0].rect;
   Rect cut;
   uint8_t* dst[3];
   for (size_t c = 0; c < 3; ++c) dst[c] = pack.place(c, rect, cut);
+  // Components 0..2 as the first three samples of each pixel: one pack_pixels pass (its 8-bit
+  // RGB loop is pack_row_u8's); in another order, a pack_rect each.
   const uint32_t bytes = pack.format.bytes;
-  // Components 0..2 as the first three samples of each pixel: pack_row_u8's loop.
-  const bool rgb8 =
-      bytes == 1 && pack.pixel_step == 3 && dst[1] == dst[0] + 1 && dst[2] == dst[0] + 2;
+  const bool in_order = dst[1] == dst[0] + bytes && dst[2] == dst[0] + 2 * bytes;
   const int32_t* ints[3] = {planes[0].ints.data(), planes[1].ints.data(), planes[2].ints.data()};
   const float* floats[3] = {planes[0].floats(), planes[1].floats(), planes[2].floats()};
   const size_t rows = cut.empty() ? 0 : size_t{cut.y1} - cut.y0, width = cut.width();
@@ -197,13 +205,13 @@ void inverse_mct_packed(std::span<CoefficientPlane> planes, int threads,
                                             floats[2] + at + k, t[0], t[1], t[2], l, offset, lo,
                                             hi);
           }
-          if (rgb8) {
-            const int32_t* src[3] = {t[0], t[1], t[2]};
-            transform::pack_row_u8(src, 3, l, dst[0] + row + k * 3);
-            return;
-          }
           const transform::PackRect r{static_cast<uint32_t>(l), 1, l, pack.row_stride,
                                       pack.pixel_step};
+          if (in_order) {
+            const int32_t* src[3] = {t[0], t[1], t[2]};
+            transform::pack_pixels(src, 3, dst[0] + row + k * pack.pixel_step, r, pack.format, 1);
+            return;
+          }
           for (size_t c = 0; c < 3; ++c)
             transform::pack_rect(t[c], dst[c] + row + k * pack.pixel_step, r, pack.format, 1);
         });

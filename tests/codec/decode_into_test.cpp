@@ -148,6 +148,8 @@ TEST(DecodeInto, ReversibleTilesAndOptions) {
   p.region.reset();
   p.components = {2, 0};
   check_all(s, p, true, "components 2,0");
+  p.components = {2, 1, 0};  // the colour stage packs 0..2 out of their order
+  check_all(s, p, true, "components 2,1,0", true);
   p.components.clear();
   p.tile = 4;
   check_all(s, p, true, "tile 4");
