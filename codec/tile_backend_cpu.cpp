@@ -166,62 +166,180 @@ bool colour_packs(std::span<const CoefficientPlane> planes, const PackTarget* pa
   return true;
 }
 
-// inverse_mct with the packing of components 0..2 into `pack` (colour_packs) in the same pass:
-// a row's pixels in pieces of kPiece, the colour transform, DC shift and clipping into three
-// pieces on the stack, then their bytes into the caller's buffer (transform::pack_pixels), so
-// that no int32 sample is written back to the planes and read again to be packed. The same
-// bytes as inverse_mct and then pack_rect (tests/codec/decode_into_test.cpp). Marks 0..2
-// packed in out.
+// Where components 0..2 of a colour_packs tile go in `pack`, and one row's colour transform,
+// DC shift, clipping and packing (inverse_mct_packed, inverse_rows_packed): a row's pixels in
+// pieces of kPiece, the colour transform into three pieces on the stack, then their bytes into the
+// caller's buffer (transform::pack_pixels when components 0..2 are each pixel's first three
+// samples, its 8-bit RGB loop pack_row_u8's; in another order a pack_rect each).
+class ColourPacker {
+ public:
+  ColourPacker(std::span<const CoefficientPlane> planes, const PackTarget& pack)
+      : b_(colour_bounds(planes)),
+        pack_(pack),
+        reversible_(planes[0].reversible && planes[1].reversible && planes[2].reversible) {
+    for (size_t c = 0; c < 3; ++c) dst_[c] = pack.place(c, planes[0].rect, cut_);
+    const uint32_t bytes = pack.format.bytes;
+    in_order_ = dst_[1] == dst_[0] + bytes && dst_[2] == dst_[0] + 2 * bytes;
+  }
+  const Rect& cut() const { return cut_; }
+  bool reversible() const { return reversible_; }
+  // Row y of cut (0-based) from its first sample in each component: ints (reversible) or
+  // floats. ints are transformed in place where `scratch` (rows the caller gives up), else
+  // only read.
+  void row(size_t y, int32_t* const* ints, const float* const* floats, bool scratch) const {
+    const size_t width = cut_.width(), at = y * pack_.row_stride;
+    in_pieces(width, [&](size_t k, size_t l) {
+      int32_t t[3][kPiece];
+      const int32_t* src[3] = {t[0], t[1], t[2]};
+      if (reversible_ && scratch) {
+        transform::rct_inverse_dc_shift(ints[0] + k, ints[1] + k, ints[2] + k, l, b_.offset, b_.lo,
+                                        b_.hi);
+        for (size_t c = 0; c < 3; ++c) src[c] = ints[c] + k;
+      } else if (reversible_) {
+        for (size_t c = 0; c < 3; ++c) std::memcpy(t[c], ints[c] + k, l * sizeof(int32_t));
+        transform::rct_inverse_dc_shift(t[0], t[1], t[2], l, b_.offset, b_.lo, b_.hi);
+      } else {
+        transform::ict_inverse_dc_shift(floats[0] + k, floats[1] + k, floats[2] + k, t[0], t[1],
+                                        t[2], l, b_.offset, b_.lo, b_.hi);
+      }
+      const transform::PackRect r{static_cast<uint32_t>(l), 1, l, pack_.row_stride,
+                                  pack_.pixel_step};
+      if (in_order_) {
+        transform::pack_pixels(src, 3, dst_[0] + at + k * pack_.pixel_step, r, pack_.format, 1);
+        return;
+      }
+      for (size_t c = 0; c < 3; ++c)
+        transform::pack_rect(src[c], dst_[c] + at + k * pack_.pixel_step, r, pack_.format, 1);
+    });
+  }
+  // Marks components 0..2 packed in out.
+  static void mark_packed(std::span<const CoefficientPlane> planes,
+                          std::vector<TileComponentSamples>& out) {
+    for (size_t c = 0; c < 3; ++c) {
+      out[c].rect = planes[c].rect;
+      out[c].packed = true;
+      Samples().swap(out[c].samples);
+    }
+  }
+
+ private:
+  ColourBounds b_;
+  const PackTarget& pack_;
+  bool reversible_, in_order_ = false;
+  uint8_t* dst_[3];
+  Rect cut_;
+};
+
+// inverse_mct with the packing of components 0..2 into `pack` (colour_packs) in the same pass,
+// so that no int32 sample is written back to the planes and read again to be packed. The same
+// bytes as inverse_mct and then pack_rect (tests/codec/decode_into_test.cpp).
 void inverse_mct_packed(std::span<CoefficientPlane> planes, int threads,
                         std::vector<TileComponentSamples>& out, const PackTarget& pack) {
-  const ColourBounds b = colour_bounds(planes);
-  const int32_t *offset = b.offset, *lo = b.lo, *hi = b.hi;
-  const bool reversible = planes[0].reversible && planes[1].reversible && planes[2].reversible;
-  if (!reversible) floats_for_ict(planes, threads);
+  const ColourPacker packer(planes, pack);
+  if (!packer.reversible()) floats_for_ict(planes, threads);
   const Rect& rect = planes[0].rect;
-  Rect cut;
-  uint8_t* dst[3];
-  for (size_t c = 0; c < 3; ++c) dst[c] = pack.place(c, rect, cut);
-  // Components 0..2 as the first three samples of each pixel: one pack_pixels pass (its 8-bit
-  // RGB loop is pack_row_u8's); in another order, a pack_rect each.
-  const uint32_t bytes = pack.format.bytes;
-  const bool in_order = dst[1] == dst[0] + bytes && dst[2] == dst[0] + 2 * bytes;
-  const int32_t* ints[3] = {planes[0].ints.data(), planes[1].ints.data(), planes[2].ints.data()};
-  const float* floats[3] = {planes[0].floats(), planes[1].floats(), planes[2].floats()};
+  const Rect& cut = packer.cut();
   const size_t rows = cut.empty() ? 0 : size_t{cut.y1} - cut.y0, width = cut.width();
   const int team = threads > 0 ? threads : core::max_threads();
   core::parallel_for(
       0, rows, 1,
       [&](size_t y) {
         const size_t at = (cut.y0 - rect.y0 + y) * size_t{rect.width()} + (cut.x0 - rect.x0);
-        const size_t row = y * pack.row_stride;
-        in_pieces(width, [&](size_t k, size_t l) {
-          int32_t t[3][kPiece];
-          if (reversible) {
-            for (size_t c = 0; c < 3; ++c) std::memcpy(t[c], ints[c] + at + k, l * sizeof(int32_t));
-            transform::rct_inverse_dc_shift(t[0], t[1], t[2], l, offset, lo, hi);
-          } else {
-            transform::ict_inverse_dc_shift(floats[0] + at + k, floats[1] + at + k,
-                                            floats[2] + at + k, t[0], t[1], t[2], l, offset, lo,
-                                            hi);
-          }
-          const transform::PackRect r{static_cast<uint32_t>(l), 1, l, pack.row_stride,
-                                      pack.pixel_step};
-          if (in_order) {
-            const int32_t* src[3] = {t[0], t[1], t[2]};
-            transform::pack_pixels(src, 3, dst[0] + row + k * pack.pixel_step, r, pack.format, 1);
-            return;
-          }
-          for (size_t c = 0; c < 3; ++c)
-            transform::pack_rect(t[c], dst[c] + row + k * pack.pixel_step, r, pack.format, 1);
-        });
+        int32_t* ints[3];
+        const float* floats[3];
+        for (size_t c = 0; c < 3; ++c) {
+          ints[c] = planes[c].ints.data() + at;
+          floats[c] = planes[c].floats() + at;
+        }
+        packer.row(y, ints, floats, false);
       },
       rows * width >= (size_t{1} << 16) ? team : 1);
+  ColourPacker::mark_packed(planes, out);
+}
+
+// Whether inverse_rows_packed can take components 0..2 of a colour_packs tile: the whole tile
+// (no window), the lifting CPU DWT, at least one level each and one kernel for all three.
+bool rows_pack(std::span<const CoefficientPlane> planes) {
+  if (transform::codec_cpu_dwt() != transform::DwtVariant::kCpu) return false;
   for (size_t c = 0; c < 3; ++c) {
-    out[c].rect = planes[c].rect;
-    out[c].packed = true;
-    Samples().swap(out[c].samples);
+    const CoefficientPlane& p = planes[c];
+    if (p.window || p.levels < 1 || p.reversible != planes[0].reversible) return false;
   }
+  return true;
+}
+
+// The output rows per band of inverse_rows_packed: as many as keep a band's lifting buffer
+// (its rows and the 13 of filter reach around them, transform::cpu::inverse53_rows) of one
+// component within kRowsBandBytes, at least kRowsBandMin (docs/PERFORMANCE.md, "Twenty-sixth
+// run": 2,560 wide, 63 rows; 10,240 wide, 16).
+constexpr size_t kRowsBandBytes = size_t{768} << 10, kRowsBandMin = 16, kRowsReach = 13;
+size_t rows_band_height(size_t width) {
+  const size_t fit = kRowsBandBytes / (width * sizeof(int32_t));
+  return std::max(kRowsBandMin, fit > kRowsReach ? fit - kRowsReach : 0);
+}
+
+// The inverse DWT's finest level of components 0..2 with their colour stage and packing
+// (rows_pack): the coarser levels as inverse_dwt, then bands of output rows, each band's
+// finest level through transform::cpu::inverse53_rows / inverse97_rows (HOR_SR and VER_SR in
+// a buffer that stays in cache) and its rows straight through ColourPacker. The finest level
+// reads each plane once and writes nothing back, where the whole-plane path reads and writes
+// it in each of its two 1-D passes and the colour stage reads it again. The same bytes as
+// inverse_dwt, inverse_mct and pack_rect (bit-identical rows, dwt_rows_test.cpp). Each thread
+// keeps its band buffers (about kRowsBandBytes per component) for later tiles.
+void inverse_rows_packed(std::span<CoefficientPlane> planes, int threads,
+                         std::vector<TileComponentSamples>& out, const PackTarget& pack) {
+  const auto& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
+  const Rect& rect = planes[0].rect;
+  for (size_t c = 0; c < 3; ++c) {
+    CoefficientPlane& p = planes[c];
+    const Rect ll = transform::subband_rect(rect, 1, Band::kLL);
+    if (p.reversible)
+      ops.inverse53({p.ints.data(), rect.width()}, ll, p.levels - 1);
+    else
+      ops.inverse97({p.floats(), rect.width()}, ll, p.levels - 1);
+  }
+  const ColourPacker packer(planes, pack);
+  const Rect& cut = packer.cut();
+  if (!cut.empty()) {
+    const size_t first = cut.y0 - rect.y0, rows = size_t{cut.y1} - cut.y0;
+    const size_t xoff = cut.x0 - rect.x0, band = rows_band_height(rect.width());
+    const size_t bands = (rows + band - 1) / band;
+    const int team = threads > 0 ? threads : core::max_threads();
+    core::parallel_for(
+        0, bands, 1,
+        [&](size_t b) {
+          const size_t y0 = first + b * band, y1 = std::min(first + rows, y0 + band);
+          thread_local std::vector<int32_t> ints[3];
+          thread_local std::vector<float> floats[3];
+          thread_local std::vector<int32_t*> irows[3];
+          thread_local std::vector<float*> frows[3];
+          for (size_t c = 0; c < 3; ++c) {
+            CoefficientPlane& p = planes[c];
+            if (p.reversible) {
+              irows[c].resize(y1 - y0);
+              transform::cpu::inverse53_rows({p.ints.data(), rect.width()}, rect, y0, y1, ints[c],
+                                             irows[c].data());
+            } else {
+              frows[c].resize(y1 - y0);
+              transform::cpu::inverse97_rows({p.floats(), rect.width()}, rect, y0, y1, floats[c],
+                                             frows[c].data());
+            }
+          }
+          for (size_t i = 0; i < y1 - y0; ++i) {
+            int32_t* in[3] = {};
+            const float* f[3] = {};
+            for (size_t c = 0; c < 3; ++c) {
+              if (packer.reversible())
+                in[c] = irows[c][i] + xoff;
+              else
+                f[c] = frows[c][i] + xoff;
+            }
+            packer.row(y0 - first + i, in, f, true);
+          }
+        },
+        rows * rect.width() >= (size_t{1} << 16) ? team : 1);
+  }
+  ColourPacker::mark_packed(planes, out);
 }
 
 // G.1.2 and clipping of one component without MCT, into out.
@@ -493,6 +611,10 @@ void cpu_inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
   const size_t nc = planes.size();
   if (mct) check_mct_planes(planes);
   out.resize(nc);
+  // Components 0..2 into a packed target: their finest level with the colour stage in bands
+  // (inverse_rows_packed), or the whole planes first.
+  const bool packs = mct && colour_packs(planes, pack);
+  const bool rows = packs && rows_pack(planes);
   TraceStage trace_dwt("inverse dwt");
   for (size_t c = 0; c < nc; ++c) {
     CoefficientPlane& p = planes[c];
@@ -500,12 +622,15 @@ void cpu_inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
     if (p.rect.area() > p.ints.size())
       throw Error(ErrorCode::kInternal,
                   "cpu backend: component " + std::to_string(c) + " has too few coefficients");
-    inverse_dwt(p);
+    if (!(rows && c < 3)) inverse_dwt(p);
   }
   trace_dwt.end();
-  TraceStage trace_colour("inverse colour and dc shift");
+  TraceStage trace_colour(rows ? "inverse finest level, colour and packing"
+                               : "inverse colour and dc shift");
   if (mct && !planes[0].rect.empty()) {
-    if (colour_packs(planes, pack))
+    if (rows)
+      inverse_rows_packed(planes, threads, out, *pack);
+    else if (packs)
       inverse_mct_packed(planes, threads, out, *pack);
     else
       inverse_mct(planes, threads, out);

@@ -308,7 +308,60 @@ void idwt_window(Plane<typename K::T> pl, const Rect& tc, int levels, const Rect
   }
 }
 
+// ---- the finest level in bands of rows (inverse53_rows / inverse97_rows) -------------------
+
+template <class K>
+void band_pass(const typename K::T* plane, size_t stride, size_t w, int px, size_t l0, size_t nl,
+               size_t h0, size_t nh, int py, typename K::T* band, typename K::T* tmp) {
+#if GJ2K_HAVE_ISA_V3
+  if (core::use_isa_v3()) {
+    if constexpr (std::is_same_v<K, Kern53>)
+      v3::band53(plane, stride, w, px, l0, nl, h0, nh, py, band, tmp);
+    else
+      v3::band97(plane, stride, w, px, l0, nl, h0, nh, py, band, tmp);
+    return;
+  }
+#endif
+  band_inverse<K>(plane, stride, w, px, l0, nl, h0, nh, py, band, tmp);
+}
+
+// Rows [y0, y1) of the finest level come from the vertical sub-signal window1 gives (the rows
+// widened by kWindowMargin, exact inside as for idwt_window): its low and high rows through
+// HOR_SR into the band, VER_SR on the band, and row i is the band's row at its position.
+template <class K>
+void inverse_rows(Plane<typename K::T> pl, const Rect& tc, size_t y0, size_t y1,
+                  std::vector<typename K::T>& scratch, typename K::T** rows, const char* what) {
+  using T = typename K::T;
+  check_dwt_args(pl.data, pl.stride, tc, 1, what);
+  const size_t w = tc.width(), h = tc.height();
+  if (y1 > h || y0 >= y1)
+    throw Error(ErrorCode::kInvalidArgument, std::string(what) + ": rows " + std::to_string(y0) +
+                                                 ".." + std::to_string(y1) + " outside 0.." +
+                                                 std::to_string(h));
+  const Window1 y = window1(tc.y0, h, y0, y1);
+  const size_t nl_all = (size_t{tc.y1} + 1) / 2 - (size_t{tc.y0} + 1) / 2;
+  const size_t nl = y.nl(), nh = y.nh();
+  if (scratch.size() < (nl + nh + 1) * w) scratch.resize((nl + nh + 1) * w);
+  T* const band = scratch.data();
+  band_pass<K>(pl.data, pl.stride, w, static_cast<int>(tc.x0 & 1u), y.l0, nl, nl_all + y.h0, nh,
+               y.p, band, band + (nl + nh) * w);
+  for (size_t i = y0; i < y1; ++i) {
+    const size_t j = i - y.e0;
+    rows[i - y0] = ((j & 1) == static_cast<size_t>(y.p)) ? band + (j - y.p) / 2 * w
+                                                         : band + (nl + (j + y.p - 1) / 2) * w;
+  }
+}
+
 }  // namespace
+
+void inverse53_rows(Plane<int32_t> p, const Rect& tc, size_t y0, size_t y1,
+                    std::vector<int32_t>& scratch, int32_t** rows) {
+  inverse_rows<Kern53>(p, tc, y0, y1, scratch, rows, "cpu inverse 5/3 DWT (rows)");
+}
+void inverse97_rows(Plane<float> p, const Rect& tc, size_t y0, size_t y1,
+                    std::vector<float>& scratch, float** rows) {
+  inverse_rows<Kern97>(p, tc, y0, y1, scratch, rows, "cpu inverse 9/7 DWT (rows)");
+}
 
 void inverse53_window(Plane<int32_t> p, const Rect& tc, int levels, const Rect& want) {
   idwt_window<Kern53>(p, tc, levels, want, "cpu inverse 5/3 DWT (window)");

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "transform/dwt.h"
 
@@ -49,6 +50,19 @@ void inverse97(Plane<float> p, const Rect& tc, int levels);
 // window is the one above halved, widened by a few samples of filter reach).
 void inverse53_window(Plane<int32_t> p, const Rect& tc, int levels, const Rect& want);
 void inverse97_window(Plane<float> p, const Rect& tc, int levels, const Rect& want);
+// The finest level of inverse53 / inverse97 in bands of rows, for a caller that takes the
+// samples row by row (the decoder's colour stage and packing): p holds tc's coefficients with
+// every coarser level already inverse-transformed (inverse53 / inverse97 on
+// subband_rect(tc, 1, Band::kLL) with levels - 1), and is only read. On return rows[i - y0]
+// points at row i of the output (y0 <= i < y1 <= tc.height(); tc.width() samples), valued
+// bit for bit as inverse53 / inverse97 (p, tc, levels) leave row i. The rows live in scratch
+// (grown as needed) until its next use; the caller may change them. HOR_SR then VER_SR
+// (F.4.2) of the band's rows only: a band of b rows reads b + about 12 rows of p once, and
+// keeps the lifting in a buffer of that many rows.
+void inverse53_rows(Plane<int32_t> p, const Rect& tc, size_t y0, size_t y1,
+                    std::vector<int32_t>& scratch, int32_t** rows);
+void inverse97_rows(Plane<float> p, const Rect& tc, size_t y0, size_t y1,
+                    std::vector<float>& scratch, float** rows);
 }  // namespace cpu
 
 namespace conv {

@@ -416,41 +416,56 @@ inline void deinterleave(T* __restrict L, size_t nl, T* __restrict H, size_t nh,
   if (na > nb) a[nb] = x[2 * nb];
 }
 
-// fused_pass for one row of n >= 2 samples in x (parity p), tmp of n samples; the loops run
-// over samples and have no aliasing between buffer and scratch, so they vectorise.
-template <class K, bool Forward>
-void fused_row(typename K::T* __restrict x, size_t n, int p, typename K::T* __restrict tmp) {
+// The inverse fused_pass for one row of n >= 2 samples (parity p): the Mallat halves at src,
+// the interleaved output to dst (src itself, or a row that does not overlap it), tmp of n
+// samples; the loops run over samples with no aliasing between the rows and scratch, so they
+// vectorise.
+template <class K>
+void fused_row_inverse(const typename K::T* src, typename K::T* dst, size_t n, int p,
+                       typename K::T* __restrict tmp) {
   using F = typename FusedOf<K>::type;
   using T = typename K::T;
   const size_t nl = (n + 1 - static_cast<size_t>(p)) / 2, nh = n - nl;
   const int ol = 1 - p, oh = p;
   T* __restrict L = tmp;
   T* __restrict H = tmp + nl;
-  if constexpr (!Forward) {
-    const T* xl = x;
-    const T* xh = x + nl;
-    bool first = true;
-    if constexpr (F::kScaled) {
-      for (size_t k = 0; k < nl; ++k) L[k] = xl[k] * F::kLow;
-      for (size_t k = 0; k < nh; ++k) H[k] = xh[k] * F::kHigh;
+  const T* xl = src;
+  const T* xh = src + nl;
+  bool first = true;
+  if constexpr (F::kScaled) {
+    for (size_t k = 0; k < nl; ++k) L[k] = xl[k] * F::kLow;
+    for (size_t k = 0; k < nh; ++k) H[k] = xh[k] * F::kHigh;
+    first = false;
+  } else {
+    std::memcpy(H, xh, nh * sizeof(T));
+  }
+  F::inv_mid([&](bool high, auto op) {
+    if (high) {
+      step_row(H, nh, L, nl, oh, op);
+    } else if (first) {
+      lift_row(L, xl, nl, H, nh, ol, op);
       first = false;
     } else {
-      std::memcpy(H, xh, nh * sizeof(T));
+      step_row(L, nl, H, nh, ol, op);
     }
-    F::inv_mid([&](bool high, auto op) {
-      if (high) {
-        step_row(H, nh, L, nl, oh, op);
-      } else if (first) {
-        lift_row(L, xl, nl, H, nh, ol, op);
-        first = false;
-      } else {
-        step_row(L, nl, H, nh, ol, op);
-      }
-    });
-    // Last step on H, then x interleaved: low k at 2 k + p, high k at 2 k + 1 - p.
-    step_row(H, nh, L, nl, oh, F::inv_last());
-    interleave(x, L, nl, H, nh, p);
+  });
+  // Last step on H, then dst interleaved: low k at 2 k + p, high k at 2 k + 1 - p.
+  step_row(H, nh, L, nl, oh, F::inv_last());
+  interleave(dst, L, nl, H, nh, p);
+}
+
+// fused_pass for one row of n >= 2 samples in x (parity p), tmp of n samples.
+template <class K, bool Forward>
+void fused_row(typename K::T* __restrict x, size_t n, int p, typename K::T* __restrict tmp) {
+  using F = typename FusedOf<K>::type;
+  using T = typename K::T;
+  if constexpr (!Forward) {
+    fused_row_inverse<K>(x, x, n, p, tmp);
   } else {
+    const size_t nl = (n + 1 - static_cast<size_t>(p)) / 2, nh = n - nl;
+    const int ol = 1 - p, oh = p;
+    T* __restrict L = tmp;
+    T* __restrict H = tmp + nl;
     deinterleave(L, nl, H, nh, x, p);
     step_row(H, nh, L, nl, oh, F::fwd_first());
     F::fwd_mid([&](bool high, auto op) {
@@ -467,6 +482,36 @@ void fused_row(typename K::T* __restrict x, size_t n, int p, typename K::T* __re
       std::memcpy(xh_out, H, nh * sizeof(T));
     }
   }
+}
+
+// One band of the finest level's inverse for inverse53_rows / inverse97_rows (dwt_cpu.h): nl
+// rows of the plane from row l0 (low) and nh from row h0 (high), each w samples of parity px,
+// go through HOR_SR (F.4.2) into `band` (the low rows, then the high rows, w apart); then
+// VER_SR of the nl + nh rows (parity py) runs on the band's columns in place, all w of them at
+// once. tmp: w samples. The vertical steps read and write only the band, which the caller
+// keeps small enough to stay in a core's cache.
+template <class K>
+void band_inverse(const typename K::T* plane, size_t stride, size_t w, int px, size_t l0, size_t nl,
+                  size_t h0, size_t nh, int py, typename K::T* band, typename K::T* tmp) {
+  using T = typename K::T;
+  auto row = [&](const T* src, T* dst) {
+    if (w >= 2) {
+      fused_row_inverse<K>(src, dst, w, px, tmp);
+    } else {
+      dst[0] = px ? K::single_inv(src[0]) : src[0];  // F.4.7: one sample
+    }
+  };
+  for (size_t k = 0; k < nl; ++k) row(plane + (l0 + k) * stride, band + k * w);
+  for (size_t k = 0; k < nh; ++k) row(plane + (h0 + k) * stride, band + (nl + k) * w);
+  T* const L = band;
+  T* const H = band + nl * w;
+  if (nl + nh == 1) {  // F.4.7: a one-sample column, halved at an odd coordinate
+    if (py)
+      for (size_t j = 0; j < w; ++j) band[j] = K::single_inv(band[j]);
+    return;
+  }
+  const size_t lanes = w;
+  K::inverse(strip_step(L, nl, H, nh, w, lanes), strip_scale(L, nl, H, nh, w), py);
 }
 
 }  // namespace gj2k::transform::cpu::kernels

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "transform/dwt_cpu_v3.h"
 
@@ -65,4 +66,12 @@ void strip97(bool forward, float* x, size_t along, size_t n, int p, size_t lanes
   strip<k::Kern97>(forward, x, along, n, p, lanes, tmp, tp);
 }
 
+void band53(const int32_t* plane, size_t stride, size_t w, int px, size_t l0, size_t nl, size_t h0,
+            size_t nh, int py, int32_t* band, int32_t* tmp) {
+  k::band_inverse<k::Kern53>(plane, stride, w, px, l0, nl, h0, nh, py, band, tmp);
+}
+void band97(const float* plane, size_t stride, size_t w, int px, size_t l0, size_t nl, size_t h0,
+            size_t nh, int py, float* band, float* tmp) {
+  k::band_inverse<k::Kern97>(plane, stride, w, px, l0, nl, h0, nh, py, band, tmp);
+}
 }  // namespace gj2k::transform::cpu::v3

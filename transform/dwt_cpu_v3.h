@@ -17,4 +17,9 @@ void strip53(bool forward, int32_t* x, size_t along, size_t n, int p, size_t lan
 void strip97(bool forward, float* x, size_t along, size_t n, int p, size_t lanes, float* tmp,
              size_t tp);
 
+// kernels::band_inverse<Kern53 / Kern97>.
+void band53(const int32_t* plane, size_t stride, size_t w, int px, size_t l0, size_t nl, size_t h0,
+            size_t nh, int py, int32_t* band, int32_t* tmp);
+void band97(const float* plane, size_t stride, size_t w, int px, size_t l0, size_t nl, size_t h0,
+            size_t nh, int py, float* band, float* tmp);
 }  // namespace gj2k::transform::cpu::v3
