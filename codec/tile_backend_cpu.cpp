@@ -278,68 +278,126 @@ size_t rows_band_height(size_t width) {
   return std::max(kRowsBandMin, fit > kRowsReach ? fit - kRowsReach : 0);
 }
 
+// The coarser levels of a plane's inverse DWT (all but the finest), in place.
+void inverse_coarse_levels(CoefficientPlane& p) {
+  const auto& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
+  const Rect ll = transform::subband_rect(p.rect, 1, Band::kLL);
+  if (p.reversible)
+    ops.inverse53({p.ints.data(), p.rect.width()}, ll, p.levels - 1);
+  else
+    ops.inverse97({p.floats(), p.rect.width()}, ll, p.levels - 1);
+}
+
+// The finest DWT level of the planes cs (one to three, one rect, their coarser levels done),
+// in bands of output rows on the threads: each band's rows of each plane through
+// transform::cpu::inverse53_rows / inverse97_rows (HOR_SR and VER_SR in a buffer that stays in
+// cache), then row(y, ints, floats) for each of its rows inside `cut` (y from cut's first row;
+// ints[k] / floats[k] at cut's first column of plane cs[k]'s row, as its kernel gives; the
+// ints may be changed). Each thread keeps its band buffers (about kRowsBandBytes per plane)
+// for later tiles.
+template <class Row>
+void finest_level_bands(std::span<CoefficientPlane> planes, std::span<const size_t> cs,
+                        const Rect& cut, int threads, const Row& row) {
+  if (cut.empty()) return;
+  const Rect& rect = planes[cs[0]].rect;
+  const size_t first = cut.y0 - rect.y0, rows = size_t{cut.y1} - cut.y0;
+  const size_t xoff = cut.x0 - rect.x0, band = rows_band_height(rect.width());
+  const size_t bands = (rows + band - 1) / band;
+  const int team = threads > 0 ? threads : core::max_threads();
+  core::parallel_for(
+      0, bands, 1,
+      [&](size_t b) {
+        const size_t y0 = first + b * band, y1 = std::min(first + rows, y0 + band);
+        thread_local std::vector<int32_t> ints[3];
+        thread_local std::vector<float> floats[3];
+        thread_local std::vector<int32_t*> irows[3];
+        thread_local std::vector<float*> frows[3];
+        for (size_t k = 0; k < cs.size(); ++k) {
+          CoefficientPlane& p = planes[cs[k]];
+          if (p.reversible) {
+            irows[k].resize(y1 - y0);
+            transform::cpu::inverse53_rows({p.ints.data(), rect.width()}, rect, y0, y1, ints[k],
+                                           irows[k].data());
+          } else {
+            frows[k].resize(y1 - y0);
+            transform::cpu::inverse97_rows({p.floats(), rect.width()}, rect, y0, y1, floats[k],
+                                           frows[k].data());
+          }
+        }
+        for (size_t i = 0; i < y1 - y0; ++i) {
+          int32_t* in[3] = {};
+          const float* f[3] = {};
+          for (size_t k = 0; k < cs.size(); ++k) {
+            if (planes[cs[k]].reversible)
+              in[k] = irows[k][i] + xoff;
+            else
+              f[k] = frows[k][i] + xoff;
+          }
+          row(y0 - first + i, in, f);
+        }
+      },
+      rows * rect.width() >= (size_t{1} << 16) ? team : 1);
+}
+
 // The inverse DWT's finest level of components 0..2 with their colour stage and packing
-// (rows_pack): the coarser levels as inverse_dwt, then bands of output rows, each band's
-// finest level through transform::cpu::inverse53_rows / inverse97_rows (HOR_SR and VER_SR in
-// a buffer that stays in cache) and its rows straight through ColourPacker. The finest level
-// reads each plane once and writes nothing back, where the whole-plane path reads and writes
-// it in each of its two 1-D passes and the colour stage reads it again. The same bytes as
-// inverse_dwt, inverse_mct and pack_rect (bit-identical rows, dwt_rows_test.cpp). Each thread
-// keeps its band buffers (about kRowsBandBytes per component) for later tiles.
+// (rows_pack): the coarser levels as inverse_dwt, then finest_level_bands with each row
+// straight through ColourPacker. The finest level reads each plane once and writes nothing
+// back, where the whole-plane path reads and writes it in each of its two 1-D passes and the
+// colour stage reads it again. The same bytes as inverse_dwt, inverse_mct and pack_rect
+// (bit-identical rows, dwt_rows_test.cpp).
 void inverse_rows_packed(std::span<CoefficientPlane> planes, int threads,
                          std::vector<TileComponentSamples>& out, const PackTarget& pack) {
-  const auto& ops = transform::dwt_ops(transform::DwtVariant::kCpu);
-  const Rect& rect = planes[0].rect;
-  for (size_t c = 0; c < 3; ++c) {
-    CoefficientPlane& p = planes[c];
-    const Rect ll = transform::subband_rect(rect, 1, Band::kLL);
-    if (p.reversible)
-      ops.inverse53({p.ints.data(), rect.width()}, ll, p.levels - 1);
-    else
-      ops.inverse97({p.floats(), rect.width()}, ll, p.levels - 1);
-  }
+  for (size_t c = 0; c < 3; ++c) inverse_coarse_levels(planes[c]);
   const ColourPacker packer(planes, pack);
-  const Rect& cut = packer.cut();
-  if (!cut.empty()) {
-    const size_t first = cut.y0 - rect.y0, rows = size_t{cut.y1} - cut.y0;
-    const size_t xoff = cut.x0 - rect.x0, band = rows_band_height(rect.width());
-    const size_t bands = (rows + band - 1) / band;
-    const int team = threads > 0 ? threads : core::max_threads();
-    core::parallel_for(
-        0, bands, 1,
-        [&](size_t b) {
-          const size_t y0 = first + b * band, y1 = std::min(first + rows, y0 + band);
-          thread_local std::vector<int32_t> ints[3];
-          thread_local std::vector<float> floats[3];
-          thread_local std::vector<int32_t*> irows[3];
-          thread_local std::vector<float*> frows[3];
-          for (size_t c = 0; c < 3; ++c) {
-            CoefficientPlane& p = planes[c];
-            if (p.reversible) {
-              irows[c].resize(y1 - y0);
-              transform::cpu::inverse53_rows({p.ints.data(), rect.width()}, rect, y0, y1, ints[c],
-                                             irows[c].data());
-            } else {
-              frows[c].resize(y1 - y0);
-              transform::cpu::inverse97_rows({p.floats(), rect.width()}, rect, y0, y1, floats[c],
-                                             frows[c].data());
-            }
-          }
-          for (size_t i = 0; i < y1 - y0; ++i) {
-            int32_t* in[3] = {};
-            const float* f[3] = {};
-            for (size_t c = 0; c < 3; ++c) {
-              if (packer.reversible())
-                in[c] = irows[c][i] + xoff;
-              else
-                f[c] = frows[c][i] + xoff;
-            }
-            packer.row(y0 - first + i, in, f, true);
-          }
-        },
-        rows * rect.width() >= (size_t{1} << 16) ? team : 1);
-  }
+  static constexpr size_t kColour[3] = {0, 1, 2};
+  finest_level_bands(planes, kColour, packer.cut(), threads,
+                     [&](size_t y, int32_t* const* ints, const float* const* floats) {
+                       packer.row(y, ints, floats, true);
+                     });
   ColourPacker::mark_packed(planes, out);
+}
+
+// Whether inverse_single_rows_packed can take component c (no MCT): an output of `pack`,
+// decoded and wanted, the whole tile, the lifting CPU DWT, at least one level.
+bool single_rows_pack(const CoefficientPlane& p, size_t c, const PackTarget* pack) {
+  return pack && c < pack->components.size() && pack->components[c].k >= 0 && p.decode &&
+         p.wanted && !p.rect.empty() && !p.window && p.levels >= 1 &&
+         transform::codec_cpu_dwt() == transform::DwtVariant::kCpu;
+}
+
+// inverse_dwt and inverse_single of component c with its packing into `pack`
+// (single_rows_pack) as inverse_rows_packed does for colour: the finest level in bands, each
+// row's DC shift and clipping (G.1.2) and its bytes into the caller's buffer. The same bytes as
+// inverse_dwt, inverse_single and pack_rect. Marks out packed.
+void inverse_single_rows_packed(std::span<CoefficientPlane> planes, size_t c, int threads,
+                                TileComponentSamples& out, const PackTarget& pack) {
+  CoefficientPlane& p = planes[c];
+  inverse_coarse_levels(p);
+  Rect cut;
+  uint8_t* const dst = pack.place(c, p.rect, cut);
+  const size_t width = cut.width();
+  const size_t cs[1] = {c};
+  finest_level_bands(
+      planes, cs, cut, threads, [&](size_t y, int32_t* const* ints, const float* const* floats) {
+        uint8_t* const row = dst + y * pack.row_stride;
+        if (p.reversible) {
+          transform::dc_shift_inverse_clamp(ints[0], width, p.offset, p.lo, p.hi);
+          const transform::PackRect r{static_cast<uint32_t>(width), 1, width, pack.row_stride,
+                                      pack.pixel_step};
+          transform::pack_rect(ints[0], row, r, pack.format, 1);
+          return;
+        }
+        in_pieces(width, [&](size_t k, size_t l) {
+          int32_t t[kPiece];
+          transform::float_to_int_dc_shift(floats[0] + k, t, l, p.offset, p.lo, p.hi);
+          const transform::PackRect r{static_cast<uint32_t>(l), 1, l, pack.row_stride,
+                                      pack.pixel_step};
+          transform::pack_rect(t, row + k * pack.pixel_step, r, pack.format, 1);
+        });
+      });
+  out.rect = p.rect;
+  out.packed = true;
+  Samples().swap(out.samples);
 }
 
 // G.1.2 and clipping of one component without MCT, into out.
@@ -622,7 +680,9 @@ void cpu_inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
     if (p.rect.area() > p.ints.size())
       throw Error(ErrorCode::kInternal,
                   "cpu backend: component " + std::to_string(c) + " has too few coefficients");
-    if (!(rows && c < 3)) inverse_dwt(p);
+    if (rows && c < 3) continue;                                    // inverse_rows_packed
+    if (!(mct && c < 3) && single_rows_pack(p, c, pack)) continue;  // inverse_single_rows_packed
+    inverse_dwt(p);
   }
   trace_dwt.end();
   TraceStage trace_colour(rows ? "inverse finest level, colour and packing"
@@ -635,8 +695,13 @@ void cpu_inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
     else
       inverse_mct(planes, threads, out);
   }
-  for (size_t c = mct ? 3 : 0; c < nc; ++c)
-    if (planes[c].decode && planes[c].wanted) inverse_single(planes[c], threads, out[c]);
+  for (size_t c = mct ? 3 : 0; c < nc; ++c) {
+    if (!planes[c].decode || !planes[c].wanted) continue;
+    if (single_rows_pack(planes[c], c, pack))
+      inverse_single_rows_packed(planes, c, threads, out[c], *pack);
+    else
+      inverse_single(planes[c], threads, out[c]);
+  }
   for (size_t c = 0; c < std::min<size_t>(nc, 3) && mct; ++c)
     if (!planes[c].wanted) out[c] = {};  // decoded for the MCT only
 }

@@ -178,6 +178,26 @@ TEST(DecodeInto, IrreversibleReduceRegion) {
   check_all(s, p, true, "9/7 reduce 2 region");
 }
 
+// Components without the colour transform (one or two; 9/7), whose finest DWT level, DC shift
+// and packing run in one pass into the buffer (inverse_single_rows_packed), in one tile and in
+// tiles, signed and unsigned.
+TEST(DecodeInto, IrreversibleWithoutColourTransform) {
+  for (uint32_t comps : {1u, 2u})
+    for (bool is_signed : {false, true})
+      for (uint32_t tile : {0u, 32u}) {
+        const Image im = test::random_image(71, 45, comps, is_signed ? 12 : 8, is_signed,
+                                            comps * 4 + is_signed * 2 + (tile > 0));
+        EncodeParams ep;
+        ep.irreversible = true;
+        ep.rates = {6};
+        ep.tile_width = ep.tile_height = tile;
+        check_all(encode(im, ep), {}, true,
+                  "9/7 " + std::to_string(comps) + " components" + (is_signed ? " signed" : "") +
+                      (tile ? " tiled" : ""),
+                  true);
+      }
+}
+
 TEST(DecodeInto, PrecisionsAndSignedness) {
   for (uint32_t prec : {1u, 7u, 8u, 9u, 16u})
     for (bool is_signed : {false, true}) {
