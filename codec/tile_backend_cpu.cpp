@@ -257,25 +257,31 @@ void inverse_mct_packed(std::span<CoefficientPlane> planes, int threads,
   ColourPacker::mark_packed(planes, out);
 }
 
-// Whether inverse_rows_packed can take components 0..2 of a colour_packs tile: the whole tile
-// (no window), the lifting CPU DWT, at least one level each and one kernel for all three.
-bool rows_pack(std::span<const CoefficientPlane> planes) {
-  if (transform::codec_cpu_dwt() != transform::DwtVariant::kCpu) return false;
-  for (size_t c = 0; c < 3; ++c) {
-    const CoefficientPlane& p = planes[c];
-    if (p.window || p.levels < 1 || p.reversible != planes[0].reversible) return false;
-  }
-  return true;
-}
-
 // The output rows per band of inverse_rows_packed: as many as keep a band's lifting buffer
 // (its rows and the 13 of filter reach around them, transform::cpu::inverse53_rows) of one
 // component within kRowsBandBytes, at least kRowsBandMin (docs/PERFORMANCE.md, "Twenty-sixth
 // run": 2,560 wide, 63 rows; 10,240 wide, 16).
 constexpr size_t kRowsBandBytes = size_t{768} << 10, kRowsBandMin = 16, kRowsReach = 13;
+// Wider tiles keep the whole-plane path, so that the band buffers each thread keeps stay
+// within (kRowsBandMin + kRowsReach + 1) rows of this many samples per plane (about 2 MiB).
+constexpr size_t kRowsMaxWidth = 16384;
 size_t rows_band_height(size_t width) {
   const size_t fit = kRowsBandBytes / (width * sizeof(int32_t));
   return std::max(kRowsBandMin, fit > kRowsReach ? fit - kRowsReach : 0);
+}
+
+// Whether inverse_rows_packed can take components 0..2 of a colour_packs tile: the whole tile
+// (no window) at most kRowsMaxWidth wide, the lifting CPU DWT, at least one level each and one
+// kernel for all three.
+bool rows_pack(std::span<const CoefficientPlane> planes) {
+  if (transform::codec_cpu_dwt() != transform::DwtVariant::kCpu) return false;
+  for (size_t c = 0; c < 3; ++c) {
+    const CoefficientPlane& p = planes[c];
+    if (p.window || p.levels < 1 || p.reversible != planes[0].reversible ||
+        p.rect.width() > kRowsMaxWidth)
+      return false;
+  }
+  return true;
 }
 
 // The coarser levels of a plane's inverse DWT (all but the finest), in place.
@@ -358,10 +364,12 @@ void inverse_rows_packed(std::span<CoefficientPlane> planes, int threads,
 }
 
 // Whether inverse_single_rows_packed can take component c (no MCT): an output of `pack`,
-// decoded and wanted, the whole tile, the lifting CPU DWT, at least one level.
+// decoded and wanted, the whole tile at most kRowsMaxWidth wide, the lifting CPU DWT, at least
+// one level.
 bool single_rows_pack(const CoefficientPlane& p, size_t c, const PackTarget* pack) {
   return pack && c < pack->components.size() && pack->components[c].k >= 0 && p.decode &&
          p.wanted && !p.rect.empty() && !p.window && p.levels >= 1 &&
+         p.rect.width() <= kRowsMaxWidth &&
          transform::codec_cpu_dwt() == transform::DwtVariant::kCpu;
 }
 
