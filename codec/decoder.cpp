@@ -23,6 +23,7 @@
 #include "codec/markers/reader.h"
 #include "codec/output_buffer.h"
 #include "codec/parallel.h"
+#include "codec/sample_cache.h"
 #include "codec/trace.h"
 #include "core/memory.h"
 #include "core/thread_pool.h"
@@ -262,6 +263,12 @@ uint64_t largest_tile(const DecodeParams& p, const Codestream& code,
 // The output component k covers [ceil(x0'/dx), ...) on the reduced component grid.
 std::pair<uint32_t, uint32_t> component_origin(const Image& image, const Component& c) {
   return {(image.x0 + c.dx - 1) / c.dx, (image.y0 + c.dy - 1) / c.dy};
+}
+
+// The buffers of a placed tile that the image did not take, for the next tile or decode
+// (codec/sample_cache.h).
+void keep_tile_samples(std::vector<codec::TileComponentSamples>& tcs) {
+  for (codec::TileComponentSamples& s : tcs) codec::keep_samples(s.samples);
 }
 
 // Copies decoded tile-components into the output image; safe from several threads at once.
@@ -797,8 +804,11 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
     codec::TraceStage trace_tiles("tiles");
     decode_tiles(
         codestream(), code, p, tiles, to, tile_parallel, threads,
-        [&](std::vector<codec::TileComponentSamples>& tcs) { placer.place(tcs); }, placed,
-        warnings);
+        [&](std::vector<codec::TileComponentSamples>& tcs) {
+          placer.place(tcs);
+          keep_tile_samples(tcs);
+        },
+        placed, warnings);
     trace_tiles.end();
     codec::TraceStage trace_output("output");
     zero_unwritten(target, placer, image, order, siz, p.reduce, unwritten());
@@ -810,7 +820,11 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   codec::TraceStage trace_tiles("tiles");
   decode_tiles(
       codestream(), code, p, tiles, to, tile_parallel, threads,
-      [&](std::vector<codec::TileComponentSamples>& tcs) { placer.place(tcs); }, placed, warnings);
+      [&](std::vector<codec::TileComponentSamples>& tcs) {
+        placer.place(tcs);
+        keep_tile_samples(tcs);
+      },
+      placed, warnings);
   trace_tiles.end();
   codec::TraceStage trace_colour("output and colour");
   zero_unwritten(image, siz, p.reduce, unwritten());

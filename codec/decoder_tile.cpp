@@ -15,6 +15,7 @@
 
 #include "codec/gpu_warm_up.h"
 #include "codec/parallel.h"
+#include "codec/sample_cache.h"
 #include "codec/structure.h"
 #include "codec/tier2.h"
 #include "codec/trace.h"
@@ -853,16 +854,19 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
       }
     }
   }
+  TraceStage trace_planes("coefficient planes");
   for (auto& cs : comps) {
     if (!cs.decode) continue;
     if (cs.has_region) cs.plane.window = plane_window(cs);
     const size_t n = size_t{cs.plane.rect.width()} * cs.plane.rect.height();
-    cs.plane.allocate(n);  // no zero fill: decode_blocks writes every sample
+    // No zero fill: decode_blocks writes every sample.
+    const bool fresh = cs.plane.allocate(n);
     // Threads decoding neighbouring code-blocks would fault the same fresh pages at once,
     // and the kernel then clears a huge page once per racing thread and keeps one. Faulted
     // in beforehand, each 2 MiB by one thread, every page is cleared once.
-    if (o.threads > 1) core::prefault(cs.plane.ints.data(), n * sizeof(int32_t));
+    if (o.threads > 1 && fresh) core::prefault(cs.plane.ints.data(), n * sizeof(int32_t));
   }
+  trace_planes.end();
   TraceStage trace_t1("tier-1");
   decode_blocks(comps, packets.data, o, t, warnings);
   for (auto& cs : comps) {
@@ -873,6 +877,7 @@ std::vector<TileComponentSamples> decode_tile(std::span<const uint8_t> cs_bytes,
   trace_t1.end();
   TraceStage trace("inverse transforms");
   cpu_inverse(planes, tile_mct, o.threads, out, o.pack);
+  for (CoefficientPlane& p : planes) keep_samples(p.ints);  // those out did not take
   return out;
 }
 

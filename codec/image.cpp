@@ -15,6 +15,7 @@
 
 #include "codec/api_guard.h"
 #include "codec/encoder_internal.h"
+#include "codec/sample_cache.h"
 #include "codec/tile_backend.h"
 #include "core/memory.h"
 #include "core/thread_pool.h"
@@ -28,7 +29,7 @@ const char* version() {
 }
 
 size_t release_gpu_resources() {
-  return codec::release_gpu_pools();
+  return codec::release_gpu_pools() + codec::release_kept_samples();
 }
 
 const char* to_string(ErrorCode code) {

@@ -95,8 +95,10 @@ struct CoefficientPlane {
   Samples ints;
   float* floats() { return std::launder(reinterpret_cast<float*>(ints.data())); }
   const float* floats() const { return std::launder(reinterpret_cast<const float*>(ints.data())); }
-  // Storage for n coefficients, not zeroed (floats() begins the floats' lifetime for 9/7).
-  void allocate(size_t n);
+  // Storage for n coefficients, not zeroed (floats() begins the floats' lifetime for 9/7): a
+  // buffer kept from an earlier tile or decode (codec/sample_cache.h), or a new one; returns
+  // whether it is new (its pages not yet touched).
+  bool allocate(size_t n);
   // Only these positions of rect (relative to rect's origin) are needed: a backend may leave
   // the other samples unspecified and read only the coefficients that reach the window
   // (the CPU's windowed inverse DWT, transform/dwt_cpu.h). nullopt: all of them.

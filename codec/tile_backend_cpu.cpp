@@ -9,6 +9,7 @@
 #include "codec/encoder_internal.h"
 #include "codec/input_buffer.h"
 #include "codec/parallel.h"
+#include "codec/sample_cache.h"
 #include "codec/tile_backend.h"
 #include "codec/trace.h"
 #include "core/memory.h"
@@ -714,9 +715,12 @@ void cpu_inverse(std::span<CoefficientPlane> planes, bool mct, int threads,
     if (!planes[c].wanted) out[c] = {};  // decoded for the MCT only
 }
 
-void CoefficientPlane::allocate(size_t n) {
-  ints.resize(n);
+bool CoefficientPlane::allocate(size_t n) {
+  keep_samples(ints);
+  bool fresh = true;
+  ints = take_samples(n, &fresh);
   if (!reversible) float_plane(ints);
+  return fresh;
 }
 
 void set_sample_range(CoefficientPlane& plane, int precision, bool is_signed) {

@@ -104,8 +104,9 @@ GJ2K_API gj2k_context* gj2k_context_create_ex(const gj2k_context_params* params)
  * call through it may be running. NULL: no-op. */
 GJ2K_API void gj2k_context_destroy(gj2k_context* ctx);
 /* Frees the pooled GPU buffers, pinned memory and streams now, of every live context and of
- * the C++ API (a later GPU decode or encode makes them again); those in use by a running call
- * are kept. Returns how many pooled objects were freed. Thread-safe. */
+ * the C++ API (a later GPU decode or encode makes them again), and the CPU decoder's kept
+ * coefficient buffers (at most 1 GiB, or a sixteenth of the machine's memory); those in use by
+ * a running call are kept. Returns how many pooled objects were freed. Thread-safe. */
 GJ2K_API size_t gj2k_release_gpu_resources(void);
 /* Worker threads of every decode and encode through this context (0 = all hardware threads).
  * A new count joins the context's threads and frees its GPU objects; the next call makes them

@@ -1,0 +1,29 @@
+// Sample buffers kept between tiles and decodes. A tile's coefficient planes that do not become
+// the caller's image -- tiles copied into it, and every plane of a decode into the caller's
+// buffer (Decoder::decode_into) -- come back here, and the next tile or decode of the process
+// takes them instead of fresh memory, whose first touch (page faults, the kernel clearing each
+// page) costs a large tile a sixth of its decode (docs/PERFORMANCE.md, "Twenty-sixth run").
+// Thread-safe. Not public.
+#pragma once
+
+#include <cstddef>
+
+#include "gj2k/image.h"
+
+namespace gj2k::codec {
+
+// The most bytes kept: min(1 GiB, a sixteenth of the machine's memory).
+size_t kept_samples_limit();
+
+// A buffer of n samples, contents unspecified: the smallest kept one that holds n, or a new one
+// (then *fresh, when given, is true: its pages are not yet touched).
+Samples take_samples(size_t n, bool* fresh = nullptr);
+
+// Keeps s's buffer for take_samples and leaves s empty. Within kept_samples_limit() in all: the
+// buffers kept longest ago are freed first, and one above the limit is freed at once.
+void keep_samples(Samples& s);
+
+// Frees every kept buffer (gj2k::release_gpu_resources calls it); returns how many.
+size_t release_kept_samples();
+
+}  // namespace gj2k::codec
