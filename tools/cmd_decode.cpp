@@ -115,13 +115,15 @@ bool raw_is_planar_buffer(const gj2k::Image& shape) {
 // are the header (PNM) and the samples the decoder packs into the buffer after it, no image of
 // int32 samples in between. nullopt, deciding nothing, when the decode needs whole-image work
 // or the format cannot hold the output as one buffer (write_image then writes, or refuses, as
-// for every format), and for PNM of one tile decoded on the CPU (--device cpu): its int32
-// samples are the image anyway, which write_image streams to the file in slices, so a
-// file-sized buffer would only add memory.
+// for every format), and, unless `in_batch`, for PNM of one tile decoded on the CPU (--device
+// cpu): its int32 samples are the image anyway, which write_image streams to the file in
+// slices, while a file-sized buffer costs its first touch (measured a wash, docs/PERFORMANCE.md
+// "Twenty-sixth run"). In a batch the decoder's planes are kept from file to file
+// (codec/sample_cache.h) only when they do not become the image, which favours the buffer.
 using FileBytes = std::vector<uint8_t, gj2k::DefaultInitAllocator<uint8_t>>;
 std::optional<FileBytes> decode_file_direct(gj2k::Decoder& decoder, const gj2k::DecodeParams& p,
                                             const std::filesystem::path& output,
-                                            gj2k::Image& described) {
+                                            gj2k::Image& described, bool in_batch) {
   using gj2k::io::Format;
   const std::optional<Format> format = gj2k::io::format_from_extension(output);
   if (!format ||
@@ -129,7 +131,7 @@ std::optional<FileBytes> decode_file_direct(gj2k::Decoder& decoder, const gj2k::
     return std::nullopt;
   std::optional<gj2k::Image> shape;
   try {
-    if (*format == Format::kPnm && p.device == gj2k::DecodeDevice::kCpu) {
+    if (*format == Format::kPnm && p.device == gj2k::DecodeDevice::kCpu && !in_batch) {
       const gj2k::HeaderInfo h = decoder.read_header();
       if (p.tile || uint64_t{h.num_tiles_x} * h.num_tiles_y == 1) return std::nullopt;
     }
@@ -176,7 +178,7 @@ int run_one(const Options& o, gj2k::DecodeParams p, const gj2k::cli::Job& job) {
     gpu_start.emplace(false);
   gj2k::Decoder decoder(input);
   gj2k::Image image;
-  const std::optional<FileBytes> direct = decode_file_direct(decoder, p, output, image);
+  const std::optional<FileBytes> direct = decode_file_direct(decoder, p, output, image, false);
   if (!direct) image = decoder.decode(p);
   const double seconds = seconds_since(start);
   progress.update(("writing " + output.filename().string()).c_str(), -1);
@@ -251,7 +253,7 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     progress.update_as(prefix, "decode", 0.0);
     const gj2k::codec::ThreadBudget::Lease lease(budget, place.budget_threads());
     const auto start = std::chrono::steady_clock::now();  // the decode, not the wait
-    out.file = decode_file_direct(decoder, p, jobs[k].second, out.image);
+    out.file = decode_file_direct(decoder, p, jobs[k].second, out.image, true);
     if (!out.file) out.image = decoder.decode(p);
     out.seconds = seconds_since(start);
     return out;
