@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "codec/encoder_internal.h"
+#include "codec/sample_cache.h"
 #include "core/thread_pool.h"
 #include "gj2k/error.h"
 #include "transform/dwt.h"
@@ -181,7 +182,9 @@ TileCoding TileBackend::encode(const Image& image, const EncodeSetup& setup,
                                const EncodeParams& params, uint32_t t,
                                ForwardPipeline* pipeline) const {
   TileCoefficients coeffs = forward(image, setup, t, pipeline);
-  return code_tile(coeffs, image, setup, params, t);
+  TileCoding coding = code_tile(coeffs, image, setup, params, t);
+  for (Samples& s : coeffs.data) keep_samples(s);  // for the next tile or image
+  return coding;
 }
 
 TileCoding encode_tile(const Image& image, const EncodeSetup& setup, const EncodeParams& params,

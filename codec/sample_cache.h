@@ -1,9 +1,9 @@
-// Sample buffers kept between tiles and decodes. A tile's coefficient planes that do not become
-// the caller's image -- tiles copied into it, and every plane of a decode into the caller's
-// buffer (Decoder::decode_into) -- come back here, and the next tile or decode of the process
-// takes them instead of fresh memory, whose first touch (page faults, the kernel clearing each
-// page) costs a large tile a sixth of its decode (docs/PERFORMANCE.md, "Twenty-sixth run").
-// Thread-safe. Not public.
+// Sample buffers kept between tiles, decodes and encodes. A tile's coefficient planes that do not
+// become the caller's image -- tiles copied into it, every plane of a decode into the caller's
+// buffer (Decoder::decode_into), an encoded tile's coefficients -- come back here, and the next
+// tile, decode or encode of the process takes them instead of fresh memory, whose first touch (page
+// faults, the kernel clearing each page) costs a large tile a sixth of its decode
+// (docs/PERFORMANCE.md, "Twenty-sixth run"). Thread-safe. Not public.
 #pragma once
 
 #include <cstddef>

@@ -590,10 +590,13 @@ class CpuBackend final : public TileBackend {
     for (size_t c = 0; c < nc; ++c) {
       Samples& plane = own ? own->components[c].samples : out.data[c];
       if (!own) {
-        plane.resize(out.rects[c].area());  // not zeroed: written below
+        // Not zeroed: written below. A buffer kept from an earlier tile or image
+        // (sample_cache.h), or a new one.
+        bool fresh = true;
+        plane = take_samples(out.rects[c].area(), &fresh);
         // Written by rows split over the threads: faulted in first, each 2 MiB by one thread,
         // so that no two threads fault a fresh huge page at once (core/memory.h).
-        if (core::max_threads() > 1 && !core::in_parallel())
+        if (fresh && core::max_threads() > 1 && !core::in_parallel())
           core::prefault(plane.data(), plane.size() * sizeof(int32_t));
       }
       if (irreversible)
