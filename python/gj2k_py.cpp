@@ -334,6 +334,11 @@ PYBIND11_MODULE(gj2k, m) {
         "(height, width, components); dtype uint8/uint16 (int8/int16 when signed) by the "
         "largest precision, int32 above 16 bits. region=(x0, y0, x1, y1) on the full-resolution "
         "grid; tile=index; components=[indices]; layers=0 for all.");
+  m.def(
+      "release_resources", [] { return gj2k::release_gpu_resources(); },
+      "Frees what the library keeps between calls to make the next one fast (the GPU's pooled "
+      "buffers, pinned memory and streams, the CPU's kept coefficient buffers); returns how "
+      "many pooled objects were freed.");
   m.def("encode", &encode, py::arg("array"), py::arg("path") = py::none(), py::kw_only(),
         py::arg("lossless") = true, py::arg("rate") = py::none(), py::arg("psnr") = py::none(),
         py::arg("levels") = 5, py::arg("cblk") = std::pair<uint32_t, uint32_t>{64, 64},

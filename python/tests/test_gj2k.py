@@ -91,6 +91,14 @@ def test_decode_options():
     np.testing.assert_array_equal(two, a[..., [1, 0]])
 
 
+def test_release_resources():
+    a = pattern(64, 80, 3)
+    data = gj2k.encode(a, tile=(32, 32), levels=2)  # its tiles' coefficients are kept
+    np.testing.assert_array_equal(gj2k.decode(data), a)  # and the tiles' planes
+    assert gj2k.release_resources() >= 1
+    assert gj2k.release_resources() == 0
+
+
 def test_lossy_rate_and_layers():
     a = pattern(96, 96, 3)
     lossless = gj2k.encode(a)
