@@ -263,8 +263,8 @@ void inverse_mct_packed(std::span<CoefficientPlane> planes, int threads,
 // component within kRowsBandBytes, at least kRowsBandMin (docs/PERFORMANCE.md, "Twenty-sixth
 // run": 2,560 wide, 63 rows; 10,240 wide, 16).
 constexpr size_t kRowsBandBytes = size_t{768} << 10, kRowsBandMin = 16, kRowsReach = 13;
-// Wider tiles keep the whole-plane path, so that the band buffers each thread keeps stay
-// within (kRowsBandMin + kRowsReach + 1) rows of this many samples per plane (about 2 MiB).
+// Wider tiles keep the whole-plane path, so that the band buffers each thread keeps
+// (BandBuffers) stay within (kRowsBandMin + kRowsReach + 1) rows of this many samples each.
 constexpr size_t kRowsMaxWidth = 16384;
 size_t rows_band_height(size_t width) {
   const size_t fit = kRowsBandBytes / (width * sizeof(int32_t));
@@ -295,13 +295,27 @@ void inverse_coarse_levels(CoefficientPlane& p) {
     ops.inverse97({p.floats(), p.rect.width()}, ll, p.levels - 1);
 }
 
+// The band buffers of finest_level_bands, one set per thread (both of its uses share it), kept
+// for later tiles: kRowsBandBytes and a row each up to 6,780 samples wide (about 0.8 MiB at
+// 2,560), (kRowsBandMin + kRowsReach + 1) rows wider, at most 2 MiB each at kRowsMaxWidth
+// (12 MiB for the six).
+struct BandBuffers {
+  std::vector<int32_t> ints[3];
+  std::vector<float> floats[3];
+  std::vector<int32_t*> irows[3];
+  std::vector<float*> frows[3];
+};
+BandBuffers& band_buffers() {
+  thread_local BandBuffers b;
+  return b;
+}
+
 // The finest DWT level of the planes cs (one to three, one rect, their coarser levels done),
 // in bands of output rows on the threads: each band's rows of each plane through
 // transform::cpu::inverse53_rows / inverse97_rows (HOR_SR and VER_SR in a buffer that stays in
 // cache), then row(y, ints, floats) for each of its rows inside `cut` (y from cut's first row;
 // ints[k] / floats[k] at cut's first column of plane cs[k]'s row, as its kernel gives; the
-// ints may be changed). Each thread keeps its band buffers (about kRowsBandBytes per plane)
-// for later tiles.
+// ints may be changed). Each thread keeps its band buffers (BandBuffers) for later tiles.
 template <class Row>
 void finest_level_bands(std::span<CoefficientPlane> planes, std::span<const size_t> cs,
                         const Rect& cut, int threads, const Row& row) {
@@ -315,10 +329,11 @@ void finest_level_bands(std::span<CoefficientPlane> planes, std::span<const size
       0, bands, 1,
       [&](size_t b) {
         const size_t y0 = first + b * band, y1 = std::min(first + rows, y0 + band);
-        thread_local std::vector<int32_t> ints[3];
-        thread_local std::vector<float> floats[3];
-        thread_local std::vector<int32_t*> irows[3];
-        thread_local std::vector<float*> frows[3];
+        BandBuffers& buf = band_buffers();
+        auto& ints = buf.ints;
+        auto& floats = buf.floats;
+        auto& irows = buf.irows;
+        auto& frows = buf.frows;
         for (size_t k = 0; k < cs.size(); ++k) {
           CoefficientPlane& p = planes[cs[k]];
           if (p.reversible) {

@@ -100,13 +100,17 @@ GJ2K_API gj2k_context* gj2k_context_create(void);
 GJ2K_API gj2k_context* gj2k_context_create_ex(const gj2k_context_params* params);
 /* Destroys a context and what it owns: its settings, callbacks, error message, worker threads
  * (joined before it returns) and GPU objects (device buffers, pinned staging memory, streams,
- * pooled for reuse by the context's calls). Decoders made from it must be destroyed first; no
- * call through it may be running. NULL: no-op. */
+ * pooled for reuse by the context's calls). The process-wide coefficient buffers that the
+ * CPU decoder and encoder keep between calls are no context's: gj2k_release_gpu_resources
+ * frees them. Decoders made from it must be destroyed first; no call through it may be
+ * running. NULL: no-op. */
 GJ2K_API void gj2k_context_destroy(gj2k_context* ctx);
 /* Frees the pooled GPU buffers, pinned memory and streams now, of every live context and of
- * the C++ API (a later GPU decode or encode makes them again), and the CPU decoder's kept
- * coefficient buffers (at most 1 GiB, or a sixteenth of the machine's memory); those in use by
- * a running call are kept. Returns how many pooled objects were freed. Thread-safe. */
+ * the C++ API (a later GPU decode or encode makes them again), and the coefficient buffers the
+ * CPU decoder and encoder keep between calls (process-wide, owned by no context, freed only
+ * here or at the process's end; 1 GiB or a sixteenth of the memory at most, whichever is
+ * smaller); those in use by a running call are kept. Returns how many pooled objects were
+ * freed. Thread-safe. */
 GJ2K_API size_t gj2k_release_gpu_resources(void);
 /* Worker threads of every decode and encode through this context (0 = all hardware threads).
  * A new count joins the context's threads and frees its GPU objects; the next call makes them

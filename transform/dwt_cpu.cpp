@@ -338,6 +338,10 @@ void inverse_rows(Plane<typename K::T> pl, const Rect& tc, size_t y0, size_t y1,
     throw Error(ErrorCode::kInvalidArgument, std::string(what) + ": rows " + std::to_string(y0) +
                                                  ".." + std::to_string(y1) + " outside 0.." +
                                                  std::to_string(h));
+  if (w == 0) {  // rows of no samples
+    for (size_t i = y0; i < y1; ++i) rows[i - y0] = nullptr;
+    return;
+  }
   const Window1 y = window1(tc.y0, h, y0, y1);
   const size_t nl_all = (size_t{tc.y1} + 1) / 2 - (size_t{tc.y0} + 1) / 2;
   const size_t nl = y.nl(), nh = y.nh();

@@ -54,7 +54,8 @@ void inverse97_window(Plane<float> p, const Rect& tc, int levels, const Rect& wa
 // samples row by row (the decoder's colour stage and packing): p holds tc's coefficients with
 // every coarser level already inverse-transformed (inverse53 / inverse97 on
 // subband_rect(tc, 1, Band::kLL) with levels - 1), and is only read. On return rows[i - y0]
-// points at row i of the output (y0 <= i < y1 <= tc.height(); tc.width() samples), valued
+// points at row i of the output (y0 <= i < y1 <= tc.height(); tc.width() samples; null when
+// the width is 0), valued
 // bit for bit as inverse53 / inverse97 (p, tc, levels) leave row i. The rows live in scratch
 // (grown as needed) until its next use; the caller may change them. HOR_SR then VER_SR
 // (F.4.2) of the band's rows only: a band of b rows reads b + about 12 rows of p once, and

@@ -178,6 +178,25 @@ TEST(DecodeInto, IrreversibleReduceRegion) {
   check_all(s, p, true, "9/7 reduce 2 region");
 }
 
+// Tiles wide and tall enough for several bands of the finest level (inverse_rows_packed:
+// 2,000 wide gives bands of 85 rows) decoded on several threads, with odd origins, colour and
+// grey, 5/3 and 9/7.
+TEST(DecodeInto, FinestLevelInSeveralBandsOnThreads) {
+  for (uint32_t comps : {3u, 1u})
+    for (bool irreversible : {false, true}) {
+      const Image im =
+          test::random_image(2000, 301, comps, 8, false, 40 + comps + irreversible, 3, 5);
+      EncodeParams ep;
+      ep.irreversible = irreversible;
+      if (irreversible) ep.rates = {10};
+      ep.levels = 3;
+      DecodeParams p;
+      p.threads = 2;
+      check_all(encode(im, ep), p, true,
+                std::to_string(comps) + (irreversible ? " components 9/7" : " components 5/3"));
+    }
+}
+
 // Components without the colour transform (one or two; 9/7), whose finest DWT level, DC shift
 // and packing run in one pass into the buffer (inverse_single_rows_packed), in one tile and in
 // tiles, signed and unsigned.

@@ -47,6 +47,19 @@ TEST(SampleCache, KeptBuffersComeBackSmallestFirst) {
   Samples e = take_samples(200, &fresh);
   EXPECT_TRUE(fresh);
   EXPECT_EQ(release_kept_samples(), 1u);
+  // Nor one more than twice as large as the request: a small plane would keep it.
+  Samples f = take_samples(1000);
+  keep_samples(f);
+  Samples g = take_samples(400, &fresh);
+  EXPECT_TRUE(fresh);
+  Samples h = take_samples(500, &fresh);
+  EXPECT_FALSE(fresh);
+  // Nothing asked, nothing taken.
+  keep_samples(h);
+  Samples none = take_samples(0, &fresh);
+  EXPECT_FALSE(fresh);
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(release_kept_samples(), 1u);
 }
 
 TEST(SampleCache, TheLimitFreesTheOldestFirst) {

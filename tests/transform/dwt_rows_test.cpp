@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "core/isa.h"
 #include "gj2k/error.h"
 #include "transform/dwt_cpu.h"
 #include "transform/dwt_ref.h"
@@ -57,13 +58,37 @@ void check(const char* name, Ref ref, Coarse coarse, Rows rows_of, uint64_t seed
   }
 }
 
+// Each instruction-set build of the kernels the host runs (core/isa.h).
+template <class F>
+void for_each_isa(F f) {
+  const core::Isa saved = core::host_isa();
+  for (core::Isa isa : {core::Isa::kBase, core::Isa::kV3}) {
+    if (!core::set_host_isa(isa)) continue;
+    SCOPED_TRACE(isa == core::Isa::kBase ? "baseline build" : "x86-64-v3 build");
+    f();
+  }
+  core::set_host_isa(saved);
+}
+
 TEST(XformDwtRows, Inverse53RowsMatchReference) {
-  check<int32_t>("5/3", ref::inverse53, cpu::inverse53, cpu::inverse53_rows,
-                 xtest::base_seed() + 47);
+  for_each_isa([] {
+    check<int32_t>("5/3", ref::inverse53, cpu::inverse53, cpu::inverse53_rows,
+                   xtest::base_seed() + 47);
+  });
 }
 
 TEST(XformDwtRows, Inverse97RowsMatchReference) {
-  check<float>("9/7", ref::inverse97, cpu::inverse97, cpu::inverse97_rows, xtest::base_seed() + 53);
+  for_each_isa([] {
+    check<float>("9/7", ref::inverse97, cpu::inverse97, cpu::inverse97_rows,
+                 xtest::base_seed() + 53);
+  });
+}
+
+TEST(XformDwtRows, ZeroWidthGivesNullRows) {
+  std::vector<int32_t> plane(8), scratch;
+  std::vector<int32_t*> rows(3, plane.data());
+  cpu::inverse53_rows({plane.data(), 1}, Rect{4, 0, 4, 8}, 2, 5, scratch, rows.data());
+  for (int32_t* r : rows) EXPECT_EQ(r, nullptr);
 }
 
 TEST(XformDwtRows, RowsOutsideTheAreaAreRefused) {
