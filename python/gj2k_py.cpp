@@ -111,6 +111,58 @@ py::array to_array(const gj2k::Image& image, uint32_t w, uint32_t h) {
   return out;
 }
 
+// The array decode() returns, decoded straight into it (Decoder::decode_into: each tile's
+// samples packed into the array, no int32 image and no copy after) where the decode needs no
+// whole-image work and its components share one size and one signedness, on a little-endian
+// host (the array's byte order); nullopt otherwise, deciding nothing (decode() then reports what
+// is wrong, as it would).
+template <class T>
+py::array decode_into_typed(gj2k::Decoder& dec, const gj2k::DecodeParams& p,
+                            const gj2k::Image& shape, gj2k::SampleType type) {
+  const auto& c0 = shape.components[0];
+  const size_t nc = shape.components.size();
+  std::vector<py::ssize_t> dims{c0.height, c0.width};
+  if (nc > 1) dims.push_back(static_cast<py::ssize_t>(nc));
+  py::array_t<T> out(dims);
+  gj2k::OutputBuffer buffer;
+  buffer.data = out.mutable_data();
+  buffer.size = static_cast<size_t>(out.nbytes());
+  buffer.type = type;
+  buffer.interleaved = nc > 1;
+  {
+    py::gil_scoped_release release;
+    dec.decode_into(p, buffer);
+  }
+  return out;
+}
+std::optional<py::array> decode_into_array(gj2k::Decoder& dec, const gj2k::DecodeParams& p) {
+  if constexpr (std::endian::native != std::endian::little) return std::nullopt;
+  std::optional<gj2k::Image> shape;
+  try {
+    shape = dec.direct_output(p);
+  } catch (const gj2k::Error&) {
+    return std::nullopt;
+  }
+  if (!shape || shape->components.empty()) return std::nullopt;
+  const auto& c0 = shape->components[0];
+  uint32_t prec = 0;
+  for (const auto& c : shape->components) {
+    if (c.width != c0.width || c.height != c0.height || c.is_signed != c0.is_signed)
+      return std::nullopt;
+    prec = std::max(prec, c.precision);
+  }
+  if (c0.width == 0 || c0.height == 0) return std::nullopt;
+  const bool sgn = c0.is_signed;
+  using gj2k::SampleType;
+  if (prec <= 8)
+    return sgn ? decode_into_typed<int8_t>(dec, p, *shape, SampleType::k8)
+               : decode_into_typed<uint8_t>(dec, p, *shape, SampleType::k8);
+  if (prec <= 16)
+    return sgn ? decode_into_typed<int16_t>(dec, p, *shape, SampleType::k16)
+               : decode_into_typed<uint16_t>(dec, p, *shape, SampleType::k16);
+  return decode_into_typed<int32_t>(dec, p, *shape, SampleType::k32);
+}
+
 py::array decode(const py::object& src, uint32_t reduce,
                  std::optional<std::vector<uint32_t>> region, std::optional<uint32_t> tile,
                  std::vector<uint32_t> components, uint32_t layers, bool upsample, bool force_rgb,
@@ -130,6 +182,7 @@ py::array decode(const py::object& src, uint32_t reduce,
   p.threads = threads;
   p.device = decode_device(device);
   gj2k::Decoder dec = open_decoder(src);
+  if (std::optional<py::array> a = decode_into_array(dec, p)) return *a;
   gj2k::Image image;
   {
     py::gil_scoped_release release;

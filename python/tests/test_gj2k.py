@@ -91,6 +91,18 @@ def test_decode_options():
     np.testing.assert_array_equal(two, a[..., [1, 0]])
 
 
+def test_colour_decode_equals_its_components_decoded_alone():
+    # The whole decode packs the colour stage's rows into the array (the finest DWT level in
+    # bands); a one-component decode goes through the whole planes: the same samples.
+    a = pattern(150, 2100, 3)
+    for lossless in (True, False):
+        kw = {} if lossless else {"rate": 12}
+        data = gj2k.encode(a, lossless=lossless, **kw)
+        whole = gj2k.decode(data, threads=2)
+        for k in range(3):
+            np.testing.assert_array_equal(whole[..., k], gj2k.decode(data, components=[k]))
+
+
 def test_release_resources():
     a = pattern(64, 80, 3)
     data = gj2k.encode(a, tile=(32, 32), levels=2)  # its tiles' coefficients are kept
