@@ -167,6 +167,13 @@ bool colour_packs(std::span<const CoefficientPlane> planes, const PackTarget* pa
   return true;
 }
 
+// Marks plane p's output packed into the caller's buffer (no samples).
+void mark_packed(const CoefficientPlane& p, TileComponentSamples& out) {
+  out.rect = p.rect;
+  out.packed = true;
+  Samples().swap(out.samples);
+}
+
 // Where components 0..2 of a colour_packs tile go in `pack`, and one row's colour transform,
 // DC shift, clipping and packing (inverse_mct_packed, inverse_rows_packed): a row's pixels in
 // pieces of kPiece, the colour transform into three pieces on the stack, then their bytes into the
@@ -213,15 +220,6 @@ class ColourPacker {
         transform::pack_rect(src[c], dst_[c] + at + k * pack_.pixel_step, r, pack_.format, 1);
     });
   }
-  // Marks components 0..2 packed in out.
-  static void mark_packed(std::span<const CoefficientPlane> planes,
-                          std::vector<TileComponentSamples>& out) {
-    for (size_t c = 0; c < 3; ++c) {
-      out[c].rect = planes[c].rect;
-      out[c].packed = true;
-      Samples().swap(out[c].samples);
-    }
-  }
 
  private:
   ColourBounds b_;
@@ -255,7 +253,7 @@ void inverse_mct_packed(std::span<CoefficientPlane> planes, int threads,
         packer.row(y, ints, floats, false);
       },
       rows * width >= (size_t{1} << 16) ? team : 1);
-  ColourPacker::mark_packed(planes, out);
+  for (size_t c = 0; c < 3; ++c) mark_packed(planes[c], out[c]);
 }
 
 // The output rows per band of inverse_rows_packed: as many as keep a band's lifting buffer
@@ -271,17 +269,18 @@ size_t rows_band_height(size_t width) {
   return std::max(kRowsBandMin, fit > kRowsReach ? fit - kRowsReach : 0);
 }
 
-// Whether inverse_rows_packed can take components 0..2 of a colour_packs tile: the whole tile
-// (no window) at most kRowsMaxWidth wide, the lifting CPU DWT, at least one level each and one
-// kernel for all three.
+// Whether finest_level_bands can take plane p: the whole tile (no window) at most
+// kRowsMaxWidth wide, at least one level, the lifting CPU DWT.
+bool bands_fit(const CoefficientPlane& p) {
+  return !p.window && p.levels >= 1 && p.rect.width() <= kRowsMaxWidth &&
+         transform::codec_cpu_dwt() == transform::DwtVariant::kCpu;
+}
+
+// Whether inverse_rows_packed can take components 0..2 of a colour_packs tile: bands_fit each,
+// and one kernel for all three.
 bool rows_pack(std::span<const CoefficientPlane> planes) {
-  if (transform::codec_cpu_dwt() != transform::DwtVariant::kCpu) return false;
-  for (size_t c = 0; c < 3; ++c) {
-    const CoefficientPlane& p = planes[c];
-    if (p.window || p.levels < 1 || p.reversible != planes[0].reversible ||
-        p.rect.width() > kRowsMaxWidth)
-      return false;
-  }
+  for (size_t c = 0; c < 3; ++c)
+    if (!bands_fit(planes[c]) || planes[c].reversible != planes[0].reversible) return false;
   return true;
 }
 
@@ -376,17 +375,14 @@ void inverse_rows_packed(std::span<CoefficientPlane> planes, int threads,
                      [&](size_t y, int32_t* const* ints, const float* const* floats) {
                        packer.row(y, ints, floats, true);
                      });
-  ColourPacker::mark_packed(planes, out);
+  for (size_t c = 0; c < 3; ++c) mark_packed(planes[c], out[c]);
 }
 
 // Whether inverse_single_rows_packed can take component c (no MCT): an output of `pack`,
-// decoded and wanted, the whole tile at most kRowsMaxWidth wide, the lifting CPU DWT, at least
-// one level.
+// decoded and wanted, not empty, and bands_fit.
 bool single_rows_pack(const CoefficientPlane& p, size_t c, const PackTarget* pack) {
   return pack && c < pack->components.size() && pack->components[c].k >= 0 && p.decode &&
-         p.wanted && !p.rect.empty() && !p.window && p.levels >= 1 &&
-         p.rect.width() <= kRowsMaxWidth &&
-         transform::codec_cpu_dwt() == transform::DwtVariant::kCpu;
+         p.wanted && !p.rect.empty() && bands_fit(p);
 }
 
 // inverse_dwt and inverse_single of component c with its packing into `pack`
@@ -419,9 +415,7 @@ void inverse_single_rows_packed(std::span<CoefficientPlane> planes, size_t c, in
           transform::pack_rect(t, row + k * pack.pixel_step, r, pack.format, 1);
         });
       });
-  out.rect = p.rect;
-  out.packed = true;
-  Samples().swap(out.samples);
+  mark_packed(p, out);
 }
 
 // G.1.2 and clipping of one component without MCT, into out.

@@ -165,13 +165,18 @@ struct Window1 {
   int p;
   size_t nl() const { return l1 - l0; }
   size_t nh() const { return h1 - h0; }
-  // The sub-signal's output at position i (e0 <= i < e1), from its halves Ls / Hs.
-  template <class T>
-  T at(size_t i, const T* Ls, const T* Hs) const {
+  // Where the sub-signal's output at position i (e0 <= i < e1) lies in its halves kept one
+  // after the other, the nl() low ones then the nh() high ones.
+  size_t slot(size_t i) const {
     const size_t j = i - e0;
-    return ((j & 1) == static_cast<size_t>(p)) ? Ls[(j - p) / 2] : Hs[(j + p - 1) / 2];
+    return ((j & 1) == static_cast<size_t>(p)) ? (j - p) / 2 : nl() + (j + p - 1) / 2;
   }
 };
+
+// How many of the coordinates [c0, c1) are even: a signal's low samples (F.3.7).
+size_t low_count(uint32_t c0, uint32_t c1) {
+  return (size_t{c1} + 1) / 2 - (size_t{c0} + 1) / 2;
+}
 
 Window1 window1(uint32_t c0, size_t n, size_t i0, size_t i1) {
   Window1 w;
@@ -195,7 +200,7 @@ template <class K>
 void horizontal_window(Plane<typename K::T> pl, const Rect& a, const Window1& x,
                        const size_t (&rows)[4]) {
   using T = typename K::T;
-  const size_t nl_all = (size_t{a.x1} + 1) / 2 - (size_t{a.x0} + 1) / 2;
+  const size_t nl_all = low_count(a.x0, a.x1);
   const size_t nl = x.nl(), nh = x.nh();
   const size_t count = (rows[1] - rows[0]) + (rows[3] - rows[2]);
   auto row_at = [&](size_t k) {
@@ -222,7 +227,7 @@ void horizontal_window(Plane<typename K::T> pl, const Rect& a, const Window1& x,
           std::memcpy(L, row + x.l0, nl * sizeof(T));
           std::memcpy(H, row + nl_all + x.h0, nh * sizeof(T));
           K::inverse(step, scale, x.p);
-          for (size_t i = x.i0; i < x.i1; ++i) row[i] = x.at(i, L, H);
+          for (size_t i = x.i0; i < x.i1; ++i) row[i] = tmp[x.slot(i)];  // L, then H
         }
       },
       count * (x.e1 - x.e0) >= kParallelMin ? 0 : 1);
@@ -238,7 +243,7 @@ void vertical_window(Plane<typename K::T> pl, const Rect& a, const Window1& y, s
       for (size_t x = c0; x < c1; ++x) pl.data[x] = K::single_inv(pl.data[x]);
     return;
   }
-  const size_t nl_all = (size_t{a.y1} + 1) / 2 - (size_t{a.y0} + 1) / 2;
+  const size_t nl_all = low_count(a.y0, a.y1);
   const size_t nl = y.nl(), nh = y.nh();
   const size_t S = vertical_strip_width(c1 - c0, nl + nh);
   const size_t strips = (c1 - c0 + S - 1) / S;
@@ -260,12 +265,8 @@ void vertical_window(Plane<typename K::T> pl, const Rect& a, const Window1& y, s
           for (size_t k = 0; k < nh; ++k)
             std::memcpy(H + k * S, col + (nl_all + y.h0 + k) * pl.stride, lanes * sizeof(T));
           K::inverse(step, scale, y.p);
-          for (size_t i = y.i0; i < y.i1; ++i) {
-            const size_t j = i - y.e0;
-            const T* src = ((j & 1) == static_cast<size_t>(y.p)) ? L + (j - y.p) / 2 * S
-                                                                 : H + (j + y.p - 1) / 2 * S;
-            std::memcpy(col + i * pl.stride, src, lanes * sizeof(T));
-          }
+          for (size_t i = y.i0; i < y.i1; ++i)  // L, then H
+            std::memcpy(col + i * pl.stride, tmp + y.slot(i) * S, lanes * sizeof(T));
         }
       },
       (c1 - c0) * (y.e1 - y.e0) >= kParallelMin ? 0 : 1);
@@ -343,17 +344,13 @@ void inverse_rows(Plane<typename K::T> pl, const Rect& tc, size_t y0, size_t y1,
     return;
   }
   const Window1 y = window1(tc.y0, h, y0, y1);
-  const size_t nl_all = (size_t{tc.y1} + 1) / 2 - (size_t{tc.y0} + 1) / 2;
+  const size_t nl_all = low_count(tc.y0, tc.y1);
   const size_t nl = y.nl(), nh = y.nh();
   if (scratch.size() < (nl + nh + 1) * w) scratch.resize((nl + nh + 1) * w);
   T* const band = scratch.data();
   band_pass<K>(pl.data, pl.stride, w, static_cast<int>(tc.x0 & 1u), y.l0, nl, nl_all + y.h0, nh,
                y.p, band, band + (nl + nh) * w);
-  for (size_t i = y0; i < y1; ++i) {
-    const size_t j = i - y.e0;
-    rows[i - y0] = ((j & 1) == static_cast<size_t>(y.p)) ? band + (j - y.p) / 2 * w
-                                                         : band + (nl + (j + y.p - 1) / 2) * w;
-  }
+  for (size_t i = y0; i < y1; ++i) rows[i - y0] = band + y.slot(i) * w;
 }
 
 }  // namespace
