@@ -3,10 +3,12 @@
 // (`grk_decompress -H n`) and OpenJPEG (`opj_decompress -threads n`), each decoding the same
 // codestream file to a PPM, timed as a child process: wall, user and system seconds, the
 // median (by wall time) of a few runs. A decoder not found is reported with a line saying so
-// and left out of the table. POSIX only (fork, execvp, wait4).
+// and left out of the table. One-thread rows run every decoder pinned to one CPU (pin_cpu).
+// POSIX only (fork, execvp, wait4; sched_setaffinity on Linux).
 #pragma once
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -29,8 +31,33 @@ struct ProcessTime {
   bool ok = false;  // every run exited with status 0
 };
 
-// One run of `argv` (no shell, argv[0] looked up on PATH; stdout and stderr to /dev/null).
-inline ProcessTime run_process(const std::vector<std::string>& argv) {
+// The CPU that one-thread rows pin every process to: the highest-numbered CPU this process may
+// run on (CPU 0 often takes the host's interrupts), or -1 (not pinned) with GJ2K_BENCH_PIN=0
+// or where affinity is not available. A one-thread process left to the scheduler moves between
+// CPUs, and on the shared GPU hosts that spread its times more than the decoders differ
+// (docs/PERFORMANCE.md, twenty-seventh run); pinned, every decoder gets the same core.
+inline int pin_cpu() {
+  if (const char* e = std::getenv("GJ2K_BENCH_PIN"); e && std::strcmp(e, "0") == 0) return -1;
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+  for (int c = CPU_SETSIZE - 1; c >= 0; --c)
+    if (CPU_ISSET(c, &set)) return c;
+#endif
+  return -1;
+}
+
+// How a table's heading says where its one-thread rows ran.
+inline std::string pin_note(int cpu) {
+  return cpu < 0 ? std::string("one-thread rows not pinned")
+                 : "one-thread rows pinned to CPU " + std::to_string(cpu) +
+                       " (GJ2K_BENCH_PIN=0: not pinned)";
+}
+
+// One run of `argv` (no shell, argv[0] looked up on PATH; stdout and stderr to /dev/null),
+// pinned to `cpu` unless it is negative.
+inline ProcessTime run_process(const std::vector<std::string>& argv, int cpu = -1) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -43,6 +70,14 @@ inline ProcessTime run_process(const std::vector<std::string>& argv) {
       dup2(null, 1);
       dup2(null, 2);
     }
+#if defined(__linux__)
+    if (cpu >= 0) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpu, &one);
+      if (sched_setaffinity(0, sizeof one, &one) != 0) _exit(126);
+    }
+#endif
     execvp(args[0], args.data());
     _exit(127);
   }
@@ -62,17 +97,17 @@ inline ProcessTime run_process(const std::vector<std::string>& argv) {
 // then 0 again), after one untimed run of each (the file cache, the libraries). On a shared
 // machine whose speed drifts, turns give every command the same slow and fast moments, so
 // their ratios hold better than those of one command's runs taken together. A command that
-// fails once is reported as failed (ok false) and not run again.
+// fails once is reported as failed (ok false) and not run again. `cpu`: as run_process.
 inline std::vector<ProcessTime> time_in_turns(const std::vector<std::vector<std::string>>& argvs,
-                                              int runs) {
+                                              int runs, int cpu = -1) {
   const size_t n = argvs.size();
   std::vector<std::vector<ProcessTime>> all(n);
   std::vector<bool> ok(n);
-  for (size_t k = 0; k < n; ++k) ok[k] = run_process(argvs[k]).ok;
+  for (size_t k = 0; k < n; ++k) ok[k] = run_process(argvs[k], cpu).ok;
   for (int r = 0; r < runs; ++r)
     for (size_t k = 0; k < n; ++k) {
       if (!ok[k]) continue;
-      const ProcessTime t = run_process(argvs[k]);
+      const ProcessTime t = run_process(argvs[k], cpu);
       ok[k] = t.ok;
       all[k].push_back(t);
     }
@@ -158,8 +193,8 @@ inline void print_cli_table(const std::vector<CliStream>& streams, const std::ve
                              {"openjpeg", "opj_decompress", executable("opj_decompress")}};
   std::printf(
       "\nWhole process, decode to PPM (median of %d runs by wall time, the decoders in turns; "
-      "wall/user/sys s)\nhost: %s\n",
-      runs, host_description().c_str());
+      "wall/user/sys s)\nhost: %s; %s\n",
+      runs, host_description().c_str(), pin_note(pin_cpu()).c_str());
   for (const Tool& t : tools)
     if (!t.found) std::printf("  %s: %s not found, left out\n", t.label, t.exe.c_str());
   std::printf("%-26s %4s", "stream", "thr");
@@ -189,7 +224,7 @@ inline void print_cli_table(const std::vector<CliStream>& streams, const std::ve
           argvs.push_back({tools[k].exe, "-threads", ns, "-i", in, "-o", o});
         tool_of.push_back(k);
       }
-      const std::vector<ProcessTime> times = time_in_turns(argvs, runs);
+      const std::vector<ProcessTime> times = time_in_turns(argvs, runs, n == 1 ? pin_cpu() : -1);
       for (size_t i = 0; i < times.size(); ++i) {
         const ProcessTime& t = times[i];
         if (t.ok) {

@@ -123,8 +123,9 @@ int main(int argc, char** argv) {
   const int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::printf(
       "whole-process encode, median of %d runs, the codecs in turns: wall / user / sys seconds;\n"
-      "x: the codec's wall time over gj2k's (above 1: gj2k faster)\nhost: %s\n\n",
-      runs, gj2k::bench::host_description().c_str());
+      "x: the codec's wall time over gj2k's (above 1: gj2k faster)\nhost: %s; %s\n\n",
+      runs, gj2k::bench::host_description().c_str(),
+      gj2k::bench::pin_note(gj2k::bench::pin_cpu()).c_str());
   std::printf("%-20s %-9s %3s  %-9s %7s %7s %7s %6s\n", "input", "mode", "thr", "codec", "wall",
               "user", "sys", "x");
   for (const Input& in : inputs)
@@ -134,7 +135,8 @@ int main(int argc, char** argv) {
         for (const Codec& c : present)
           argvs.push_back(c.args(c.exe, in.path, (dir / (std::string(c.name) + ".j2k")).string(),
                                  lossy, threads));
-        const std::vector<gj2k::bench::ProcessTime> times = gj2k::bench::time_in_turns(argvs, runs);
+        const std::vector<gj2k::bench::ProcessTime> times =
+            gj2k::bench::time_in_turns(argvs, runs, threads == 1 ? gj2k::bench::pin_cpu() : -1);
         double gj2k_wall = 0;
         for (size_t k = 0; k < present.size(); ++k)
           if (present[k].name == std::string("gj2k")) gj2k_wall = times[k].wall;
