@@ -33,9 +33,9 @@ struct ProcessTime {
 
 // The CPU that one-thread rows pin every process to: the highest-numbered CPU this process may
 // run on (CPU 0 often takes the host's interrupts), or -1 (not pinned) with GJ2K_BENCH_PIN=0
-// or where affinity is not available. A one-thread process left to the scheduler moves between
-// CPUs, and on the shared GPU hosts that spread its times more than the decoders differ
-// (docs/PERFORMANCE.md, twenty-seventh run); pinned, every decoder gets the same core.
+// or where affinity is not available. A one-thread process left to the scheduler may move
+// between CPUs as it runs; pinned, every decoder runs on the same core. On the shared GPU hosts
+// the ratios still move from run to run either way (docs/PERFORMANCE.md, twenty-seventh run).
 inline int pin_cpu() {
   if (const char* e = std::getenv("GJ2K_BENCH_PIN"); e && std::strcmp(e, "0") == 0) return -1;
 #if defined(__linux__)
