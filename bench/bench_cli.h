@@ -48,6 +48,11 @@ inline int pin_cpu() {
   return -1;
 }
 
+// What a row of `threads` threads is pinned to: pin_cpu() for one thread, else nothing (-1).
+inline int pin_for(int threads) {
+  return threads == 1 ? pin_cpu() : -1;
+}
+
 // How a table's heading says where its one-thread rows ran.
 inline std::string pin_note(int cpu) {
   return cpu < 0 ? std::string("one-thread rows not pinned")
@@ -224,7 +229,7 @@ inline void print_cli_table(const std::vector<CliStream>& streams, const std::ve
           argvs.push_back({tools[k].exe, "-threads", ns, "-i", in, "-o", o});
         tool_of.push_back(k);
       }
-      const std::vector<ProcessTime> times = time_in_turns(argvs, runs, n == 1 ? pin_cpu() : -1);
+      const std::vector<ProcessTime> times = time_in_turns(argvs, runs, pin_for(n));
       for (size_t i = 0; i < times.size(); ++i) {
         const ProcessTime& t = times[i];
         if (t.ok) {

@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
           argvs.push_back(c.args(c.exe, in.path, (dir / (std::string(c.name) + ".j2k")).string(),
                                  lossy, threads));
         const std::vector<gj2k::bench::ProcessTime> times =
-            gj2k::bench::time_in_turns(argvs, runs, threads == 1 ? gj2k::bench::pin_cpu() : -1);
+            gj2k::bench::time_in_turns(argvs, runs, gj2k::bench::pin_for(threads));
         double gj2k_wall = 0;
         for (size_t k = 0; k < present.size(); ++k)
           if (present[k].name == std::string("gj2k")) gj2k_wall = times[k].wall;

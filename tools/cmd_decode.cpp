@@ -118,8 +118,8 @@ bool raw_is_planar_buffer(const gj2k::Image& shape) {
 // for every format), and, unless `in_batch`, for PNM of one tile decoded on the CPU (--device
 // cpu): its int32 samples are the image anyway, which write_image streams to the file in
 // slices, while a file-sized buffer costs its first touch (measured a wash, docs/PERFORMANCE.md
-// "Twenty-sixth run"). In a batch the decoder's planes are kept from file to file
-// (codec/sample_cache.h) only when they do not become the image, which favours the buffer.
+// "Twenty-sixth run" and "Twenty-seventh run"). In a batch the decoder's planes are kept from file
+// to file (codec/sample_cache.h) only when they do not become the image, which favours the buffer.
 using FileBytes = std::vector<uint8_t, gj2k::DefaultInitAllocator<uint8_t>>;
 std::optional<FileBytes> decode_file_direct(gj2k::Decoder& decoder, const gj2k::DecodeParams& p,
                                             const std::filesystem::path& output,

@@ -29,9 +29,7 @@ void check(const char* name, Ref ref, Coarse coarse, Rows rows_of, uint64_t seed
     const Rect tc{x0, y0, x0 + w, y0 + h};
     const int levels = 1 + static_cast<int>(rng() % 6);
     const size_t stride = w + rng() % 5;
-    std::vector<T> base(stride * h);
-    std::uniform_int_distribution<int32_t> d(-2000, 2000);
-    for (auto& v : base) v = static_cast<T>(d(rng));
+    const std::vector<T> base = xtest::random_coefficients<T>(stride, h, rng);
     std::vector<T> want = base, have = base;
     ref(Plane<T>{want.data(), stride}, tc, levels);
     coarse(Plane<T>{have.data(), stride}, subband_rect(tc, 1, Band::kLL), levels - 1);

@@ -33,9 +33,7 @@ void check(const char* name, Full full, Window window, uint64_t seed) {
     pick(x0, w, want.x0, want.x1);
     pick(y0, h, want.y0, want.y1);
     const size_t stride = w + rng() % 5;
-    std::vector<T> base(stride * h);
-    std::uniform_int_distribution<int32_t> d(-2000, 2000);
-    for (auto& v : base) v = static_cast<T>(d(rng));
+    const std::vector<T> base = xtest::random_coefficients<T>(stride, h, rng);
     std::vector<T> a = base, b = base;
     full(Plane<T>{a.data(), stride}, tc, levels);
     window(Plane<T>{b.data(), stride}, tc, levels, want);

@@ -85,6 +85,16 @@ struct Guarded {
   }
 };
 
+// `stride` x `h` coefficients, each an integer drawn from [-2000, 2000] (as T), for the
+// whole-plane transforms' tests (window, rows) that compare against a copy.
+template <class T>
+std::vector<T> random_coefficients(size_t stride, uint32_t h, std::mt19937_64& rng) {
+  std::vector<T> v(stride * h);
+  std::uniform_int_distribution<int32_t> d(-2000, 2000);
+  for (auto& x : v) x = static_cast<T>(d(rng));
+  return v;
+}
+
 // Fills a w x h region with values in [lo, hi] per `fill`.
 template <class T>
 void fill_region(Guarded<T>& g, Fill fill, T lo, T hi, std::mt19937_64& rng) {
