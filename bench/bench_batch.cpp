@@ -5,8 +5,10 @@
 // library's batch of codestreams in memory, int32 images) on all threads. Prints images/s and
 // ms per image. Isolates the decoder and the device from the CLI's reading and writing.
 //
-// Usage: bench_batch DIR [cpu|gpu|both] [THREADS]   (DIR: .j2k/.jp2 files; default both, all
-// threads). GJ2K_BENCH_ITERS: rounds per row (default 2, the best one printed).
+// Usage: bench_batch DIR [cpu|gpu|auto|both|all] [THREADS]   (DIR: .j2k/.jp2 files; default
+// both: cpu and gpu; all: the three; auto: --device auto, whose rows show what its choice costs
+// against the forced devices; all threads). GJ2K_BENCH_ITERS: rounds per row (default 2, the best
+// one printed).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -84,7 +86,7 @@ double round_ms(const std::vector<Bytes>& streams, int callers, int threads,
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: bench_batch DIR [cpu|gpu|both] [THREADS]\n");
+    std::fprintf(stderr, "usage: bench_batch DIR [cpu|gpu|auto|both|all] [THREADS]\n");
     return 2;
   }
   const std::vector<Bytes> streams = load(argv[1]);
@@ -101,10 +103,11 @@ int main(int argc, char** argv) {
   std::printf("%zu codestreams from %s, %d threads, best of %d rounds\n", streams.size(), argv[1],
               threads, iters);
   std::printf("%-6s %8s %10s %12s\n", "device", "callers", "images/s", "ms/image");
-  for (const std::string dev : {"cpu", "gpu"}) {
-    if (which != "both" && which != dev) continue;
-    const gj2k::DecodeDevice device =
-        dev == "cpu" ? gj2k::DecodeDevice::kCpu : gj2k::DecodeDevice::kGpu;
+  for (const std::string dev : {"cpu", "gpu", "auto"}) {
+    if (which != dev && !(which == "both" && dev != "auto") && which != "all") continue;
+    const gj2k::DecodeDevice device = dev == "cpu"   ? gj2k::DecodeDevice::kCpu
+                                      : dev == "gpu" ? gj2k::DecodeDevice::kGpu
+                                                     : gj2k::DecodeDevice::kAuto;
     {  // warm-up: CUDA start, pools
       std::vector<Bytes> first(streams.begin(), streams.begin() + 1);
       round_ms(first, 1, threads, device);

@@ -98,11 +98,14 @@ inline ProcessTime run_process(const std::vector<std::string>& argv, int cpu = -
   return t;
 }
 
-// Each command's run of median wall time out of `runs`, the commands taken in turn (0, 1, ...,
-// then 0 again), after one untimed run of each (the file cache, the libraries). On a shared
-// machine whose speed drifts, turns give every command the same slow and fast moments, so
-// their ratios hold better than those of one command's runs taken together. A command that
-// fails once is reported as failed (ok false) and not run again. `cpu`: as run_process.
+// Each command's median wall, user and system time out of `runs` (each the median of its own
+// column: one run's system time can be ten times another's on a guest, docs/PERFORMANCE.md
+// "Twenty-seventh run", and the run of median wall time need not be the typical one), the
+// commands taken in turn (0, 1, ..., then 0 again), after one untimed run of each (the file
+// cache, the libraries). On a shared machine whose speed drifts, turns give every command the
+// same slow and fast moments, so their ratios hold better than those of one command's runs
+// taken together. A command that fails once is reported as failed (ok false) and not run
+// again. `cpu`: as run_process.
 inline std::vector<ProcessTime> time_in_turns(const std::vector<std::vector<std::string>>& argvs,
                                               int runs, int cpu = -1) {
   const size_t n = argvs.size();
@@ -119,9 +122,14 @@ inline std::vector<ProcessTime> time_in_turns(const std::vector<std::vector<std:
   std::vector<ProcessTime> out(n);
   for (size_t k = 0; k < n; ++k) {
     if (!ok[k] || all[k].empty()) continue;
-    std::sort(all[k].begin(), all[k].end(),
-              [](const ProcessTime& a, const ProcessTime& b) { return a.wall < b.wall; });
-    out[k] = all[k][all[k].size() / 2];
+    auto median = [&](double ProcessTime::*field) {
+      std::vector<double> v;
+      for (const ProcessTime& t : all[k]) v.push_back(t.*field);
+      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+      return v[v.size() / 2];
+    };
+    out[k] = {median(&ProcessTime::wall), median(&ProcessTime::user), median(&ProcessTime::sys),
+              true};
   }
   return out;
 }
@@ -197,8 +205,8 @@ inline void print_cli_table(const std::vector<CliStream>& streams, const std::ve
                              {"grok", "grk_decompress", executable("grk_decompress")},
                              {"openjpeg", "opj_decompress", executable("opj_decompress")}};
   std::printf(
-      "\nWhole process, decode to PPM (median of %d runs by wall time, the decoders in turns; "
-      "wall/user/sys s)\nhost: %s; %s\n",
+      "\nWhole process, decode to PPM (medians of %d runs, each column its own, the decoders in "
+      "turns; wall/user/sys s)\nhost: %s; %s\n",
       runs, host_description().c_str(), pin_note(pin_cpu()).c_str());
   for (const Tool& t : tools)
     if (!t.found) std::printf("  %s: %s not found, left out\n", t.label, t.exe.c_str());

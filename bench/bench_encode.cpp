@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
   }
   const int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::printf(
-      "whole-process encode, median of %d runs, the codecs in turns: wall / user / sys seconds;\n"
+      "whole-process encode, medians of %d runs (each column its own), the codecs in turns: wall / "
+      "user / sys seconds;\n"
       "x: the codec's wall time over gj2k's (above 1: gj2k faster)\nhost: %s; %s\n\n",
       runs, gj2k::bench::host_description().c_str(),
       gj2k::bench::pin_note(gj2k::bench::pin_cpu()).c_str());

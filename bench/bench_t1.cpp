@@ -17,10 +17,11 @@
 // command-line decoders, 1 thread and all threads, on a lossless and a 9/7 rate-20 stream
 // that the gj2k CLI encodes (--device cpu) from $GJ2K_BENCH_PHOTO (any image gj2k reads) or
 // its 2560x1600 --synthetic scene, cached in $GJ2K_BENCH_CACHE or the temp folder.
-// --no-cli leaves the table out.
+// --no-cli leaves the table out; --runs N: whole processes per decoder and row (default 5).
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -388,10 +389,13 @@ std::vector<gj2k::bench::CliStream> cli_streams(const std::string& cli) {
 
 int main(int argc, char** argv) {
   bool cli_table = true;
+  int runs = 5;
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::string(argv[i]) == "--no-cli")
       cli_table = false;
+    else if (std::string(argv[i]) == "--runs" && i + 1 < argc)
+      runs = std::max(1, std::atoi(argv[++i]));
     else
       args.push_back(argv[i]);
   }
@@ -403,7 +407,7 @@ int main(int argc, char** argv) {
   if (cli_table) {
     const std::string cli = gj2k::bench::gj2k_cli(argv[0]);
     gj2k::bench::print_cli_table(cli_streams(cli), {1, omp_get_max_threads()}, cli,
-                                 std::filesystem::temp_directory_path());
+                                 std::filesystem::temp_directory_path(), runs);
   }
   return 0;
 }

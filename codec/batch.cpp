@@ -33,9 +33,9 @@ bool batch_on_cpu(transform::Device requested, uint64_t samples, int threads, ui
          transform::Device::kCpu;
 }
 
-bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int threads,
+bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, uint64_t bytes, int threads,
                          uint64_t tiles) {
-  return transform::auto_choice_decode(requested, samples, threads, tiles) ==
+  return transform::auto_choice_decode(requested, samples, bytes, threads, tiles) ==
          transform::Device::kCpu;
 }
 
@@ -64,16 +64,17 @@ BatchShare batch_encode_share(transform::Device requested, uint64_t samples, int
   return s;
 }
 
-BatchShare batch_decode_share(transform::Device requested, uint64_t samples, int threads,
-                              int workers, uint64_t tiles) {
+BatchShare batch_decode_share(transform::Device requested, uint64_t samples, uint64_t bytes,
+                              int threads, int workers, uint64_t tiles) {
   threads = std::max(threads, 1);
   BatchShare s;
   if (runs_alone(workers, samples)) {
     s.threads = threads;
-    s.gpu = !batch_decode_on_cpu(requested, samples, threads, tiles);
+    s.gpu = !batch_decode_on_cpu(requested, samples, bytes, threads, tiles);
     return s;
   }
-  s.gpu = !batch_decode_on_cpu(requested, samples, shared_threads(threads, workers, false), tiles);
+  s.gpu = !batch_decode_on_cpu(requested, samples, bytes, shared_threads(threads, workers, false),
+                               tiles);
   s.threads = shared_threads(threads, workers, s.gpu);
   return s;
 }
@@ -98,11 +99,32 @@ bool ThreadBudget::try_acquire(int n) {
   return true;
 }
 
+// --device auto for an image of a decode batch, by the costs as the batch runs its images: on
+// the CPU the batch's threads share the work, so an image costs what it would on all of them;
+// on the GPU one that runs alone costs its decode, one beside others the batch's GPU throughput
+// (kBatchStealCosts: host work between short kernels, kBatchGpuInFlight in flight); CUDA's
+// start-up, not yet paid, is weighed against this image and the `remaining` ones after it,
+// taken to be like it (transform::auto_choice_by_costs, recording what a CPU placement misses).
+bool batch_auto_on_gpu(uint64_t samples, uint64_t bytes, int threads, bool alone, uint64_t tiles,
+                       size_t remaining) {
+  const double cpu = transform::decode_cpu_ms(samples, bytes, threads);
+  double gpu = transform::decode_gpu_ms(samples, bytes, tiles);
+  if (!alone) gpu = std::max(gpu, double(samples) * kBatchStealCosts.gpu_ns_per_sample * 1e-6);
+  return transform::auto_choice_by_costs(cpu, gpu, remaining, true) != transform::Device::kCpu;
+}
+
 void place_batch_decode(BatchDecodePlace& place, transform::Device requested, uint64_t samples,
                         uint64_t bytes, int threads, int workers, uint64_t tiles,
                         ThreadBudget& gpu_places, size_t remaining, bool gpu_open) {
-  place.share = batch_decode_share(requested, samples, threads, workers, tiles);
   place.alone = runs_alone(workers, samples);
+  place.ahead = remaining;
+  if (requested == transform::Device::kAuto) {
+    threads = std::max(threads, 1);
+    place.share.gpu = batch_auto_on_gpu(samples, bytes, threads, place.alone, tiles, remaining);
+    place.share.threads = place.alone ? threads : shared_threads(threads, workers, place.share.gpu);
+  } else {
+    place.share = batch_decode_share(requested, samples, bytes, threads, workers, tiles);
+  }
   if (!place.share.gpu) return;
   const BatchStealCosts& k = kBatchStealCosts;
   const double cpu_ns = double(samples) * k.cpu_ns_per_sample + double(bytes) * k.cpu_ns_per_byte;
@@ -236,6 +258,7 @@ std::vector<BatchResult<Image>> decode_batch(std::span<const std::span<const uin
             p.progress = callbacks.progress();
             p.on_warning = callbacks.on_warning(name);
             const codec::ThreadBudget::Lease lease(budget, place.budget_threads());
+            const transform::DecodeLookahead ahead(place.ahead);
             results[k].value = decoder.decode(p);
           });
         } catch (const Error& e) {

@@ -29,10 +29,10 @@ int batch_workers(int threads, size_t items);
 // Whether an encode of `samples` samples in `tiles` tiles runs on the CPU under `requested`
 // (transform::auto_choice_encode), asked with the share of the threads it would get there.
 bool batch_on_cpu(transform::Device requested, uint64_t samples, int threads, uint64_t tiles = 1);
-// Whether a decode of `samples` samples in `tiles` tiles on `threads` threads runs on the CPU
-// under `requested` (transform::auto_choice_decode), asked with the share of the threads it
-// would get.
-bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, int threads,
+// Whether a decode of `samples` samples from `bytes` codestream bytes in `tiles` tiles on
+// `threads` threads runs on the CPU under `requested` (transform::auto_choice_decode, as a
+// probe), asked with the share of the threads it would get.
+bool batch_decode_on_cpu(transform::Device requested, uint64_t samples, uint64_t bytes, int threads,
                          uint64_t tiles = 1);
 
 // GPU decodes of a batch in flight at once. A small image's GPU decode is short kernels (its
@@ -56,8 +56,8 @@ BatchShare batch_encode_share(transform::Device requested, uint64_t samples, int
                               int workers);
 // A decode's share, on the device batch_decode_on_cpu picks for threads / workers. `tiles`:
 // the image's tiles (the cost model's per-tile term).
-BatchShare batch_decode_share(transform::Device requested, uint64_t samples, int threads,
-                              int workers, uint64_t tiles = 1);
+BatchShare batch_decode_share(transform::Device requested, uint64_t samples, uint64_t bytes,
+                              int threads, int workers, uint64_t tiles = 1);
 
 // A count of threads handed out in arrival order: acquire(n) waits until every earlier caller
 // has been served and n threads are free, so an image that needs all of them waits for the
@@ -114,6 +114,10 @@ inline constexpr BatchStealCosts kBatchStealCosts{9.5, 270.0, 1.85};
 struct BatchDecodePlace {
   BatchShare share;
   bool alone = false;  // it runs alone on all the threads (kBatchConcurrentMaxSamples)
+  // The batch's images still to start after it: the decode runs under a
+  // transform::DecodeLookahead of them, so that under auto its own choice counts the start-up
+  // against all of them as the placement did.
+  uint64_t ahead = 0;
   std::optional<ThreadBudget::Lease> gpu_place;
   // The threads it takes from the batch's ThreadBudget: a GPU decode that shares the GPU
   // waits on the device most of its time, so it counts one; one that runs alone takes all.

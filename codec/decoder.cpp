@@ -90,21 +90,27 @@ void check_ihdr(const codec::Jp2Header& jp2, const codec::Siz& siz) {
                                         std::to_string(w) + "x" + std::to_string(h));
 }
 
-// --device auto: the GPU when one is present, from the samples at the decoded resolution where
-// the GPU is expected to be faster on this many threads for this many tiles
-// (transform::auto_choice_decode). A region counts by its own area and the tiles it meets: on
-// the CPU only its windows are transformed.
-transform::Device choose_device(const DecodeParams& p, const codec::Siz& siz) {
+// --device auto: the GPU when one is present, where the GPU is expected to be faster for the
+// samples at the decoded resolution and the codestream bytes they take, on this many threads
+// for this many tiles (transform::auto_choice_decode; `record`: the decode itself, not a
+// probe). A region counts by its own area and the tiles it meets: on the CPU only its windows
+// are transformed; the bytes count in proportion to the samples decoded.
+transform::Device choose_device(const DecodeParams& p, const codec::Siz& siz, uint64_t bytes,
+                                bool record) {
   const uint32_t ax0 = p.region ? std::max(p.region->x0, siz.xosiz) : siz.xosiz;
   const uint32_t ay0 = p.region ? std::max(p.region->y0, siz.yosiz) : siz.yosiz;
   const uint32_t ax1 = p.region ? std::min(p.region->x1, siz.xsiz) : siz.xsiz;
   const uint32_t ay1 = p.region ? std::min(p.region->y1, siz.ysiz) : siz.ysiz;
-  uint64_t samples = 0;
+  uint64_t samples = 0, full = 0;
+  for (const auto& sc : siz.components)
+    full += uint64_t{component_extent(siz.xosiz, siz.xsiz, sc.dx)} *
+            component_extent(siz.yosiz, siz.ysiz, sc.dy);
   if (ax0 < ax1 && ay0 < ay1)
     for (const auto& sc : siz.components)
       samples +=
           (uint64_t{component_extent(ax0, ax1, sc.dx)} * component_extent(ay0, ay1, sc.dy)) >>
           (2 * std::min<uint32_t>(p.reduce, 31));
+  if (full > samples) bytes = static_cast<uint64_t>(double(bytes) * double(samples) / double(full));
   // The tiles that meet the area (B.3), or the one asked for.
   uint64_t tiles = 1;
   if (!p.tile && ax0 < ax1 && ay0 < ay1 && siz.xtsiz > 0 && siz.ytsiz > 0) {
@@ -115,7 +121,8 @@ transform::Device choose_device(const DecodeParams& p, const codec::Siz& siz) {
     tiles = (tx1 - tx0) * (ty1 - ty0);
   }
   const int threads = p.threads ? static_cast<int>(p.threads) : core::max_threads();
-  return transform::auto_choice_decode(codec::to_transform(p.device), samples, threads, tiles);
+  return transform::auto_choice_decode(codec::to_transform(p.device), samples, bytes, threads,
+                                       tiles, record);
 }
 
 // The components to decode, in output order; `wanted` gets one flag per Csiz entry.
@@ -750,7 +757,7 @@ Image Decoder::Impl::decode(const DecodeParams& p, std::vector<std::string>& war
   // The device: unless --device cpu, the GPU query, CUDA context and the tiles' buffers are
   // made on a background thread while the codestream is parsed and Tier-2 reads the tiles;
   // decode_tile asks for the answer (--device gpu without a GPU throws the reason there).
-  const transform::Device device = choose_device(p, main.siz);
+  const transform::Device device = choose_device(p, main.siz, codestream().size(), true);
   std::optional<codec::GpuWarmUp> warm_up;
   if (device != transform::Device::kCpu) warm_up.emplace(device == transform::Device::kGpu);
   codec::ReadOptions ro;
@@ -868,7 +875,9 @@ transform::Device likely_decode_device(const std::filesystem::path& path, const 
     impl.owned = std::move(prefix);
     impl.bytes = impl.owned;
     impl.read_header();
-    return choose_device(p, impl.main.siz);
+    std::error_code ec;
+    const uintmax_t size = std::filesystem::file_size(path, ec);
+    return choose_device(p, impl.main.siz, ec ? impl.bytes.size() : uint64_t{size}, false);
   } catch (...) {  // headers beyond the prefix, or damaged: the decode decides
     return transform::Device::kCpu;
   }

@@ -253,6 +253,7 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     progress.update_as(prefix, "decode", 0.0);
     const gj2k::codec::ThreadBudget::Lease lease(budget, place.budget_threads());
     const auto start = std::chrono::steady_clock::now();  // the decode, not the wait
+    const gj2k::transform::DecodeLookahead ahead(place.ahead);
     out.file = decode_file_direct(decoder, p, jobs[k].second, out.image, true);
     if (!out.file) out.image = decoder.decode(p);
     out.seconds = seconds_since(start);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "codec/batch.h"
 #include "core/isa.h"
@@ -47,13 +48,35 @@ const bool registered = gj2k::cli::register_command(
          const tf::DecodeCosts& k = tf::kDecodeCosts;
          const int threads = gj2k::core::max_threads();
          std::printf(
-             "decode, --device auto weighs (per decoded sample): CPU %.1f ns on one thread "
-             "(%.2f ns on %d threads), GPU %.2f ns, plus %.0f ms of CUDA start-up for a "
-             "process's first GPU decode and %.0f ms for each tile after the first\n",
-             k.cpu_ns_per_sample_thread, k.cpu_ns_per_sample_thread / threads, threads,
-             k.gpu_ns_per_sample, k.gpu_start_ms, k.gpu_tile_ms);
-         print_break_even("decodes", tf::decode_break_even(threads, false), threads,
-                          "in a batch, once CUDA is up, from the first sample");
+             "decode, --device auto weighs: CPU %.1f ns per decoded sample and %.0f ns per "
+             "codestream byte on one thread (divided by %d threads) and %.1f ms per decode, GPU "
+             "%.2f ns per sample and %.2f ns per byte and %.1f ms per decode plus %.1f ms times "
+             "the bytes per sample (its Tier-1 launch lasts as long as the densest code-block), "
+             "plus %.0f ms of CUDA start-up for a process's first GPU decode and %.0f ms for "
+             "each tile after the first\n",
+             k.cpu_ns_per_sample_thread, k.cpu_ns_per_byte_thread, threads, k.cpu_decode_ms,
+             k.gpu_ns_per_sample, k.gpu_ns_per_byte, k.gpu_decode_ms,
+             k.gpu_chain_ms_per_byte_sample, k.gpu_start_ms, k.gpu_tile_ms);
+         // Two typical compressions of 8-bit images: lossless, and 9/7 at rate 20.
+         for (const auto& [name, bytes_per_sample] :
+              {std::pair{"lossless decodes (0.34 bytes per sample)", 0.34},
+               std::pair{"lossy decodes (0.05 bytes per sample)", 0.05}}) {
+           char warm[96];
+           const unsigned long long started =
+               tf::decode_break_even(threads, true, 1, bytes_per_sample);
+           if (started == ~0ull)
+             std::snprintf(warm, sizeof warm, "never, even once CUDA is up");
+           else
+             std::snprintf(warm, sizeof warm, "once CUDA is up, from %.1f Msamples", started / 1e6);
+           print_break_even(name, tf::decode_break_even(threads, false, 1, bytes_per_sample),
+                            threads, warm);
+         }
+         std::printf(
+             "  a process whose decodes the GPU would win only with CUDA up starts it once what "
+             "they would have saved adds up to the start-up; a batch weighs the start-up "
+             "against its images still to start, on the CPU at all its threads and on the GPU "
+             "at %.1f ns per sample for images decoded side by side\n",
+             gj2k::codec::kBatchStealCosts.gpu_ns_per_sample);
          const gj2k::codec::BatchStealCosts& b = gj2k::codec::kBatchStealCosts;
          std::printf(
              "  a decode batch under --device auto also decodes on the idle CPU cores: an image "

@@ -196,29 +196,36 @@ TEST(BatchThreads, SmallImagesShareTheThreadsLargeOnesTakeThemAll) {
   EXPECT_TRUE(codec::batch_encode_share(Device::kAuto, share_even, 16, 4).gpu);
   EXPECT_FALSE(codec::batch_encode_share(Device::kAuto, share_even - 1, 16, 4).gpu);
   // Decodes follow the decode cost model (transform::auto_choice_decode) for their share of
-  // the threads: below its break-even the CPU, from it (and under kGpu) the GPU.
-  const uint64_t even = transform::decode_break_even(2, transform::gpu_opened());
-  if (even > 0) {
-    EXPECT_TRUE(codec::batch_decode_on_cpu(Device::kAuto, even - 1, 2));
+  // the threads, as probes that record nothing: below its break-even for their bytes per
+  // sample the CPU, from it (and under kGpu) the GPU.
+  for (const double r : {0.0, 0.34}) {
+    const uint64_t even = transform::decode_break_even(2, transform::gpu_opened(), 1, r);
+    transform::forget_decode_missed();
+    if (even > 1) {
+      EXPECT_TRUE(codec::batch_decode_on_cpu(Device::kAuto, even - 1,
+                                             static_cast<uint64_t>(double(even - 1) * r), 2));
+    }
+    if (even != ~0ull) {
+      EXPECT_FALSE(codec::batch_decode_on_cpu(Device::kAuto, even,
+                                              static_cast<uint64_t>(double(even) * r) + 1, 2));
+    }
   }
-  if (even != ~0ull) {
-    EXPECT_FALSE(codec::batch_decode_on_cpu(Device::kAuto, even, 2));
-  }
-  EXPECT_TRUE(codec::batch_decode_on_cpu(Device::kCpu, large, 2));
-  EXPECT_FALSE(codec::batch_decode_on_cpu(Device::kGpu, 1, 2));
+  EXPECT_TRUE(codec::batch_decode_on_cpu(Device::kCpu, large, large, 2));
+  EXPECT_FALSE(codec::batch_decode_on_cpu(Device::kGpu, 1, 0, 2));
+  EXPECT_EQ(transform::decode_missed_ms(), 0.0);
   // A decode's share: small ones split the threads (on the GPU too), large ones run alone.
-  const codec::BatchShare gpu_small = codec::batch_decode_share(Device::kGpu, small, 16, 4);
+  const codec::BatchShare gpu_small = codec::batch_decode_share(Device::kGpu, small, 0, 16, 4);
   EXPECT_EQ(gpu_small.threads, 4);
   EXPECT_TRUE(gpu_small.gpu);
-  const codec::BatchShare gpu_many = codec::batch_decode_share(Device::kGpu, small, 16, 16);
+  const codec::BatchShare gpu_many = codec::batch_decode_share(Device::kGpu, small, 0, 16, 16);
   EXPECT_EQ(gpu_many.threads, 16 / codec::kBatchGpuInFlight);  // as many as are in flight
   EXPECT_TRUE(gpu_many.gpu);
-  const codec::BatchShare cpu_small = codec::batch_decode_share(Device::kCpu, small, 16, 3);
+  const codec::BatchShare cpu_small = codec::batch_decode_share(Device::kCpu, small, 0, 16, 3);
   EXPECT_EQ(cpu_small.threads, 5);
   EXPECT_FALSE(cpu_small.gpu);
-  EXPECT_EQ(codec::batch_decode_share(Device::kCpu, large, 16, 3).threads, 16);
-  EXPECT_EQ(codec::batch_decode_share(Device::kGpu, large, 16, 3).threads, 16);
-  EXPECT_EQ(codec::batch_decode_share(Device::kCpu, small, 16, 1).threads, 16);
+  EXPECT_EQ(codec::batch_decode_share(Device::kCpu, large, 0, 16, 3).threads, 16);
+  EXPECT_EQ(codec::batch_decode_share(Device::kGpu, large, 0, 16, 3).threads, 16);
+  EXPECT_EQ(codec::batch_decode_share(Device::kCpu, small, 0, 16, 1).threads, 16);
 }
 
 TEST(BatchThreads, BudgetServesInArrivalOrder) {
@@ -273,8 +280,41 @@ TEST(BatchThreads, TryAcquireNeverWaitsNorJumpsTheQueue) {
 // A decode batch under kAuto decodes an image on the CPU instead of waiting for a GPU place
 // while the rest of the batch keeps the GPU busy longer than that CPU decode takes
 // (kBatchStealCosts); under kGpu, or near the batch's end, it waits.
+// --device auto in a decode batch weighs the images as the batch runs them (the CPU's threads
+// sharing the work, the GPU at the batch's throughput or, alone, its own decode) and the CUDA
+// start-up against the image and those still to start: small lossy images stay on the CPU
+// however many follow (the GPU is not faster for them in a batch), small lossless ones go to
+// the GPU once enough follow to pay for the start-up, large lossy ones likewise; with CUDA up
+// only the per-image costs count.
+TEST(BatchThreads, AutoWeighsTheImagesStillToStart) {
+  using transform::Device;
+  const int threads = 16, workers = 16;
+  const uint64_t photo = 2560ull * 1600 * 3, mosaic = 10240ull * 6400 * 3;
+  auto on_gpu = [&](uint64_t samples, uint64_t bytes, size_t remaining) {
+    transform::forget_decode_missed();
+    codec::ThreadBudget places(codec::kBatchGpuInFlight);
+    codec::BatchDecodePlace place;
+    codec::place_batch_decode(place, Device::kAuto, samples, bytes, threads, workers, 1, places,
+                              remaining, true);
+    EXPECT_EQ(place.ahead, remaining);
+    return place.share.gpu;
+  };
+  const bool up = transform::gpu_opened();
+  // 9/7 rate 20 photos (0.05 bytes per sample): the CPU, even with 63 to follow.
+  EXPECT_FALSE(on_gpu(photo, photo / 20, 0));
+  EXPECT_FALSE(on_gpu(photo, photo / 20, 63));
+  // Lossless photos (0.34 bytes per sample): the GPU when enough follow (or CUDA is up).
+  EXPECT_EQ(on_gpu(photo, photo * 34 / 100, 2), up);
+  EXPECT_TRUE(on_gpu(photo, photo * 34 / 100, 63));
+  // The 9/7 mosaic, alone on all the threads: the CPU for one, the GPU for four.
+  EXPECT_EQ(on_gpu(mosaic, 9830344, 0), up);
+  EXPECT_TRUE(on_gpu(mosaic, 9830344, 3));
+  transform::forget_decode_missed();
+}
+
 TEST(BatchThreads, AutoDecodesOnTheCpuWhenTheGpuPlacesAreTaken) {
   using transform::Device;
+  transform::forget_decode_missed();
   const uint64_t small = codec::kBatchConcurrentMaxSamples - 1;
   const int threads = 16, workers = 16;
   const uint64_t bytes = small / 4;
@@ -282,7 +322,7 @@ TEST(BatchThreads, AutoDecodesOnTheCpuWhenTheGpuPlacesAreTaken) {
   // The fewest images after it for which the GPU stays busy longer than its CPU decode.
   const size_t many = static_cast<size_t>(std::ceil(
       (small * k.cpu_ns_per_sample + bytes * k.cpu_ns_per_byte) / (small * k.gpu_ns_per_sample)));
-  if (codec::batch_decode_on_cpu(Device::kAuto, small, threads / codec::kBatchGpuInFlight))
+  if (codec::batch_decode_on_cpu(Device::kAuto, small, bytes, threads / codec::kBatchGpuInFlight))
     GTEST_SKIP() << "the decode cost model puts this size on the CPU anyway";
   codec::ThreadBudget places(1);
   {
@@ -340,6 +380,7 @@ TEST(BatchThreads, AutoDecodesOnTheCpuWhenTheGpuPlacesAreTaken) {
                             workers, 1, places, many, true);
   EXPECT_TRUE(large.share.gpu && large.alone);
   EXPECT_EQ(large.budget_threads(), threads);
+  transform::forget_decode_missed();  // the placements above chose to start CUDA
 }
 
 }  // namespace
