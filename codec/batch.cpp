@@ -104,13 +104,19 @@ bool ThreadBudget::try_acquire(int n) {
 // on the GPU one that runs alone costs its decode, one beside others the batch's GPU throughput
 // (kBatchStealCosts: host work between short kernels, kBatchGpuInFlight in flight); CUDA's
 // start-up, not yet paid, is weighed against this image and the `remaining` ones after it,
-// taken to be like it (transform::auto_choice_by_costs, recording what a CPU placement misses).
+// taken to be like it (transform::auto_choice_by_costs; `record`: what a CPU placement misses).
 bool batch_auto_on_gpu(uint64_t samples, uint64_t bytes, int threads, bool alone, uint64_t tiles,
-                       size_t remaining) {
+                       size_t remaining, bool record) {
   const double cpu = transform::decode_cpu_ms(samples, bytes, threads);
   double gpu = transform::decode_gpu_ms(samples, bytes, tiles);
   if (!alone) gpu = std::max(gpu, double(samples) * kBatchStealCosts.gpu_ns_per_sample * 1e-6);
-  return transform::auto_choice_by_costs(cpu, gpu, remaining, true) != transform::Device::kCpu;
+  return transform::auto_choice_by_costs(cpu, gpu, remaining, record) != transform::Device::kCpu;
+}
+
+bool batch_auto_likely_gpu(uint64_t samples, uint64_t bytes, int threads, int workers,
+                           uint64_t tiles, size_t remaining) {
+  return batch_auto_on_gpu(samples, bytes, std::max(threads, 1), runs_alone(workers, samples),
+                           tiles, remaining, false);
 }
 
 void place_batch_decode(BatchDecodePlace& place, transform::Device requested, uint64_t samples,
@@ -120,7 +126,8 @@ void place_batch_decode(BatchDecodePlace& place, transform::Device requested, ui
   place.ahead = remaining;
   if (requested == transform::Device::kAuto) {
     threads = std::max(threads, 1);
-    place.share.gpu = batch_auto_on_gpu(samples, bytes, threads, place.alone, tiles, remaining);
+    place.share.gpu =
+        batch_auto_on_gpu(samples, bytes, threads, place.alone, tiles, remaining, true);
     place.share.threads = place.alone ? threads : shared_threads(threads, workers, place.share.gpu);
   } else {
     place.share = batch_decode_share(requested, samples, bytes, threads, workers, tiles);

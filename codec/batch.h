@@ -134,5 +134,10 @@ struct BatchDecodePlace {
 void place_batch_decode(BatchDecodePlace& place, transform::Device requested, uint64_t samples,
                         uint64_t bytes, int threads, int workers, uint64_t tiles,
                         ThreadBudget& gpu_places, size_t remaining, bool gpu_open);
+// Whether place_batch_decode would put such an image on the GPU under --device auto (its
+// share's device, before any GPU place is taken), recording nothing: for starting CUDA while a
+// batch's first file is read.
+bool batch_auto_likely_gpu(uint64_t samples, uint64_t bytes, int threads, int workers,
+                           uint64_t tiles, size_t remaining);
 
 }  // namespace gj2k::codec

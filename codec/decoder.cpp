@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "codec/api_guard.h"
+#include "codec/batch.h"
 #include "codec/decoder_color.h"
 #include "codec/decoder_icc.h"
 #include "codec/decoder_icc_lcms.h"
@@ -90,39 +91,51 @@ void check_ihdr(const codec::Jp2Header& jp2, const codec::Siz& siz) {
                                         std::to_string(w) + "x" + std::to_string(h));
 }
 
-// --device auto: the GPU when one is present, where the GPU is expected to be faster for the
-// samples at the decoded resolution and the codestream bytes they take, on this many threads
-// for this many tiles (transform::auto_choice_decode; `record`: the decode itself, not a
-// probe). A region counts by its own area and the tiles it meets: on the CPU only its windows
-// are transformed; the bytes count in proportion to the samples decoded.
-transform::Device choose_device(const DecodeParams& p, const codec::Siz& siz, uint64_t bytes,
-                                bool record) {
+// What a decode under `p` weighs for its device: the samples at the decoded resolution and the
+// codestream bytes they take (in proportion to the samples decoded), and the tiles it meets. A
+// region counts by its own area and the tiles it meets: on the CPU only its windows are
+// transformed.
+struct DecodeExtent {
+  uint64_t samples = 0, bytes = 0, tiles = 1;
+};
+DecodeExtent decode_extent(const DecodeParams& p, const codec::Siz& siz, uint64_t bytes) {
   const uint32_t ax0 = p.region ? std::max(p.region->x0, siz.xosiz) : siz.xosiz;
   const uint32_t ay0 = p.region ? std::max(p.region->y0, siz.yosiz) : siz.yosiz;
   const uint32_t ax1 = p.region ? std::min(p.region->x1, siz.xsiz) : siz.xsiz;
   const uint32_t ay1 = p.region ? std::min(p.region->y1, siz.ysiz) : siz.ysiz;
-  uint64_t samples = 0, full = 0;
+  DecodeExtent e;
+  uint64_t full = 0;
   for (const auto& sc : siz.components)
     full += uint64_t{component_extent(siz.xosiz, siz.xsiz, sc.dx)} *
             component_extent(siz.yosiz, siz.ysiz, sc.dy);
   if (ax0 < ax1 && ay0 < ay1)
     for (const auto& sc : siz.components)
-      samples +=
+      e.samples +=
           (uint64_t{component_extent(ax0, ax1, sc.dx)} * component_extent(ay0, ay1, sc.dy)) >>
           (2 * std::min<uint32_t>(p.reduce, 31));
-  if (full > samples) bytes = static_cast<uint64_t>(double(bytes) * double(samples) / double(full));
+  e.bytes = full > e.samples
+                ? static_cast<uint64_t>(double(bytes) * double(e.samples) / double(full))
+                : bytes;
   // The tiles that meet the area (B.3), or the one asked for.
-  uint64_t tiles = 1;
   if (!p.tile && ax0 < ax1 && ay0 < ay1 && siz.xtsiz > 0 && siz.ytsiz > 0) {
     const uint64_t tx0 = (ax0 - std::min(ax0, siz.xtosiz)) / siz.xtsiz;
     const uint64_t tx1 = (ax1 - 1 - std::min(ax1 - 1, siz.xtosiz)) / siz.xtsiz + 1;
     const uint64_t ty0 = (ay0 - std::min(ay0, siz.ytosiz)) / siz.ytsiz;
     const uint64_t ty1 = (ay1 - 1 - std::min(ay1 - 1, siz.ytosiz)) / siz.ytsiz + 1;
-    tiles = (tx1 - tx0) * (ty1 - ty0);
+    e.tiles = (tx1 - tx0) * (ty1 - ty0);
   }
+  return e;
+}
+
+// --device auto: the GPU when one is present, where the GPU is expected to be faster for the
+// decode's extent (decode_extent of a codestream of `bytes`) on this many threads
+// (transform::auto_choice_decode; `record`: the decode itself, not a probe).
+transform::Device choose_device(const DecodeParams& p, const codec::Siz& siz, uint64_t bytes,
+                                bool record) {
+  const DecodeExtent e = decode_extent(p, siz, bytes);
   const int threads = p.threads ? static_cast<int>(p.threads) : core::max_threads();
-  return transform::auto_choice_decode(codec::to_transform(p.device), samples, bytes, threads,
-                                       tiles, record);
+  return transform::auto_choice_decode(codec::to_transform(p.device), e.samples, e.bytes, threads,
+                                       e.tiles, record);
 }
 
 // The components to decode, in output order; `wanted` gets one flag per Csiz entry.
@@ -862,12 +875,14 @@ void Decoder::Impl::apply_colour(Image& image, const DecodeParams& p,
 
 namespace codec {
 
-transform::Device likely_decode_device(const std::filesystem::path& path, const DecodeParams& p) {
-  if (p.device == DecodeDevice::kCpu) return transform::Device::kCpu;
+namespace {
+// The main header of the file at `path` (from its first megabyte) and the file's size in bytes,
+// or nothing where the headers do not fit or do not parse.
+std::optional<std::pair<Siz, uint64_t>> probe_header(const std::filesystem::path& path) {
   try {
     constexpr size_t kPrefix = size_t{1} << 20;
     std::ifstream in(path, std::ios::binary);
-    if (!in) return transform::Device::kCpu;
+    if (!in) return std::nullopt;
     std::vector<uint8_t> prefix(kPrefix);
     in.read(reinterpret_cast<char*>(prefix.data()), static_cast<std::streamsize>(kPrefix));
     prefix.resize(static_cast<size_t>(in.gcount()));
@@ -877,10 +892,31 @@ transform::Device likely_decode_device(const std::filesystem::path& path, const 
     impl.read_header();
     std::error_code ec;
     const uintmax_t size = std::filesystem::file_size(path, ec);
-    return choose_device(p, impl.main.siz, ec ? impl.bytes.size() : uint64_t{size}, false);
-  } catch (...) {  // headers beyond the prefix, or damaged: the decode decides
-    return transform::Device::kCpu;
+    return std::pair{impl.main.siz, ec ? uint64_t{impl.bytes.size()} : uint64_t{size}};
+  } catch (...) {
+    return std::nullopt;
   }
+}
+}  // namespace
+
+transform::Device likely_decode_device(const std::filesystem::path& path, const DecodeParams& p) {
+  if (p.device == DecodeDevice::kCpu) return transform::Device::kCpu;
+  const auto header = probe_header(path);
+  if (!header) return transform::Device::kCpu;  // the decode decides
+  return choose_device(p, header->first, header->second, false);
+}
+
+transform::Device likely_batch_decode_device(const std::filesystem::path& path,
+                                             const DecodeParams& p, int threads, int workers,
+                                             size_t files) {
+  if (p.device != DecodeDevice::kAuto) return to_transform(p.device);
+  const auto header = probe_header(path);
+  if (!header) return transform::Device::kCpu;  // the decode decides
+  const DecodeExtent e = decode_extent(p, header->first, header->second);
+  return batch_auto_likely_gpu(e.samples, e.bytes, threads, workers, e.tiles,
+                               files > 0 ? files - 1 : 0)
+             ? transform::Device::kAuto
+             : transform::Device::kCpu;
 }
 
 }  // namespace codec

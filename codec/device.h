@@ -29,6 +29,12 @@ inline transform::Device to_transform(DecodeDevice d) {
 // kCpu where it would not, or where the headers do not fit the first 1 MB or do not parse (the
 // decode itself then decides and reports). Never throws.
 transform::Device likely_decode_device(const std::filesystem::path& path, const DecodeParams& p);
+// The same for the first file of a decode batch of `files` files, `workers` of them decoded at
+// once on `threads` threads: under --device auto place_batch_decode's rule for it (the files
+// after it sharing CUDA's start-up; batch_auto_likely_gpu), else the device asked for.
+transform::Device likely_batch_decode_device(const std::filesystem::path& path,
+                                             const DecodeParams& p, int threads, int workers,
+                                             size_t files);
 
 inline transform::Device to_transform(EncodeParams::Device d) {
   switch (d) {

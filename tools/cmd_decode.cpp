@@ -209,15 +209,12 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
   gj2k::codec::ThreadBudget budget(threads);
   gj2k::codec::ThreadBudget gpu_places(gj2k::codec::kBatchGpuInFlight);
   // CUDA starts once for the batch, while the first file is read, when its decode will use
-  // the GPU (judged for its share of the threads).
+  // the GPU (placed as place_batch_decode will place it, the files after it sharing the
+  // start-up).
   std::optional<gj2k::codec::GpuWarmUp> gpu_start;
-  {
-    gj2k::DecodeParams first = params;
-    first.threads = static_cast<uint32_t>(std::max(1, threads / coders));
-    if (gj2k::codec::likely_decode_device(jobs.front().first, first) !=
-        gj2k::transform::Device::kCpu)
-      gpu_start.emplace(false);
-  }
+  if (gj2k::codec::likely_batch_decode_device(jobs.front().first, params, threads, coders,
+                                              jobs.size()) != gj2k::transform::Device::kCpu)
+    gpu_start.emplace(false);
   std::atomic<uint64_t> bytes_in{0};
   std::atomic<size_t> started{0};
   struct Decoded {
