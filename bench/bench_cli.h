@@ -1,8 +1,8 @@
 // Whole-process decode comparison of command-line decoders, for the benchmarks' summaries:
 // gj2k (the CLI built next to the benchmark, `gj2k decode --device cpu --threads n`), Grok
 // (`grk_decompress -H n`) and OpenJPEG (`opj_decompress -threads n`), each decoding the same
-// codestream file to a PPM, timed as a child process: wall, user and system seconds, the
-// median (by wall time) of a few runs. A decoder not found is reported with a line saying so
+// codestream file to a PPM, timed as a child process: wall, user and system seconds, each the
+// median of its own column over a few runs. A decoder not found is reported with a line saying so
 // and left out of the table. One-thread rows run every decoder pinned to one CPU (pin_cpu).
 // POSIX only (fork, execvp, wait4; sched_setaffinity on Linux).
 #pragma once

@@ -107,6 +107,7 @@ bool ThreadBudget::try_acquire(int n) {
 // taken to be like it (transform::auto_choice_by_costs; `record`: what a CPU placement misses).
 bool batch_auto_on_gpu(uint64_t samples, uint64_t bytes, int threads, bool alone, uint64_t tiles,
                        size_t remaining, bool record) {
+  if (samples == 0) return false;
   const double cpu = transform::decode_cpu_ms(samples, bytes, threads);
   double gpu = transform::decode_gpu_ms(samples, bytes, tiles);
   if (!alone) gpu = std::max(gpu, double(samples) * kBatchStealCosts.gpu_ns_per_sample * 1e-6);
@@ -251,15 +252,14 @@ std::vector<BatchResult<Image>> decode_batch(std::span<const std::span<const uin
             if (callbacks.cancelled())
               throw Error(ErrorCode::kCancelled, "cancelled before it started");
             Decoder decoder(streams[k]);
-            uint64_t samples = 0;
-            const HeaderInfo header = decoder.read_header();
-            for (const ComponentInfo& c : header.components)
-              samples += uint64_t{c.width} * c.height;
-            const uint64_t tiles = uint64_t{header.num_tiles_x} * header.num_tiles_y;
+            // Placed by what it decodes (the resolution, region or tile asked for), as the
+            // decoder weighs it.
+            const codec::DecodeExtent extent =
+                codec::decode_extent(params, decoder.read_header(), streams[k].size());
             DecodeParams p = params;
             codec::BatchDecodePlace place;
-            codec::place_batch_decode(place, codec::to_transform(params.device), samples,
-                                      streams[k].size(), threads, workers, tiles, gpu_places,
+            codec::place_batch_decode(place, codec::to_transform(params.device), extent.samples,
+                                      extent.bytes, threads, workers, extent.tiles, gpu_places,
                                       streams.size() - k - 1, transform::gpu_opened());
             place.apply(p);
             p.progress = callbacks.progress();

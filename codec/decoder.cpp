@@ -91,40 +91,24 @@ void check_ihdr(const codec::Jp2Header& jp2, const codec::Siz& siz) {
                                         std::to_string(w) + "x" + std::to_string(h));
 }
 
-// What a decode under `p` weighs for its device: the samples at the decoded resolution and the
-// codestream bytes they take (in proportion to the samples decoded), and the tiles it meets. A
-// region counts by its own area and the tiles it meets: on the CPU only its windows are
-// transformed.
-struct DecodeExtent {
-  uint64_t samples = 0, bytes = 0, tiles = 1;
-};
-DecodeExtent decode_extent(const DecodeParams& p, const codec::Siz& siz, uint64_t bytes) {
-  const uint32_t ax0 = p.region ? std::max(p.region->x0, siz.xosiz) : siz.xosiz;
-  const uint32_t ay0 = p.region ? std::max(p.region->y0, siz.yosiz) : siz.yosiz;
-  const uint32_t ax1 = p.region ? std::min(p.region->x1, siz.xsiz) : siz.xsiz;
-  const uint32_t ay1 = p.region ? std::min(p.region->y1, siz.ysiz) : siz.ysiz;
-  DecodeExtent e;
-  uint64_t full = 0;
-  for (const auto& sc : siz.components)
-    full += uint64_t{component_extent(siz.xosiz, siz.xsiz, sc.dx)} *
-            component_extent(siz.yosiz, siz.ysiz, sc.dy);
-  if (ax0 < ax1 && ay0 < ay1)
-    for (const auto& sc : siz.components)
-      e.samples +=
-          (uint64_t{component_extent(ax0, ax1, sc.dx)} * component_extent(ay0, ay1, sc.dy)) >>
-          (2 * std::min<uint32_t>(p.reduce, 31));
-  e.bytes = full > e.samples
-                ? static_cast<uint64_t>(double(bytes) * double(e.samples) / double(full))
-                : bytes;
-  // The tiles that meet the area (B.3), or the one asked for.
-  if (!p.tile && ax0 < ax1 && ay0 < ay1 && siz.xtsiz > 0 && siz.ytsiz > 0) {
-    const uint64_t tx0 = (ax0 - std::min(ax0, siz.xtosiz)) / siz.xtsiz;
-    const uint64_t tx1 = (ax1 - 1 - std::min(ax1 - 1, siz.xtosiz)) / siz.xtsiz + 1;
-    const uint64_t ty0 = (ay0 - std::min(ay0, siz.ytosiz)) / siz.ytsiz;
-    const uint64_t ty1 = (ay1 - 1 - std::min(ay1 - 1, siz.ytosiz)) / siz.ytsiz + 1;
-    e.tiles = (tx1 - tx0) * (ty1 - ty0);
+// decode_extent (codec/device.h) of a codestream whose main header is `siz`.
+codec::DecodeExtent decode_extent(const DecodeParams& p, const codec::Siz& siz, uint64_t bytes) {
+  HeaderInfo h;
+  h.x0 = siz.xosiz;
+  h.y0 = siz.yosiz;
+  h.x1 = siz.xsiz;
+  h.y1 = siz.ysiz;
+  h.tile_x0 = siz.xtosiz;
+  h.tile_y0 = siz.ytosiz;
+  h.tile_width = siz.xtsiz;
+  h.tile_height = siz.ytsiz;
+  for (const auto& sc : siz.components) {
+    ComponentInfo c;
+    c.dx = sc.dx;
+    c.dy = sc.dy;
+    h.components.push_back(c);
   }
-  return e;
+  return codec::decode_extent(p, h, bytes);
 }
 
 // --device auto: the GPU when one is present, where the GPU is expected to be faster for the
@@ -132,7 +116,7 @@ DecodeExtent decode_extent(const DecodeParams& p, const codec::Siz& siz, uint64_
 // (transform::auto_choice_decode; `record`: the decode itself, not a probe).
 transform::Device choose_device(const DecodeParams& p, const codec::Siz& siz, uint64_t bytes,
                                 bool record) {
-  const DecodeExtent e = decode_extent(p, siz, bytes);
+  const codec::DecodeExtent e = decode_extent(p, siz, bytes);
   const int threads = p.threads ? static_cast<int>(p.threads) : core::max_threads();
   return transform::auto_choice_decode(codec::to_transform(p.device), e.samples, e.bytes, threads,
                                        e.tiles, record);
@@ -875,6 +859,34 @@ void Decoder::Impl::apply_colour(Image& image, const DecodeParams& p,
 
 namespace codec {
 
+DecodeExtent decode_extent(const DecodeParams& p, const HeaderInfo& h, uint64_t bytes) {
+  const uint32_t ax0 = p.region ? std::max(p.region->x0, h.x0) : h.x0;
+  const uint32_t ay0 = p.region ? std::max(p.region->y0, h.y0) : h.y0;
+  const uint32_t ax1 = p.region ? std::min(p.region->x1, h.x1) : h.x1;
+  const uint32_t ay1 = p.region ? std::min(p.region->y1, h.y1) : h.y1;
+  DecodeExtent e;
+  uint64_t full = 0;
+  for (const ComponentInfo& c : h.components)
+    full += uint64_t{component_extent(h.x0, h.x1, c.dx)} * component_extent(h.y0, h.y1, c.dy);
+  if (ax0 < ax1 && ay0 < ay1)
+    for (const ComponentInfo& c : h.components)
+      e.samples +=
+          (uint64_t{component_extent(ax0, ax1, c.dx)} * component_extent(ay0, ay1, c.dy)) >>
+          (2 * std::min<uint32_t>(p.reduce, 31));
+  e.bytes = full > e.samples
+                ? static_cast<uint64_t>(double(bytes) * double(e.samples) / double(full))
+                : bytes;
+  // The tiles that meet the area (B.3), or the one asked for.
+  if (!p.tile && ax0 < ax1 && ay0 < ay1 && h.tile_width > 0 && h.tile_height > 0) {
+    const uint64_t tx0 = (ax0 - std::min(ax0, h.tile_x0)) / h.tile_width;
+    const uint64_t tx1 = (ax1 - 1 - std::min(ax1 - 1, h.tile_x0)) / h.tile_width + 1;
+    const uint64_t ty0 = (ay0 - std::min(ay0, h.tile_y0)) / h.tile_height;
+    const uint64_t ty1 = (ay1 - 1 - std::min(ay1 - 1, h.tile_y0)) / h.tile_height + 1;
+    e.tiles = (tx1 - tx0) * (ty1 - ty0);
+  }
+  return e;
+}
+
 namespace {
 // The main header of the file at `path` (from its first megabyte) and the file's size in bytes,
 // or nothing where the headers do not fit or do not parse.
@@ -912,7 +924,7 @@ transform::Device likely_batch_decode_device(const std::filesystem::path& path,
   if (p.device != DecodeDevice::kAuto) return to_transform(p.device);
   const auto header = probe_header(path);
   if (!header) return transform::Device::kCpu;  // the decode decides
-  const DecodeExtent e = decode_extent(p, header->first, header->second);
+  const DecodeExtent e = gj2k::decode_extent(p, header->first, header->second);
   return batch_auto_likely_gpu(e.samples, e.bytes, threads, workers, e.tiles,
                                files > 0 ? files - 1 : 0)
              ? transform::Device::kAuto

@@ -29,6 +29,15 @@ inline transform::Device to_transform(DecodeDevice d) {
 // kCpu where it would not, or where the headers do not fit the first 1 MB or do not parse (the
 // decode itself then decides and reports). Never throws.
 transform::Device likely_decode_device(const std::filesystem::path& path, const DecodeParams& p);
+
+// What a decode under `p` of a codestream of `bytes` bytes whose headers read `h` weighs for its
+// device (--device auto): the samples at the decoded resolution (a region counts by its own
+// area: on the CPU only its windows are transformed), the codestream bytes they take (in
+// proportion to the samples decoded) and the tiles it meets (B.3), or the one asked for.
+struct DecodeExtent {
+  uint64_t samples = 0, bytes = 0, tiles = 1;
+};
+DecodeExtent decode_extent(const DecodeParams& p, const HeaderInfo& h, uint64_t bytes);
 // The same for the first file of a decode batch of `files` files, `workers` of them decoded at
 // once on `threads` threads: under --device auto place_batch_decode's rule for it (the files
 // after it sharing CUDA's start-up; batch_auto_likely_gpu), else the device asked for.

@@ -208,8 +208,8 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
   const int coders = gj2k::codec::batch_workers(threads, jobs.size());
   gj2k::codec::ThreadBudget budget(threads);
   gj2k::codec::ThreadBudget gpu_places(gj2k::codec::kBatchGpuInFlight);
-  // CUDA starts once for the batch, while the first file is read, when its decode will use
-  // the GPU (placed as place_batch_decode will place it, the files after it sharing the
+  // CUDA starts once for the batch, while the first file is read, when the batch will use the
+  // GPU for it (placed as place_batch_decode will place it, the files after it sharing the
   // start-up).
   std::optional<gj2k::codec::GpuWarmUp> gpu_start;
   if (gj2k::codec::likely_batch_decode_device(jobs.front().first, params, threads, coders,
@@ -233,15 +233,15 @@ int run_batch(const Options& o, const gj2k::DecodeParams& params,
     Decoded out;
     out.bytes = bytes.size();
     gj2k::Decoder decoder(std::move(bytes));
-    uint64_t samples = 0;
-    const gj2k::HeaderInfo header = decoder.read_header();
-    for (const gj2k::ComponentInfo& c : header.components) samples += uint64_t{c.width} * c.height;
-    const uint64_t tiles = uint64_t{header.num_tiles_x} * header.num_tiles_y;
+    // Placed by what it decodes (the resolution, region or tile asked for), as the decoder and
+    // the probe above weigh it.
+    const gj2k::codec::DecodeExtent extent =
+        gj2k::codec::decode_extent(params, decoder.read_header(), out.bytes);
     gj2k::DecodeParams p = params;
     gj2k::codec::BatchDecodePlace place;
-    gj2k::codec::place_batch_decode(place, gj2k::codec::to_transform(p.device), samples, out.bytes,
-                                    threads, coders, tiles, gpu_places, jobs.size() - order,
-                                    gj2k::transform::gpu_opened());
+    gj2k::codec::place_batch_decode(place, gj2k::codec::to_transform(p.device), extent.samples,
+                                    extent.bytes, threads, coders, extent.tiles, gpu_places,
+                                    jobs.size() - order, gj2k::transform::gpu_opened());
     place.apply(p);
     p.render = render_for(jobs[k].second);
     p.progress = [&progress, &prefix](const char* stage, double f) {

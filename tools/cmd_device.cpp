@@ -21,9 +21,9 @@ void print_break_even(const char* what, unsigned long long even, int threads, co
     return;
   }
   std::printf(
-      "  so for a one-tile image the GPU from %.1f Msamples on (e.g. %.0f x %.0f RGB) on %d "
-      "threads; %s\n",
-      even / 1e6, std::sqrt(even / 3.0 * 1.6), std::sqrt(even / 3.0 / 1.6), threads, after);
+      "  so %s of a one-tile image go to the GPU from %.1f Msamples on (e.g. %.0f x %.0f RGB) "
+      "on %d threads; %s\n",
+      what, even / 1e6, std::sqrt(even / 3.0 * 1.6), std::sqrt(even / 3.0 / 1.6), threads, after);
 }
 
 const bool registered = gj2k::cli::register_command(

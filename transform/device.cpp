@@ -116,7 +116,8 @@ DecodeLookahead::~DecodeLookahead() {
 }
 
 Device auto_choice_by_costs(double cpu_ms, double gpu_ms, unsigned long long more, bool record) {
-  if (cpu_ms <= gpu_ms) return Device::kCpu;  // not even with CUDA up
+  if (!(cpu_ms > gpu_ms) || !std::isfinite(cpu_ms - gpu_ms))
+    return Device::kCpu;  // not even with CUDA up (or no figures to weigh)
   // CUDA up, or its start-up already chosen by a decode of this process (paid, or being paid:
   // decodes side by side in a batch decide before the first has opened it).
   if (gpu_opened() || g_start_chosen.load(std::memory_order_relaxed)) return Device::kAuto;
@@ -136,6 +137,7 @@ Device auto_choice_by_costs(double cpu_ms, double gpu_ms, unsigned long long mor
 Device auto_choice_decode(Device requested, unsigned long long samples, unsigned long long bytes,
                           int threads, unsigned long long tiles, bool record) {
   if (requested != Device::kAuto) return requested;
+  if (samples == 0) return Device::kCpu;  // nothing to decode: nothing to gain
   return auto_choice_by_costs(decode_cpu_ms(samples, bytes, threads),
                               decode_gpu_ms(samples, bytes, tiles), t_more, record);
 }

@@ -105,17 +105,17 @@ unsigned long long decode_break_even(int threads, bool started, unsigned long lo
 
 // --device auto for a decode (kCpu and kGpu are returned as they are): kAuto (the GPU when one
 // is present) where the GPU is expected to be faster, its start-up included unless CUDA is up
-// (gpu_opened); else kCpu. A decode that the GPU would win only with CUDA up still gets it once
-// the process's decodes kept on the CPU would together have saved the start-up (a ski-rental
-// rule: a process that keeps decoding large lossy images starts CUDA after a few, one that
-// decodes one never pays for it; a batch counts the images after it: DecodeLookahead).
-// `record`: this is the decode itself, whose missed saving
-// counts towards that (the decoder's choice, a batch's placement); a probe
-// (likely_decode_device) records nothing.
+// (gpu_opened); else kCpu (always for no samples). A decode that the GPU would win only with CUDA
+// up still gets it once the process's decodes kept on the CPU would together have saved the
+// start-up (a ski-rental rule: a process that keeps decoding large lossy images starts CUDA after a
+// few, one that decodes one never pays for it; a batch counts the images after it:
+// DecodeLookahead). `record`: this is the decode itself, whose missed saving counts towards that
+// (the decoder's choice, a batch's placement); a probe (likely_decode_device) records nothing.
 Device auto_choice_decode(Device requested, unsigned long long samples, unsigned long long bytes,
                           int threads, unsigned long long tiles = 1, bool record = false);
 // auto_choice_decode's rule on estimated times (ms) of one decode on the CPU and, CUDA up, on
-// the GPU, taken to be followed by `more` like it: kCpu where the GPU is not faster, kAuto where
+// the GPU, taken to be followed by `more` like it: kCpu where the GPU is not faster (or a time
+// is not finite), kAuto where
 // CUDA is up or a recorded decode has already chosen to start it, or the savings of this decode
 // and the `more` pay for the start-up or, with those the process recorded, would have
 // (`record`: add this one's, and a choice to start CUDA holds for the decodes after it).

@@ -27,6 +27,45 @@ TEST(DeviceBoundary, EncodeDeviceMapsToTheSameChoice) {
   EXPECT_EQ(to_transform(EncodeParams::Device::kGpu), transform::Device::kGpu);
 }
 
+// What a decode weighs for its device: the samples at the decoded resolution (two levels off:
+// a sixteenth), a region's own samples and the tiles it meets, the bytes in proportion to the
+// samples; subsampled components count at their own size.
+TEST(DeviceBoundary, DecodeExtentFollowsWhatIsDecoded) {
+  HeaderInfo h;
+  h.x0 = 0;
+  h.y0 = 0;
+  h.x1 = 1024;
+  h.y1 = 512;
+  h.tile_width = 256;
+  h.tile_height = 256;
+  h.components.resize(3);
+  h.components[1].dx = h.components[2].dx = 2;  // 4:2:2
+  const uint64_t full = 1024 * 512 + 2 * 512 * 512;
+  DecodeParams p;
+  DecodeExtent e = decode_extent(p, h, 1000000);
+  EXPECT_EQ(e.samples, full);
+  EXPECT_EQ(e.bytes, 1000000u);
+  EXPECT_EQ(e.tiles, 8u);
+  p.reduce = 2;
+  e = decode_extent(p, h, 1000000);
+  EXPECT_EQ(e.samples, full / 16);
+  EXPECT_EQ(e.bytes, 1000000u / 16);
+  EXPECT_EQ(e.tiles, 8u);
+  p.reduce = 0;
+  p.region = Region{300, 10, 600, 200};  // tiles 1 and 2 of the first row
+  e = decode_extent(p, h, 1000000);
+  EXPECT_EQ(e.samples, uint64_t{300} * 190 + 2 * uint64_t{150} * 190);
+  EXPECT_EQ(e.tiles, 2u);
+  EXPECT_NEAR(double(e.bytes), 1e6 * double(e.samples) / double(full), 1.0);
+  p.region = Region{2000, 0, 3000, 10};  // outside the image: nothing
+  e = decode_extent(p, h, 1000000);
+  EXPECT_EQ(e.samples, 0u);
+  EXPECT_EQ(e.bytes, 0u);
+  p.region.reset();
+  p.tile = 3;
+  EXPECT_EQ(decode_extent(p, h, 1000000).tiles, 1u);
+}
+
 void write(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
   std::ofstream(path, std::ios::binary)
       .write(reinterpret_cast<const char*>(bytes.data()),

@@ -105,6 +105,10 @@ TEST(XformDevice, AutoChoiceDecode) {
   // With as many threads as make the CPU as fast per sample as the GPU, never the GPU.
   const int even = static_cast<int>(k.cpu_ns_per_sample_thread / k.gpu_ns_per_sample) + 1;
   EXPECT_EQ(decode_break_even(even, false), ~0ull);
+  // Nothing to decode, or no finite figures: the CPU, nothing recorded.
+  EXPECT_EQ(auto_choice_decode(Device::kAuto, 0, 0, 1, 1, true), Device::kCpu);
+  EXPECT_EQ(auto_choice_by_costs(std::nan(""), 1.0, 0, true), Device::kCpu);
+  EXPECT_EQ(auto_choice_by_costs(HUGE_VAL, 1.0, 0, true), Device::kCpu);
   EXPECT_EQ(decode_missed_ms(), 0.0);  // probes record nothing
 }
 
