@@ -109,8 +109,9 @@ struct BatchStealCosts {
 };
 inline constexpr BatchStealCosts kBatchStealCosts{9.5, 270.0, 1.85};
 
-// How one image of a decode batch runs: its share (batch_decode_share; moved to the CPU when
-// it does not wait for a GPU place) and the GPU place it holds while it decodes.
+// How one image of a decode batch runs: its share (batch_decode_share, or under --device auto
+// batch_auto_likely_gpu's rule; moved to the CPU when it does not wait for a GPU place) and the GPU
+// place it holds while it decodes.
 struct BatchDecodePlace {
   BatchShare share;
   bool alone = false;  // it runs alone on all the threads (kBatchConcurrentMaxSamples)

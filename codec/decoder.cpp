@@ -91,8 +91,8 @@ void check_ihdr(const codec::Jp2Header& jp2, const codec::Siz& siz) {
                                         std::to_string(w) + "x" + std::to_string(h));
 }
 
-// decode_extent (codec/device.h) of a codestream whose main header is `siz`.
-codec::DecodeExtent decode_extent(const DecodeParams& p, const codec::Siz& siz, uint64_t bytes) {
+// The HeaderInfo fields that SIZ gives (A.5.1): the image and tile grids and the components.
+HeaderInfo siz_geometry(const codec::Siz& siz) {
   HeaderInfo h;
   h.x0 = siz.xosiz;
   h.y0 = siz.yosiz;
@@ -102,21 +102,27 @@ codec::DecodeExtent decode_extent(const DecodeParams& p, const codec::Siz& siz, 
   h.tile_y0 = siz.ytosiz;
   h.tile_width = siz.xtsiz;
   h.tile_height = siz.ytsiz;
+  h.num_tiles_x = codec::num_tiles_x(siz);
+  h.num_tiles_y = codec::num_tiles_y(siz);
   for (const auto& sc : siz.components) {
-    ComponentInfo c;
-    c.dx = sc.dx;
-    c.dy = sc.dy;
-    h.components.push_back(c);
+    ComponentInfo ci;
+    ci.dx = sc.dx;
+    ci.dy = sc.dy;
+    ci.precision = sc.precision;
+    ci.is_signed = sc.is_signed;
+    ci.width = component_extent(h.x0, h.x1, sc.dx);
+    ci.height = component_extent(h.y0, h.y1, sc.dy);
+    h.components.push_back(ci);
   }
-  return codec::decode_extent(p, h, bytes);
+  return h;
 }
 
 // --device auto: the GPU when one is present, where the GPU is expected to be faster for the
-// decode's extent (decode_extent of a codestream of `bytes`) on this many threads
+// decode's extent (codec::decode_extent of a codestream of `bytes`) on this many threads
 // (transform::auto_choice_decode; `record`: the decode itself, not a probe).
 transform::Device choose_device(const DecodeParams& p, const codec::Siz& siz, uint64_t bytes,
                                 bool record) {
-  const codec::DecodeExtent e = decode_extent(p, siz, bytes);
+  const codec::DecodeExtent e = codec::decode_extent(p, siz_geometry(siz), bytes);
   const int threads = p.threads ? static_cast<int>(p.threads) : core::max_threads();
   return transform::auto_choice_decode(codec::to_transform(p.device), e.samples, e.bytes, threads,
                                        e.tiles, record);
@@ -617,33 +623,13 @@ HeaderInfo Decoder::read_header() {
 HeaderInfo Decoder::Impl::header_info() {
   read_header();
   const codec::MainHeader& m = main;
-  HeaderInfo h;
+  HeaderInfo h = siz_geometry(m.siz);
   h.is_jp2 = is_jp2;
-  h.x0 = m.siz.xosiz;
-  h.y0 = m.siz.yosiz;
-  h.x1 = m.siz.xsiz;
-  h.y1 = m.siz.ysiz;
-  h.tile_x0 = m.siz.xtosiz;
-  h.tile_y0 = m.siz.ytosiz;
-  h.tile_width = m.siz.xtsiz;
-  h.tile_height = m.siz.ytsiz;
-  h.num_tiles_x = codec::num_tiles_x(m.siz);
-  h.num_tiles_y = codec::num_tiles_y(m.siz);
   h.levels = m.cod.component.levels;
   h.min_levels = h.levels;
   for (const auto& [c, coc] : m.coc) h.min_levels = std::min<uint32_t>(h.min_levels, coc.levels);
   h.layers = m.cod.layers;
   h.reversible = m.cod.component.wavelet == codec::Wavelet::k53;
-  for (const auto& sc : m.siz.components) {
-    ComponentInfo ci;
-    ci.dx = sc.dx;
-    ci.dy = sc.dy;
-    ci.precision = sc.precision;
-    ci.is_signed = sc.is_signed;
-    ci.width = component_extent(h.x0, h.x1, sc.dx);
-    ci.height = component_extent(h.y0, h.y1, sc.dy);
-    h.components.push_back(ci);
-  }
   h.progression = static_cast<uint32_t>(m.cod.progression);
   h.color_space = color.color_space;
   h.icc_profile = color.icc_profile;
@@ -924,7 +910,7 @@ transform::Device likely_batch_decode_device(const std::filesystem::path& path,
   if (p.device != DecodeDevice::kAuto) return to_transform(p.device);
   const auto header = probe_header(path);
   if (!header) return transform::Device::kCpu;  // the decode decides
-  const DecodeExtent e = gj2k::decode_extent(p, header->first, header->second);
+  const DecodeExtent e = decode_extent(p, siz_geometry(header->first), header->second);
   return batch_auto_likely_gpu(e.samples, e.bytes, threads, workers, e.tiles,
                                files > 0 ? files - 1 : 0)
              ? transform::Device::kAuto
