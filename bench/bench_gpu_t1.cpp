@@ -13,6 +13,8 @@
 //                   GJ2K_BENCH_T1_DECODE_ROWS (a comma list of shapes, spread, warps) keeps
 //                   only the rows it names; GJ2K_BENCH_T1_LONE=s also times every s-th block
 //                   by cost alone on one GPU thread
+// GJ2K_BENCH_T1_STREAMS (a comma list of "lossless" and "9/7"; both when unset) keeps only the
+// streams it names (a profiler's launch count then starts at the stream's first launch).
 // Msamples/s count the samples of the decoded blocks. The GPU output is checked identical to
 // the CPU's. Also printed: the copies a decode needs (code-block bytes and tables up, the
 // int32 planes down), pageable, and the device's device-to-device copy bandwidth.
@@ -760,6 +762,7 @@ int main(int argc, char** argv) {
     params.irreversible = mode == 1;
     if (mode == 1) params.rates = {20.0};
     const char* name = mode == 0 ? "lossless 5/3" : "9/7 rate 20";
+    if (!env_names("GJ2K_BENCH_T1_STREAMS", mode == 0 ? "lossless" : "9/7")) continue;
     const double e0 = now_ms();
     EncodeBatch eb;
     const Batch b = encode_batch(image, params, encode ? &eb : nullptr);

@@ -15,3 +15,11 @@
 #define GJ2K_HD
 #define GJ2K_HD_INLINE GJ2K_ALWAYS_INLINE
 #endif
+
+// A loop that device code keeps rolled (nvcc unrolls loops of few turns by itself), so that
+// its body is one copy in the kernel's instructions; nothing in host code.
+#if defined(__CUDA_ARCH__)
+#define GJ2K_DEVICE_NO_UNROLL _Pragma("unroll 1")
+#else
+#define GJ2K_DEVICE_NO_UNROLL
+#endif

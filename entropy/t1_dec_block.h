@@ -117,6 +117,15 @@ inline constexpr bool kContextsInRegisters = false;
 // kernels' tables types say so (t1_dec_qe.h).
 template <class Tables>
 inline constexpr bool kReadColumnsAhead = false;
+// The passes whose loops code a full stripe's four rows with the loop of a partial stripe's
+// (one copy of each row's code, the cleanup pass's run-length mode checked at run time)
+// rather than unrolled over constant rows (kFull), bit k for PassKind k: a tables type says so
+// for a kernel whose lanes wait on instruction fetch more than on the rows' constant shifts
+// and masks.
+template <class Tables>
+inline constexpr unsigned kRowLoopPasses = 0;
+template <class Tables, PassKind kKind>
+inline constexpr bool kRowLoops = ((kRowLoopPasses<Tables> >> static_cast<int>(kKind)) & 1) != 0;
 template <class Context>
 struct RefinementContexts {
   Context c14, c15, c16;
@@ -290,6 +299,7 @@ struct BlockDecoder {
       spp_row<kRaw>(c, cx, f, sd, word, 2, v, first);
       spp_row<kRaw>(c, cx, f, sd, word, 3, v, first);
     } else {
+      GJ2K_DEVICE_NO_UNROLL
       for (uint32_t r = 0; r < nr; ++r) spp_row<kRaw>(c, cx, f, sd, word, int(r), v, first);
     }
     *f = word;
@@ -325,6 +335,7 @@ struct BlockDecoder {
       mrp_row<kRaw>(c, cx, word, 2, v, up, down);
       mrp_row<kRaw>(c, cx, word, 3, v, up, down);
     } else {
+      GJ2K_DEVICE_NO_UNROLL
       for (uint32_t r = 0; r < nr; ++r) mrp_row<kRaw>(c, cx, word, int(r), v, up, down);
     }
     *f = word;
@@ -370,7 +381,18 @@ struct BlockDecoder {
         cup_row(c, cx, f, sd, word, 3, v, first);
       }
     } else {
-      for (uint32_t r = 0; r < nr; ++r) cup_row(c, cx, f, sd, word, int(r), v, first);
+      uint32_t r = 0;
+      if constexpr (kRowLoops<Tables, PassKind::kCleanup>) {
+        if (nr == 4 && (word & (kSigAll | kVisitAll)) == 0) {  // run-length mode, as above
+          if (!c.decode_likely_mps(tab.mq, rl_context(cx))) return word;
+          GJ2K_DEVICE_NO_UNROLL
+          for (int k = 0; k < 2; ++k) r = (r << 1) | c.decode(tab.mq, uni_context(cx));
+          decode_sign<false>(c, cx, f, sd, word, int(r), v, first);
+          ++r;
+        }
+      }
+      GJ2K_DEVICE_NO_UNROLL
+      for (; r < nr; ++r) cup_row(c, cx, f, sd, word, int(r), v, first);
     }
     *f = word & ~kVisitAll;
     return word & ~kVisitAll;
@@ -460,7 +482,7 @@ struct BlockDecoder {
       uint32_t* v = vcol(s);
       uint32_t word = *f;
       uint32_t left = kReadColumnsAhead<Tables> ? f[-ptrdiff_t{kL}] : 0;
-      if (nr == 4) {
+      if (!kRowLoops<Tables, kKind> && nr == 4) {
         for (uint32_t* const fe = f + w * kL; f != fe; f += kL, v += vstep())
           word = next_column<kKind, kRaw, true>(c, cx, f, v, pv, 4, word, left);
       } else {

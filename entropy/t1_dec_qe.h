@@ -61,16 +61,39 @@ GJ2K_HD_INLINE SlotContexts pass_contexts(const QeSlotBandTables& t, Context*) {
   return t.slots;
 }
 
-// decode_block_hd with MqDecoderQe's tables and a pass's contexts in `slots`.
-template <bool kStripeValues>
+// QeSlotBandTables whose passes kPasses (kRowLoopPasses' bits) code a stripe's rows in one
+// loop. The thread kernel's lanes diverge at every stripe column; with every pass unrolled its
+// hot code outgrows the SM's instruction cache and its warps wait on instruction fetch more
+// than on anything else. The kernel takes kThreadKernelRowLoops: the significance pass alone
+// in one loop, which measured fastest (docs/PERFORMANCE.md, "Twenty-ninth run").
+template <unsigned kPasses>
+struct QeSlotLoopTables : QeSlotBandTables {};
+template <unsigned kPasses>
+inline constexpr bool kContextsInRegisters<QeSlotLoopTables<kPasses>> = true;
+template <unsigned kPasses>
+inline constexpr bool kReadColumnsAhead<QeSlotLoopTables<kPasses>> = true;
+template <unsigned kPasses>
+inline constexpr unsigned kRowLoopPasses<QeSlotLoopTables<kPasses>> = kPasses;
+template <unsigned kPasses, class Context>
+GJ2K_HD_INLINE SlotContexts pass_contexts(const QeSlotLoopTables<kPasses>& t, Context*) {
+  return t.slots;
+}
+
+inline constexpr unsigned kThreadKernelRowLoops = 1u << static_cast<int>(PassKind::kSignificance);
+
+// decode_block_hd with MqDecoderQe's tables and a pass's contexts in `slots`; SlotTables:
+// QeSlotBandTables or QeSlotLoopTables (the same decisions, other code).
+template <bool kStripeValues, class SlotTables = QeSlotBandTables>
 GJ2K_HD BlockStatus decode_block_qe_hd(const QeDecodeTables& t, const SlotContexts& slots,
                                        const uint8_t* bytes, const SegmentRef* segs,
                                        uint32_t num_segs, uint32_t num_bitplanes, uint32_t band,
                                        uint8_t style, int32_t* out, size_t stride, uint32_t w,
                                        uint32_t h, uint32_t* state, uint32_t* values) {
-  return decode_block_with<kStripeValues>(QeSlotBandTables{band_tables(t, band & 3), slots}, bytes,
-                                          segs, num_segs, num_bitplanes, band, style, out, stride,
-                                          w, h, state, values);
+  SlotTables tabs;
+  static_cast<QeBandTables&>(tabs) = band_tables(t, band & 3);
+  tabs.slots = slots;
+  return decode_block_with<kStripeValues>(tabs, bytes, segs, num_segs, num_bitplanes, band, style,
+                                          out, stride, w, h, state, values);
 }
 
 }  // namespace gj2k::entropy::t1

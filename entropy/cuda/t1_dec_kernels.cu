@@ -1,6 +1,7 @@
 // The batch Tier-1 decoding kernel (entropy/cuda/t1_dec_cuda.h).
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 
@@ -50,6 +51,9 @@ constexpr size_t context_slot_bytes(int threads_per_block) {
   return size_t(threads_per_block) * kNumContexts * sizeof(uint32_t);
 }
 
+// SlotTables: t1::QeSlotBandTables (rows unrolled) or t1::QeSlotLoopTables (some passes' rows
+// in one loop: a smaller kernel, thread_kernel()).
+template <class SlotTables>
 __global__ void decode_kernel(const BlockJob* __restrict__ jobs, uint32_t count,
                               const t1::SegmentRef* __restrict__ segs,
                               const uint8_t* __restrict__ bytes, int32_t* out, uint8_t* status,
@@ -66,10 +70,23 @@ __global__ void decode_kernel(const BlockJob* __restrict__ jobs, uint32_t count,
   uint32_t k = dynamic ? atomicAdd(counter, 1u) : blockIdx.x * blockDim.x + threadIdx.x;
   for (; k < count; k = dynamic ? atomicAdd(counter, 1u) : k + threads) {
     const BlockJob j = jobs[k];
-    status[k] = static_cast<uint8_t>(t1::decode_block_qe_hd<false>(
+    status[k] = static_cast<uint8_t>(t1::decode_block_qe_hd<false, SlotTables>(
         tables, slots, bytes, segs + j.seg_first, j.seg_count, j.planes, j.band, j.style,
         out + j.out_offset, j.stride, j.w, j.h, state, nullptr));
   }
+}
+
+// The thread kernel's code: its passes' rows as t1::kThreadKernelRowLoops says, or with
+// GJ2K_GPU_T1_ROWS=unrolled every pass's rows unrolled, =loops every pass's in one loop
+// (measurements; read at each launch).
+using DecodeKernel = void (*)(const BlockJob*, uint32_t, const t1::SegmentRef*, const uint8_t*,
+                              int32_t*, uint8_t*, uint32_t*, size_t, uint32_t*, bool);
+DecodeKernel thread_kernel() {
+  const char* v = std::getenv("GJ2K_GPU_T1_ROWS");
+  const std::string rows = v ? v : "";
+  if (rows == "unrolled") return decode_kernel<t1::QeSlotBandTables>;
+  if (rows == "loops") return decode_kernel<t1::QeSlotLoopTables<7>>;
+  return decode_kernel<t1::QeSlotLoopTables<t1::kThreadKernelRowLoops>>;
 }
 
 // The warp mapping (t1_dec_warp.h): warp n of the launch takes the warps of jobs the counter
@@ -326,7 +343,8 @@ void decode_blocks(const BlockJob* d_jobs, uint32_t count, const t1::SegmentRef*
                     std::to_string(threads * state_words_per_thread) + " needed");
   GJ2K_CUDA_CHECK(cudaMemsetAsync(d_counter, 0, sizeof(uint32_t), stream));
   const int tpb = std::max(1, shape.threads_per_block);
-  decode_kernel<<<static_cast<unsigned>(threads / tpb), tpb, context_slot_bytes(tpb), stream>>>(
+  const DecodeKernel kernel = thread_kernel();
+  kernel<<<static_cast<unsigned>(threads / tpb), tpb, context_slot_bytes(tpb), stream>>>(
       d_jobs, count, d_segs, d_bytes, d_out, d_status, d_workspace, state_words_per_thread,
       d_counter, shape.dynamic);
   GJ2K_CUDA_CHECK_LAUNCH("Tier-1 decode kernel");

@@ -25,11 +25,13 @@ namespace {
 using test::describe;
 using test::make_block;
 
-// Decodes in five ways into an output with a guard band (stride w + 3, a row above and below)
+// Decodes in seven ways into an output with a guard band (stride w + 3, a row above and below)
 // and checks the guard, the status and the values against `want`: decode_block_hd with
 // row-major and stripe-major values, with DecodeTables and with QeDecodeTables, and
 // decode_block_qe_hd with the pass's contexts in strided slots (the thread kernel's, stride 3
-// here: the slot array's other words must stay untouched).
+// here: the slot array's other words must stay untouched), its rows unrolled
+// (QeSlotBandTables), as the thread kernel codes them (kThreadKernelRowLoops) and every pass's
+// in one loop.
 void expect_shared_decode(const std::vector<uint8_t>& bytes,
                           const std::vector<t1::SegmentRef>& segs, uint32_t nb, Band band,
                           uint8_t style, uint32_t w, uint32_t h, const std::vector<int32_t>& want,
@@ -39,7 +41,7 @@ void expect_shared_decode(const std::vector<uint8_t>& bytes,
   const size_t stride = w + 3;
   uint32_t passes = 0;
   for (const t1::SegmentRef& r : segs) passes += r.passes;
-  for (int layout = 0; layout < 5; ++layout) {
+  for (int layout = 0; layout < 7; ++layout) {
     constexpr int32_t kGuard = 0x5A5A5A5A;
     constexpr uint32_t kSlotPattern = 0xC3C3C3C3u;
     std::vector<int32_t> out((h + 2) * stride, kGuard);
@@ -67,10 +69,20 @@ void expect_shared_decode(const std::vector<uint8_t>& bytes,
         st = t1::decode_block_hd<true>(qe, data, segs.data(), n, nb, b, style, o, stride, w, h,
                                        state.data(), values.data());
         break;
-      default:
+      case 4:
         st = t1::decode_block_qe_hd<false>(qe, t1::SlotContexts{slots.data() + 1, 3}, data,
                                            segs.data(), n, nb, b, style, o, stride, w, h,
                                            state.data(), nullptr);
+        break;
+      case 5:
+        st = t1::decode_block_qe_hd<false, t1::QeSlotLoopTables<t1::kThreadKernelRowLoops>>(
+            qe, t1::SlotContexts{slots.data() + 1, 3}, data, segs.data(), n, nb, b, style, o,
+            stride, w, h, state.data(), nullptr);
+        break;
+      default:
+        st = t1::decode_block_qe_hd<false, t1::QeSlotLoopTables<7>>(
+            qe, t1::SlotContexts{slots.data() + 1, 3}, data, segs.data(), n, nb, b, style, o,
+            stride, w, h, state.data(), nullptr);
         break;
     }
     ASSERT_EQ(st, want_status) << what << " layout " << layout;
@@ -79,7 +91,7 @@ void expect_shared_decode(const std::vector<uint8_t>& bytes,
       if (k % 3 != 1) {
         ASSERT_EQ(slots[k], kSlotPattern) << what << ": slot word " << k;
       }
-    if (layout == 4 && passes > 0 &&
+    if (layout >= 4 && passes > 0 &&
         (want_status == t1::BlockStatus::kOk || want_status == t1::BlockStatus::kExtraPasses)) {
       ASSERT_NE(slots[1], kSlotPattern) << what << ": the passes' contexts not in the slots";
     }

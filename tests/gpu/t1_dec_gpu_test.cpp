@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -183,6 +184,23 @@ TEST(T1DecGpu, RandomBatchesEqualTheCpuBuild) {
   check_batch(61003, 1, 64, {}, false);
   check_batch(61004, 3000, 33, {32, 1, false}, false);
   check_batch(61005, 5000, 64, {128, 2, false}, true);
+#endif
+}
+
+// The thread kernel's other builds of the same decoder (GJ2K_GPU_T1_ROWS: every pass's rows
+// unrolled, every pass's in one loop; measurement switches, read at each launch).
+TEST(T1DecGpu, ThreadKernelRowBuildsEqualTheCpuBuild) {
+  GJ2K_REQUIRE_GPU();
+#if defined(GJ2K_HAVE_CUDA)
+  struct Unset {
+    ~Unset() { unsetenv("GJ2K_GPU_T1_ROWS"); }
+  } unset;
+  for (const char* rows : {"unrolled", "loops"}) {
+    SCOPED_TRACE(rows);
+    setenv("GJ2K_GPU_T1_ROWS", rows, 1);
+    check_batch(61011, 600, 70, {}, true);
+    check_batch(61012, 3000, 33, {32, 1, false}, false);
+  }
 #endif
 }
 
