@@ -435,7 +435,8 @@ void gpu_rows(const char* name, const Batch& b, const std::vector<int32_t>& want
         jobs.size() <= most_jobs) {
       print_row("decoder's choice: a thread per block, " + std::to_string(jobs.size()) +
                     " threads for " + std::to_string(b.jobs.size()) + " blocks,",
-                entropy::cuda::LaunchShape{}, launch_threads(jobs, entropy::cuda::LaunchShape{}));
+                entropy::cuda::default_decode_shape(),
+                launch_threads(jobs, entropy::cuda::default_decode_shape()));
     }
   }
   const entropy::cuda::LaunchShape warp_shapes[] = {{32, 8},  {64, 4},  {128, 2},

@@ -56,8 +56,13 @@ struct LaunchShape {
   bool dynamic = false;
 };
 
+// The thread kernel's shape where a caller names none: LaunchShape{}, or with
+// GJ2K_GPU_T1_BLOCKS_PER_SM=n that many blocks per SM (measurements; read once).
+LaunchShape default_decode_shape();
+
 // Threads a launch for `count` jobs runs on a device with `multiprocessors` SMs.
-size_t decode_threads(uint32_t count, int multiprocessors, const LaunchShape& shape = {});
+size_t decode_threads(uint32_t count, int multiprocessors,
+                      const LaunchShape& shape = default_decode_shape());
 
 // Reorders jobs for a fixed-mapping launch of `threads` threads (a multiple of 32): by cost
 // (decode_job_cost, job_order.h) descending, and within each round of `threads` jobs rank r goes to
@@ -75,7 +80,8 @@ std::vector<size_t> arrange_jobs(std::vector<BlockJob>& jobs,
 void decode_blocks(const BlockJob* d_jobs, uint32_t count, const t1::SegmentRef* d_segs,
                    const uint8_t* d_bytes, int32_t* d_out, uint8_t* d_status, uint32_t* d_workspace,
                    size_t workspace_words, size_t state_words_per_thread, uint32_t* d_counter,
-                   int multiprocessors, cudaStream_t stream, const LaunchShape& shape = {});
+                   int multiprocessors, cudaStream_t stream,
+                   const LaunchShape& shape = default_decode_shape());
 
 // ---- The warp mapping (entropy/t1_dec_warp.h): a warp's 32 lanes decode 32 blocks in lockstep.
 

@@ -168,6 +168,16 @@ __global__ void decode_warps_kernel(const BlockJob* __restrict__ jobs, uint32_t 
 
 }  // namespace
 
+LaunchShape default_decode_shape() {
+  static const LaunchShape shape = [] {
+    LaunchShape s;
+    if (const char* v = std::getenv("GJ2K_GPU_T1_BLOCKS_PER_SM"))
+      s.blocks_per_sm = std::clamp(std::atoi(v), 1, 32);
+    return s;
+  }();
+  return shape;
+}
+
 size_t decode_threads(uint32_t count, int multiprocessors, const LaunchShape& shape) {
   const size_t tpb = static_cast<size_t>(std::max(1, shape.threads_per_block));
   const size_t most = size_t(std::max(1, multiprocessors)) * std::max(1, shape.blocks_per_sm);
