@@ -285,7 +285,8 @@ struct BlockDecoder {
   }
   // The passes below visit the stripes column by column; a full stripe (4 rows) runs a body
   // unrolled over constant rows (kFull), so that the row's shifts and masks fold into
-  // constants, the last partial stripe a loop over its rows. Each pass works on local copies
+  // constants, the last partial stripe a loop over its rows (every stripe, in the passes that
+  // kRowLoopPasses names: one copy of the row's code). Each pass works on local copies
   // of the coder and the contexts (written back at its end): the pass loop then keeps them in
   // registers, where stores to the state could otherwise alias them.
   template <bool kRaw, bool kFull, class Coder, class Cx, class Sides>
