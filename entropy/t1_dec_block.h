@@ -344,6 +344,16 @@ struct BlockDecoder {
   }
 
   // Cleanup pass with run-length mode (D.3.4); clears the significance-pass visit marks.
+  // A run-length decision of 1 (D.3.4): the row of the column's first significant sample, two
+  // decisions in the uniform context, and its sign; returns the row.
+  template <class Cx, class Sides>
+  GJ2K_HD_INLINE uint32_t run_interruption(typename Tables::Mq& c, Cx& cx, uint32_t* f, Sides& sd,
+                                           uint32_t& word, uint32_t* v, uint32_t first) {
+    uint32_t r = c.decode(tab.mq, uni_context(cx)) << 1;
+    r |= c.decode(tab.mq, uni_context(cx));
+    decode_sign<false>(c, cx, f, sd, word, int(r), v, first);
+    return r;
+  }
   template <class Cx, class Sides>
   GJ2K_HD_INLINE void cup_row(typename Tables::Mq& c, Cx cx, uint32_t* f, Sides& sd, uint32_t& word,
                               int r, uint32_t* v, uint32_t first) {
@@ -359,10 +369,7 @@ struct BlockDecoder {
         // Run-length mode: four insignificant samples with insignificant neighbourhoods; a 0
         // leaves all four insignificant.
         if (!c.decode_likely_mps(tab.mq, rl_context(cx))) return word;
-        uint32_t r = c.decode(tab.mq, uni_context(cx)) << 1;
-        r |= c.decode(tab.mq, uni_context(cx));
-        decode_sign<false>(c, cx, f, sd, word, int(r), v, first);
-        switch (r) {
+        switch (run_interruption(c, cx, f, sd, word, v, first)) {
           case 0:
             cup_row(c, cx, f, sd, word, 1, v, first);
             [[fallthrough]];
@@ -386,10 +393,7 @@ struct BlockDecoder {
       if constexpr (kRowLoops<Tables, PassKind::kCleanup>) {
         if (nr == 4 && (word & (kSigAll | kVisitAll)) == 0) {  // run-length mode, as above
           if (!c.decode_likely_mps(tab.mq, rl_context(cx))) return word;
-          GJ2K_DEVICE_NO_UNROLL
-          for (int k = 0; k < 2; ++k) r = (r << 1) | c.decode(tab.mq, uni_context(cx));
-          decode_sign<false>(c, cx, f, sd, word, int(r), v, first);
-          ++r;
+          r = run_interruption(c, cx, f, sd, word, v, first) + 1;
         }
       }
       GJ2K_DEVICE_NO_UNROLL

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 
@@ -82,10 +83,9 @@ __global__ void decode_kernel(const BlockJob* __restrict__ jobs, uint32_t count,
 using DecodeKernel = void (*)(const BlockJob*, uint32_t, const t1::SegmentRef*, const uint8_t*,
                               int32_t*, uint8_t*, uint32_t*, size_t, uint32_t*, bool);
 DecodeKernel thread_kernel() {
-  const char* v = std::getenv("GJ2K_GPU_T1_ROWS");
-  const std::string rows = v ? v : "";
-  if (rows == "unrolled") return decode_kernel<t1::QeSlotBandTables>;
-  if (rows == "loops") return decode_kernel<t1::QeSlotLoopTables<7>>;
+  const char* rows = std::getenv("GJ2K_GPU_T1_ROWS");
+  if (rows && std::strcmp(rows, "unrolled") == 0) return decode_kernel<t1::QeSlotBandTables>;
+  if (rows && std::strcmp(rows, "loops") == 0) return decode_kernel<t1::QeSlotLoopTables<7>>;
   return decode_kernel<t1::QeSlotLoopTables<t1::kThreadKernelRowLoops>>;
 }
 
